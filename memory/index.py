@@ -1,0 +1,331 @@
+"""The derived index: node files -> rows, tags, edges, FTS (via triggers) and vectors.
+
+The index is a function of the markdown files (plus an embedding cache that
+only saves work). Re-indexing a node updates its row in place, so edges that
+point at it survive. See docs/architecture.md for the write protocol.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from django.db import transaction
+
+from memory.domain.identity import is_self_node
+from memory.domain.node import Node
+from memory.embeddings import Embedder, embedding_text
+from memory.errors import MalformedNodeFile
+from memory.models import EdgeRow, EmbeddingCacheRow, IndexMetaRow, NodeRow, NodeTagRow
+from memory.search import vectors
+from memory.store import MarkdownStore, StoredFile
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+CHUNK = 500
+META_MODEL = "embedding_model_id"
+META_DIM = "embedding_dim"
+META_SEQ = "seq"
+
+
+@dataclass
+class SyncReport:
+    indexed: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    embedded: int = 0
+    malformed: list[tuple[str, str]] = field(default_factory=list)
+    reembedded_for_model: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "indexed": self.indexed, "unchanged": self.unchanged, "removed": self.removed,
+            "embedded": self.embedded, "malformed": [{"path": p, "reason": r} for p, r in self.malformed],
+            "reembedded_for_model": self.reembedded_for_model,
+        }
+
+
+# ---------------------------------------------------------------------------
+# Meta and the vector table
+# ---------------------------------------------------------------------------
+
+def _meta_get(key: str) -> str | None:
+    row = IndexMetaRow.objects.filter(key=key).first()
+    return row.value if row else None
+
+
+def _meta_set(key: str, value: str) -> None:
+    IndexMetaRow.objects.update_or_create(key=key, defaults={"value": value})
+
+
+def _next_seq() -> int:
+    seq = int(_meta_get(META_SEQ) or 0) + 1
+    _meta_set(META_SEQ, str(seq))
+    return seq
+
+
+def ensure_vector_table(embedder: Embedder) -> bool:
+    """Make the vec0 table match the embedder; returns True when every node must be re-embedded."""
+    dim = vectors.table_dim()
+    model_id = _meta_get(META_MODEL)
+    if dim == embedder.dim and model_id == embedder.model_id:
+        return False
+    with transaction.atomic():
+        if model_id is not None and model_id != embedder.model_id:
+            logger.warning("Embedding model changed from %s to %s: every node will be re-embedded",
+                           model_id, embedder.model_id)
+        vectors.create_table(embedder.dim)
+        NodeRow.objects.update(embed_hash="")
+        _meta_set(META_MODEL, embedder.model_id)
+        _meta_set(META_DIM, str(embedder.dim))
+    return model_id is not None and NodeRow.objects.exists()
+
+
+# ---------------------------------------------------------------------------
+# Embeddings through the cache
+# ---------------------------------------------------------------------------
+
+def text_hash(node: Node) -> str:
+    """Hash of the text that is embedded for a node."""
+    return hashlib.sha256(embedding_text(node.title, node.content).encode("utf-8")).hexdigest()
+
+
+def embed_text(text: str, embedder: Embedder) -> np.ndarray:
+    """The embedding of one text, through the cache (so indexing it afterwards costs nothing)."""
+    found, _ = _vectors_for_texts({hashlib.sha256(text.encode("utf-8")).hexdigest(): text}, embedder)
+    return next(iter(found.values()))
+
+
+def _vectors_for(nodes: Sequence[Node], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
+    return _vectors_for_texts({text_hash(n): embedding_text(n.title, n.content) for n in nodes}, embedder)
+
+
+def _vectors_for_texts(texts: dict[str, str], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
+    found: dict[str, np.ndarray] = {}
+    keys = list(texts)
+    for i in range(0, len(keys), CHUNK):
+        for row in EmbeddingCacheRow.objects.filter(model_id=embedder.model_id, text_hash__in=keys[i:i + CHUNK]):
+            found[row.text_hash] = np.frombuffer(bytes(row.vector), dtype=np.float32)
+    missing = [k for k in keys if k not in found]
+    if missing:
+        fresh = embedder.embed_documents([texts[k] for k in missing])
+        EmbeddingCacheRow.objects.bulk_create(
+            [EmbeddingCacheRow(text_hash=k, model_id=embedder.model_id, vector=np.asarray(v, np.float32).tobytes())
+             for k, v in zip(missing, fresh)],
+            ignore_conflicts=True, batch_size=CHUNK,
+        )
+        found.update(zip(missing, (np.asarray(v, np.float32) for v in fresh)))
+    return found, len(missing)
+
+
+# ---------------------------------------------------------------------------
+# Rows
+# ---------------------------------------------------------------------------
+
+def _relpath(store: MarkdownStore, path: Path) -> str:
+    return os.path.relpath(path, store.root)
+
+
+def _connections_json(node: Node) -> str:
+    return json.dumps(
+        [{"target": c.target, "edge": str(c.edge), "weight": c.weight, "reason": c.reason} for c in node.connections],
+        sort_keys=True,
+    )
+
+
+def _fill(row: NodeRow, node: Node, stored: StoredFile, rel: str, seq: int) -> NodeRow:
+    row.uid, row.short_id = node.id, node.short_id
+    row.type, row.tier, row.space, row.space_locked = str(node.type), str(node.tier), node.space, node.space_locked
+    row.title, row.content, row.tags_text = node.title or "", node.content, " ".join(node.tags)
+    row.source, row.connections_json = node.source, _connections_json(node)
+    row.confidence, row.importance, row.access_count = node.confidence, node.importance, node.access_count
+    row.stability, row.created, row.updated = node.stability, node.created, node.updated
+    row.last_accessed, row.last_review, row.valid_until = node.last_accessed, node.last_review, node.valid_until
+    row.is_self = is_self_node(node)
+    row.file_path, row.file_hash = rel, stored.hash
+    row.file_mtime_ns, row.file_size, row.indexed_seq = stored.mtime_ns, stored.size, seq
+    return row
+
+
+def index_nodes(
+    store: MarkdownStore, pairs: Sequence[tuple[Node, StoredFile]], *, embedder: Embedder, link: bool = True,
+) -> tuple[list[NodeRow], int]:
+    """Upsert rows, tags, vectors and outgoing edges for nodes just read or written; returns rows and #embedded."""
+    if not pairs:
+        return [], 0
+    ensure_vector_table(embedder)
+    seq = _next_seq()
+    uids = [n.id for n, _ in pairs]
+    existing = {r.uid: r for r in NodeRow.objects.filter(uid__in=uids)}
+    new_rows, changed_rows = [], []
+    for node, stored in pairs:
+        row = existing.get(node.id)
+        if row is None:
+            stale = NodeRow.objects.filter(file_path=_relpath(store, stored.path)).first()
+            if stale is not None:
+                stale.delete()
+            new_rows.append(_fill(NodeRow(), node, stored, _relpath(store, stored.path), seq))
+        else:
+            changed_rows.append(_fill(row, node, stored, _relpath(store, stored.path), seq))
+    NodeRow.objects.bulk_create(new_rows, batch_size=CHUNK)
+    fields = [f.name for f in NodeRow._meta.concrete_fields if f.name not in ("id", "uid")]
+    for row in changed_rows:
+        row.save(update_fields=fields)
+    rows = {r.uid: r for r in NodeRow.objects.filter(uid__in=uids)}
+    NodeTagRow.objects.filter(node__uid__in=uids).delete()
+    NodeTagRow.objects.bulk_create(
+        [NodeTagRow(node=rows[n.id], tag=t) for n, _ in pairs for t in dict.fromkeys(n.tags)], batch_size=CHUNK,
+    )
+    embedded = _index_vectors([(n, rows[n.id]) for n, _ in pairs], embedder)
+    if link:
+        _rebuild_edges([rows[u] for u in uids])
+        if new_rows:
+            _resolve_dangling([r.uid for r in new_rows])
+    return [rows[u] for u in uids], embedded
+
+
+def _index_vectors(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) -> int:
+    have = vectors.existing_ids() if len(pairs) > 20 else None
+    todo, keep = [], []
+    for node, row in pairs:
+        present = row.id in have if have is not None else vectors.get(row.id) is not None
+        (keep if present and row.embed_hash == text_hash(node) else todo).append((node, row))
+    for _, row in keep:
+        vectors.update_metadata(row.id, type=row.type, tier=row.tier, space=row.space)
+    if not todo:
+        return 0
+    found, embedded = _vectors_for([n for n, _ in todo], embedder)
+    vectors.upsert((r.id, found[text_hash(n)], r.type, r.tier, r.space) for n, r in todo)
+    for node, row in todo:
+        row.embed_hash = text_hash(node)
+    NodeRow.objects.bulk_update([r for _, r in todo], ["embed_hash"], batch_size=CHUNK)
+    return embedded
+
+
+def _rebuild_edges(sources: Iterable[NodeRow]) -> None:
+    sources = list(sources)
+    EdgeRow.objects.filter(source__in=[r.id for r in sources]).delete()
+    wanted = {(c["target"]) for r in sources for c in json.loads(r.connections_json)}
+    targets = dict(NodeRow.objects.filter(uid__in=list(wanted)).values_list("uid", "id"))
+    edges: dict[tuple[int, int, str], EdgeRow] = {}
+    for row in sources:
+        for c in json.loads(row.connections_json):
+            target_id = targets.get(c["target"])
+            if target_id is None or target_id == row.id:
+                continue
+            edges[(row.id, target_id, c["edge"])] = EdgeRow(
+                source_id=row.id, target_id=target_id, edge_type=c["edge"], weight=c["weight"], reason=c["reason"],
+            )
+    EdgeRow.objects.bulk_create(edges.values(), batch_size=CHUNK)
+
+
+def _resolve_dangling(new_uids: Sequence[str]) -> None:
+    """Rows whose connections name a node that just appeared get their edges rebuilt."""
+    if len(new_uids) > 50:
+        _rebuild_edges(NodeRow.objects.exclude(connections_json="[]"))
+        return
+    for uid in new_uids:
+        _rebuild_edges(NodeRow.objects.filter(connections_json__contains=uid).exclude(uid=uid))
+
+
+def remove_nodes(uids: Sequence[str]) -> int:
+    """Drop the rows of nodes whose files are gone (edges, tags, FTS and vectors follow)."""
+    deleted, _ = NodeRow.objects.filter(uid__in=list(uids)).delete()
+    return deleted
+
+
+# ---------------------------------------------------------------------------
+# Sync and rebuild
+# ---------------------------------------------------------------------------
+
+def sync(
+    store: MarkdownStore, *, embedder: Embedder, full: bool = False, progress: Progress | None = None,
+) -> SyncReport:
+    """Bring the index in line with the files: new, changed and deleted files; `full` wipes and rebuilds."""
+    report = SyncReport()
+    if ensure_vector_table(embedder):
+        report.reembedded_for_model = embedder.model_id
+    if full:
+        with transaction.atomic():
+            EdgeRow.objects.all().delete()
+            NodeTagRow.objects.all().delete()
+            NodeRow.objects.all().delete()
+            vectors.create_table(embedder.dim)
+    known = {r[0]: r for r in NodeRow.objects.values_list("file_path", "uid", "file_mtime_ns", "file_size")}
+    paths = store.iter_paths()
+    seen_paths: set[str] = set()
+    seen_ids: dict[str, str] = {}
+    pending: list[tuple[Node, StoredFile]] = []
+    total = len(paths)
+    for i, path in enumerate(paths, 1):
+        rel = _relpath(store, path)
+        seen_paths.add(rel)
+        row = known.get(rel)
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            continue
+        if row is not None and row[2] == st.st_mtime_ns and row[3] == st.st_size:
+            seen_ids[row[1]] = rel
+            report.unchanged += 1
+        else:
+            try:
+                node, stored = store.read(path)
+            except MalformedNodeFile as exc:
+                report.malformed.append((str(path), exc.reason))
+                logger.warning("Skipping malformed memory file %s: %s", path, exc.reason)
+            else:
+                if node.id in seen_ids:
+                    reason = f"duplicate id {node.id} (also in {seen_ids[node.id]})"
+                    report.malformed.append((str(path), reason))
+                    logger.warning("Skipping memory file %s: %s", path, reason)
+                else:
+                    seen_ids[node.id] = rel
+                    pending.append((node, stored))
+        if len(pending) >= CHUNK:
+            report.embedded += _flush(store, pending, embedder, report)
+        if progress:
+            progress(i, total)
+    report.embedded += _flush(store, pending, embedder, report)
+    gone = [r[1] for p, r in known.items() if p not in seen_paths or seen_ids.get(r[1]) != p]
+    if gone:
+        with transaction.atomic():
+            report.removed = remove_nodes(gone)
+    if full:
+        with transaction.atomic():
+            _rebuild_edges(NodeRow.objects.exclude(connections_json="[]"))
+    if NodeRow.objects.filter(embed_hash="").exists():
+        _reembed_all(store, embedder, report)
+    return report
+
+
+def _flush(store: MarkdownStore, pending: list, embedder: Embedder, report: SyncReport) -> int:
+    if not pending:
+        return 0
+    with transaction.atomic():
+        _, embedded = index_nodes(store, pending, embedder=embedder)
+    report.indexed += len(pending)
+    pending.clear()
+    return embedded
+
+
+def _reembed_all(store: MarkdownStore, embedder: Embedder, report: SyncReport) -> None:
+    """Unchanged rows whose vectors were dropped (model switch) get re-embedded from their files."""
+    rows = list(NodeRow.objects.filter(embed_hash=""))
+    for i in range(0, len(rows), CHUNK):
+        pairs = []
+        for row in rows[i:i + CHUNK]:
+            try:
+                pairs.append(store.read(store.root / row.file_path))
+            except (MalformedNodeFile, FileNotFoundError):
+                continue
+        by_uid = {r.uid: r for r in NodeRow.objects.filter(uid__in=[n.id for n, _ in pairs])}
+        with transaction.atomic():
+            report.embedded += _index_vectors([(n, by_uid[n.id]) for n, _ in pairs if n.id in by_uid], embedder)

@@ -1,0 +1,78 @@
+import json
+import stat
+
+from django.db import connection
+
+from memory import runtime
+from memory.conf import get_conf
+from memory.management.base import OrmahCommand
+from memory.selectors import index_drift
+from memory.services import index_sync
+
+
+def _check(name, fn):
+    try:
+        detail = fn()
+        return {"check": name, "ok": True, "detail": detail}
+    except Exception as exc:  # Trigger: any failing probe. Why: doctor reports, it does not crash. Outcome: a failed row.
+        return {"check": name, "ok": False, "detail": str(exc)}
+
+
+class Command(OrmahCommand):
+    help = "Check extensions, model, home folder, malformed files and drift between files and index."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--heal", action="store_true", help="run an incremental sync first to repair drift")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args, **o):
+        conf = get_conf()
+        store = runtime.store(conf)
+        healed = index_sync().as_dict() if o["heal"] else None
+
+        def extensions():
+            with connection.cursor() as cur:
+                cur.execute("SELECT vec_version(), sqlite_version()")
+                vec, version = cur.fetchone()
+                cur.execute("CREATE VIRTUAL TABLE temp.doctor_fts USING fts5(x)")
+                cur.execute("DROP TABLE temp.doctor_fts")
+            return f"sqlite {version}, sqlite-vec {vec}, fts5 ok ({connection.display_name})"
+
+        def model():
+            emb = runtime.embedder(conf)
+            vec = emb.embed_query("doctor")
+            return f"{emb.model_id}, dim {len(vec)}"
+
+        def home():
+            mode = stat.S_IMODE(conf.home.stat().st_mode)
+            probe = conf.home / ".doctor_probe"
+            probe.write_text("ok")
+            probe.unlink()
+            token = conf.token_file
+            token_mode = oct(stat.S_IMODE(token.stat().st_mode)) if token.exists() else "missing"
+            if token.exists() and stat.S_IMODE(token.stat().st_mode) & 0o077:
+                raise RuntimeError(f"token file {token} is readable by others ({token_mode})")
+            return f"{conf.home} writable, mode {oct(mode)}, token file {token_mode}"
+
+        def malformed():
+            bad = [{"path": str(i.path), "reason": i.error} for i in store.scan() if i.error]
+            if bad:
+                raise RuntimeError(json.dumps(bad))
+            return "none"
+
+        def drift():
+            d = index_drift(store=store)
+            if not d.clean:
+                raise RuntimeError(json.dumps(d.as_dict()))
+            return "files and index agree"
+
+        results = [_check(n, f) for n, f in [("extensions", extensions), ("model", model), ("home", home),
+                                               ("malformed_files", malformed), ("drift", drift)]]
+        ok = all(r["ok"] for r in results)
+        if o["json"]:
+            self.stdout.write(json.dumps({"ok": ok, "checks": results, "healed": healed}))
+        else:
+            for r in results:
+                self.stdout.write(f"{'ok  ' if r['ok'] else 'FAIL'} {r['check']}: {r['detail']}")
+        if not ok:
+            raise SystemExit(1)

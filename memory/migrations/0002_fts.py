@@ -1,0 +1,39 @@
+"""FTS5 over title, content and tags, external content on memory_noderow.
+
+Column order is (title, content, tags_text) with no leading id column, so
+bm25(node_fts, 10.0, 1.0, 3.0) really weighs the title 10x (the original put
+its 10.0 on an UNINDEXED id column; reference §1.3).
+"""
+
+from django.db import migrations
+
+FTS_SQL = [
+    """CREATE VIRTUAL TABLE node_fts USING fts5(
+           title, content, tags_text, content='memory_noderow', content_rowid='id',
+           tokenize='porter unicode61 remove_diacritics 2')""",
+    """CREATE TRIGGER node_fts_ai AFTER INSERT ON memory_noderow BEGIN
+           INSERT INTO node_fts(rowid, title, content, tags_text)
+           VALUES (new.id, new.title, new.content, new.tags_text);
+       END""",
+    """CREATE TRIGGER node_fts_ad AFTER DELETE ON memory_noderow BEGIN
+           INSERT INTO node_fts(node_fts, rowid, title, content, tags_text)
+           VALUES ('delete', old.id, old.title, old.content, old.tags_text);
+       END""",
+    """CREATE TRIGGER node_fts_au AFTER UPDATE OF title, content, tags_text ON memory_noderow BEGIN
+           INSERT INTO node_fts(node_fts, rowid, title, content, tags_text)
+           VALUES ('delete', old.id, old.title, old.content, old.tags_text);
+           INSERT INTO node_fts(rowid, title, content, tags_text)
+           VALUES (new.id, new.title, new.content, new.tags_text);
+       END""",
+]
+FTS_REVERSE = [
+    "DROP TRIGGER IF EXISTS node_fts_au",
+    "DROP TRIGGER IF EXISTS node_fts_ad",
+    "DROP TRIGGER IF EXISTS node_fts_ai",
+    "DROP TABLE IF EXISTS node_fts",
+]
+
+
+class Migration(migrations.Migration):
+    dependencies = [("memory", "0001_initial")]
+    operations = [migrations.RunSQL(FTS_SQL, FTS_REVERSE)]

@@ -1,0 +1,104 @@
+"""Django models: the derived index of the markdown files, plus ledgers that are not derived."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class NodeRow(models.Model):
+    """Derived: rebuilt from markdown. One row per live node file."""
+
+    uid = models.CharField(max_length=36, unique=True)
+    short_id = models.CharField(max_length=8, db_index=True)
+    type = models.CharField(max_length=20, db_index=True)
+    tier = models.CharField(max_length=10, db_index=True)
+    space = models.CharField(max_length=100, null=True, blank=True, db_index=True)
+    space_locked = models.BooleanField(default=False)
+    title = models.TextField(blank=True, default="")
+    content = models.TextField()
+    tags_text = models.TextField(blank=True, default="")
+    source = models.CharField(max_length=200)
+    connections_json = models.TextField(default="[]")
+    confidence = models.FloatField(default=1.0)
+    importance = models.FloatField(default=0.5)
+    access_count = models.IntegerField(default=0)
+    stability = models.FloatField(default=1.0)
+    created = models.DateTimeField(db_index=True)
+    updated = models.DateTimeField()
+    last_accessed = models.DateTimeField()
+    last_review = models.DateTimeField(null=True, blank=True)
+    valid_until = models.DateTimeField(null=True, blank=True)
+    is_self = models.BooleanField(default=False)
+    file_path = models.CharField(max_length=500, unique=True)
+    file_hash = models.CharField(max_length=64)
+    file_mtime_ns = models.BigIntegerField(default=0)
+    file_size = models.BigIntegerField(default=0)
+    embed_hash = models.CharField(max_length=64, blank=True, default="")
+    indexed_seq = models.BigIntegerField(default=0, db_index=True)
+
+    class Meta:
+        verbose_name = "node (index)"
+        verbose_name_plural = "nodes (index)"
+
+    def __str__(self) -> str:
+        return f"{self.short_id} {self.title or self.content[:40]}"
+
+
+class EdgeRow(models.Model):
+    """Derived: rebuilt from markdown (connections in the source node's file)."""
+
+    source = models.ForeignKey(NodeRow, on_delete=models.CASCADE, related_name="out_edges")
+    target = models.ForeignKey(NodeRow, on_delete=models.CASCADE, related_name="in_edges")
+    edge_type = models.CharField(max_length=20, db_index=True)
+    weight = models.FloatField(default=0.5)
+    reason = models.TextField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "target", "edge_type"], name="edge_unique_typed"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} -[{self.edge_type}]-> {self.target_id}"
+
+
+class NodeTagRow(models.Model):
+    """Derived: rebuilt from markdown."""
+
+    node = models.ForeignKey(NodeRow, on_delete=models.CASCADE, related_name="tag_rows")
+    tag = models.CharField(max_length=64, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["node", "tag"], name="node_tag_unique")]
+
+
+class EmbeddingCacheRow(models.Model):
+    """Cache: derived, keyed by embedded-text hash and model id, so unchanged text is never embedded twice."""
+
+    text_hash = models.CharField(max_length=64)
+    model_id = models.CharField(max_length=200)
+    vector = models.BinaryField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["text_hash", "model_id"], name="embedding_cache_key")]
+
+
+class IndexMetaRow(models.Model):
+    """Derived: facts about the index itself (embedding model id and dimension, write sequence)."""
+
+    key = models.CharField(max_length=100, unique=True)
+    value = models.TextField()
+
+
+class AuditRow(models.Model):
+    """Ledger: not derived. Snapshots of nodes before destructive or corrective operations."""
+
+    operation = models.CharField(max_length=30, db_index=True)
+    node_uid = models.CharField(max_length=36, db_index=True)
+    snapshot = models.TextField(default="")
+    detail = models.JSONField(default=dict)
+    performed_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-performed_at", "-id"]

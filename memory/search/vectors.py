@@ -1,0 +1,141 @@
+"""The vec0 table: creation for the embedder's dimension, upserts, and KNN queries.
+
+vec0 rowid = memory_noderow.id. Metadata columns (type, tier, space) let KNN
+filter inside the virtual table, so a filter never starves the result list
+(a filter on a joined table is only a post-filter; tech notes §1, gotcha 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection
+
+TABLE = "node_vec"
+GLOBAL_SPACE = ""
+
+
+def _to_blob(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def table_dim() -> int | None:
+    """Dimension of the existing vec0 table, or None when it does not exist."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT sql FROM sqlite_master WHERE name = %s", [TABLE])
+        row = cur.fetchone()
+    if row is None:
+        return None
+    sql = row[0]
+    start = sql.index("float[") + len("float[")
+    return int(sql[start:sql.index("]", start)])
+
+
+def create_table(dim: int) -> None:
+    """(Re)create the vec0 table and its delete trigger for `dim` dimensions."""
+    with connection.cursor() as cur:
+        cur.execute(f"DROP TRIGGER IF EXISTS {TABLE}_ad")
+        cur.execute(f"DROP TABLE IF EXISTS {TABLE}")
+        cur.execute(
+            f"CREATE VIRTUAL TABLE {TABLE} USING vec0("
+            f"embedding float[{int(dim)}] distance_metric=cosine, type text, tier text, space text)"
+        )
+        cur.execute(
+            f"CREATE TRIGGER {TABLE}_ad AFTER DELETE ON memory_noderow BEGIN "
+            f"DELETE FROM {TABLE} WHERE rowid = old.id; END"
+        )
+
+
+def upsert(rows: Iterable[tuple[int, np.ndarray, str, str, str | None]]) -> None:
+    """Insert or replace vectors for (row_id, vector, type, tier, space); vec0 upsert = delete + insert."""
+    rows = list(rows)
+    if not rows:
+        return
+    with connection.cursor() as cur:
+        cur.executemany(f"DELETE FROM {TABLE} WHERE rowid = %s", [(r[0],) for r in rows])
+        cur.executemany(
+            f"INSERT INTO {TABLE}(rowid, embedding, type, tier, space) VALUES (%s, %s, %s, %s, %s)",
+            [(r[0], _to_blob(r[1]), r[2], r[3], r[4] or GLOBAL_SPACE) for r in rows],
+        )
+
+
+def update_metadata(row_id: int, *, type: str, tier: str, space: str | None) -> None:  # noqa: A002
+    """Keep the vec0 metadata columns in step with the node row."""
+    with connection.cursor() as cur:
+        cur.execute(
+            f"UPDATE {TABLE} SET type = %s, tier = %s, space = %s WHERE rowid = %s",
+            [type, tier, space or GLOBAL_SPACE, row_id],
+        )
+
+
+def existing_ids() -> set[int]:
+    """Row ids that have a vector."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT rowid FROM {TABLE}")
+        return {r[0] for r in cur.fetchall()}
+
+
+def count() -> int:
+    """Number of stored vectors."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT count(*) FROM {TABLE}")
+        return int(cur.fetchone()[0])
+
+
+def get(row_id: int) -> np.ndarray | None:
+    """The stored vector of one row."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT embedding FROM {TABLE} WHERE rowid = %s", [row_id])
+        row = cur.fetchone()
+    return None if row is None else np.frombuffer(row[0], dtype=np.float32)
+
+
+def all_vectors() -> list[tuple[int, bytes]]:
+    """Every (row_id, raw vector bytes), ordered by row id (used to compare indexes)."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT rowid, embedding FROM {TABLE} ORDER BY rowid")
+        return [(r[0], bytes(r[1])) for r in cur.fetchall()]
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    row_id: int
+    cosine: float
+
+
+def knn(
+    vector: np.ndarray,
+    k: int,
+    *,
+    types: Sequence[str] | None = None,
+    tiers: Sequence[str] | None = None,
+    spaces: Sequence[str | None] | None = None,
+    row_ids: Sequence[int] | None = None,
+    exclude_row_ids: Sequence[int] | None = None,
+) -> list[VectorHit]:
+    """The k nearest rows by cosine, filtered inside vec0 so that filters never starve the list."""
+    if k <= 0:
+        return []
+    where = ["embedding MATCH %s", "k = %s"]
+    params: list = [_to_blob(vector), int(k)]
+    for column, values in (("type", types), ("tier", tiers)):
+        if values:
+            where.append(f"{column} IN ({', '.join(['%s'] * len(values))})")
+            params.extend(values)
+    if spaces:
+        where.append(f"space IN ({', '.join(['%s'] * len(spaces))})")
+        params.extend(s or GLOBAL_SPACE for s in spaces)
+    if row_ids is not None:
+        if not row_ids:
+            return []
+        where.append(f"rowid IN ({', '.join(['%s'] * len(row_ids))})")
+        params.extend(int(r) for r in row_ids)
+    if exclude_row_ids:
+        where.append(f"rowid NOT IN ({', '.join(['%s'] * len(exclude_row_ids))})")
+        params.extend(int(r) for r in exclude_row_ids)
+    sql = f"SELECT rowid, distance FROM {TABLE} WHERE {' AND '.join(where)} ORDER BY distance"
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return [VectorHit(row_id=r[0], cosine=1.0 - float(r[1])) for r in cur.fetchall()]

@@ -1,0 +1,39 @@
+"""One write lock for every process that writes memories (web workers, job cluster, watcher, CLI)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+_local = threading.local()
+_thread_lock = threading.RLock()
+
+
+@contextmanager
+def write_lock(lock_file: Path) -> Iterator[None]:
+    """Serialise file-and-index writes across threads and processes; re-entrant within a thread."""
+    depth = getattr(_local, "depth", 0)
+    if depth:
+        _local.depth = depth + 1
+        try:
+            yield
+        finally:
+            _local.depth -= 1
+        return
+    with _thread_lock:
+        lock_file.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            _local.depth = 1
+            try:
+                yield
+            finally:
+                _local.depth = 0
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)

@@ -1,0 +1,252 @@
+"""Writes to memories: create (remember), update, forget, restore, connect, mark outdated.
+
+Every write follows the protocol in docs/architecture.md: validate and build
+with pure domain code, write the markdown file atomically, then update the
+index in one transaction. All of it runs under the cross-process write lock.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from django.db import transaction
+
+from memory import index, runtime
+from memory.conf import MemoryConf, get_conf
+from memory.domain.enums import EdgeType, Tier
+from memory.domain.identity import is_self_node
+from memory.domain.node import Connection, Node, new_node_id, utcnow, with_connection
+from memory.domain.requests import NodeCreate, NodePatch, apply_patch, build_node
+from memory.embeddings import embedding_text
+from memory.errors import NodeNotFound, ProtectedNode, ValidationFailed
+from memory.models import NodeRow
+from memory.search import vectors
+from memory.selectors import node_read, node_row_get, self_row
+from memory.services.audit import audit_record
+from memory.services.locking import write_lock
+from memory.store import MarkdownStore, StoredFile
+
+logger = logging.getLogger(__name__)
+AUTO_LINK_CANDIDATES = 6
+
+
+@dataclass(frozen=True)
+class AutoLink:
+    target_id: str
+    title: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class CreateResult:
+    node: Node
+    auto_links: list[AutoLink] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------
+# Plumbing shared by every write
+# ---------------------------------------------------------------------------
+
+def _persist(store: MarkdownStore, node: Node, *, expected: StoredFile | None = None) -> NodeRow:
+    """Write the file (refusing to overwrite a newer manual edit of `expected`), then index it."""
+    if expected is None:
+        stored = store.write(node)
+    else:
+        stored = store.write(node, expected_hash=expected.hash, path=expected.path)
+    return _index(store, node, stored)
+
+
+def _index(store: MarkdownStore, node: Node, stored: StoredFile) -> NodeRow:
+    with transaction.atomic():
+        rows, _ = index.index_nodes(store, [(node, stored)], embedder=runtime.embedder())
+    return rows[0]
+
+
+def _resolve_connections(node: Node) -> Node:
+    """Replace id prefixes in connections with full ids; unknown targets are a validation error."""
+    resolved = []
+    for conn in node.connections:
+        try:
+            target = node_row_get(ref=conn.target).uid
+        except NodeNotFound:
+            raise ValidationFailed(f"Connection target {conn.target} does not exist") from None
+        if target == node.id:
+            raise ValidationFailed("A memory cannot connect to itself")
+        resolved.append(replace(conn, target=target))
+    return replace(node, connections=tuple(resolved))
+
+
+def _auto_links(node: Node, conf: MemoryConf) -> list[AutoLink]:
+    """Existing memories at or above the auto-link threshold (cosine, minus the cross-space penalty)."""
+    emb = runtime.embedder(conf)
+    index.ensure_vector_table(emb)
+    vec = index.embed_text(embedding_text(node.title, node.content), emb)
+    links = []
+    linked = {c.target for c in node.connections}
+    for hit in vectors.knn(vec, AUTO_LINK_CANDIDATES + 1):
+        row = NodeRow.objects.filter(id=hit.row_id).first()
+        if row is None or row.is_self or row.uid in linked:
+            continue
+        sim = hit.cosine - (conf.cross_space_penalty if (row.space or "") != (node.space or "") else 0.0)
+        if sim >= conf.auto_link_threshold:
+            links.append(AutoLink(target_id=row.uid, title=row.title or row.content[:60], similarity=round(sim, 3)))
+    return links[:AUTO_LINK_CANDIDATES]
+
+
+# ---------------------------------------------------------------------------
+# Services
+# ---------------------------------------------------------------------------
+
+def node_create(*, request: NodeCreate, now: datetime | None = None, auto_link: bool = True) -> CreateResult:
+    """Remember: write the file, index it, link it to the self node and to similar memories, keep the core cap.
+
+    Raises ValidationFailed for unknown connection targets, StorageError when the file cannot be written.
+    """
+    conf = get_conf()
+    store = runtime.store(conf)
+    now = now or utcnow()
+    with write_lock(conf.lock_file):
+        node = _resolve_connections(build_node(request, node_id=new_node_id(), now=now))
+        links = _auto_links(node, conf) if auto_link else []
+        for link in links:
+            node = with_connection(node, Connection(
+                target=link.target_id, edge=EdgeType.RELATED_TO, weight=link.similarity,
+                reason=f"auto-linked at {link.similarity:.2f} similarity",
+            ))
+        _persist(store, node)
+        if request.about_self:
+            _link_to_self(store, node, now=now)
+        if node.tier == Tier.CORE:
+            core_cap_enforce(now=now)
+    return CreateResult(node=node, auto_links=links)
+
+
+def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None) -> Node:
+    """Apply a partial update; a no-op leaves the file and `updated` untouched.
+
+    Raises NodeNotFound, AmbiguousNodeRef, ValidationFailed, WriteConflict.
+    """
+    conf = get_conf()
+    store = runtime.store(conf)
+    now = now or utcnow()
+    with write_lock(conf.lock_file):
+        node, stored = node_read(store=store, row=node_row_get(ref=ref))
+        new = apply_patch(node, patch, now=now)
+        if new is node:
+            return node
+        new = _resolve_connections(new)
+        if is_self_node(node) and not is_self_node(new):
+            raise ProtectedNode("The self node keeps its source and `self` tag")
+        audit_record(operation="update", node=node, now=now, detail={"fields": sorted(patch.changes())})
+        _persist(store, new, expected=stored)
+        if new.tier == Tier.CORE and node.tier != Tier.CORE:
+            core_cap_enforce(now=now)
+    return new
+
+
+def node_forget(*, ref: str, now: datetime | None = None) -> Node:
+    """Soft delete: the file moves to deleted/ (restorable); the self node cannot be forgotten."""
+    conf = get_conf()
+    store = runtime.store(conf)
+    now = now or utcnow()
+    with write_lock(conf.lock_file):
+        row = node_row_get(ref=ref)
+        node, _ = node_read(store=store, row=row)
+        if is_self_node(node):
+            raise ProtectedNode("The self node cannot be forgotten")
+        audit_record(operation="delete", node=node, now=now)
+        store.soft_delete(node.id, now=now)
+        with transaction.atomic():
+            index.remove_nodes([node.id])
+    return node
+
+
+def node_restore(*, node_id: str, now: datetime | None = None) -> Node:
+    """Bring a forgotten memory back from deleted/ and index it again (its edges return with it)."""
+    conf = get_conf()
+    store = runtime.store(conf)
+    with write_lock(conf.lock_file):
+        path = store.restore(node_id)
+        node, stored = store.read(path)
+        _index(store, node, stored)
+        audit_record(operation="restore", node=node, now=now or utcnow())
+    return node
+
+
+def edge_create(
+    *, source_ref: str, target_ref: str, edge: EdgeType = EdgeType.RELATED_TO, weight: float = 0.5,
+    reason: str | None = None,
+) -> Connection:
+    """Connect two memories with a typed, weighted edge stored in the source node's file."""
+    if not 0.0 <= weight <= 1.0:
+        raise ValidationFailed("weight must be between 0 and 1")
+    conf = get_conf()
+    store = runtime.store(conf)
+    with write_lock(conf.lock_file):
+        source_row = node_row_get(ref=source_ref)
+        target_row = node_row_get(ref=target_ref)
+        if source_row.uid == target_row.uid:
+            raise ValidationFailed("A memory cannot connect to itself")
+        node, stored = node_read(store=store, row=source_row)
+        conn = Connection(target=target_row.uid, edge=EdgeType(edge), weight=weight, reason=reason)
+        new = with_connection(node, conn)
+        if new != node:
+            _persist(store, replace(new, updated=utcnow()), expected=stored)
+    return conn
+
+
+def node_mark_outdated(*, ref: str, reason: str | None = None, now: datetime | None = None) -> Node:
+    """Set valid_until to now and append the reason to the content; search then skips it unless asked for history."""
+    conf = get_conf()
+    store = runtime.store(conf)
+    now = now or utcnow()
+    with write_lock(conf.lock_file):
+        node, stored = node_read(store=store, row=node_row_get(ref=ref))
+        if is_self_node(node):
+            raise ProtectedNode("The self node cannot be marked outdated")
+        content = node.content + (f"\n\n[Outdated: {reason.strip()}]" if reason and reason.strip() else "")
+        new = replace(node, valid_until=now, content=content, updated=now)
+        audit_record(operation="mark_outdated", node=node, now=now, detail={"reason": reason})
+        _persist(store, new, expected=stored)
+    return new
+
+
+def node_set_tier(*, ref: str, tier: Tier, now: datetime | None = None) -> Node:
+    """Promote or demote a memory; moving into core enforces the core cap."""
+    return node_update(ref=ref, patch=NodePatch(tier=tier), now=now)
+
+
+# ---------------------------------------------------------------------------
+# Identity and tiers
+# ---------------------------------------------------------------------------
+
+def _link_to_self(store: MarkdownStore, node: Node, *, now: datetime) -> None:
+    me = self_row()
+    if me is None or me.uid == node.id:
+        return
+    self_node, stored = node_read(store=store, row=me)
+    conn = Connection(target=node.id, edge=EdgeType.DEFINES, weight=1.0, reason="about_self")
+    _persist(store, with_connection(self_node, conn), expected=stored)
+
+
+def core_cap_enforce(*, now: datetime | None = None) -> list[str]:
+    """Demote the least important core memories to working until core holds at most the cap; never the self node."""
+    conf = get_conf()
+    store = runtime.store(conf)
+    now = now or utcnow()
+    demoted = []
+    with write_lock(conf.lock_file):
+        core = NodeRow.objects.filter(tier=Tier.CORE, is_self=False)
+        excess = core.count() - conf.core_cap
+        if excess <= 0:
+            return []
+        for row in core.order_by("importance", "last_accessed", "created")[:excess]:
+            node, stored = node_read(store=store, row=row)
+            _persist(store, replace(node, tier=Tier.WORKING, updated=now), expected=stored)
+            audit_record(operation="demote", node=node, now=now, detail={"reason": "core cap"})
+            demoted.append(node.id)
+    logger.info("Core cap %s: demoted %s memories to working", conf.core_cap, len(demoted))
+    return demoted
+

@@ -1,0 +1,32 @@
+"""System checks: fail with a clear message when vec0 or FTS5 cannot be used."""
+
+from __future__ import annotations
+
+from django.core.checks import Error, register
+from django.db import connection
+
+
+@register("database")
+def check_sqlite_extensions(app_configs=None, **kwargs):
+    """vec0 and FTS5 must both work on a fresh connection of the configured backend."""
+    errors = []
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT vec_version()")
+    except Exception as exc:  # Trigger: extension missing. Why: search needs it. Outcome: check error.
+        errors.append(Error(
+            f"sqlite-vec (vec0) is not available: {exc}",
+            hint="Install the project's dependencies (pip install -e .); the backend needs pysqlite3-binary or sqlean.py.",
+            id="ormah.E001",
+        ))
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("CREATE VIRTUAL TABLE temp.ormah_fts5_probe USING fts5(x)")
+            cursor.execute("DROP TABLE temp.ormah_fts5_probe")
+    except Exception as exc:  # Trigger: SQLite built without FTS5. Outcome: check error.
+        errors.append(Error(
+            f"SQLite FTS5 is not available: {exc}",
+            hint="Use a SQLite build with FTS5 (pysqlite3-binary and sqlean.py both have it).",
+            id="ormah.E002",
+        ))
+    return errors

