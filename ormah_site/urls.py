@@ -3,6 +3,9 @@
 from django.contrib import admin
 from django.urls import path
 
+from ormah_site.api import api
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/", api.urls),
 ]

@@ -1,0 +1,65 @@
+"""Search request and result values shared by the pipeline, the API, the MCP server and whisper."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from memory.domain.enums import NodeType, Tier
+
+MAX_QUERY_CHARS = 2000
+
+
+class SearchQuery(BaseModel):
+    """What a caller asks of recall (deliberate search)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    limit: int = Field(default=10, ge=1, le=100)
+    types: list[NodeType] | None = None
+    tiers: list[Tier] | None = None
+    spaces: list[str | None] | None = None
+    tags: list[str] | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    default_space: str | None = None  # the caller's current project, for space scoring
+    include_outdated: bool = False
+    activation: bool = True
+    min_score: float | None = Field(default=None, ge=0.0, le=1.0)  # None: the recall default (0.35)
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One ranked result; `legs` names what found it (fts, vector, activation, temporal)."""
+
+    node_id: str
+    row_id: int
+    short_id: str
+    title: str
+    content: str
+    type: str
+    tier: str
+    space: str | None
+    tags: tuple[str, ...]
+    created: datetime
+    updated: datetime
+    valid_until: datetime | None
+    confidence: float
+    score: float
+    source: str  # hybrid | fts | vector | activated | conflict | temporal
+    legs: tuple[str, ...] = ()
+    raw_cosine: float | None = None
+    fts_rank: int | None = None
+    vector_rank: int | None = None
+    activated_by: str | None = None
+    activation_edge: str | None = None
