@@ -10,10 +10,12 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError as Ninj
 from ninja.security import HttpBearer
 from pydantic import ValidationError
 
+from maintenance.api import router as maintenance_router
 from memory.api import admin_router, agent_router
 from memory.domain.requests import is_too_large, validation_message
 from memory.errors import OrmahError
 from ormah_site.tokens import token_matches
+from whisper.api import router as whisper_router
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +31,8 @@ api = NinjaAPI(title="Ormah", version="0.1.0", auth=BearerToken(), urls_namespac
                description="Local-first long-term memory for AI agents. Every route needs `Authorization: Bearer <token>`.")
 api.add_router("/agent/", agent_router)
 api.add_router("/admin/", admin_router)
+api.add_router("/agent/", whisper_router)
+api.add_router("/", maintenance_router)
 
 
 def error_response(request, status: int, code: str, message: str, details=None):
