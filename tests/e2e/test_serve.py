@@ -1,0 +1,110 @@
+"""`ormah serve` end to end: gunicorn + job cluster + watcher on a temporary home, driven from the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MANAGE = str(ROOT / "manage.py")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, timeout: float, step: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
+def index_rows(db: Path, sql: str, params=()):
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def served(tmp_path):
+    home = tmp_path / "home"
+    env = {**os.environ, "ORMAH_HOME": str(home), "DJANGO_SETTINGS_MODULE": "ormah_site.settings",
+           "ORMAH_LOG_LEVEL": "WARNING", "ORMAH_API_TOKEN": ""}
+    for key in ("ORMAH_DB_PATH", "ORMAH_MEMORY_DIR", "ORMAH_TOKEN_FILE"):
+        env.pop(key, None)
+    subprocess.run([sys.executable, MANAGE, "init", "--name", "Robin", "--quiet"], env=env, check=True, timeout=120)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, MANAGE, "serve", "--port", str(port)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+
+    def listening():
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    assert wait_until(listening, 60), "server did not start"
+    yield env, home, port, proc
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def cli(env, *args) -> str:
+    out = subprocess.run([sys.executable, MANAGE, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.mark.slow
+def test_serve_remember_about_self_manual_edits_and_clean_stop(served):
+    env, home, port, proc = served
+    db = home / "index.sqlite3"
+    assert oct((home / "api_token").stat().st_mode & 0o777) == "0o600"
+
+    node_id = json.loads(cli(env, "remember", "I prefer tabs over spaces", "--about-self", "--json"))["id"]
+    files = list((home / "memory" / "nodes").glob(f"*_{node_id[:8]}.md"))
+    assert len(files) == 1
+    defines = index_rows(db, "SELECT s.is_self, e.edge_type FROM memory_edgerow e "
+                             "JOIN memory_noderow s ON s.id = e.source_id JOIN memory_noderow t ON t.id = e.target_id "
+                             "WHERE t.uid = ?", (node_id,))
+    assert (1, "defines") in defines
+
+    # a manual edit is indexed within 2 seconds by the watcher
+    path = files[0]
+    path.write_text(path.read_text().replace("I prefer tabs over spaces", "I prefer spaces over tabs, since 2026"))
+    edited = wait_until(lambda: index_rows(db, "SELECT content FROM memory_noderow WHERE uid = ?", (node_id,))
+                        == [("I prefer spaces over tabs, since 2026",)], 2.0)
+    assert edited
+    hits = index_rows(db, "SELECT n.uid FROM node_fts JOIN memory_noderow n ON n.id = node_fts.rowid "
+                          "WHERE node_fts MATCH 'since'")
+    assert hits == [(node_id,)]
+
+    # a manual delete leaves the index within 2 seconds
+    path.unlink()
+    assert wait_until(lambda: index_rows(db, "SELECT count(*) FROM memory_noderow WHERE uid = ?", (node_id,))
+                      == [(0,)], 2.0)
+
+    # Ctrl-C stops the web server and the job cluster cleanly
+    os.killpg(proc.pid, signal.SIGINT)
+    assert proc.wait(timeout=30) == 0
+    with socket.socket() as s:
+        assert s.connect_ex(("127.0.0.1", port)) != 0
