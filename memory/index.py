@@ -302,7 +302,7 @@ def sync(
         with transaction.atomic():
             _rebuild_edges(NodeRow.objects.exclude(connections_json="[]"))
     if NodeRow.objects.filter(embed_hash="").exists():
-        _reembed_all(store, embedder, report)
+        _reembed_all(store, embedder, report, progress)
     return report
 
 
@@ -316,10 +316,13 @@ def _flush(store: MarkdownStore, pending: list, embedder: Embedder, report: Sync
     return embedded
 
 
-def _reembed_all(store: MarkdownStore, embedder: Embedder, report: SyncReport) -> None:
+def _reembed_all(store: MarkdownStore, embedder: Embedder, report: SyncReport, progress: Progress | None) -> None:
     """Unchanged rows whose vectors were dropped (model switch) get re-embedded from their files."""
     rows = list(NodeRow.objects.filter(embed_hash=""))
+    logger.warning("Re-embedding %s memories with %s", len(rows), embedder.model_id)
     for i in range(0, len(rows), CHUNK):
+        if progress:
+            progress(i, len(rows))
         pairs = []
         for row in rows[i:i + CHUNK]:
             try:
@@ -329,3 +332,5 @@ def _reembed_all(store: MarkdownStore, embedder: Embedder, report: SyncReport) -
         by_uid = {r.uid: r for r in NodeRow.objects.filter(uid__in=[n.id for n, _ in pairs])}
         with transaction.atomic():
             report.embedded += _index_vectors([(n, by_uid[n.id]) for n, _ in pairs if n.id in by_uid], embedder)
+    if progress:
+        progress(len(rows), len(rows))
