@@ -102,3 +102,24 @@ class AuditRow(models.Model):
 
     class Meta:
         ordering = ["-performed_at", "-id"]
+
+
+class RetrievalEventRow(models.Model):
+    """Ledger: not derived. One row per time a surface showed memories (recall, whisper, UI search).
+
+    Surfacing is not use: these rows never reinforce a memory; confirmed use is recorded elsewhere.
+    """
+
+    surface = models.CharField(max_length=30, db_index=True)
+    query_hash = models.CharField(max_length=64)
+    node_uids = models.JSONField(default=list)
+    scores = models.JSONField(default=list)
+    session_id = models.CharField(max_length=200, null=True, blank=True, db_index=True)
+    space = models.CharField(max_length=100, null=True, blank=True)
+    created = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.surface} {self.created:%Y-%m-%d %H:%M} ({len(self.node_uids)} memories)"
