@@ -1,5 +1,18 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _sync_schedules(sender, using="default", **kwargs) -> None:
+    from maintenance.schedules import schedules_sync
+
+    if using == "default":
+        schedules_sync()
 
 
 class MaintenanceConfig(AppConfig):
     name = "maintenance"
+    verbose_name = "Maintenance"
+
+    def ready(self) -> None:
+        # The job schedules are data in code; every migrate brings django-q2's Schedule rows in line with them.
+        post_migrate.connect(_sync_schedules, sender=self, dispatch_uid="maintenance.schedules_sync")

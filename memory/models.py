@@ -123,3 +123,28 @@ class RetrievalEventRow(models.Model):
 
     def __str__(self) -> str:
         return f"{self.surface} {self.created:%Y-%m-%d %H:%M} ({len(self.node_uids)} memories)"
+
+
+class MergeHistoryRow(models.Model):
+    """Ledger: not derived. One duplicate merge: both nodes' file bytes before it, and what undo must put back."""
+
+    merge_id = models.CharField(max_length=36, unique=True)
+    proposal_id = models.CharField(max_length=36, null=True, blank=True)
+    kept_uid = models.CharField(max_length=36, db_index=True)
+    removed_uid = models.CharField(max_length=36, db_index=True)
+    kept_path = models.CharField(max_length=500)
+    removed_path = models.CharField(max_length=500)
+    kept_before = models.TextField()
+    removed_before = models.TextField()
+    kept_after_hash = models.CharField(max_length=64)
+    neighbours = models.JSONField(default=list)
+    reason = models.TextField(blank=True, default="")
+    detail = models.JSONField(default=dict)
+    merged_at = models.DateTimeField(db_index=True)
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-merged_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"merge {self.merge_id[:8]}: {self.removed_uid[:8]} -> {self.kept_uid[:8]}"

@@ -21,3 +21,19 @@ __all__ = [
     "node_mark_outdated", "node_restore", "node_set_tier", "node_update", "self_ensure",
     "node_confirm_use",
 ]
+
+from memory.services.audit import audit_note_many, audit_prune, audit_record  # noqa: E402
+from memory.services.merge import (  # noqa: E402
+    MergeResult,
+    merge_history_get,
+    merge_history_prune,
+    merge_undo,
+    node_merge,
+    nodes_consolidate,
+    nodes_importance_set,
+)
+
+__all__ += [
+    "MergeResult", "audit_note_many", "audit_prune", "audit_record", "merge_history_get", "merge_history_prune",
+    "merge_undo", "node_merge", "nodes_consolidate", "nodes_importance_set",
+]

@@ -13,6 +13,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from maintenance.schedules import schedules_sync
 from memory.conf import get_conf
 from memory.services import index_sync
 from memory.watcher import NodeFolderWatcher
@@ -37,6 +38,7 @@ class Command(BaseCommand):
                "--bind", f"{o['host']}:{o['port']}", "--workers", str(o_["WEB_WORKERS"]),
                "--threads", str(o_["WEB_THREADS"]), "--worker-class", "gthread", "--timeout", "120",
                "--graceful-timeout", "10", "--access-logfile", "-", "--log-level", "warning"]
+        schedules_sync()  # the job schedules are declared in code; bring django-q2's rows in line before jobs start
         children = {"web": subprocess.Popen(web, env=env, cwd=settings.BASE_DIR)}
         if not o["no_cluster"]:
             children["jobs"] = subprocess.Popen([sys.executable, str(MANAGE), "qcluster"], env=env,

@@ -1,0 +1,64 @@
+"""Importance (reference §6.7) and decay (§6.8) as pure arithmetic on a node's facts."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from maintenance.detectors.facts import NodeFacts, ProposalDraft
+
+
+@dataclass(frozen=True, slots=True)
+class ImportanceWeights:
+    access: float = 0.34
+    edges: float = 0.33
+    recency: float = 0.33
+    access_reference: int = 50
+    edge_reference: int = 20
+    recency_half_life_days: float = 14.0
+    min_change: float = 0.01
+
+
+def days_since(then: datetime, now: datetime) -> float:
+    return max(0.0, (now - then).total_seconds() / 86400.0)
+
+
+def importance(node: NodeFacts, degree: int, now: datetime, w: ImportanceWeights = ImportanceWeights()) -> float:
+    """0.34·access + 0.33·edges + 0.33·recency over the weights' sum, each signal log-normalised or decayed to [0, 1]."""
+    access = min(1.0, math.log1p(node.access_count) / math.log1p(w.access_reference))
+    edges = min(1.0, math.log1p(degree) / math.log1p(w.edge_reference))
+    recency = math.exp(-math.log(2) * days_since(node.last_accessed, now) / w.recency_half_life_days)
+    total = w.access + w.edges + w.recency
+    return round(min(1.0, max(0.0, (w.access * access + w.edges * edges + w.recency * recency) / total)), 4)
+
+
+def importance_changes(nodes: list[NodeFacts], degrees: dict[str, int], now: datetime,
+                       w: ImportanceWeights = ImportanceWeights()) -> dict[str, float]:
+    """New values for the nodes whose importance moved by at least `min_change`."""
+    out = {}
+    for node in nodes:
+        value = importance(node, degrees.get(node.uid, 0), now, w)
+        if abs(value - node.importance) >= w.min_change:
+            out[node.uid] = value
+    return out
+
+
+def retrievability(node: NodeFacts, now: datetime) -> float:
+    """R = exp(−t/S), t in days since the last review (or last access), as memory.domain.lifecycle computes it."""
+    anchor = node.last_review or node.last_accessed
+    return math.exp(-max(days_since(anchor, now), 0.001) / max(node.stability, 1e-6))
+
+
+def decays(node: NodeFacts, now: datetime, threshold: float) -> bool:
+    """A working memory (never the self node) whose retrievability fell below the threshold."""
+    return node.tier == "working" and not node.is_self and retrievability(node, now) < threshold
+
+
+def decay_draft(node: NodeFacts, r: float) -> ProposalDraft:
+    """Identity memories are not archived silently: a proposal instead."""
+    return ProposalDraft(
+        kind="decay", node_uids=(node.uid,), action="Move this identity memory to archival",
+        reason=f"Not recalled for a while (retrievability {r:.2f})", score=round(1.0 - r, 4),
+        payload={"node_id": node.uid, "tier": "archival"},
+    )

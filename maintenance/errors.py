@@ -1,0 +1,43 @@
+"""Errors of the maintenance app, in Ormah's one hierarchy (mapped to HTTP by the API's single handler)."""
+
+from __future__ import annotations
+
+from memory.errors import Conflict, NodeNotFound, OrmahError
+
+
+class JobBusy(Conflict):
+    """Another job that changes memories holds the maintenance lock."""
+
+    code = "busy"
+    http_status = 409
+
+
+class UnknownJob(NodeNotFound):
+    """No job by that name."""
+
+    code = "unknown_job"
+
+
+class ProposalNotFound(NodeNotFound):
+    """No proposal with that id."""
+
+    code = "proposal_not_found"
+
+
+class SessionNotFound(NodeNotFound):
+    """No maintenance session with that id (or it was lost)."""
+
+    code = "session_not_found"
+
+
+class LLMUnavailable(OrmahError):
+    """The LLM endpoint failed after its retries, or answered with something that is not the asked-for JSON."""
+
+    code = "llm_unavailable"
+    http_status = 502
+
+
+class LLMBudgetExhausted(LLMUnavailable):
+    """This run has used its cap of LLM calls."""
+
+    code = "llm_budget_exhausted"

@@ -1,0 +1,60 @@
+"""An OpenAI-compatible chat-completions provider (OpenAI, Ollama, llama.cpp server, vLLM, LM Studio) over httpx."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import httpx
+from pydantic import ValidationError
+
+from maintenance.conf import LLMConf
+from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
+from maintenance.llm.base import T, extract_json
+
+logger = logging.getLogger(__name__)
+RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+class OpenAICompatibleProvider:
+    """POST {base_url}/chat/completions with JSON mode; retries with exponential backoff; a per-run call cap."""
+
+    def __init__(self, conf: LLMConf) -> None:
+        self.conf = conf
+        self.calls = 0
+        headers = {"Authorization": f"Bearer {conf.api_key}"} if conf.api_key else {}
+        self._client = httpx.Client(base_url=conf.base_url, timeout=conf.timeout, headers=headers)
+
+    def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
+        body = {
+            "model": self.conf.model, "temperature": 0, "response_format": {"type": "json_object"},
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+        }
+        problem = "no attempt made"
+        for attempt in range(self.conf.max_retries + 1):
+            if attempt:
+                time.sleep(self.conf.backoff * 2 ** (attempt - 1))
+            if self.calls >= self.conf.max_calls_per_run:
+                raise LLMBudgetExhausted(f"This run used its {self.conf.max_calls_per_run} LLM calls")
+            self.calls += 1
+            try:
+                response = self._client.post("/chat/completions", json=body)
+            except httpx.HTTPError as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+                continue
+            if response.status_code in RETRY_STATUS:
+                problem = f"HTTP {response.status_code}"
+                continue
+            if response.status_code >= 400:
+                raise LLMUnavailable(f"The LLM endpoint answered HTTP {response.status_code}")
+            try:
+                text = response.json()["choices"][0]["message"]["content"]
+                return schema.model_validate(extract_json(text or ""))
+            except (ValueError, KeyError, IndexError, TypeError, ValidationError) as exc:
+                problem = f"unusable answer: {str(exc)[:200]}"
+                logger.debug("LLM answer rejected: %s", exc)
+        logger.warning("LLM call failed after %s attempts: %s", self.conf.max_retries + 1, problem)
+        raise LLMUnavailable(f"The LLM did not give a usable answer ({problem})")
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,94 @@
+"""Running jobs: the run ledger, the maintenance lock, the time bound, the LLM per run, and the sleep cycle."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+from maintenance.conf import get_conf
+from maintenance.errors import JobBusy, UnknownJob
+from maintenance.llm import llm_for_run
+from maintenance.locking import job_lock
+from maintenance.models import JobRunRow, JobStateRow
+from maintenance.schedules import JOBS_BY_NAME, SLEEP_CYCLE, schedules_sync
+from maintenance.services.context import RunContext
+from memory.domain.node import utcnow
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    job: str
+    status: str  # ok | partial (stopped at a bound) | busy | error
+    counts: dict = field(default_factory=dict)
+    error: str = ""
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["seconds"] = round((self.finished_at - self.started_at).total_seconds(), 3) if self.finished_at else None
+        return data
+
+
+def _body(path: str):
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def job_execute(name: str, *, trigger: str = "manual", now: datetime | None = None) -> JobOutcome:
+    """Run one job now, whatever its schedule; the outcome is also written to the run ledger. Raises UnknownJob."""
+    spec = JOBS_BY_NAME.get(name)
+    if spec is None:
+        raise UnknownJob(f"No job named {name}; jobs: {', '.join(JOBS_BY_NAME)}")
+    conf = get_conf()
+    started = utcnow()
+    run = JobRunRow.objects.create(job=name, trigger=trigger, started_at=started)
+    ctx = RunContext(job=name, conf=conf, now=now or started, deadline=time.monotonic() + conf.time_limit)
+    status, error = "ok", ""
+    try:
+        with job_lock(conf.job_lock_file) if spec.exclusive else nullcontext():
+            ctx.llm = llm_for_run(conf.llm) if spec.uses_llm else None
+            try:
+                _body(spec.body)(ctx)
+            finally:
+                if ctx.llm is not None:
+                    ctx.counts["llm_calls"] = ctx.llm.calls
+                    ctx.llm.close()
+        status = "ok" if ctx.complete else "partial"
+    except JobBusy as exc:
+        status, error = "busy", exc.message
+    except Exception as exc:  # noqa: BLE001
+        # Trigger: a bug or an unexpected failure inside a job. Why: the scheduler, the sleep cycle and the other
+        # jobs must go on. Outcome: the run is recorded as an error with the message; the stack goes to the log.
+        logger.exception("Job %s failed", name)
+        status, error = "error", f"{type(exc).__name__}: {exc}"[:2000]
+    outcome = JobOutcome(job=name, status=status, counts=dict(ctx.counts), error=error, started_at=started,
+                         finished_at=utcnow())
+    JobRunRow.objects.filter(pk=run.pk).update(status=status, counts=outcome.counts, error=error,
+                                               finished_at=outcome.finished_at)
+    logger.info("Job %s (%s): %s %s", name, trigger, status, outcome.counts)
+    return outcome
+
+
+def sleep_cycle_run(*, trigger: str = "run_all") -> list[JobOutcome]:
+    """Every job once, in seed 001's order, holding the maintenance lock throughout (jobs report busy if held)."""
+    conf = get_conf()
+    try:
+        with job_lock(conf.job_lock_file):
+            return [job_execute(name, trigger=trigger) for name in SLEEP_CYCLE]
+    except JobBusy:
+        return [job_execute(name, trigger=trigger) for name in SLEEP_CYCLE]
+
+
+def job_pause(name: str, *, paused: bool = True) -> None:
+    """Pause or resume a job's schedule (a manual run still works). Raises UnknownJob."""
+    if name not in JOBS_BY_NAME:
+        raise UnknownJob(f"No job named {name}")
+    JobStateRow.objects.update_or_create(job=name, defaults={"paused": paused})
+    schedules_sync()

@@ -1,0 +1,112 @@
+"""Request and response shapes of the maintenance API (ninja schemas are pydantic models)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from ninja import Schema
+from pydantic import Field, field_validator
+
+from maintenance.detectors.links import normalise_relationship
+
+EDGE_TYPES = ("supports", "contradicts", "evolved_from", "part_of", "depends_on", "related_to", "none")
+
+
+class EdgeResultIn(Schema):
+    node_a_id: str = Field(min_length=36, max_length=36)
+    node_b_id: str = Field(min_length=36, max_length=36)
+    edge_type: str = "none"
+    reason: str = Field(default="", max_length=1000)
+
+    @field_validator("edge_type", mode="before")
+    @classmethod
+    def _edge(cls, value: Any) -> str:
+        text = str(value or "none").strip().lower()
+        return text if text in ("evolved_from", "none") else normalise_relationship(text)
+
+
+class MergeResultIn(Schema):
+    keep_id: str = Field(min_length=36, max_length=36)
+    discard_id: str = Field(min_length=36, max_length=36)
+    merged_content: str | None = None
+    merged_title: str | None = None
+
+
+class ConsolidationIn(Schema):
+    node_ids: list[str] = Field(min_length=2, max_length=10)
+    title: str = Field(min_length=1, max_length=300)
+    content: str = Field(min_length=1)
+    type: str = "concept"
+
+
+class MaintenanceResults(Schema):
+    edges: list[EdgeResultIn] = Field(default_factory=list, max_length=500)
+    merges: list[MergeResultIn] = Field(default_factory=list, max_length=200)
+    consolidations: list[ConsolidationIn] = Field(default_factory=list, max_length=50)
+
+
+class MaintenanceIn(Schema):
+    """{} starts phase 1; {job_id} asks for status; {job_id, results} is phase 2."""
+
+    job_id: str | None = None
+    results: MaintenanceResults | None = None
+
+
+class MaintenanceOut(Schema):
+    job_id: str | None = None
+    status: str
+    summary: str = ""
+    batches: dict | None = None
+    expires_at: datetime | None = None
+    apply_summary: dict | None = None
+
+
+class ProposalDecisionIn(Schema):
+    action: Literal["approve", "reject", "approved", "rejected"]
+
+
+class ProposalOut(Schema):
+    id: str
+    kind: str
+    status: str
+    action_summary: str
+    reason: str
+    score: float
+    nodes: list[dict]
+    merged_preview: str | None = None
+    payload: dict
+    created_at: datetime
+    expires_at: datetime
+    decided_at: datetime | None = None
+    result: dict = Field(default_factory=dict)
+
+
+class JobOutcomeOut(Schema):
+    job: str
+    status: str
+    counts: dict
+    error: str = ""
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    seconds: float | None = None
+
+
+class TaskOut(Schema):
+    id: str
+    name: str
+    description: str
+    interval_minutes: int
+    uses_llm: bool
+    next_run: datetime | None = None
+    paused: bool
+    last_run: JobOutcomeOut | None = None
+
+
+class MergeOut(Schema):
+    merge_id: str
+    kept_id: str
+    removed_id: str
+    reason: str
+    merged_at: datetime
+    undone_at: datetime | None = None

@@ -1,0 +1,124 @@
+"""Reads for maintenance: node facts from the index rows, stored vectors, edges, ledgers."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from django.db.models import Max
+
+from maintenance.detectors.facts import NodeFacts
+from maintenance.detectors.similarity import VectorTable
+from maintenance.models import JobRunRow, JobStateRow, MaintenanceSessionRow, NodeSeenRow, ProposalRow
+from memory.models import EdgeRow, MergeHistoryRow, NodeRow
+from memory.search import vectors
+
+FACT_FIELDS = ("id", "uid", "type", "tier", "space", "space_locked", "title", "content", "tags_text", "created",
+               "updated", "last_accessed", "last_review", "stability", "importance", "access_count", "is_self",
+               "embed_hash", "indexed_seq")
+
+
+def _facts(values: tuple) -> NodeFacts:
+    (row_id, uid, type_, tier, space, locked, title, content, tags, created, updated, accessed, review, stability,
+     importance, access_count, is_self, embed_hash, seq) = values
+    return NodeFacts(row_id, uid, type_, tier, space, locked, title or "", content, tuple(tags.split()), created,
+                     updated, accessed, review, stability, importance, access_count, is_self, embed_hash, seq)
+
+
+def facts_all() -> dict[int, NodeFacts]:
+    """Every indexed node's facts by row id."""
+    return {v[0]: _facts(v) for v in NodeRow.objects.order_by("indexed_seq", "id").values_list(*FACT_FIELDS)}
+
+
+def facts_where(**filters) -> list[NodeFacts]:
+    """Facts of the rows matching ORM filters, in write order."""
+    return [_facts(v) for v in NodeRow.objects.filter(**filters).order_by("indexed_seq", "id").values_list(*FACT_FIELDS)]
+
+
+def vector_table() -> VectorTable:
+    """All stored vectors, unit length."""
+    return VectorTable.from_rows(vectors.all_vectors())
+
+
+def top_seq() -> int:
+    """The latest write sequence in the index."""
+    return NodeRow.objects.aggregate(m=Max("indexed_seq"))["m"] or 0
+
+
+def linked_keys(edge_types: tuple[str, ...] | None = None) -> set[str]:
+    """Pair keys ("uidA:uidB", sorted) of node pairs joined by any edge (of these types), either direction."""
+    rows = EdgeRow.objects.all()
+    if edge_types:
+        rows = rows.filter(edge_type__in=edge_types)
+    return {":".join(sorted(p)) for p in rows.values_list("source__uid", "target__uid")}
+
+
+def degrees() -> dict[str, int]:
+    """Edges in plus edges out, per node uid."""
+    counts: Counter[str] = Counter()
+    for source, target in EdgeRow.objects.values_list("source__uid", "target__uid"):
+        counts[source] += 1
+        counts[target] += 1
+    return dict(counts)
+
+
+def neighbour_spaces(uids: list[str]) -> dict[str, list[str | None]]:
+    """For each node, its edge neighbours' spaces (edges both ways), in edge order."""
+    out: dict[str, list[str | None]] = {u: [] for u in uids}
+    for source, target, s_space, t_space in (EdgeRow.objects.filter(source__uid__in=uids) | EdgeRow.objects.filter(
+            target__uid__in=uids)).order_by("id").values_list("source__uid", "target__uid", "source__space",
+                                                            "target__space"):
+        if source in out:
+            out[source].append(t_space)
+        if target in out:
+            out[target].append(s_space)
+    return out
+
+
+def job_state(job: str) -> JobStateRow:
+    return JobStateRow.objects.get_or_create(job=job)[0]
+
+
+def seen_hashes(job: str, uids: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for i in range(0, len(uids), 500):
+        out.update(NodeSeenRow.objects.filter(job=job, node_uid__in=uids[i:i + 500]).values_list("node_uid", "embed_hash"))
+    return out
+
+
+def pending_proposal_uids(kind: str | None = None) -> set[str]:
+    """Node uids named by pending proposals (of one kind)."""
+    rows = ProposalRow.objects.filter(status="pending")
+    if kind:
+        rows = rows.filter(kind=kind)
+    return {uid for uids in rows.values_list("node_uids", flat=True) for uid in uids}
+
+
+def proposals_list(*, status: str | None = "pending", kind: str | None = None, limit: int = 50) -> list[ProposalRow]:
+    rows = ProposalRow.objects.all()
+    if status:
+        rows = rows.filter(status=status)
+    if kind:
+        rows = rows.filter(kind=kind)
+    return list(rows.order_by("-score", "-created_at")[:limit])
+
+
+def node_briefs(uids: list[str]) -> dict[str, dict]:
+    """Short views of nodes for proposal listings: id, title, type, tier, space, content (first 400 chars)."""
+    return {r["uid"]: {"id": r["uid"], "title": r["title"], "type": r["type"], "tier": r["tier"],
+                       "space": r["space"], "content": r["content"][:400]}
+            for r in NodeRow.objects.filter(uid__in=uids).values("uid", "title", "type", "tier", "space", "content")}
+
+
+def job_runs(*, job: str | None = None, limit: int = 50) -> list[JobRunRow]:
+    rows = JobRunRow.objects.all()
+    if job:
+        rows = rows.filter(job=job)
+    return list(rows[:limit])
+
+
+def merges_list(*, limit: int = 20) -> list[MergeHistoryRow]:
+    return list(MergeHistoryRow.objects.defer("kept_before", "removed_before", "neighbours")[:limit])
+
+
+def session_get(session_id: str) -> MaintenanceSessionRow | None:
+    return MaintenanceSessionRow.objects.filter(session_id=session_id).first()

@@ -1,0 +1,1 @@
+"""Maintenance services: the job bodies, the review queue and the agent protocol (see each module)."""

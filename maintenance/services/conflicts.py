@@ -1,0 +1,73 @@
+"""conflict_detector: with an LLM, evolution/tension edges at weight 0.9; without, proposals from cheap signals."""
+
+from __future__ import annotations
+
+import logging
+
+from maintenance.detectors import conflicts as cf
+from maintenance.detectors.similarity import nearest
+from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
+from maintenance.llm.judges import judge_conflicts
+from maintenance.selectors import facts_all, linked_keys, vector_table
+from maintenance.services.context import RunContext, work_begin, work_finish
+from maintenance.services.pairs import edge_apply, pairs_by_node
+from maintenance.services.proposals import proposal_create
+from memory.errors import OrmahError
+
+logger = logging.getLogger(__name__)
+JOB = "conflict_detector"
+CHUNK = 16
+
+
+def conflicts_run(ctx: RunContext) -> None:
+    """Check new and changed beliefs (every space, global × project included) against similar beliefs."""
+    facts = facts_all()
+    work = work_begin(JOB, facts.values(), keep=lambda f: f.type in cf.BELIEF_TYPES)
+    ctx.counts["candidates"] = len(work.candidates)
+    min_cos = cf.CANDIDATE_MIN_COS if ctx.llm else cf.HEURISTIC_MIN_COS
+    beliefs = {f.row_id for f in facts.values() if f.type in cf.BELIEF_TYPES and not f.is_self}
+    neighbours = nearest(vector_table(), [f.row_id for f in work.candidates], k=cf.NEIGHBOURS, min_cos=min_cos,
+                         allowed=beliefs)
+    linked = linked_keys(tuple(cf.CONFLICT_EDGES))
+    seen: set[str] = set()
+    for start in range(0, len(work.candidates), CHUNK):
+        if ctx.out_of_time():
+            break
+        chunk = work.candidates[start:start + CHUNK]
+        by_node = pairs_by_node(chunk, facts, neighbours, seen=seen, gone=set())
+        pairs = cf.conflict_candidates([p for ps in by_node.values() for p in ps], linked=linked, min_cos=min_cos)
+        ctx.counts["pairs"] += len(pairs)
+        if not ctx.llm:
+            for pair in pairs:
+                draft = cf.heuristic_conflict(pair)
+                if draft and proposal_create(draft=draft, conf=ctx.conf, now=ctx.now) == "created":
+                    ctx.counts["proposed"] += 1
+            work.done.extend(chunk)
+            continue
+        try:
+            verdicts = judge_conflicts(ctx.llm, pairs, per_call=ctx.conf.llm.pairs_per_call) if pairs else {}
+        except LLMBudgetExhausted:
+            ctx.stop()
+            break
+        except LLMUnavailable:
+            ctx.counts["llm_failures"] += 1
+            continue
+        undecided = {p.a.uid for i, p in enumerate(pairs) if i not in verdicts}
+        for i, verdict in verdicts.items():
+            pair = pairs[i]
+            edge = cf.verdict_edge(pair, same_subject=verdict.same_subject, conflict=verdict.conflict,
+                                   kind=verdict.type, evolved_node=verdict.evolved_node,
+                                   explanation=verdict.explanation or verdict.type)
+            if edge is None:
+                ctx.counts["no_conflict"] += 1
+                continue
+            try:
+                edge_apply(edge, job=JOB, now=ctx.now)
+            except OrmahError as exc:
+                logger.info("Conflict edge %s skipped: %s", pair.key, exc)
+                ctx.counts["skipped"] += 1
+                continue
+            linked.add(pair.key)
+            ctx.counts[edge.edge] += 1
+        work.done.extend(f for f in chunk if f.uid not in undecided)
+    work_finish(work, complete=ctx.complete)

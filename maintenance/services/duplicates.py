@@ -1,0 +1,95 @@
+"""duplicate_merger: clear duplicates merge now (undoable), likely ones become merge proposals (reference §6.3)."""
+
+from __future__ import annotations
+
+import logging
+
+from maintenance.detectors import duplicates as dup
+from maintenance.detectors.facts import Pair
+from maintenance.detectors.similarity import nearest
+from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
+from maintenance.llm.judges import judge_duplicates
+from maintenance.selectors import facts_all, pending_proposal_uids, vector_table
+from maintenance.services.context import RunContext, work_begin, work_finish
+from maintenance.services.pairs import pairs_by_node
+from maintenance.services.proposals import proposal_create
+from memory.errors import OrmahError
+from memory.services import node_merge
+
+logger = logging.getLogger(__name__)
+JOB = "duplicate_merger"
+CHUNK = 16
+
+
+def duplicates_run(ctx: RunContext) -> None:
+    """Examine new and changed nodes against their nearest same-type neighbours."""
+    facts = facts_all()
+    work = work_begin(JOB, facts.values())
+    ctx.counts["candidates"] = len(work.candidates)
+    min_cos = dup.CANDIDATE_MIN_COS if ctx.llm else dup.LIKELY_MIN_COS
+    neighbours = nearest(vector_table(), [f.row_id for f in work.candidates], k=dup.NEIGHBOURS, min_cos=min_cos)
+    seen: set[str] = set()
+    gone: set[str] = set()
+    pending = pending_proposal_uids("merge")
+    for start in range(0, len(work.candidates), CHUNK):
+        if ctx.out_of_time():
+            break
+        chunk = work.candidates[start:start + CHUNK]
+        by_node = pairs_by_node(chunk, facts, neighbours, seen=seen, gone=gone)
+        min_composite = dup.CANDIDATE_MIN_COMPOSITE if ctx.llm else dup.LIKELY_MIN_COMPOSITE
+        scored = dup.duplicate_candidates([p for ps in by_node.values() for p in ps], min_cos=min_cos,
+                                          min_composite=min_composite)
+        ctx.counts["pairs"] += len(scored)
+        try:
+            verdicts = judge_duplicates(ctx.llm, [p for p, _ in scored], per_call=ctx.conf.llm.pairs_per_call) \
+                if ctx.llm and scored else {}
+        except LLMBudgetExhausted:
+            ctx.stop()
+            break
+        except LLMUnavailable:
+            ctx.counts["llm_failures"] += 1
+            continue
+        undecided = set()
+        for i, (pair, score) in enumerate(scored):
+            if pair.a.uid in gone or pair.b.uid in gone:
+                continue
+            if pair.a.uid in pending or pair.b.uid in pending:
+                ctx.counts["already_proposed"] += 1
+                continue
+            if ctx.llm and i not in verdicts:
+                undecided.add(pair.a.uid)
+                continue
+            _decide(ctx, pair, score, verdicts.get(i), gone, pending)
+        work.done.extend(f for f in chunk if f.uid not in undecided and f.uid not in gone)
+    work_finish(work, complete=ctx.complete)
+
+
+def _decide(ctx: RunContext, pair: Pair, score: dup.DuplicateScore, verdict, gone: set[str], pending: set[str]) -> None:
+    auto = ctx.conf.auto_merge_threshold
+    if verdict is not None:
+        if not verdict.is_duplicate:
+            ctx.counts["not_duplicate"] += 1
+            return
+        clear = score.composite >= auto and not (dup.protected(pair.a) or dup.protected(pair.b))
+        title, content, why = verdict.merged_title, verdict.merged_content, verdict.reason
+    else:
+        call = dup.heuristic_verdict(pair, score, auto_threshold=auto)
+        if call is None:
+            return
+        clear, title, content, why = call == "clear", None, None, ""
+    draft = dup.merge_draft(pair, score, merged_title=title, merged_content=content, why=why)
+    if clear:
+        try:
+            node_merge(keep_ref=draft.payload["keep_id"], discard_ref=draft.payload["discard_id"],
+                       merged_title=title, merged_content=content, reason=draft.reason,
+                       detail={"job": JOB, "score": score.composite}, now=ctx.now)
+        except OrmahError as exc:
+            logger.info("Merge of %s skipped: %s", pair.key, exc)
+            ctx.counts["skipped"] += 1
+            return
+        gone.add(draft.payload["discard_id"])
+        ctx.counts["merged"] += 1
+        return
+    if proposal_create(draft=draft, conf=ctx.conf, now=ctx.now) == "created":
+        pending.update(draft.node_uids)
+        ctx.counts["proposed"] += 1

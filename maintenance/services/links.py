@@ -1,0 +1,75 @@
+"""auto_linker: typed edges from the LLM (or related_to without one) for close pairs; cross-space pairs proposed."""
+
+from __future__ import annotations
+
+import logging
+
+from maintenance.detectors import links as lk
+from maintenance.detectors.facts import EdgeDraft
+from maintenance.detectors.similarity import nearest
+from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
+from maintenance.llm.judges import judge_links
+from maintenance.selectors import facts_all, linked_keys, vector_table
+from maintenance.services.context import RunContext, work_begin, work_finish
+from maintenance.services.pairs import edge_apply, pairs_by_node
+from maintenance.services.proposals import proposal_create
+from memory.errors import OrmahError
+
+logger = logging.getLogger(__name__)
+JOB = "auto_linker"
+CHUNK = 16
+
+
+def links_run(ctx: RunContext) -> None:
+    """Link new and changed nodes to their unlinked nearest neighbours, at most `max_edges_per_run` edges."""
+    facts = facts_all()
+    work = work_begin(JOB, facts.values())
+    ctx.counts["candidates"] = len(work.candidates)
+    threshold, penalty = ctx.conf.auto_link_threshold, ctx.conf.cross_space_penalty
+    neighbours = nearest(vector_table(), [f.row_id for f in work.candidates], k=lk.NEIGHBOURS, min_cos=threshold)
+    linked = linked_keys()
+    seen: set[str] = set()
+    for start in range(0, len(work.candidates), CHUNK):
+        if ctx.out_of_time():
+            break
+        if ctx.counts["edges"] >= ctx.conf.max_edges_per_run:
+            ctx.stop()
+            break
+        chunk = work.candidates[start:start + CHUNK]
+        by_node = pairs_by_node(chunk, facts, neighbours, seen=seen, gone=set())
+        link, propose = lk.link_candidates([p for ps in by_node.values() for p in ps], linked=linked,
+                                           threshold=threshold, penalty=penalty)
+        for pair, sim in propose:
+            if proposal_create(draft=lk.link_draft(pair, sim), conf=ctx.conf, now=ctx.now) == "created":
+                ctx.counts["proposed"] += 1
+        try:
+            verdicts = judge_links(ctx.llm, [p for p, _ in link], per_call=ctx.conf.llm.pairs_per_call) \
+                if ctx.llm and link else {}
+        except LLMBudgetExhausted:
+            ctx.stop()
+            break
+        except LLMUnavailable:
+            ctx.counts["llm_failures"] += 1
+            continue
+        undecided = set()
+        for i, (pair, sim) in enumerate(link):
+            if ctx.llm and i not in verdicts:
+                undecided.add(pair.a.uid)
+                continue
+            edge = lk.related_edge(pair, sim)
+            if ctx.llm:
+                kind = verdicts[i].relationship
+                if kind == "none":
+                    ctx.counts["none"] += 1
+                    continue
+                edge = EdgeDraft(pair.a.uid, pair.b.uid, kind, sim, verdicts[i].reason or f"{kind} (LLM)")
+            try:
+                edge_apply(edge, job=JOB, now=ctx.now)
+            except OrmahError as exc:
+                logger.info("Link %s skipped: %s", pair.key, exc)
+                ctx.counts["skipped"] += 1
+                continue
+            linked.add(pair.key)
+            ctx.counts["edges"] += 1
+        work.done.extend(f for f in chunk if f.uid not in undecided)
+    work_finish(work, complete=ctx.complete)

@@ -1,0 +1,111 @@
+"""The review queue: bounded (a cap and a TTL), one pending proposal per subject, decisions applied via memory services."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import datetime, timedelta
+
+from pydantic import ValidationError
+
+from maintenance.conf import MaintenanceConf
+from maintenance.detectors.facts import ProposalDraft
+from maintenance.errors import ProposalNotFound
+from maintenance.models import ProposalRow
+from memory.domain.enums import EdgeType, NodeType, Tier
+from memory.domain.node import utcnow
+from memory.domain.requests import validation_message
+from memory.errors import Conflict, OrmahError, ValidationFailed
+from memory.services import audit_note_many, edge_create, node_merge, node_set_tier, nodes_consolidate
+
+logger = logging.getLogger(__name__)
+ACTIONS = {"approve": "approved", "approved": "approved", "reject": "rejected", "rejected": "rejected"}
+
+
+def proposal_create(*, draft: ProposalDraft, conf: MaintenanceConf, now: datetime) -> str:
+    """Queue a draft: "created", "exists" (already pending) or "dropped" (queue full of stronger proposals).
+
+    At the cap, a stronger draft displaces the weakest pending proposal (which expires), so the queue never grows.
+    """
+    if ProposalRow.objects.filter(status="pending", key=draft.key).exists():
+        return "exists"
+    pending = ProposalRow.objects.filter(status="pending")
+    if pending.count() >= conf.proposal_cap:
+        weakest = pending.order_by("score", "created_at", "id").first()
+        if weakest is None or weakest.score >= draft.score:
+            return "dropped"
+        _close(weakest, "expired", now, {"reason": "displaced by a stronger proposal"})
+    ProposalRow.objects.create(
+        proposal_id=str(uuid.uuid4()), kind=draft.kind, key=draft.key, node_uids=list(draft.node_uids),
+        action=draft.action, reason=draft.reason, score=draft.score, payload=draft.payload, created_at=now,
+        expires_at=now + timedelta(days=conf.proposal_ttl_days),
+    )
+    return "created"
+
+
+def proposals_expire(*, now: datetime) -> int:
+    """Expire pending proposals past their TTL; returns how many."""
+    return ProposalRow.objects.filter(status="pending", expires_at__lte=now).update(status="expired", decided_at=now)
+
+
+def _close(row: ProposalRow, status: str, now: datetime, result: dict) -> None:
+    row.status, row.decided_at, row.result = status, now, result
+    row.save(update_fields=["status", "decided_at", "result"])
+
+
+def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent", now: datetime | None = None
+                    ) -> ProposalRow:
+    """Approve (apply through memory services) or reject a pending proposal.
+
+    Raises ProposalNotFound, ValidationFailed (unknown action), Conflict (not pending, expired, or no longer
+    applicable because its memories changed or vanished; the proposal then expires).
+    """
+    now = now or utcnow()
+    status = ACTIONS.get((action or "").strip().lower())
+    if status is None:
+        raise ValidationFailed("action must be approve or reject")
+    row = ProposalRow.objects.filter(proposal_id=proposal_id).first()
+    if row is None:
+        raise ProposalNotFound(f"No proposal {proposal_id}")
+    if row.status == "pending" and row.expires_at <= now:
+        _close(row, "expired", now, {"reason": "expired before a decision"})
+    claimed = ProposalRow.objects.filter(pk=row.pk, status="pending").update(
+        status=status, decided_at=now, decided_by=decided_by[:100])
+    if not claimed:
+        row.refresh_from_db()
+        raise Conflict(f"Proposal {proposal_id} is already {row.status}")
+    row.refresh_from_db()
+    if status == "rejected":
+        return row
+    try:
+        result = _apply(row, now)
+    except (OrmahError, ValidationError) as exc:
+        message = exc.message if isinstance(exc, OrmahError) else validation_message(exc)
+        _close(row, "expired", now, {"error": message})
+        raise Conflict(f"Proposal {proposal_id} no longer applies: {message}") from exc
+    row.result = result
+    row.save(update_fields=["result"])
+    return row
+
+
+def _apply(row: ProposalRow, now: datetime) -> dict:
+    p = row.payload
+    if row.kind == "merge":
+        merged = node_merge(keep_ref=p["keep_id"], discard_ref=p["discard_id"], merged_title=p.get("merged_title"),
+                            merged_content=p.get("merged_content"), reason=row.reason,
+                            proposal_id=row.proposal_id, now=now)
+        return {"merge_id": merged.merge_id, "kept": merged.kept.id, "removed": merged.removed_id}
+    if row.kind in ("conflict", "link"):
+        edge_create(source_ref=p["source_id"], target_ref=p["target_id"], edge=EdgeType(p["edge"]),
+                    weight=float(p["weight"]), reason=p.get("edge_reason"))
+        audit_note_many(operation="connect", now=now, entries=[(p["source_id"], {
+            "target": p["target_id"], "edge": p["edge"], "weight": p["weight"], "proposal": row.proposal_id})])
+        return {"edge": p["edge"], "source": p["source_id"], "target": p["target_id"]}
+    if row.kind == "decay":
+        node_set_tier(ref=p["node_id"], tier=Tier.ARCHIVAL, now=now)
+        return {"tier": "archival"}
+    if row.kind == "consolidation":
+        node = nodes_consolidate(source_refs=p["node_ids"], title=p["title"], content=p["content"],
+                                 type=NodeType(p.get("type") or "concept"), reason=row.reason, now=now)
+        return {"node_id": node.id}
+    raise ValidationFailed(f"Unknown proposal kind {row.kind}")

@@ -1,0 +1,101 @@
+"""The jobs that need no LLM: importance_scorer, decay_manager (plus ledger retention), auto_cluster, index_updater."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from maintenance.detectors import clusters as cl
+from maintenance.detectors import lifecycle as lc
+from maintenance.models import JobRunRow, MaintenanceSessionRow, NodeSeenRow, ProposalRow
+from maintenance.selectors import degrees, facts_all, facts_where, neighbour_spaces
+from maintenance.services.context import RunContext
+from maintenance.services.proposals import proposal_create, proposals_expire
+from memory.domain.enums import Tier
+from memory.domain.lifecycle import LifecycleConf
+from memory.domain.requests import NodePatch
+from memory.errors import OrmahError
+from memory.models import NodeRow
+from memory.services import audit_prune, index_sync, merge_history_prune, node_set_tier, node_update, nodes_importance_set
+
+logger = logging.getLogger(__name__)
+IMPORTANCE_BATCH = 500
+AUDIT_DAYS_BY_OPERATION = {"importance": 7, "connect": 90}
+
+
+def importance_run(ctx: RunContext) -> None:
+    """Recompute every node's importance (it moves with time); write only changes of at least 0.01."""
+    changes = lc.importance_changes(list(facts_all().values()), degrees(), ctx.now)
+    ctx.counts["changed"] = len(changes)
+    uids = sorted(changes)
+    for start in range(0, len(uids), IMPORTANCE_BATCH):
+        if ctx.out_of_time():
+            break
+        batch = {u: changes[u] for u in uids[start:start + IMPORTANCE_BATCH]}
+        ctx.counts["written"] += nodes_importance_set(values=batch, now=ctx.now)
+
+
+def decay_run(ctx: RunContext) -> None:
+    """Archive working memories whose retrievability fell below 0.3; identity ones are proposed instead."""
+    threshold = LifecycleConf().decay_threshold
+    for node in facts_where(tier=Tier.WORKING, is_self=False):
+        if not lc.decays(node, ctx.now, threshold):
+            continue
+        if ctx.out_of_time():
+            break
+        if node.identity:
+            draft = lc.decay_draft(node, lc.retrievability(node, ctx.now))
+            ctx.counts["proposed"] += proposal_create(draft=draft, conf=ctx.conf, now=ctx.now) == "created"
+            continue
+        try:
+            node_set_tier(ref=node.uid, tier=Tier.ARCHIVAL, now=ctx.now)
+        except OrmahError as exc:
+            logger.info("Decay of %s skipped: %s", node.uid, exc)
+            ctx.counts["skipped"] += 1
+            continue
+        ctx.counts["archived"] += 1
+    ledgers_prune(ctx)
+
+
+def ledgers_prune(ctx: RunContext) -> None:
+    """Retention for every ledger maintenance touches: proposals, audit log, runs, sessions, merges, seen marks."""
+    now, conf = ctx.now, ctx.conf
+    old = now - timedelta(days=conf.ledger_retention_days)
+    ctx.counts["proposals_expired"] = proposals_expire(now=now)
+    ctx.counts["audit_pruned"] = audit_prune(now=now, default_days=conf.audit_retention_days,
+                                             max_rows=conf.audit_max_rows, days_by_operation=AUDIT_DAYS_BY_OPERATION)
+    MaintenanceSessionRow.objects.filter(status="awaiting_results", expires_at__lte=now).update(status="expired")
+    ctx.counts["ledger_pruned"] = sum((
+        ProposalRow.objects.exclude(status="pending").filter(decided_at__lt=old).delete()[0],
+        JobRunRow.objects.filter(started_at__lt=old).delete()[0],
+        MaintenanceSessionRow.objects.filter(created_at__lt=old).delete()[0],
+        NodeSeenRow.objects.exclude(node_uid__in=NodeRow.objects.values("uid")).delete()[0],
+        merge_history_prune(before=now - timedelta(days=conf.merge_undo_days)),
+    ))
+
+
+def cluster_run(ctx: RunContext) -> None:
+    """Give spaceless, unlocked memories the majority space of their neighbours (identity memories stay global)."""
+    nodes = [n for n in facts_where(space__isnull=True, space_locked=False, is_self=False) if not n.identity]
+    ctx.counts["candidates"] = len(nodes)
+    spaces = neighbour_spaces([n.uid for n in nodes])
+    for node in nodes:
+        if ctx.out_of_time():
+            break
+        space = cl.space_vote(spaces[node.uid])
+        if space is None:
+            continue
+        try:
+            node_update(ref=node.uid, patch=NodePatch(space=space), now=ctx.now)
+        except OrmahError as exc:
+            logger.info("Auto-cluster of %s skipped: %s", node.uid, exc)
+            ctx.counts["skipped"] += 1
+            continue
+        ctx.counts["assigned"] += 1
+
+
+def index_run(ctx: RunContext) -> None:
+    """Incremental index sync: new, changed and vanished files."""
+    report = index_sync()
+    ctx.counts.update({"indexed": report.indexed, "removed": report.removed, "embedded": report.embedded,
+                       "malformed": len(report.malformed)})
