@@ -1,0 +1,76 @@
+"""Forms of the node panel. They check and convert input; the services and NodePatch hold the rules."""
+
+from __future__ import annotations
+
+from django import forms
+from pydantic import ValidationError
+
+from memory.domain.enums import EdgeType, NodeType, Tier
+from memory.domain.node import Node
+from memory.domain.requests import MAX_CONTENT_BYTES, MAX_TITLE_CHARS, NodePatch, validation_message
+
+_TYPES = [(t.value, t.value.capitalize()) for t in NodeType]
+_TIERS = [(t.value, t.value.capitalize()) for t in Tier]
+_EDGES = [(e.value, e.value.replace("_", " ")) for e in EdgeType if e != EdgeType.DEFINES]
+
+
+class NodeEditForm(forms.Form):
+    """Edit the fields a person may change; the result is a NodePatch of just the changed fields."""
+
+    title = forms.CharField(required=False, max_length=MAX_TITLE_CHARS,
+                            help_text="Leave empty to use the first line of the content.")
+    content = forms.CharField(widget=forms.Textarea(attrs={"rows": 10}), max_length=MAX_CONTENT_BYTES, strip=False,
+                              help_text="Markdown. Raw HTML is shown as text.")
+    type = forms.ChoiceField(choices=_TYPES)
+    tier = forms.ChoiceField(choices=_TIERS)
+    space = forms.CharField(required=False, max_length=100, help_text="Empty means global.")
+    tags = forms.CharField(required=False, help_text="Comma-separated, e.g. postgres, ops")
+    confidence = forms.FloatField(min_value=0.0, max_value=1.0, widget=forms.NumberInput(attrs={"step": "0.05"}))
+    file_hash = forms.CharField(widget=forms.HiddenInput)
+
+    @classmethod
+    def for_node(cls, node: Node, file_hash: str) -> NodeEditForm:
+        return cls(initial={
+            "title": node.title or "", "content": node.content, "type": node.type.value, "tier": node.tier.value,
+            "space": node.space or "", "tags": ", ".join(node.tags), "confidence": node.confidence,
+            "file_hash": file_hash,
+        })
+
+    def patch_for(self, node: Node) -> NodePatch:
+        """The NodePatch of the fields that differ from `node`; adds a form error and raises on invalid input."""
+        data = self.cleaned_data
+        wanted = {
+            "title": data["title"].strip() or None, "content": data["content"], "type": data["type"],
+            "tier": data["tier"], "space": data["space"].strip() or None,
+            "tags": [t for t in (part.strip() for part in data["tags"].split(",")) if t],
+            "confidence": data["confidence"],
+        }
+        current = {
+            "title": node.title, "content": node.content, "type": node.type.value, "tier": node.tier.value,
+            "space": node.space, "tags": list(node.tags), "confidence": node.confidence,
+        }
+        changed = {k: v for k, v in wanted.items() if v != current[k]}
+        try:
+            return NodePatch(**changed)
+        except ValidationError as exc:
+            self.add_error(None, validation_message(exc))
+            raise
+
+
+class ConnectForm(forms.Form):
+    """A new outgoing connection from the memory in the panel."""
+
+    target = forms.CharField(max_length=100, label="Connect to",
+                             help_text="Type part of a title or an id, or pick a node in the graph.")
+    edge = forms.ChoiceField(choices=_EDGES, initial=EdgeType.RELATED_TO.value, label="Relation")
+    weight = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.5,
+                              widget=forms.NumberInput(attrs={"step": "0.05"}))
+    reason = forms.CharField(required=False, max_length=1000)
+
+
+class OutdatedForm(forms.Form):
+    reason = forms.CharField(required=False, max_length=1000, label="Why is it outdated?")
+
+
+class TierForm(forms.Form):
+    tier = forms.ChoiceField(choices=_TIERS)

@@ -1,0 +1,82 @@
+"""The graph explorer (the home page): the page, its JSON data, neighbourhoods on demand, and search."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.shortcuts import render
+from django.views.decorators.gzip import gzip_page
+from django.views.decorators.http import require_GET
+from pydantic import ValidationError
+
+from memory.domain.enums import EdgeType, NodeType, Tier
+from memory.domain.search import SearchQuery
+from memory.errors import OrmahError
+from memory.search import recall
+from memory.ui_selectors import GRAPH_NODE_LIMIT, GraphFilters, graph_export, graph_facets, graph_neighbourhood
+
+SEARCH_LIMIT = 20
+_TIERS = {t.value for t in Tier}
+_TYPES = {t.value for t in NodeType}
+
+
+def filters_from(params: QueryDict) -> GraphFilters:
+    """GraphFilters from the explorer's query string; unknown tiers and types are ignored."""
+    space = params.get("space")
+    return GraphFilters(
+        tiers=tuple(t for t in params.getlist("tier") if t in _TIERS),
+        types=tuple(t for t in params.getlist("type") if t in _TYPES),
+        space=None if space in (None, "*") else ("" if space == "-" else space),
+        tag=(params.get("tag") or "").strip().lower() or None,
+        show_hidden=params.get("hidden") in ("1", "on", "true"),
+    )
+
+
+@login_required
+@require_GET
+def graph_page(request: HttpRequest) -> HttpResponse:
+    """The explorer: Cytoscape canvas, filters, legend, search and the node panel."""
+    filters = filters_from(request.GET)
+    return render(request, "memory/graph.html", {
+        "facets": graph_facets(), "filters": filters, "limit": GRAPH_NODE_LIMIT,
+        "focus": request.GET.get("focus", ""), "query": request.GET.get("q", ""),
+        "edge_types": [e.value for e in EdgeType],
+    })
+
+
+@login_required
+@require_GET
+@gzip_page
+def graph_data(request: HttpRequest) -> JsonResponse:
+    """Cytoscape elements for the filters (compact keys; see static/ui/graph.js)."""
+    return JsonResponse(graph_export(filters=filters_from(request.GET)).as_dict())
+
+
+@login_required
+@require_GET
+@gzip_page
+def graph_neighbourhood_data(request: HttpRequest, uid: str) -> JsonResponse:
+    """A memory and its direct neighbours, for double-click expansion and for refreshing after an edit."""
+    try:
+        return JsonResponse(graph_neighbourhood(ref=uid).as_dict())
+    except OrmahError as exc:
+        return JsonResponse({"error": exc.code, "message": exc.message}, status=exc.http_status)
+
+
+@login_required
+@require_GET
+def search(request: HttpRequest) -> HttpResponse:
+    """Search results (hybrid recall) as a partial; graph.js highlights and centres the hits."""
+    text = request.GET.get("q", "").strip()
+    filters = filters_from(request.GET)
+    hits, error = [], None
+    if text:
+        try:
+            query = SearchQuery(query=text, limit=SEARCH_LIMIT, include_outdated=filters.show_hidden,
+                                tiers=list(filters.tiers) or None, types=list(filters.types) or None)
+            hits = recall(query=query)
+        except ValidationError:
+            error = "That search is too long."
+    return render(request, "memory/_search_results.html", {
+        "query": text, "hits": hits, "hit_ids": [h.node_id for h in hits], "error": error,
+    })

@@ -1,0 +1,200 @@
+"""The node panel (an HTMX partial, or a page of its own) and its actions, all written through memory.services."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from pydantic import ValidationError
+
+from memory import services
+from memory.domain.enums import TIER_ORDER, EdgeType, Tier
+from memory.errors import OrmahError
+from memory.ui_selectors import NodeDetail, node_detail, node_file_hash, node_suggest
+from memory.views.forms import ConnectForm, NodeEditForm, OutdatedForm, TierForm
+from memory.views.render import markdown_html
+
+_TIER_VERBS = {Tier.CORE: "Promote to core", Tier.WORKING: "Move to working", Tier.ARCHIVAL: "Archive"}
+
+
+def is_htmx(request: HttpRequest) -> bool:
+    """True for requests htmx makes (they get partials instead of pages)."""
+    return request.headers.get("HX-Request") == "true"
+
+
+def with_trigger(response: HttpResponse, event: str, detail: dict) -> HttpResponse:
+    """Tell the page (graph.js) what changed, through htmx's HX-Trigger response header."""
+    response["HX-Trigger"] = json.dumps({event: detail})
+    return response
+
+
+def _tier_moves(detail: NodeDetail) -> list[tuple[str, str, bool]]:
+    """(tier, button label, is_promotion) for every tier the memory is not in."""
+    here = TIER_ORDER[detail.node.tier]
+    return [(t.value, _TIER_VERBS[t], TIER_ORDER[t] > here) for t in (Tier.CORE, Tier.WORKING, Tier.ARCHIVAL)
+            if t != detail.node.tier]
+
+
+def _panel(request: HttpRequest, ref: str, *, status: int = 200, error: str | None = None,
+           notice: str | None = None, edit_form: NodeEditForm | None = None,
+           connect_form: ConnectForm | None = None) -> HttpResponse:
+    detail = node_detail(ref=ref)
+    context = {
+        "d": detail, "node": detail.node, "content_html": markdown_html(detail.node.content),
+        "tier_moves": [] if detail.is_self else _tier_moves(detail),
+        "edit_form": edit_form, "connect_form": connect_form, "outdated_form": OutdatedForm(),
+        "error": error, "notice": notice, "defines": EdgeType.DEFINES.value,
+    }
+    template = "memory/_node_panel.html" if is_htmx(request) else "memory/node_page.html"
+    return render(request, template, context, status=status)
+
+
+def _after_write(request: HttpRequest, uid: str, notice: str, *, also: list[str] | None = None) -> HttpResponse:
+    if not is_htmx(request):
+        messages.success(request, notice)
+        return redirect("ui:node", uid=uid)
+    return with_trigger(_panel(request, uid, notice=notice), "ormah:changed", {"ids": [uid, *(also or [])]})
+
+
+def node_view(view):
+    """login_required, plus: a memory that cannot be found (or an ambiguous id) gets the "missing" partial."""
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except OrmahError as exc:
+            return render(request, "memory/_node_missing.html", {"message": exc.message, "uid": kwargs.get("uid")},
+                          status=exc.http_status)
+
+    return login_required(wrapper)
+
+
+def _failed(request: HttpRequest, uid: str, exc: OrmahError) -> HttpResponse:
+    if not is_htmx(request):
+        messages.error(request, exc.message)
+        return redirect("ui:node", uid=uid)
+    return _panel(request, uid, status=exc.http_status, error=exc.message)
+
+
+@node_view
+@require_GET
+def node_panel(request: HttpRequest, uid: str) -> HttpResponse:
+    """The node panel: content, fields, tags, edges in and out, identity and audit history."""
+    return _panel(request, uid)
+
+
+@node_view
+@require_http_methods(["GET", "POST"])
+def node_edit(request: HttpRequest, uid: str) -> HttpResponse:
+    """Edit a memory; the change is written to its markdown file by node_update."""
+    detail = node_detail(ref=uid)
+    if request.method == "GET":
+        return _panel(request, uid, edit_form=NodeEditForm.for_node(detail.node, detail.file_hash))
+    form = NodeEditForm(request.POST)
+    if not form.is_valid():
+        return _panel(request, uid, status=422, edit_form=form)
+    if form.cleaned_data["file_hash"] != node_file_hash(ref=uid):
+        form.add_error(None, "The file changed on disk while you were editing. Copy your text, then reopen the "
+                             "editor to see the current version.")
+        return _panel(request, uid, status=409, edit_form=form)
+    try:
+        patch = form.patch_for(detail.node)
+    except ValidationError:
+        return _panel(request, uid, status=422, edit_form=form)
+    try:
+        services.node_update(ref=uid, patch=patch)
+    except OrmahError as exc:
+        form.add_error(None, exc.message)
+        return _panel(request, uid, status=exc.http_status, edit_form=form)
+    return _after_write(request, uid, "Saved to the markdown file." if patch.changes() else "Nothing changed.")
+
+
+@node_view
+@require_http_methods(["GET", "POST"])
+def node_connect(request: HttpRequest, uid: str) -> HttpResponse:
+    """Connect the memory to another one (the edge is stored in this memory's file)."""
+    if request.method == "GET":
+        return _panel(request, uid, connect_form=ConnectForm())
+    form = ConnectForm(request.POST)
+    if not form.is_valid():
+        return _panel(request, uid, status=422, connect_form=form)
+    data = form.cleaned_data
+    try:
+        conn = services.edge_create(source_ref=uid, target_ref=data["target"].strip(), edge=EdgeType(data["edge"]),
+                                    weight=data["weight"], reason=data["reason"].strip() or None)
+    except OrmahError as exc:
+        form.add_error("target", exc.message)
+        return _panel(request, uid, status=exc.http_status, connect_form=form)
+    return _after_write(request, uid, f"Connected ({conn.edge.value.replace('_', ' ')}).", also=[conn.target])
+
+
+@login_required
+@require_GET
+def node_suggestions(request: HttpRequest) -> HttpResponse:
+    """<option>s for the connect form's datalist."""
+    options = node_suggest(text=request.GET.get("target", ""), exclude=request.GET.get("exclude"))
+    return render(request, "memory/_node_options.html", {"options": options})
+
+
+@node_view
+@require_POST
+def node_outdated(request: HttpRequest, uid: str) -> HttpResponse:
+    """Mark a memory outdated (valid_until = now, the reason appended to its content)."""
+    form = OutdatedForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else None
+    try:
+        services.node_mark_outdated(ref=uid, reason=reason or None)
+    except OrmahError as exc:
+        return _failed(request, uid, exc)
+    return _after_write(request, uid, "Marked outdated.")
+
+
+@node_view
+@require_POST
+def node_tier(request: HttpRequest, uid: str) -> HttpResponse:
+    """Promote or demote a memory to another tier."""
+    form = TierForm(request.POST)
+    if not form.is_valid():
+        return _panel(request, uid, status=422, error="Choose core, working or archival.")
+    try:
+        node = services.node_set_tier(ref=uid, tier=Tier(form.cleaned_data["tier"]))
+    except OrmahError as exc:
+        return _failed(request, uid, exc)
+    return _after_write(request, uid, f"Moved to {node.tier.value}.")
+
+
+@node_view
+@require_POST
+def node_forget(request: HttpRequest, uid: str) -> HttpResponse:
+    """Forget a memory (its file moves to deleted/); the answer offers an undo."""
+    try:
+        node = services.node_forget(ref=uid)
+    except OrmahError as exc:
+        return _failed(request, uid, exc)
+    context = {"node": node, "label": node.title or node.content[:60]}
+    if not is_htmx(request):
+        messages.success(request, f"Forgotten: {context['label']}")
+        return redirect(reverse("ui:graph"))
+    response = render(request, "memory/_forgotten.html", context)
+    return with_trigger(response, "ormah:removed", {"ids": [node.id]})
+
+
+@node_view
+@require_POST
+def node_restore(request: HttpRequest, uid: str) -> HttpResponse:
+    """Undo a forget: the file comes back from deleted/ and is indexed again."""
+    try:
+        node = services.node_restore(node_id=uid)
+    except OrmahError as exc:
+        if not is_htmx(request):
+            messages.error(request, exc.message)
+            return redirect(reverse("ui:graph"))
+        raise
+    return _after_write(request, node.id, "Restored.")

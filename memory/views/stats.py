@@ -1,0 +1,26 @@
+"""The stats page: counts by tier, type and space, growth over time, the importance histogram (SVG)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from memory.ui_selectors import stats_overview
+from memory.views.render import bar_chart, line_chart
+
+
+@login_required
+@require_GET
+def stats_page(request: HttpRequest) -> HttpResponse:
+    stats = stats_overview()
+    return render(request, "memory/stats.html", {
+        "stats": stats,
+        "tier_chart": bar_chart("Memories by tier", stats.by_tier),
+        "type_chart": bar_chart("Memories by type", stats.by_type),
+        "space_chart": bar_chart("Memories by space", stats.by_space),
+        "edge_chart": bar_chart("Connections by type", stats.by_edge_type),
+        "growth_chart": line_chart("Memories over time (cumulative)", [(m, total) for m, _, total in stats.growth]),
+        "importance_chart": bar_chart("Importance", stats.importance, horizontal=False),
+    })

@@ -1,0 +1,32 @@
+/* Ormah UI helpers shared by every page: keyboard shortcuts and focus after htmx swaps. */
+(function () {
+  "use strict";
+
+  function typing(el) {
+    return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  }
+
+  // Filter and legend boxes start closed on narrow screens, so the graph is in reach.
+  if (window.matchMedia("(max-width: 720px)").matches) {
+    document.querySelectorAll("details[data-open-wide]").forEach(function (d) { d.open = false; });
+  }
+
+  // "/" focuses the search box (where there is one).
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey || typing(document.activeElement)) return;
+    var q = document.getElementById("q");
+    if (q) { ev.preventDefault(); q.focus(); q.select(); }
+  });
+
+  // After htmx replaces the node panel, move focus into it: the first field of a form, else the heading.
+  document.addEventListener("htmx:afterSwap", function (ev) {
+    var target = ev.detail && ev.detail.target;
+    if (!target || target.id !== "panel") return;
+    var alert = target.querySelector("[role=alert]");
+    var field = target.querySelector("form[aria-label] input:not([type=hidden]), form[aria-label] textarea");
+    var heading = target.querySelector("#node-title");
+    var el = alert && !field ? alert : (field || heading || target);
+    if (el === alert && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
+    el.focus({preventScroll: false});
+  });
+})();

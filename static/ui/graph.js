@@ -1,0 +1,486 @@
+/* Ormah graph explorer: Cytoscape + fcose. Data comes from /graph/data/ (compact keys, see memory/ui_selectors.py):
+ *   node {id, label, type, tier, space, imp, acc, self?, idn?, old?, more?}   edge [source, target, type, weight]
+ * The instance is window.ormahGraph; #graph gets data-state="ready" and data-node-count once the graph is drawn.
+ */
+(function () {
+  "use strict";
+
+  var el = document.getElementById("graph");
+  if (!el || typeof window.cytoscape === "undefined") return;
+
+  var statusEl = document.getElementById("graph-status");
+  var filtersForm = document.getElementById("filters");
+  var reduceMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+  var darkScheme = window.matchMedia("(prefers-color-scheme: dark)");
+  var TYPES = ["fact", "decision", "preference", "event", "person", "project", "concept", "procedure", "goal",
+               "observation"];
+  var EDGES = ["related_to", "supports", "contradicts", "defines", "evolved_from", "derived_from", "part_of",
+               "depends_on"];
+  var DIRECTED = {defines: 1, evolved_from: 1, derived_from: 1, part_of: 1, depends_on: 1, supports: 1};
+  var BIG = 1500; // above this many nodes: draft layout, haystack edges, textures while panning
+
+  var cy = null;
+  var order = [];        // node ids by importance, for N / P keyboard navigation
+  var cursor = -1;
+  var loadSeq = 0;
+
+  function url(template, id) { return template.replace("__ID__", encodeURIComponent(id)); }
+  function say(text) { if (statusEl) statusEl.textContent = text; }
+  function duration() { return reduceMotion.matches ? 0 : 350; }
+
+  // ---- style -------------------------------------------------------------------------------------------------
+
+  function palette() {
+    var css = getComputedStyle(document.documentElement);
+    var v = function (name) { return css.getPropertyValue(name).trim(); };
+    var p = {type: {}, edge: {}, tier: {}};
+    TYPES.forEach(function (t) { p.type[t] = v("--type-" + t); });
+    EDGES.forEach(function (e) { p.edge[e] = v("--edge-" + e); });
+    ["core", "working", "archival"].forEach(function (t) { p.tier[t] = v("--tier-" + t); });
+    p.self = v("--self"); p.identity = v("--identity"); p.hit = v("--hit");
+    p.label = v("--graph-label"); p.labelBg = v("--graph-label-bg");
+    return p;
+  }
+
+  function styles(p, big) {
+    var s = [
+      {selector: "node", style: {
+        "width": "data(size)", "height": "data(size)", "background-color": p.type.fact,
+        "border-width": 2, "border-color": p.tier.working,
+        "label": "data(label)", "font-size": 10, "color": p.label, "text-valign": "bottom", "text-margin-y": 3,
+        "text-max-width": 140, "text-wrap": "ellipsis", "min-zoomed-font-size": big ? 9 : 6,
+        "text-background-color": p.labelBg, "text-background-opacity": 0.75, "text-background-padding": 1,
+        "overlay-padding": 6
+      }},
+      {selector: "node.r-core", style: {"border-width": 4, "border-color": p.tier.core}},
+      {selector: "node.r-working", style: {"border-width": 2, "border-color": p.tier.working}},
+      {selector: "node.r-archival", style: {"border-width": 2, "border-color": p.tier.archival, "border-style": "dashed"}},
+      {selector: "node.idn", style: {"outline-width": 3, "outline-color": p.identity, "outline-offset": 2}},
+      {selector: "node.self", style: {"background-color": p.self, "font-size": 13, "font-weight": "bold", "z-index": 10,
+                                      "border-width": 5, "border-color": p.tier.core}},
+      {selector: "node.old", style: {"opacity": 0.4}},
+      {selector: "edge", style: {
+        "width": 1.2, "line-color": p.edge.related_to, "opacity": "data(op)",
+        "curve-style": big ? "haystack" : "bezier", "haystack-radius": 0,
+        "arrow-scale": 0.8, "target-arrow-color": p.edge.related_to
+      }}
+    ];
+    TYPES.forEach(function (t) { s.push({selector: "node.t-" + t, style: {"background-color": p.type[t]}}); });
+    s.push({selector: "node.self", style: {"background-color": p.self}});
+    EDGES.forEach(function (e) {
+      var st = {"line-color": p.edge[e], "target-arrow-color": p.edge[e]};
+      if (DIRECTED[e] && !big) st["target-arrow-shape"] = "triangle";
+      s.push({selector: "edge.e-" + e, style: st});
+    });
+    s.push(
+      {selector: "edge.e-defines", style: {"width": 3.5, "opacity": 0.9}},
+      {selector: "edge.e-supports", style: {"width": 1.8}},
+      {selector: "edge.e-contradicts", style: {"width": 2, "line-style": "dashed"}},
+      {selector: "edge.e-evolved_from", style: {"width": 1.8, "line-style": "dotted"}},
+      {selector: "edge.e-derived_from", style: {"line-style": "dashed", "line-dash-pattern": [6, 2]}},
+      {selector: ".dim", style: {"opacity": 0.1}},
+      {selector: "node.hit", style: {"opacity": 1, "border-color": p.hit, "border-width": 5, "z-index": 20,
+                                     "overlay-color": p.hit, "overlay-opacity": 0.18, "font-weight": "bold"}},
+      {selector: "edge.hit-edge", style: {"opacity": 0.8}},
+      {selector: "node:selected", style: {"overlay-color": p.hit, "overlay-opacity": 0.3, "z-index": 30}}
+    );
+    return s;
+  }
+
+  // ---- elements ----------------------------------------------------------------------------------------------
+
+  function nodeSize(d) {
+    if (d.self) return 64;
+    return Math.max(24, Math.min(56, 24 + 6 * Math.log2((d.acc || 0) + 1)));
+  }
+
+  function nodeClasses(d) {
+    var c = ["t-" + d.type, "r-" + d.tier];
+    if (d.self) c.push("self");
+    if (d.idn) c.push("idn");
+    if (d.old) c.push("old");
+    return c.join(" ");
+  }
+
+  function nodeData(d) {
+    return {id: d.id, name: d.label, label: d.more ? d.label + "  +" + d.more : d.label, type: d.type,
+            tier: d.tier, space: d.space, imp: d.imp, acc: d.acc, self: !!d.self, more: d.more || 0,
+            size: nodeSize(d)};
+  }
+
+  function nodeEl(d, position) {
+    var e = {group: "nodes", data: nodeData(d), classes: nodeClasses(d)};
+    if (position) e.position = position;
+    return e;
+  }
+
+  function edgeId(e) { return e[0] + ">" + e[1] + ":" + e[2]; }
+
+  function edgeEl(e) {
+    return {group: "edges", data: {id: edgeId(e), source: e[0], target: e[1], type: e[2], w: e[3],
+            op: Math.max(0.2, e[3] == null ? 0.5 : e[3])}, classes: "e-" + e[2]};
+  }
+
+  function rememberOrder() {
+    order = cy.nodes().sort(function (a, b) {
+      return (b.data("self") - a.data("self")) || (b.data("imp") - a.data("imp"));
+    }).map(function (n) { return n.id(); });
+    cursor = -1;
+  }
+
+  function countText(data) {
+    var n = cy.nodes().length, m = cy.edges().length;
+    var text = n + " memor" + (n === 1 ? "y" : "ies") + ", " + m + " connection" + (m === 1 ? "" : "s");
+    if (data && data.truncated) text += " (the " + n + " most important of " + data.total + "; double-click to expand)";
+    return text;
+  }
+
+  // ---- layout and drawing ------------------------------------------------------------------------------------
+
+  function layoutOptions(n) {
+    var me = cy.nodes(".self");
+    var big = n > BIG;
+    var o = {name: "fcose", quality: big ? "draft" : "default", randomize: true, animate: false, fit: true,
+             padding: 30, nodeDimensionsIncludeLabels: false, packComponents: true, nodeRepulsion: 6500,
+             idealEdgeLength: 70, edgeElasticity: 0.45, numIter: 2500, tile: true, samplingType: true,
+             sampleSize: 25};
+    if (me.nonempty()) o.fixedNodeConstraint = [{nodeId: me.id(), position: {x: 0, y: 0}}];
+    return o;
+  }
+
+  function runLayout(then) {
+    var n = cy.nodes().length;
+    if (n === 0) { then(); return; }
+    var layout = cy.layout(layoutOptions(n));
+    layout.one("layoutstop", function () { then(); });
+    layout.run();
+  }
+
+  function fitAll() {
+    cy.resize();
+    cy.fit(cy.elements(), 30);
+    if (cy.zoom() > 1.6) { cy.zoom(1.6); cy.center(); }
+  }
+
+  function drawn(data, started) {
+    cy.one("render", function () {
+      window.requestAnimationFrame(function () {
+        performance.mark("ormah:graph-drawn");
+        window.ormahGraphTimings = {total_ms: Math.round(performance.now() - started.t0),
+                                    fetch_ms: Math.round(started.fetched - started.t0),
+                                    layout_ms: Math.round(started.laidOut - started.fetched)};
+        el.dataset.nodeCount = String(cy.nodes().length);
+        el.dataset.state = "ready";
+        say(countText(data));
+        el.dispatchEvent(new CustomEvent("ormah:graph-ready", {bubbles: true}));
+      });
+    });
+    fitAll();
+    cy.forceRender();
+  }
+
+  function build(data, started) {
+    var big = data.nodes.length > BIG;
+    var elements = data.nodes.map(function (d) { return nodeEl(d); }).concat(data.edges.map(edgeEl));
+    if (cy) cy.destroy();
+    cy = window.cytoscape({
+      container: el, elements: elements, style: styles(palette(), big), layout: {name: "null"},
+      minZoom: 0.03, maxZoom: 4, boxSelectionEnabled: false, motionBlur: false,
+      hideEdgesOnViewport: big, textureOnViewport: big, pixelRatio: big ? 1 : "auto"
+    });
+    cy.scratch("_big", big);
+    window.ormahGraph = cy;
+    bindGraphEvents();
+    rememberOrder();
+    runLayout(function () {
+      started.laidOut = performance.now();
+      drawn(data, started);
+      var focus = el.dataset.focus;
+      if (focus) { el.dataset.focus = ""; select(focus, {open: true}); }
+      highlightSearch();
+    });
+  }
+
+  function load() {
+    var seq = ++loadSeq;
+    var started = {t0: performance.now()};
+    el.dataset.state = "loading";
+    say("Loading the graph…");
+    var params = filtersForm ? new URLSearchParams(new FormData(filtersForm)).toString() : "";
+    fetch(el.dataset.dataUrl + (params ? "?" + params : ""), {credentials: "same-origin",
+                                                              headers: {"Accept": "application/json"}})
+      .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+      .then(function (data) {
+        if (seq !== loadSeq) return;
+        started.fetched = performance.now();
+        performance.mark("ormah:graph-data");
+        build(data, started);
+      })
+      .catch(function (err) {
+        el.dataset.state = "error";
+        say("The graph could not be loaded (" + err.message + "). Reload the page to try again.");
+      });
+  }
+
+  // ---- neighbourhoods, refresh after edits -------------------------------------------------------------------
+
+  function fetchHood(id) {
+    return fetch(url(el.dataset.neighbourhoodUrl, id), {credentials: "same-origin",
+                                                          headers: {"Accept": "application/json"}})
+      .then(function (r) { return r.ok ? r.json() : null; });
+  }
+
+  function placeAround(centre, count, i) {
+    var p = centre.position();
+    var r = 70 + 6 * Math.sqrt(count) * 4;
+    var a = (2 * Math.PI * i) / Math.max(count, 1);
+    return {x: p.x + r * Math.cos(a), y: p.y + r * Math.sin(a)};
+  }
+
+  function freeSpot() {
+    var bb = cy.elements().boundingBox();
+    return cy.nodes().length ? {x: bb.x2 + 120, y: (bb.y1 + bb.y2) / 2} : {x: 0, y: 0};
+  }
+
+  /* Merge a neighbourhood into the graph: update the nodes we have, add the missing ones around the centre. */
+  function merge(data, centreId, opts) {
+    opts = opts || {};
+    var added = cy.collection();
+    cy.batch(function () {
+      var centreData = data.nodes[0];
+      var centre = cy.getElementById(centreId);
+      if (centre.empty()) {
+        var near = data.nodes.slice(1).map(function (d) { return cy.getElementById(d.id); })
+          .filter(function (n) { return n.nonempty(); });
+        var pos = near.length ? {x: near[0].position("x") + 60, y: near[0].position("y") + 60} : freeSpot();
+        centre = cy.add(nodeEl(centreData, pos));
+        added = added.union(centre);
+      }
+      var fresh = data.nodes.slice(1).filter(function (d) { return cy.getElementById(d.id).empty(); });
+      data.nodes.forEach(function (d) {
+        var n = cy.getElementById(d.id);
+        if (n.nonempty()) {
+          if (opts.expanded && d.id === centreId) d.more = 0;
+          n.data(nodeData(d));
+          n.classes(nodeClasses(d));
+        }
+      });
+      fresh.forEach(function (d, i) {
+        if (!opts.expanded && !opts.addNeighbours) return;
+        added = added.union(cy.add(nodeEl(d, placeAround(centre, fresh.length, i))));
+      });
+      if (opts.syncEdges) {
+        var want = {};
+        data.edges.forEach(function (e) { if (e[0] === centreId || e[1] === centreId) want[edgeId(e)] = 1; });
+        centre.connectedEdges().forEach(function (e) { if (!want[e.id()]) e.remove(); });
+      }
+      data.edges.forEach(function (e) {
+        if (cy.getElementById(edgeId(e)).nonempty()) return;
+        if (cy.getElementById(e[0]).empty() || cy.getElementById(e[1]).empty()) return;
+        cy.add(edgeEl(e));
+      });
+    });
+    if (added.nonempty()) rememberOrder();
+    el.dataset.nodeCount = String(cy.nodes().length);
+    return added;
+  }
+
+  function expand(id, opts) {
+    opts = opts || {};
+    return fetchHood(id).then(function (data) {
+      if (!data || !data.nodes.length) return cy.collection();
+      var added = merge(data, id, {expanded: true});
+      if (!opts.quiet) {
+        say("Expanded: " + added.length + " memor" + (added.length === 1 ? "y" : "ies") + " added. " + countText());
+        var hood = cy.getElementById(id).closedNeighborhood();
+        cy.animate({fit: {eles: hood, padding: 60}}, {duration: duration()});
+      }
+      return added;
+    });
+  }
+
+  function refresh(id) {
+    return fetchHood(id).then(function (data) {
+      if (data && data.nodes.length && cy.getElementById(id).nonempty()) {
+        merge(data, id, {syncEdges: true, addNeighbours: true});
+        say("Updated. " + countText());
+      }
+    });
+  }
+
+  // ---- selection, panel, search ------------------------------------------------------------------------------
+
+  function openPanel(id) {
+    window.htmx.ajax("GET", url(el.dataset.nodeUrl, id), {target: "#panel", swap: "innerHTML"});
+  }
+
+  function centreOn(node) {
+    var ext = cy.extent(), p = node.position();
+    var inside = p.x > ext.x1 && p.x < ext.x2 && p.y > ext.y1 && p.y < ext.y2;
+    if (!inside || cy.zoom() < 0.5) {
+      cy.animate({center: {eles: node}, zoom: Math.max(cy.zoom(), 0.9)}, {duration: duration()});
+    }
+  }
+
+  function select(id, opts) {
+    var node = cy.getElementById(id);
+    var done = function (n) {
+      cy.$(":selected").unselect();
+      n.select();
+      centreOn(n);
+      cursor = order.indexOf(n.id());
+      if (opts && opts.open) openPanel(n.id());
+      return n;
+    };
+    if (node.nonempty()) return Promise.resolve(done(node));
+    return expand(id, {quiet: true}).then(function () {
+      var n = cy.getElementById(id);
+      return n.nonempty() ? done(n) : null;
+    });
+  }
+
+  function clearHighlight() {
+    cy.batch(function () { cy.elements().removeClass("hit dim hit-edge"); });
+  }
+
+  function highlightSearch() {
+    if (!cy) return;
+    var box = document.getElementById("search-hits");
+    var ids = box && box.dataset.hitIds ? box.dataset.hitIds.split(" ").filter(Boolean) : [];
+    clearHighlight();
+    if (!ids.length) { el.dataset.hits = "0"; return; }
+    var missing = ids.filter(function (id) { return cy.getElementById(id).empty(); }).slice(0, 10);
+    Promise.all(missing.map(function (id) { return expand(id, {quiet: true}); })).then(function () {
+      var hits = cy.collection();
+      ids.forEach(function (id) { hits = hits.union(cy.getElementById(id)); });
+      cy.batch(function () {
+        cy.elements().addClass("dim");
+        hits.removeClass("dim").addClass("hit");
+        hits.edgesWith(hits).removeClass("dim").addClass("hit-edge");
+      });
+      el.dataset.hits = String(hits.length);
+      if (hits.nonempty()) {
+        if (hits.length === 1) cy.animate({center: {eles: hits}, zoom: Math.max(cy.zoom(), 1.2)}, {duration: duration()});
+        else cy.animate({fit: {eles: hits, padding: 70}}, {duration: duration()});
+      }
+      say(hits.length + " search hit" + (hits.length === 1 ? "" : "s") + " highlighted. Escape clears.");
+    });
+  }
+
+  var pickTarget = null;
+  document.addEventListener("click", function (ev) {
+    var b = ev.target.closest && ev.target.closest("[data-pick-target]");
+    if (!b) return;
+    pickTarget = document.getElementById(b.getAttribute("data-pick-target"));
+    say("Pick mode: click the memory to connect to (Escape cancels).");
+  });
+
+  function bindGraphEvents() {
+    cy.on("tap", "node", function (ev) {
+      var id = ev.target.id();
+      if (pickTarget && document.body.contains(pickTarget)) {
+        pickTarget.value = id;
+        pickTarget.focus();
+        pickTarget = null;
+        say("Picked: " + ev.target.data("name"));
+        return;
+      }
+      cursor = order.indexOf(id);
+      openPanel(id);
+    });
+    cy.on("dbltap", "node", function (ev) { expand(ev.target.id()); });
+  }
+
+  // ---- page events -------------------------------------------------------------------------------------------
+
+  document.body.addEventListener("htmx:afterSwap", function (ev) {
+    var target = ev.detail.target;
+    if (!cy || !target) return;
+    if (target.id === "search-results") highlightSearch();
+    if (target.id === "panel") {
+      var article = target.querySelector("[data-node-id]");
+      if (article) select(article.getAttribute("data-node-id"));
+    }
+  });
+
+  document.body.addEventListener("ormah:changed", function (ev) {
+    if (!cy) return;
+    (ev.detail.ids || []).forEach(function (id) { refresh(id); });
+  });
+
+  document.body.addEventListener("ormah:removed", function (ev) {
+    if (!cy) return;
+    (ev.detail.ids || []).forEach(function (id) { cy.getElementById(id).remove(); });
+    rememberOrder();
+    el.dataset.nodeCount = String(cy.nodes().length);
+    say("Removed. " + countText());
+  });
+
+  if (filtersForm) {
+    var reload = function () {
+      var params = new URLSearchParams(new FormData(filtersForm));
+      var q = document.getElementById("q");
+      if (q && q.value) params.set("q", q.value);
+      window.history.replaceState(null, "", "?" + params.toString());
+      load();
+    };
+    filtersForm.addEventListener("change", reload);
+    filtersForm.addEventListener("submit", function (ev) { ev.preventDefault(); reload(); });
+  }
+
+  function zoomBy(factor) {
+    cy.zoom({level: cy.zoom() * factor, renderedPosition: {x: el.clientWidth / 2, y: el.clientHeight / 2}});
+  }
+
+  var buttons = {
+    "g-fit": function () { cy.animate({fit: {eles: cy.elements(), padding: 30}}, {duration: duration()}); },
+    "g-zoom-in": function () { zoomBy(1.25); },
+    "g-zoom-out": function () { zoomBy(0.8); },
+    "g-relayout": function () { runLayout(function () { fitAll(); say(countText()); }); }
+  };
+  Object.keys(buttons).forEach(function (id) {
+    var b = document.getElementById(id);
+    if (b) b.addEventListener("click", function () { if (cy) buttons[id](); });
+  });
+
+  function step(delta) {
+    if (!order.length) return;
+    cursor = (cursor + delta + order.length) % order.length;
+    var n = cy.getElementById(order[cursor]);
+    cy.$(":selected").unselect();
+    n.select();
+    centreOn(n);
+    say("Selected " + (cursor + 1) + " of " + order.length + ": " + n.data("name") + " (" + n.data("type") + ", " +
+        n.data("tier") + "). Enter opens it.");
+  }
+
+  el.addEventListener("keydown", function (ev) {
+    if (!cy || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    var handled = true;
+    switch (ev.key) {
+      case "ArrowLeft": cy.panBy({x: 60, y: 0}); break;
+      case "ArrowRight": cy.panBy({x: -60, y: 0}); break;
+      case "ArrowUp": cy.panBy({x: 0, y: 60}); break;
+      case "ArrowDown": cy.panBy({x: 0, y: -60}); break;
+      case "+": case "=": zoomBy(1.25); break;
+      case "-": case "_": zoomBy(0.8); break;
+      case "0": buttons["g-fit"](); break;
+      case "n": case "N": step(1); break;
+      case "p": case "P": step(-1); break;
+      case "Enter": var s = cy.$("node:selected"); if (s.nonempty()) openPanel(s[0].id()); break;
+      case "x": case "X": var x = cy.$("node:selected"); if (x.nonempty()) expand(x[0].id()); break;
+      case "Escape": clearHighlight(); cy.$(":selected").unselect(); pickTarget = null; say(countText()); break;
+      default: handled = false;
+    }
+    if (handled) ev.preventDefault();
+  });
+
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape" && pickTarget) { pickTarget = null; say(countText()); }
+  });
+
+  darkScheme.addEventListener("change", function () { if (cy) cy.style(styles(palette(), !!cy.scratch("_big"))); });
+
+  window.ormahGraphReload = load;
+  load();
+})();

@@ -1,0 +1,88 @@
+"""Browser fixtures: one headless Debian Chromium per session (Playwright sync API), a signed-in page per test.
+
+Playwright's sync API runs an event loop in this thread, so Django's async-safety check is switched off here
+(tech notes §5). Do not mix these fixtures with pytest-playwright's.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+SCREENS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screens"
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian Chromium is required: apt-get install -y chromium chromium-driver")
+    from playwright.sync_api import sync_playwright
+
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def ui_account(transactional_db):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_superuser(username="ormah", email=None, password=PASSWORD)
+
+
+@pytest.fixture
+def new_page(browser, live_server, home, ui_account):
+    """A function opening a fresh page (own context) on the live server; pages that failed JS fail the test."""
+    contexts, errors = [], []
+
+    def open_page(**context_args):
+        context = browser.new_context(base_url=live_server.url, **{"viewport": {"width": 1440, "height": 900},
+                                                                   **context_args})
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+    assert errors == [], f"JavaScript errors: {errors}"
+
+
+def sign_in(page, next_path: str = "/") -> None:
+    """Sign in through the real form and wait for the page behind it."""
+    page.goto(next_path)
+    page.fill("#id_username", "ormah")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_load_state()
+
+
+def wait_for_graph(page) -> int:
+    page.wait_for_selector("#graph[data-state=ready]")
+    return page.evaluate("window.ormahGraph.nodes().length")
+
+
+def click_node(page, node_id: str, *, double: bool = False) -> None:
+    """Click a node where Cytoscape drew it (a real mouse click on the canvas)."""
+    box = page.locator("#graph").bounding_box()
+    pos = page.evaluate("id => window.ormahGraph.getElementById(id).renderedPosition()", node_id)
+    if double:
+        page.mouse.dblclick(box["x"] + pos["x"], box["y"] + pos["y"])
+    else:
+        page.mouse.click(box["x"] + pos["x"], box["y"] + pos["y"])
+
+
+def shot(page, name: str, **kwargs) -> None:
+    page.screenshot(path=str(SCREENS / f"{name}.png"), **kwargs)

@@ -1,0 +1,165 @@
+"""The node panel and its actions: every write lands in the markdown file through the services."""
+
+from __future__ import annotations
+
+import json
+
+from memory import runtime
+from memory.selectors import node_get
+from memory.services import edge_create, self_ensure
+from tests.ui.conftest import csrf_post
+
+
+def file_text(node_id: str) -> str:
+    return runtime.store().path_for(node_id).read_text()
+
+
+def edit_form(ui, node_id: str) -> dict:
+    """The edit form's current values, as the page would submit them."""
+    from memory.ui_selectors import node_detail
+
+    d = node_detail(ref=node_id)
+    n = d.node
+    return {"title": n.title or "", "content": n.content, "type": n.type.value, "tier": n.tier.value,
+            "space": n.space or "", "tags": ", ".join(n.tags), "confidence": n.confidence, "file_hash": d.file_hash}
+
+
+def test_panel_shows_fields_tags_edges_and_identity(ui, mem):
+    self_ensure()
+    a = mem("Robin prefers tea", about_self=True, tags=["drinks"], auto_link=False)
+    b = mem("The café on Rua Augusta serves good tea", auto_link=False)
+    edge_create(source_ref=b.id, target_ref=a.id, edge="supports", weight=0.7, reason="same topic")
+    html = ui.get(f"/nodes/{a.id}/", HTTP_HX_REQUEST="true").content.decode()
+    assert f'data-node-id="{a.id}"' in html
+    assert "Part of your identity" in html
+    assert "#drinks" in html
+    assert "Connections in <span class=\"muted\">(2)</span>" in html
+    assert ">supports</span>" in html and "same topic" in html
+    assert "<html" not in html  # a partial, not a page
+
+
+def test_panel_is_a_full_page_without_htmx(ui, mem):
+    a = mem("A memory with a page", auto_link=False)
+    html = ui.get(f"/nodes/{a.id}/").content.decode()
+    assert "<html" in html and "Show in the graph" in html
+
+
+def test_content_is_rendered_as_markdown_and_html_is_escaped(ui, mem):
+    a = mem("**bold** and `code`\n\n<script>alert('x')</script> <img src=x onerror=alert(1)>"
+            " [link](javascript:alert(1))", auto_link=False)
+    html = ui.get(f"/nodes/{a.id}/", HTTP_HX_REQUEST="true").content.decode()
+    assert "<strong>bold</strong>" in html and "<code>code</code>" in html
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert('x')&lt;/script&gt;" in html
+    assert "<img" not in html
+    assert 'href="javascript:' not in html
+
+
+def test_edit_is_saved_to_the_markdown_file(ui, mem):
+    a = mem("Deploys happen on Fridays", auto_link=False)
+    form = edit_form(ui, a.id) | {"content": "Deploys happen on Tuesdays", "tags": "ops, deploys"}
+    response = csrf_post(ui, f"/nodes/{a.id}/edit/", form)
+    assert response.status_code == 200
+    assert json.loads(response["HX-Trigger"]) == {"ormah:changed": {"ids": [a.id]}}
+    text = file_text(a.id)
+    assert "Deploys happen on Tuesdays" in text
+    assert "- ops\n  - deploys\n" in text or "tags:\n- ops\n- deploys\n" in text
+    assert "Saved to the markdown file." in response.content.decode()
+
+
+def test_edit_with_invalid_input_keeps_the_file(ui, mem):
+    a = mem("Keep this text", auto_link=False)
+    before = file_text(a.id)
+    form = edit_form(ui, a.id) | {"tags": "Not A Valid/Tag"}
+    response = csrf_post(ui, f"/nodes/{a.id}/edit/", form)
+    assert response.status_code == 422
+    assert "must be lowercase letters" in response.content.decode()
+    assert file_text(a.id) == before
+
+
+def test_edit_refuses_a_form_opened_before_a_manual_file_edit(ui, mem):
+    a = mem("Original text", auto_link=False)
+    form = edit_form(ui, a.id) | {"content": "Text from a stale form"}
+    path = runtime.store().path_for(a.id)
+    path.write_text(path.read_text().replace("Original text", "Edited by hand"))
+    response = csrf_post(ui, f"/nodes/{a.id}/edit/", form)
+    assert response.status_code == 409
+    assert "changed on disk" in response.content.decode()
+    assert "Edited by hand" in path.read_text()
+
+
+def test_connect_stores_the_edge_in_the_source_file(ui, mem):
+    a = mem("Dana maintains the billing service", auto_link=False)
+    b = mem("The billing service", auto_link=False)
+    response = csrf_post(ui, f"/nodes/{a.id}/connect/", {"target": b.id[:8], "edge": "part_of", "weight": "0.6",
+                                                         "reason": "ownership"})
+    assert response.status_code == 200
+    assert json.loads(response["HX-Trigger"]) == {"ormah:changed": {"ids": [a.id, b.id]}}
+    text = file_text(a.id)
+    assert f"target: {b.id}" in text and "edge: part_of" in text and "reason: ownership" in text
+
+
+def test_connect_to_an_unknown_memory_shows_the_error(ui, mem):
+    a = mem("Lonely memory", auto_link=False)
+    response = csrf_post(ui, f"/nodes/{a.id}/connect/", {"target": "ffffffff", "edge": "related_to", "weight": "0.5"})
+    assert response.status_code == 404
+    assert "No memory with id ffffffff" in response.content.decode()
+
+
+def test_suggestions_offer_memories_by_title(ui, mem):
+    a = mem("Grafana dashboards for the ingress controller", auto_link=False)
+    html = ui.get("/nodes/suggest/", {"target": "grafana"}).content.decode()
+    assert f'<option value="{a.id}">' in html
+
+
+def test_mark_outdated_sets_valid_until_and_appends_the_reason(ui, mem):
+    a = mem("We use Redis 7.2", auto_link=False)
+    response = csrf_post(ui, f"/nodes/{a.id}/outdated/", {"reason": "moved to Valkey"})
+    assert response.status_code == 200
+    node = node_get(store=runtime.store(), ref=a.id)
+    assert node.valid_until is not None
+    assert node.content.endswith("[Outdated: moved to Valkey]")
+
+
+def test_promote_and_demote_change_the_tier_in_the_file(ui, mem):
+    a = mem("An important preference", auto_link=False)
+    assert csrf_post(ui, f"/nodes/{a.id}/tier/", {"tier": "core"}).status_code == 200
+    assert "tier: core" in file_text(a.id)
+    assert csrf_post(ui, f"/nodes/{a.id}/tier/", {"tier": "archival"}).status_code == 200
+    assert "tier: archival" in file_text(a.id)
+
+
+def test_forget_then_undo_restores_the_file_and_the_row(ui, mem):
+    a = mem("Forget me, then bring me back", auto_link=False)
+    path = runtime.store().path_for(a.id)
+    response = csrf_post(ui, f"/nodes/{a.id}/forget/")
+    assert response.status_code == 200
+    assert json.loads(response["HX-Trigger"]) == {"ormah:removed": {"ids": [a.id]}}
+    assert not path.exists()
+    assert f"/nodes/{a.id}/restore/" in response.content.decode()
+    response = csrf_post(ui, f"/nodes/{a.id}/restore/")
+    assert response.status_code == 200
+    assert path.exists()
+    assert ui.get(f"/nodes/{a.id}/", HTTP_HX_REQUEST="true").status_code == 200
+
+
+def test_the_self_node_offers_no_forget_and_refuses_it(ui, db):
+    me = self_ensure()
+    html = ui.get(f"/nodes/{me.id}/", HTTP_HX_REQUEST="true").content.decode()
+    assert "This is you" in html and "Forget</button>" not in html
+    response = csrf_post(ui, f"/nodes/{me.id}/forget/")
+    assert response.status_code == 409
+    assert "cannot be forgotten" in response.content.decode()
+
+
+def test_unknown_node_answers_404_with_a_message(ui, db):
+    response = ui.get("/nodes/abcdef12/", HTTP_HX_REQUEST="true")
+    assert response.status_code == 404
+    assert "No memory with id abcdef12" in response.content.decode()
+
+
+def test_actions_without_htmx_redirect_back_to_the_node_page(ui, mem):
+    a = mem("Plain form post", auto_link=False)
+    response = csrf_post(ui, f"/nodes/{a.id}/tier/", {"tier": "core"}, htmx=False)
+    assert response.status_code == 302
+    assert response["Location"] == f"/nodes/{a.id}/"
