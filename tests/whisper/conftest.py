@@ -1,0 +1,73 @@
+"""Whisper test helpers: search hits, candidates and fake stage dependencies built from plain values.
+
+The fakes are for pure stage tests (they say so); service, API and end-to-end tests use the real embedder,
+recall and database.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+
+from memory.domain.search import SearchHit
+from whisper.classifier import Intent
+from whisper.conf import WhisperConf
+from whisper.state import Candidate, Deps, WhisperRequest, WhisperRun
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def unit(*values: float, dim: int = 4) -> np.ndarray:
+    """A unit vector from the given leading components (the rest zero)."""
+    v = np.zeros(dim, dtype=np.float32)
+    v[: len(values)] = values
+    return v / np.linalg.norm(v)
+
+
+def hit(node_id: str, *, score: float = 0.6, title: str = "", content: str = "", type: str = "fact",
+        space: str | None = None, confidence: float = 1.0, row_id: int = 1, source: str = "hybrid",
+        created: datetime = NOW) -> SearchHit:
+    return SearchHit(node_id=node_id, row_id=row_id, short_id=node_id[:8], title=title or node_id,
+                     content=content or title or node_id, type=type, tier="working", space=space, tags=(),
+                     created=created, updated=created, valid_until=None, confidence=confidence, score=score,
+                     source=source)
+
+
+def cand(node_id: str, *, score: float = 0.6, cosine: float | None = 0.6, title: str = "", content: str = "",
+         type: str = "fact", space: str | None = None, confidence: float = 1.0, identity: bool = False,
+         created: datetime = NOW) -> Candidate:
+    return Candidate(node_id=node_id, short_id=node_id[:8], title=title or node_id, content=content or title,
+                     type=type, space=space, confidence=confidence, created=created, retrieval_rank=1,
+                     retrieval_score=score, raw_cosine=cosine, score=score, identity=identity)
+
+
+def intent(*categories: str) -> Intent:
+    return Intent(categories=tuple(sorted(categories)) or ("technical",), scores={})
+
+
+def fake_deps(**overrides) -> Deps:
+    """Deps that answer from plain values; override any callable."""
+    base = dict(
+        embed=lambda text: unit(1.0), archetypes=lambda: {}, search=lambda query: [],
+        vectors=lambda row_ids: {}, identity=lambda: [], feedback=lambda ids: {}, topic_served=lambda vec: True,
+    )
+    base.update(overrides)
+    return Deps(**base)
+
+
+def make_run(prompt: str = "how is the index stored?", *, space: str | None = None, session_id: str | None = "s1",
+             budget: int = 300, recent=None, pool=(), **fields):
+    run = WhisperRun(request=WhisperRequest(prompt=prompt, session_id=session_id, space=space), now=NOW,
+                     budget_tokens=budget, recent=list(recent) if recent else None)
+    run.candidates = list(pool)
+    run.pool = list(pool)
+    for key, value in fields.items():
+        setattr(run, key, value)
+    return run
+
+
+@pytest.fixture
+def conf() -> WhisperConf:
+    return WhisperConf()

@@ -1,0 +1,104 @@
+"""The whisper app's typed, frozen configuration, built from settings.ORMAH["WHISPER_*"].
+
+Pure code (stages, classifier, formatter, affinity) receives this object; only `get_conf` reads settings.
+Defaults and their calibration are documented in docs/whisper.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+
+@dataclass(frozen=True, slots=True)
+class WhisperConf:
+    enabled: bool = True
+    search_limit: int = 6
+    max_nodes: int = 6
+    min_score: float = 0.45
+    activation: bool = False
+    budget_tokens: int = 300
+    content_max_chars: int = 600
+    full_items: int = 2
+    reranker: str | None = None
+    reranker_model: str = "Xenova/ms-marco-MiniLM-L-6-v2"
+    reranker_min_score: float = 0.40
+    reranker_blend: float = 0.6
+    reranker_max_doc_chars: int = 512
+    gate: float = 0.45
+    gate_no_reranker: float = 0.50
+    identity_gate: float = 0.25
+    overlap_ce_floor: float = 0.45
+    overlap_cosine_floor: float = 0.70
+    intent_threshold: float = 0.65
+    topic_repeat_threshold: float = 0.75
+    buffer_size: int = 5
+    session_gap_minutes: float = 10.0
+    exploration: bool = False
+    synthetic_patterns: tuple[re.Pattern, ...] = field(default_factory=tuple)
+    nudge_interval: int = 10
+    store_interval: int = 10
+    store_min_turns: int = 3
+    store_dedup_threshold: float = 0.90
+    log_retention_days: int = 30
+    affinity_similarity: float = 0.70
+    affinity_half_life_days: float = 30.0
+    affinity_max_boost: float = 0.15
+    affinity_implicit_weight: float = 0.8
+    maintenance_due: str | None = None
+    broad_recap_floor: float = 0.30
+    space_factor_other: float = 0.6
+    recap_window_days: float = 3.0
+
+
+def _patterns(raw: str | None) -> tuple[re.Pattern, ...]:
+    """Extra synthetic-prompt regexes, one per line (matched at the start of the left-trimmed prompt)."""
+    return tuple(re.compile(line.strip(), re.IGNORECASE) for line in (raw or "").splitlines() if line.strip())
+
+
+def get_conf() -> WhisperConf:
+    """Build the conf from settings (cheap; read per call so tests can override settings)."""
+    o = settings.ORMAH
+    d = WhisperConf()
+
+    def pick(key: str, default):
+        value = o.get(f"WHISPER_{key}")
+        return default if value is None else type(default)(value) if default is not None else value
+
+    return WhisperConf(
+        enabled=pick("ENABLED", d.enabled),
+        search_limit=pick("SEARCH_LIMIT", d.search_limit),
+        max_nodes=pick("MAX_NODES", d.max_nodes),
+        min_score=pick("MIN_SCORE", d.min_score),
+        activation=pick("ACTIVATION", d.activation),
+        budget_tokens=pick("BUDGET_TOKENS", d.budget_tokens),
+        content_max_chars=pick("CONTENT_MAX_CHARS", d.content_max_chars),
+        full_items=pick("FULL_ITEMS", d.full_items),
+        reranker=o.get("WHISPER_RERANKER") or None,
+        reranker_model=pick("RERANKER_MODEL", d.reranker_model),
+        reranker_min_score=pick("RERANKER_MIN_SCORE", d.reranker_min_score),
+        reranker_blend=pick("RERANKER_BLEND", d.reranker_blend),
+        gate=pick("GATE", d.gate),
+        gate_no_reranker=pick("GATE_NO_RERANKER", d.gate_no_reranker),
+        identity_gate=pick("IDENTITY_GATE", d.identity_gate),
+        overlap_ce_floor=pick("OVERLAP_CE_FLOOR", d.overlap_ce_floor),
+        overlap_cosine_floor=pick("OVERLAP_COSINE_FLOOR", d.overlap_cosine_floor),
+        intent_threshold=pick("INTENT_THRESHOLD", d.intent_threshold),
+        topic_repeat_threshold=pick("TOPIC_REPEAT_THRESHOLD", d.topic_repeat_threshold),
+        buffer_size=pick("BUFFER_SIZE", d.buffer_size),
+        session_gap_minutes=pick("SESSION_GAP_MINUTES", d.session_gap_minutes),
+        exploration=pick("EXPLORATION", d.exploration),
+        synthetic_patterns=_patterns(o.get("WHISPER_SYNTHETIC_PATTERNS")),
+        nudge_interval=pick("NUDGE_INTERVAL", d.nudge_interval),
+        store_interval=pick("STORE_INTERVAL", d.store_interval),
+        store_min_turns=pick("STORE_MIN_TURNS", d.store_min_turns),
+        store_dedup_threshold=pick("STORE_DEDUP_THRESHOLD", d.store_dedup_threshold),
+        log_retention_days=pick("LOG_RETENTION_DAYS", d.log_retention_days),
+        affinity_similarity=pick("AFFINITY_SIMILARITY", d.affinity_similarity),
+        affinity_half_life_days=pick("AFFINITY_HALF_LIFE_DAYS", d.affinity_half_life_days),
+        affinity_max_boost=pick("AFFINITY_MAX_BOOST", d.affinity_max_boost),
+        affinity_implicit_weight=pick("AFFINITY_IMPLICIT_WEIGHT", d.affinity_implicit_weight),
+        maintenance_due=o.get("WHISPER_MAINTENANCE_DUE") or None,
+    )

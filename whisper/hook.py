@@ -1,0 +1,216 @@
+"""The agent hook client: `python -m whisper.hook inject|store` (also `ormah whisper inject|store`).
+
+Standard library only, so it starts in a few tens of milliseconds: it imports neither Django nor fastembed, and it
+runs as a plain script too (`python path/to/whisper/hook.py inject`), which is how `ormah whisper setup` wires it.
+
+inject  reads the agent's hook JSON on stdin (Claude Code UserPromptSubmit: prompt, session_id, cwd,
+        transcript_path, ...), asks the server's /api/agent/whisper within a hard time limit (5 s) and prints
+        {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "..."}} or nothing.
+        It then confirms delivery, and when the server says capture is due it starts `store` in the background.
+store   reads {transcript_path, session_id, cwd, hook_event_name} and asks /api/agent/ingest/transcript to capture
+        memories from the unread part of the transcript (PreCompact, SessionEnd and Stop capture whatever is new).
+
+Whatever goes wrong, the exit status is 0 and nothing is printed: the agent's prompt is never blocked. Errors go
+to hook.log in the Ormah log folder. This is a stand-alone client, so it reads its own environment:
+ORMAH_URL, ORMAH_API_TOKEN, ORMAH_TOKEN_FILE, ORMAH_HOME, ORMAH_LOG_DIR, ORMAH_SPACE, ORMAH_WHISPER_TIMEOUT.
+"""
+
+from __future__ import annotations
+
+import sys
+
+if __name__ == "__main__" and sys.path and sys.path[0] == __file__.rpartition("/")[0]:
+    del sys.path[0]  # run as a script: this folder's selectors.py must not shadow the standard library's
+
+import json  # noqa: E402
+import logging  # noqa: E402
+import os  # noqa: E402
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+import urllib.request  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+DEFAULT_URL = "http://127.0.0.1:8787"
+DEFAULT_TIMEOUT = 5.0
+STORE_TIMEOUT = 60.0
+ACK_TIMEOUT = 1.0
+SERVER_MARGIN = 0.25  # seconds the server's answer must leave for the way back
+MAX_STDIN = 2 * 1024 * 1024
+FINAL_EVENTS = ("PreCompact", "SessionEnd", "Stop")
+
+logger = logging.getLogger("ormah.hook")
+
+
+class HookTimeout(Exception):
+    """The hard time limit passed."""
+
+
+def _env(name: str) -> str | None:
+    value = os.environ.get(name)
+    return value if value else None
+
+
+def ormah_home() -> Path:
+    return Path(_env("ORMAH_HOME") or Path.home() / ".local" / "share" / "ormah").expanduser()
+
+
+def api_token() -> str | None:
+    """ORMAH_API_TOKEN, else the token file (ORMAH_TOKEN_FILE, else $ORMAH_HOME/api_token)."""
+    token = _env("ORMAH_API_TOKEN")
+    if token:
+        return token
+    path = Path(_env("ORMAH_TOKEN_FILE") or ormah_home() / "api_token").expanduser()
+    try:
+        return path.read_text().strip() or None
+    except OSError:
+        return None
+
+
+def time_limit() -> float:
+    """ORMAH_WHISPER_TIMEOUT in seconds (default 5), kept between 0.1 and 10."""
+    try:
+        return min(10.0, max(0.1, float(_env("ORMAH_WHISPER_TIMEOUT") or DEFAULT_TIMEOUT)))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+def space_for(cwd: str | None, home: Path | None = None) -> str | None:
+    """ORMAH_SPACE, else the name of cwd's git top-level folder, else cwd's name; None for the home folder or /."""
+    configured = _env("ORMAH_SPACE")
+    if configured:
+        return configured.strip() or None
+    if not cwd:
+        return None
+    folder = Path(cwd).expanduser()
+    home = home if home is not None else Path.home()
+    top = next((f for f in (folder, *folder.parents) if (f / ".git").exists()), folder)
+    if top == Path(top.anchor) or top == home:
+        return None
+    return top.name.replace("/", "-").strip()[:100] or None
+
+
+def _post(path: str, payload: dict, *, timeout: float) -> dict:
+    url = (_env("ORMAH_URL") or DEFAULT_URL).rstrip("/") + "/api/agent" + path
+    headers = {"Content-Type": "application/json"}
+    token = api_token()
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, data=json.dumps(payload).encode("utf-8"), headers=headers, method="POST")
+    with urllib.request.urlopen(request, timeout=max(0.05, timeout)) as response:  # noqa: S310 (local URL)
+        return json.loads(response.read().decode("utf-8"))
+
+
+def _read_stdin() -> dict:
+    data = json.loads(sys.stdin.read(MAX_STDIN) or "{}")
+    if not isinstance(data, dict):
+        raise ValueError("hook input is not a JSON object")
+    return data
+
+
+def _output(text: str) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}})
+
+
+def inject(event: dict, *, started: float, limit: float) -> tuple[str | None, dict]:
+    """Ask for a whisper: (the hook output JSON or None for silence, the server's answer). Raises on failure."""
+    prompt = event.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        return None, {}
+    remaining = limit - (time.monotonic() - started)
+    answer = _post("/whisper", {
+        "prompt": prompt, "session_id": event.get("session_id"), "cwd": event.get("cwd"),
+        "space": space_for(event.get("cwd")), "timeout_ms": max(1.0, (remaining - SERVER_MARGIN) * 1000),
+    }, timeout=remaining)
+    text = (answer.get("text") or "").strip()
+    nudge = (answer.get("nudge") or "").strip()
+    if nudge:
+        text = f"{text}\n\n---\n{nudge}" if text else nudge
+    return (_output(text) if text else None), answer
+
+
+def after_inject(event: dict, answer: dict, *, printed: bool, started: float, limit: float) -> None:
+    """Follow-ups once the output is out: confirm the delivery, start capture when the server says it is due."""
+    log_id = answer.get("whisper_log_id")
+    remaining = limit - (time.monotonic() - started)
+    if printed and answer.get("text") and log_id is not None and remaining > 0.05:
+        _post(f"/whisper/{int(log_id)}/delivered", {}, timeout=min(ACK_TIMEOUT, remaining))
+    if answer.get("store_due") and event.get("transcript_path"):
+        spawn_store(event)
+
+
+def spawn_store(event: dict) -> None:
+    """Start `store` detached, handing it the transcript fields on stdin."""
+    payload = {k: event.get(k) for k in ("transcript_path", "session_id", "cwd")}
+    proc = subprocess.Popen(  # noqa: S603 (our own interpreter and script)
+        [sys.executable, str(Path(__file__).resolve()), "store"], stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+    )
+    proc.stdin.write(json.dumps(payload).encode("utf-8"))
+    proc.stdin.close()
+
+
+def store(event: dict) -> dict | None:
+    """Ask the server to capture memories from the transcript; None when there is no transcript to read."""
+    path = event.get("transcript_path")
+    if not isinstance(path, str) or not path:
+        return None
+    final = event.get("hook_event_name") in FINAL_EVENTS
+    return _post("/ingest/transcript", {
+        "transcript_path": path, "session_id": event.get("session_id"), "cwd": event.get("cwd"),
+        "space": space_for(event.get("cwd")), "min_user_turns": 1 if final else None,
+    }, timeout=STORE_TIMEOUT)
+
+
+def _log_to_file() -> None:
+    folder = Path(_env("ORMAH_LOG_DIR") or ormah_home() / "logs").expanduser()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(folder / "hook.log")
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+def _on_alarm(signum, frame):
+    raise HookTimeout()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run `inject` or `store`; always exit 0."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = args[0] if args else ""
+    started = time.monotonic()
+    limit = time_limit() if command == "inject" else STORE_TIMEOUT + 5
+    if hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        event = _read_stdin()
+        if command == "inject":
+            output, answer = inject(event, started=started, limit=limit)
+            if output:
+                sys.stdout.write(output + "\n")
+                sys.stdout.flush()
+            after_inject(event, answer, printed=bool(output), started=started, limit=limit)
+        elif command == "store":
+            store(event)
+        else:
+            sys.stderr.write("usage: python -m whisper.hook inject|store < hook.json\n")
+    except (HookTimeout, Exception) as exc:  # noqa: BLE001
+        # Trigger: server down, slow, bad input, anything. Why: a hook must never break the agent's prompt.
+        # Outcome: silence on stdout, exit 0, one line in hook.log.
+        _log_to_file()
+        logger.warning("hook %s failed after %.0f ms: %s: %s", command, (time.monotonic() - started) * 1000,
+                       type(exc).__name__, exc)
+    finally:
+        if hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
