@@ -230,6 +230,9 @@ ORMAH = {
     "MAINTENANCE_AUDIT_MAX_ROWS": _env_int("MAINTENANCE_AUDIT_MAX_ROWS", 50_000),
     "MAINTENANCE_LEDGER_RETENTION_DAYS": _env_int("MAINTENANCE_LEDGER_RETENTION_DAYS", 30),
     "MAINTENANCE_MERGE_UNDO_DAYS": _env_int("MAINTENANCE_MERGE_UNDO_DAYS", 90),
+    # Backups (docs/backup.md): where `ormah backup` writes snapshots, and how many ordinary ones it keeps.
+    "BACKUP_DIR": _env_path("BACKUP_DIR", ORMAH_HOME / "backups"),
+    "BACKUP_KEEP": _env_int("BACKUP_KEEP", 10),
 }
 
 LOG_LEVEL = (_env("LOG_LEVEL", "DEBUG" if DEBUG else "INFO") or "INFO").upper()

@@ -37,3 +37,12 @@ __all__ += [
     "MergeResult", "audit_note_many", "audit_prune", "audit_record", "merge_history_get", "merge_history_prune",
     "merge_undo", "node_merge", "nodes_consolidate", "nodes_importance_set",
 ]
+
+from memory.services.backup import backup_create, backup_list, backup_prune, backup_restore, backup_verify  # noqa: E402
+from memory.services.importing import node_files_import, notes_import  # noqa: E402
+from memory.services.portability import archive_read, memory_export, memory_import  # noqa: E402
+
+__all__ += [
+    "archive_read", "backup_create", "backup_list", "backup_prune", "backup_restore", "backup_verify",
+    "memory_export", "memory_import", "node_files_import", "notes_import",
+]

@@ -1,10 +1,16 @@
-"""Import a folder of markdown: Ormah node files keep their ids; plain notes become new memories."""
+"""Import memories: Ormah node files (live and tombstones) keep their ids and names; plain notes become new memories.
+
+Every source (an export archive, an Ormah memory folder, a plain markdown folder) is reduced to `MemoryFile`s;
+`node_files_import` is the one writer for node files. Ids that already exist, live or forgotten, are skipped and
+reported, so importing the same thing twice changes nothing.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,26 +19,191 @@ from pydantic import ValidationError
 
 from memory import runtime
 from memory.conf import get_conf
+from memory.domain.enums import EdgeType
+from memory.domain.identity import is_self_node
 from memory.domain.markdown import parse
+from memory.domain.node import Node, utcnow, with_connection
 from memory.domain.requests import NodeCreate, validation_message
-from memory.errors import MalformedNodeFile, OrmahError, ValidationFailed
+from memory.errors import MalformedNodeFile, OrmahError, StorageError, ValidationFailed
+from memory.index import SyncReport
 from memory.models import NodeRow
+from memory.services.indexing import index_sync
 from memory.services.locking import write_lock
-from memory.services.nodes import _persist, node_create
+from memory.services.nodes import node_create
+from memory.store import DELETED_DIR, NODES_DIR, MarkdownStore, content_hash
 
 logger = logging.getLogger(__name__)
 _FRONT = re.compile(r"\A---\r?\n(.*?)\r?\n---\r?\n?(.*)\Z", re.S)
 _HEADING = re.compile(r"^#{1,6}\s+(.+)$", re.M)
+_TAIL = re.compile(r"_[0-9a-f]{8}\.md\Z")
+MEMORY_FOLDERS = (NODES_DIR, DELETED_DIR)
+
+
+@dataclass(frozen=True)
+class MemoryFile:
+    """One file of a memory folder: `folder` is nodes or deleted, `name` a bare file name, `origin` for reports."""
+
+    folder: str
+    name: str
+    data: bytes
+    mtime_ns: int | None = None
+    origin: str = ""
+
+    @property
+    def rel(self) -> str:
+        return f"{self.folder}/{self.name}"
+
+    @property
+    def sha256(self) -> str:
+        return content_hash(self.data)
 
 
 @dataclass
 class ImportReport:
     imported: list[str] = field(default_factory=list)
+    forgotten: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    index: SyncReport | None = None
+
+    def merge(self, other: ImportReport) -> ImportReport:
+        self.imported += other.imported
+        self.forgotten += other.forgotten
+        self.skipped += other.skipped
+        self.index = other.index or self.index
+        return self
 
     def as_dict(self) -> dict:
-        return {"imported": len(self.imported), "skipped": [{"path": p, "reason": r} for p, r in self.skipped]}
+        return {"imported": len(self.imported), "forgotten": len(self.forgotten),
+                "skipped": [{"path": p, "reason": r} for p, r in self.skipped]}
 
+
+def valid_file_name(name: str) -> bool:
+    """A bare `*.md` name that is not hidden and names no other folder."""
+    return name.endswith(".md") and not name.startswith(".") and "/" not in name and "\\" not in name
+
+
+def memory_folder_files(root: Path) -> list[MemoryFile]:
+    """The node files and tombstones of a memory folder (`nodes/*.md`, `deleted/*.md`), sorted by path."""
+    store = MarkdownStore(root)
+    files = []
+    for folder, paths in ((NODES_DIR, store.iter_paths()), (DELETED_DIR, store.deleted_paths())):
+        for path in paths:
+            try:
+                data, st = path.read_bytes(), path.stat()
+            except OSError as exc:
+                raise StorageError(f"Cannot read {path}: {exc.strerror or exc}", details={"path": str(path)}) from exc
+            files.append(MemoryFile(folder, path.name, data, st.st_mtime_ns, str(path)))
+    return files
+
+
+# ---------------------------------------------------------------------------
+# Ormah node files
+# ---------------------------------------------------------------------------
+
+def node_files_import(*, files: list[MemoryFile]) -> ImportReport:
+    """Write node files and tombstones under their own ids, names and mtimes, then index them.
+
+    Existing ids are skipped. An incoming self node, when this memory already has one, is not written: its
+    `defines` connections are added to the existing self node. Raises StorageError when the disk refuses.
+    """
+    conf = get_conf()
+    store = runtime.store(conf)
+    report = ImportReport()
+    with write_lock(conf.lock_file):
+        known, me = _known_ids(store)
+        defines: list = []
+        for f in files:
+            origin = f.origin or f.rel
+            try:
+                node = parse(f.data.decode("utf-8"), source=origin)
+            except UnicodeDecodeError as exc:
+                report.skipped.append((origin, f"not valid UTF-8 (byte {exc.start})"))
+                continue
+            except MalformedNodeFile as exc:
+                report.skipped.append((origin, exc.reason))
+                continue
+            if node.id in known:
+                report.skipped.append((origin, f"memory {node.id} already exists"))
+                continue
+            live = f.folder == NODES_DIR
+            if live and me is not None and is_self_node(node):
+                defines += [c for c in node.connections if c.edge == EdgeType.DEFINES]
+                report.skipped.append((origin, f"a second self node; its identity links were added to {me}"))
+                continue
+            try:
+                _write(store, node, f, live=live)
+            except StorageError:
+                raise
+            except OrmahError as exc:
+                report.skipped.append((origin, exc.message))
+                continue
+            known.add(node.id)
+            (report.imported if live else report.forgotten).append(node.id)
+            if live and me is None and is_self_node(node):
+                me = node.id
+        if defines and me is not None:
+            _self_link(store, me, defines)
+        if report.imported or defines:
+            report.index = index_sync()
+    return report
+
+
+def _known_ids(store: MarkdownStore) -> tuple[set[str], str | None]:
+    """Ids held by live files, tombstones or index rows, and the self node's id (the oldest, if several)."""
+    known = set(NodeRow.objects.values_list("uid", flat=True))
+    selves: list[Node] = []
+    for item in store.scan():
+        if item.node is not None:
+            known.add(item.node.id)
+            if is_self_node(item.node):
+                selves.append(item.node)
+    for path in store.deleted_paths():
+        try:
+            known.add(store.read(path)[0].id)
+        except (OSError, OrmahError):
+            continue
+    selves.sort(key=lambda n: (n.created, n.id))
+    return known, selves[0].id if selves else None
+
+
+def _write(store: MarkdownStore, node: Node, f: MemoryFile, *, live: bool) -> None:
+    folder = store.nodes_dir if live else store.deleted_dir
+    if not live and node.deleted_at is None:
+        node = replace(node, deleted_at=utcnow())
+    name = f.name if valid_file_name(f.name) else f"{node.type}_{node.short_id}.md"
+    stored = store.write(node, path=_free(folder, name))
+    if f.mtime_ns is not None:
+        os.utime(stored.path, ns=(f.mtime_ns, f.mtime_ns))
+
+
+def _free(folder: Path, name: str) -> Path:
+    """`folder/name`, or with -2, -3, ... before the `_<short_id>.md` tail when the name is taken."""
+    if not os.path.lexists(folder / name):
+        return folder / name
+    tail = _TAIL.search(name)
+    base, end = (name[: tail.start()], name[tail.start():]) if tail else (name[:-3], ".md")
+    n = 2
+    while os.path.lexists(folder / f"{base}-{n}{end}"):
+        n += 1
+    return folder / f"{base}-{n}{end}"
+
+
+def _self_link(store: MarkdownStore, self_id: str, connections: list) -> None:
+    path = store.path_for(self_id)
+    if path is None:
+        return
+    node, stored = store.read(path)
+    new = node
+    for conn in connections:
+        if conn.target != self_id:
+            new = with_connection(new, conn)
+    if new != node:
+        store.write(replace(new, updated=utcnow()), expected_hash=stored.hash, path=stored.path)
+
+
+# ---------------------------------------------------------------------------
+# Plain markdown folders
+# ---------------------------------------------------------------------------
 
 def _plain_note(path: Path, text: str, space: str | None) -> NodeCreate:
     meta, body = {}, text
@@ -55,36 +226,40 @@ def _plain_note(path: Path, text: str, space: str | None) -> NodeCreate:
 
 
 def notes_import(*, folder: Path, space: str | None = None) -> ImportReport:
-    """Import every *.md under `folder`; files that cannot be imported are reported and left untouched."""
+    """Import every *.md under `folder`: node files keep their ids, plain notes become memories (once each).
+
+    A plain note whose source name and content are already remembered is skipped, so a second run adds nothing.
+    Files that cannot be imported are reported and left untouched. Raises ValidationFailed for a missing folder.
+    """
     folder = Path(folder).expanduser()
     if not folder.is_dir():
         raise ValidationFailed(f"{folder} is not a folder")
-    conf = get_conf()
-    store = runtime.store(conf)
-    report = ImportReport()
+    report, node_files, plain = ImportReport(), [], []
     for path in sorted(folder.rglob("*.md")):
         try:
-            text = path.read_text(encoding="utf-8")
+            data = path.read_bytes()
+            text = data.decode("utf-8")
         except (UnicodeDecodeError, OSError) as exc:
             report.skipped.append((str(path), f"unreadable: {exc}"))
             continue
         try:
-            node = parse(text, source=str(path))
+            parse(text, source=str(path))
         except MalformedNodeFile:
-            node = None
+            plain.append((path, text))
+        else:
+            node_files.append(MemoryFile(NODES_DIR, path.name, data, path.stat().st_mtime_ns, str(path)))
+    if node_files:
+        report.merge(node_files_import(files=node_files))
+    for path, text in plain:
+        if not text.strip():
+            report.skipped.append((str(path), "empty file"))
+            continue
         try:
-            if node is not None:
-                if NodeRow.objects.filter(uid=node.id).exists():
-                    report.skipped.append((str(path), f"memory {node.id} already exists"))
-                    continue
-                with write_lock(conf.lock_file):
-                    _persist(store, node)
-                report.imported.append(node.id)
-            else:
-                if not text.strip():
-                    report.skipped.append((str(path), "empty file"))
-                    continue
-                report.imported.append(node_create(request=_plain_note(path, text, space), auto_link=False).node.id)
+            request = _plain_note(path, text, space)
+            if NodeRow.objects.filter(source=request.source, content=request.content).exists():
+                report.skipped.append((str(path), "already imported"))
+                continue
+            report.imported.append(node_create(request=request, auto_link=False).node.id)
         except ValidationError as exc:
             report.skipped.append((str(path), validation_message(exc)))
         except OrmahError as exc:

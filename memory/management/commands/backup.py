@@ -1,0 +1,33 @@
+import json
+
+from memory.management.base import OrmahCommand
+from memory.services import backup_create, backup_list
+
+
+class Command(OrmahCommand):
+    help = "Back up the memory files and the index (consistent snapshot, keeps the newest BACKUP_KEEP); --list shows them."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--list", action="store_true", help="list backups, newest first")
+        parser.add_argument("--reason", default="manual", help="a note stored in backup.json")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args, **o):
+        if o["list"]:
+            backups = backup_list()
+            if o["json"]:
+                self.stdout.write(json.dumps([b.as_dict() for b in backups]))
+                return
+            for b in backups:
+                counts = ", ".join(f"{v} {k}" for k, v in b.counts.items())
+                note = "" if b.restorable else "  (original format: use `ormah import`)"
+                self.stdout.write(f"{b.name}  {b.created_at}  {b.reason}  {counts}{note}")
+            if not backups:
+                self.stdout.write("No backups yet")
+            return
+        info = backup_create(reason=o["reason"])
+        if o["json"]:
+            self.stdout.write(json.dumps(info.as_dict()))
+            return
+        self.stdout.write(f"Backed up {info.counts.get('nodes', 0)} memories and {info.counts.get('deleted', 0)} "
+                          f"forgotten ones to {info.path}")
