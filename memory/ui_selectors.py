@@ -315,7 +315,7 @@ class Stats:
     by_space: list[tuple[str, int]]
     by_edge_type: list[tuple[str, int]]
     growth: list[tuple[str, int, int]]  # (YYYY-MM, created that month, cumulative)
-    importance: list[tuple[str, int]]  # ten bins over [0, 1]
+    importance: list[tuple[str, int]]  # ten bins over [0, 1], labelled by their lower bound
     audit_ops: list[tuple[str, int]]
 
 
@@ -348,6 +348,39 @@ def stats_overview(*, now: datetime | None = None, space_limit: int = 12) -> Sta
         by_space=by_space,
         by_edge_type=sorted(_counts(EdgeRow.objects.values_list("edge_type")).items(), key=lambda kv: (-kv[1], kv[0])),
         growth=growth,
-        importance=[(f"{i / 10:.1f}–{(i + 1) / 10:.1f}", n) for i, n in enumerate(bins)],
+        importance=[(f"{i / 10:.1f}", n) for i, n in enumerate(bins)],
         audit_ops=sorted(_counts(AuditRow.objects.values_list("operation")).items(), key=lambda kv: (-kv[1], kv[0])),
     )
+
+
+# ---------------------------------------------------------------------------
+# Cards (proposal review, whisper screens)
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NodeCard:
+    """A memory as review screens show it; `exists` is False when it has been forgotten or merged away."""
+
+    uid: str
+    short_id: str
+    label: str
+    content: str
+    type: str
+    tier: str
+    space: str | None
+    tags: tuple[str, ...]
+    importance: float
+    access_count: int
+    exists: bool = True
+
+
+def node_cards(*, uids: list[str]) -> dict[str, NodeCard]:
+    """Cards for the given ids from the index; unknown ids get a placeholder card with exists=False."""
+    found = {r[0]: NodeCard(uid=r[0], short_id=r[1], label=_label(r[2], r[3]), content=r[3], type=r[4], tier=r[5],
+                            space=r[6], tags=tuple(r[7].split()), importance=r[8], access_count=r[9])
+             for r in NodeRow.objects.filter(uid__in=list(uids)).values_list(
+                 "uid", "short_id", "title", "content", "type", "tier", "space", "tags_text", "importance",
+                 "access_count")}
+    return {u: found.get(u) or NodeCard(uid=u, short_id=u[:8], label="(no longer in memory)", content="", type="",
+                                        tier="", space=None, tags=(), importance=0.0, access_count=0, exists=False)
+            for u in uids}

@@ -5,6 +5,7 @@ from django.contrib.staticfiles.views import serve as static_serve
 from django.urls import include, path, re_path
 from django.views.decorators.cache import cache_control
 
+from maintenance import views as maintenance_views
 from memory import views as memory_views
 from ormah_site import views as site_views
 from ormah_site.api import api
@@ -23,6 +24,16 @@ ui_patterns = [
     path("nodes/<str:uid>/forget/", memory_views.node_forget, name="node-forget"),
     path("nodes/<str:uid>/restore/", memory_views.node_restore, name="node-restore"),
     path("stats/", memory_views.stats_page, name="stats"),
+    path("proposals/", maintenance_views.proposals_page, name="proposals"),
+    path("proposals/bulk/", maintenance_views.proposals_bulk, name="proposals-bulk"),
+    path("proposals/node/<str:uid>/", maintenance_views.node_proposals, name="node-proposals"),
+    path("proposals/<str:proposal_id>/decide/", maintenance_views.proposal_decision, name="proposal-decide"),
+    path("merges/<str:merge_id>/undo/", maintenance_views.merge_undo_view, name="merge-undo"),
+    path("jobs/", maintenance_views.jobs_page, name="jobs"),
+    path("jobs/table/", maintenance_views.jobs_table, name="jobs-table"),
+    path("jobs/sleep-cycle/", maintenance_views.sleep_cycle, name="jobs-sleep-cycle"),
+    path("jobs/<str:name>/run/", maintenance_views.job_run, name="job-run"),
+    path("jobs/<str:name>/pause/", maintenance_views.job_pause_toggle, name="job-pause"),
 ]
 
 urlpatterns = [

@@ -22,5 +22,5 @@ def stats_page(request: HttpRequest) -> HttpResponse:
         "space_chart": bar_chart("Memories by space", stats.by_space),
         "edge_chart": bar_chart("Connections by type", stats.by_edge_type),
         "growth_chart": line_chart("Memories over time (cumulative)", [(m, total) for m, _, total in stats.growth]),
-        "importance_chart": bar_chart("Importance", stats.importance, horizontal=False),
+        "importance_chart": bar_chart("Importance (bins of 0.1)", stats.importance, horizontal=False),
     })

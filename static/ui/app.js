@@ -11,6 +11,15 @@
     document.querySelectorAll("details[data-open-wide]").forEach(function (d) { d.open = false; });
   }
 
+  // "Select all" boxes of the proposal groups.
+  document.addEventListener("change", function (ev) {
+    var kind = ev.target.getAttribute && ev.target.getAttribute("data-select-all");
+    if (!kind) return;
+    document.querySelectorAll('input[data-group="' + kind + '"]').forEach(function (box) {
+      box.checked = ev.target.checked;
+    });
+  });
+
   // "/" focuses the search box (where there is one).
   document.addEventListener("keydown", function (ev) {
     if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey || typing(document.activeElement)) return;

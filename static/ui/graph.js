@@ -410,7 +410,18 @@
 
   document.body.addEventListener("ormah:removed", function (ev) {
     if (!cy) return;
-    (ev.detail.ids || []).forEach(function (id) { cy.getElementById(id).remove(); });
+    var ids = ev.detail.ids || [];
+    ids.forEach(function (id) { cy.getElementById(id).remove(); });
+    var shown = document.querySelector("#panel article.node[data-node-id]");
+    if (shown && ids.indexOf(shown.getAttribute("data-node-id")) >= 0) {
+      shown.setAttribute("aria-disabled", "true");
+      shown.classList.add("gone");
+      var note = document.createElement("p");
+      note.className = "badge warn";
+      note.setAttribute("role", "status");
+      note.textContent = "This memory is no longer in the graph (merged or forgotten).";
+      shown.insertBefore(note, shown.firstChild);
+    }
     rememberOrder();
     el.dataset.nodeCount = String(cy.nodes().length);
     say("Removed. " + countText());
