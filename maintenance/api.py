@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 
 from maintenance.errors import JobBusy
 from maintenance.models import ProposalRow
@@ -68,21 +68,21 @@ def _session(session) -> dict:
 
 @router.get("/agent/maintenance", response={200: MaintenanceOut}, summary="Agent maintenance: status")
 def maintenance_get(request: HttpRequest, job_id: str):
-    return 200, _session(maintenance_status(session_id=job_id))
+    return Status(200, _session(maintenance_status(session_id=job_id)))
 
 
 @router.post("/agent/maintenance", response={200: MaintenanceOut, 202: MaintenanceOut},
              summary="Agent maintenance: {} starts phase 1, {job_id} polls, {job_id, results} applies phase 2")
 def maintenance_post(request: HttpRequest, payload: MaintenanceIn):
     if payload.job_id and payload.results is not None:
-        return 200, _session(maintenance_apply(session_id=payload.job_id, results=payload.results))
+        return Status(200, _session(maintenance_apply(session_id=payload.job_id, results=payload.results)))
     if payload.job_id:
-        return 200, _session(maintenance_status(session_id=payload.job_id))
+        return Status(200, _session(maintenance_status(session_id=payload.job_id)))
     try:
         session = maintenance_begin()
     except JobBusy:
-        return 200, {"status": "busy", "summary": "a maintenance job is running; try again later"}
-    return (202 if session.status == "awaiting_results" else 200), _session(session)
+        return Status(200, {"status": "busy", "summary": "a maintenance job is running; try again later"})
+    return Status(202 if session.status == "awaiting_results" else 200, _session(session))
 
 
 @router.get("/agent/merges", response=list[MergeOut], summary="Recent merges (undoable)")

@@ -107,7 +107,7 @@ def _advance(session: MaintenanceSessionRow, facts: dict[int, NodeFacts]) -> Non
     work = Work(job=JOB, candidates=done, top=progress["top"], done=done)
     if not progress["complete"] and progress["left_min_seq"] is not None:
         work.top = progress["left_min_seq"] - 1
-    work_finish(work, complete=True)
+    work_finish(work)
 
 
 def maintenance_status(*, session_id: str, now: datetime | None = None) -> MaintenanceSessionRow:

@@ -51,6 +51,7 @@ def conflicts_run(ctx: RunContext) -> None:
             break
         except LLMUnavailable:
             ctx.counts["llm_failures"] += 1
+            ctx.stop()
             continue
         undecided = {p.a.uid for i, p in enumerate(pairs) if i not in verdicts}
         for i, verdict in verdicts.items():
@@ -70,4 +71,4 @@ def conflicts_run(ctx: RunContext) -> None:
             linked.add(pair.key)
             ctx.counts[edge.edge] += 1
         work.done.extend(f for f in chunk if f.uid not in undecided)
-    work_finish(work, complete=ctx.complete)
+    work_finish(work)

@@ -43,7 +43,7 @@ def consolidation_run(ctx: RunContext) -> None:
     clusters = clusters_for(facts, work.candidates, taken=pending_proposal_uids("consolidation"),
                             max_clusters=cl.MAX_CLUSTERS)
     if len(clusters) >= cl.MAX_CLUSTERS:
-        ctx.stop()
+        ctx.stop()  # more seeds may remain: the next run continues from them
     failed: set[str] = set()
     for cluster in clusters:
         if ctx.out_of_time():
@@ -68,10 +68,10 @@ def consolidation_run(ctx: RunContext) -> None:
         except (LLMUnavailable, OrmahError) as exc:
             logger.info("Consolidation of %s skipped: %s", [n.uid[:8] for n in cluster], exc)
             ctx.counts["skipped"] += 1
+            ctx.stop()
             failed.update(n.uid for n in cluster)
-    if ctx.complete:
+    if len(clusters) < cl.MAX_CLUSTERS:
         work.done = [f for f in work.candidates if f.uid not in failed]
     else:
-        clustered = {n.uid for c in clusters for n in c} - failed
-        work.done = [f for f in work.candidates if f.uid in clustered]
-    work_finish(work, complete=ctx.complete and not failed)
+        work.done = [f for f in work.candidates if f.uid in {n.uid for c in clusters for n in c} - failed]
+    work_finish(work)

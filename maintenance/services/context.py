@@ -61,13 +61,13 @@ def work_begin(job: str, facts: Iterable[NodeFacts], keep: Callable[[NodeFacts],
     return Work(job=job, candidates=[f for f in fresh if seen.get(f.uid) != f.embed_hash], top=top)
 
 
-def work_finish(work: Work, *, complete: bool) -> None:
-    """Record the examined nodes and move the watermark (all the way only when the run completed)."""
+def work_finish(work: Work) -> None:
+    """Record the examined nodes and move the watermark up to just below the first node left unfinished."""
     NodeSeenRow.objects.bulk_create(
         [NodeSeenRow(job=work.job, node_uid=f.uid, embed_hash=f.embed_hash) for f in work.done],
         update_conflicts=True, unique_fields=["job", "node_uid"], update_fields=["embed_hash"], batch_size=500,
     )
     done = {f.uid for f in work.done}
     left = [f.indexed_seq for f in work.candidates if f.uid not in done]
-    mark = work.top if complete or not left else min(left) - 1
+    mark = min(left) - 1 if left else work.top
     JobStateRow.objects.filter(job=work.job, watermark__lt=mark).update(watermark=mark)

@@ -48,6 +48,7 @@ def duplicates_run(ctx: RunContext) -> None:
             break
         except LLMUnavailable:
             ctx.counts["llm_failures"] += 1
+            ctx.stop()
             continue
         undecided = set()
         for i, (pair, score) in enumerate(scored):
@@ -60,8 +61,8 @@ def duplicates_run(ctx: RunContext) -> None:
                 undecided.add(pair.a.uid)
                 continue
             _decide(ctx, pair, score, verdicts.get(i), gone, pending)
-        work.done.extend(f for f in chunk if f.uid not in undecided and f.uid not in gone)
-    work_finish(work, complete=ctx.complete)
+        work.done.extend(f for f in chunk if f.uid not in undecided)
+    work_finish(work)
 
 
 def _decide(ctx: RunContext, pair: Pair, score: dup.DuplicateScore, verdict, gone: set[str], pending: set[str]) -> None:

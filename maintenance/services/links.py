@@ -50,6 +50,7 @@ def links_run(ctx: RunContext) -> None:
             break
         except LLMUnavailable:
             ctx.counts["llm_failures"] += 1
+            ctx.stop()
             continue
         undecided = set()
         for i, (pair, sim) in enumerate(link):
@@ -72,4 +73,4 @@ def links_run(ctx: RunContext) -> None:
             linked.add(pair.key)
             ctx.counts["edges"] += 1
         work.done.extend(f for f in chunk if f.uid not in undecided)
-    work_finish(work, complete=ctx.complete)
+    work_finish(work)

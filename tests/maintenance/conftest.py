@@ -29,6 +29,7 @@ class ScriptedLLM:
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
+        self.headers: list[dict] = []
         self.answer = lambda kind, user: {"results": []}
 
     @staticmethod
@@ -60,6 +61,7 @@ def llm(settings, home):
         def do_POST(self):  # noqa: N802
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length))
+            script.headers.append(dict(self.headers))
             status, text = (404, "{}") if self.path != "/v1/chat/completions" else script.respond(body)
             data = text.encode()
             self.send_response(status)

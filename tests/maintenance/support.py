@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.db import connection
@@ -40,3 +43,15 @@ def edges_of(uid: str) -> list[tuple[str, str, str, float]]:
     """(source uid, target uid, edge type, weight) for every edge touching `uid`, sorted."""
     rows = EdgeRow.objects.filter(source__uid=uid) | EdgeRow.objects.filter(target__uid=uid)
     return sorted(rows.values_list("source__uid", "target__uid", "edge_type", "weight"))
+
+
+@contextmanager
+def held_elsewhere(lock_file):
+    """The maintenance lock held through another open file, as another process would hold it."""
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        os.close(fd)
