@@ -130,8 +130,11 @@ def knn(
     if row_ids is not None:
         if not row_ids:
             return []
-        where.append(f"rowid IN ({', '.join(['%s'] * len(row_ids))})")
-        params.extend(int(r) for r in row_ids)
+        # SQLite turns a one-value IN into `rowid = ?`, which vec0 answers as a point lookup that ignores the
+        # MATCH (no rows at all); repeating the value keeps it an IN list.
+        ids = [int(r) for r in row_ids] * (2 if len(row_ids) == 1 else 1)
+        where.append(f"rowid IN ({', '.join(['%s'] * len(ids))})")
+        params.extend(ids)
     if exclude_row_ids:
         where.append(f"rowid NOT IN ({', '.join(['%s'] * len(exclude_row_ids))})")
         params.extend(int(r) for r in exclude_row_ids)
@@ -139,3 +142,15 @@ def knn(
     with connection.cursor() as cur:
         cur.execute(sql, params)
         return [VectorHit(row_id=r[0], cosine=1.0 - float(r[1])) for r in cur.fetchall()]
+
+
+def get_many(row_ids: Sequence[int]) -> dict[int, np.ndarray]:
+    """Stored vectors of some rows, by point lookups (vec0 answers `rowid IN (...)` with a full scan)."""
+    out: dict[int, np.ndarray] = {}
+    with connection.cursor() as cur:
+        for row_id in row_ids:
+            cur.execute(f"SELECT embedding FROM {TABLE} WHERE rowid = %s", [int(row_id)])
+            row = cur.fetchone()
+            if row is not None:
+                out[int(row_id)] = np.frombuffer(row[0], dtype=np.float32)
+    return out
