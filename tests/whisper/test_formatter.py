@@ -9,8 +9,8 @@ from whisper.text import estimate_tokens
 
 from .conftest import cand
 
-INTRO = ("Memories that may matter here; the top ones in full, the rest as titles. Use recall with an id for more. "
-         "If one helped or misled you, call submit_feedback(node_id, signal=1 or -1, whisper_log_id=7).")
+INTRO = ("Relevant memories, the top ones in full; use recall with an id for more. If one helped or misled you: "
+         "submit_feedback(node_id, signal=1 or -1, whisper_log_id=7).")
 
 
 def items():

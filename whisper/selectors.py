@@ -1,0 +1,117 @@
+"""Reads of the whisper app: identity sets, node vectors, feedback samples, served topics, the ledger."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+
+import numpy as np
+
+from memory.domain.enums import Tier
+from memory.models import EdgeRow, NodeRow
+from memory.search import vectors
+from whisper.affinity import FeedbackSample
+from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
+
+IDENTITY_LIMIT = 200
+SERVED_LOOKBACK = 50
+
+
+def _vec(blob) -> np.ndarray:
+    return np.frombuffer(bytes(blob), dtype=np.float32)
+
+
+def self_ids() -> frozenset[str]:
+    """The id(s) of the self node, found through the `self` tag index (no scan of the node table)."""
+    return frozenset(NodeRow.objects.filter(tag_rows__tag="self", is_self=True).values_list("uid", flat=True))
+
+
+def identity_rows(*, now: datetime) -> list[NodeRow]:
+    """Live core and working memories the self node defines (expired and archival ones left out)."""
+    me = NodeRow.objects.filter(tag_rows__tag="self", is_self=True).order_by("created", "uid").values("id")[:1]
+    targets = EdgeRow.objects.filter(source_id__in=me, edge_type="defines").values("target_id")
+    rows = NodeRow.objects.filter(id__in=targets).order_by("-importance", "-updated")[:IDENTITY_LIMIT]
+    return [r for r in rows
+            if r.tier in (Tier.CORE, Tier.WORKING) and (r.valid_until is None or r.valid_until > now)]
+
+
+def node_vectors(*, row_ids: Sequence[int]) -> dict[int, np.ndarray]:
+    """The stored embedding of each row that has one."""
+    found = {}
+    for row_id in dict.fromkeys(row_ids):
+        vector = vectors.get(row_id)
+        if vector is not None:
+            found[row_id] = vector
+    return found
+
+
+def feedback_samples(*, node_uids: Sequence[str]) -> dict[str, list[FeedbackSample]]:
+    """Feedback given for these memories, by node id."""
+    samples: dict[str, list[FeedbackSample]] = defaultdict(list)
+    if not node_uids:
+        return samples
+    for row in AffinityRow.objects.filter(node_uid__in=list(node_uids)):
+        samples[row.node_uid].append(FeedbackSample(prompt_vec=_vec(row.prompt_vec), signal=row.signal,
+                                                    source=row.source, at=row.created))
+    return samples
+
+
+def topic_served(*, session_id: str | None, prompt_vec: np.ndarray, threshold: float) -> bool:
+    """True when this session already got an injection for a prompt at least `threshold` similar to this one.
+
+    Without a session id there is nothing to tell the calls apart, so the topic counts as served.
+    """
+    if not session_id:
+        return True
+    blobs = (WhisperDecisionRow.objects.filter(session_id=session_id, decision="injected", prompt_vec__isnull=False)
+             .order_by("-created", "-id").values_list("prompt_vec", flat=True)[:SERVED_LOOKBACK])
+    return any(float(np.dot(_vec(b), prompt_vec)) >= threshold for b in blobs)
+
+
+def served_node_ids(*, session_id: str | None, since: datetime) -> frozenset[str]:
+    """Memories injected into this session since `since`."""
+    if not session_id:
+        return frozenset()
+    return frozenset(WhisperCandidateRow.objects.filter(
+        decision__session_id=session_id, decision__created__gte=since, injected=True,
+    ).values_list("node_uid", flat=True))
+
+
+def session_prompt_count(*, session_id: str | None) -> int:
+    """How many whisper calls a session has made, machine-generated prompts not counted."""
+    if not session_id:
+        return 0
+    return WhisperDecisionRow.objects.filter(session_id=session_id).exclude(decision="silent:synthetic").count()
+
+
+def decision_get(*, whisper_log_id: int) -> WhisperDecisionRow | None:
+    """One decision row, or None."""
+    return WhisperDecisionRow.objects.filter(id=whisper_log_id).first()
+
+
+def decision_list(*, limit: int = 50, session_id: str | None = None) -> list[WhisperDecisionRow]:
+    """The newest decisions with their candidates (for the UI's "why was this injected" view)."""
+    qs = WhisperDecisionRow.objects.all()
+    if session_id:
+        qs = qs.filter(session_id=session_id)
+    return list(qs.prefetch_related("candidates")[:limit])
+
+
+def candidate_for_feedback(*, node_uid: str, whisper_log_id: int | None) -> WhisperCandidateRow | None:
+    """The ledger row feedback refers to: that decision's row for the node, else the node's newest injection."""
+    qs = WhisperCandidateRow.objects.filter(node_uid=node_uid).select_related("decision")
+    if whisper_log_id is not None:
+        return qs.filter(decision_id=whisper_log_id).first()
+    return qs.filter(injected=True).order_by("-decision__created", "-id").first()
+
+
+def decision_counts(*, since: datetime | None = None) -> dict[str, int]:
+    """Decisions by outcome (for stats)."""
+    qs = WhisperDecisionRow.objects.all()
+    if since is not None:
+        qs = qs.filter(created__gte=since)
+    counts: dict[str, int] = defaultdict(int)
+    for decision in qs.values_list("decision", flat=True):
+        counts[decision] += 1
+    return dict(counts)

@@ -1,0 +1,212 @@
+"""whisper_respond: one prompt in, a decision (and maybe text) out, with its ledger rows and the session buffer."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import logging
+import time
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.db import transaction
+
+from memory import runtime
+from memory.conf import get_conf as memory_conf
+from memory.domain.node import as_utc, utcnow
+from memory.domain.requests import auto_title
+from memory.domain.search import SearchHit, SearchQuery
+from memory.models import NodeRow
+from memory.search import recall
+from memory.services.surfacing import surfacing_log
+from whisper import selectors
+from whisper.classifier import archetype_matrices
+from whisper.conf import WhisperConf, get_conf
+from whisper.models import WhisperCandidateRow, WhisperDecisionRow
+from whisper.pipeline import new_run, run_stages
+from whisper.reranker import load_reranker
+from whisper.session import buffer_append, buffer_read
+from whisper.state import (
+    INJECTED, SILENT_DISABLED, SILENT_EMPTY, SILENT_ERROR, SILENT_LATE, SILENT_SYNTHETIC, Deps, WhisperRequest,
+    WhisperResult, WhisperRun,
+)
+
+logger = logging.getLogger(__name__)
+
+MAX_STORED_PROMPT = 4000
+MAX_BUDGET_TOKENS = 4000
+PRUNE_EVERY = 500
+NUDGE = ("Remember to use ormah's remember tool to store decisions, preferences or noteworthy facts from this "
+         "conversation.")
+
+
+class _ReusingEmbedder:
+    """The real embedder, remembering the query vectors of this call so recall does not embed them again."""
+
+    def __init__(self, embedder) -> None:
+        self._embedder, self._vectors = embedder, {}
+        self.model_id, self.dim = embedder.model_id, embedder.dim
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if text not in self._vectors:
+            self._vectors[text] = np.asarray(self._embedder.embed_query(text), dtype=np.float32)
+        return self._vectors[text]
+
+    def embed_documents(self, texts):
+        return self._embedder.embed_documents(texts)
+
+
+def _identity_hit(row: NodeRow) -> SearchHit:
+    return SearchHit(
+        node_id=row.uid, row_id=row.id, short_id=row.short_id, title=row.title or auto_title(row.content),
+        content=row.content, type=row.type, tier=row.tier, space=row.space, tags=tuple(row.tags_text.split()),
+        created=row.created, updated=row.updated, valid_until=row.valid_until, confidence=row.confidence,
+        score=0.0, source="identity",
+    )
+
+
+def _maintenance_due(dotted: str | None):
+    """The configured `() -> bool` telling whether maintenance is due (composed in settings; default: never)."""
+    if not dotted:
+        return lambda: False
+    module, _, name = dotted.rpartition(".")
+    check = getattr(importlib.import_module(module), name)
+
+    def due() -> bool:
+        try:
+            return bool(check())
+        except Exception:  # noqa: BLE001
+            # Trigger: the check failed. Why: an optional line must not cost the whisper. Outcome: logged, no line.
+            logger.exception("maintenance_due check %s failed", dotted)
+            return False
+
+    return due
+
+
+def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, embedder=None) -> Deps:
+    """The real collaborators of the stages: the embedder, recall, the index, the ledger."""
+    emb = _ReusingEmbedder(embedder or runtime.embedder())
+    cache_dir = str(memory_conf().model_cache_dir)
+    return Deps(
+        embed=emb.embed_query,
+        archetypes=lambda: archetype_matrices(emb),
+        search=lambda query: recall(query=query, now=now, embedder=emb),
+        vectors=lambda row_ids: selectors.node_vectors(row_ids=row_ids),
+        identity=lambda: [_identity_hit(r) for r in selectors.identity_rows(now=now)],
+        feedback=lambda uids: selectors.feedback_samples(node_uids=uids),
+        topic_served=lambda vec: selectors.topic_served(session_id=session_id, prompt_vec=vec,
+                                                        threshold=conf.topic_repeat_threshold),
+        served=lambda: selectors.served_node_ids(
+            session_id=session_id, since=now - timedelta(minutes=conf.session_gap_minutes)),
+        self_ids=selectors.self_ids,
+        maintenance_due=_maintenance_due(conf.maintenance_due),
+        reranker=load_reranker(conf.reranker, model_name=conf.reranker_model, cache_dir=cache_dir),
+    )
+
+
+def _blob(vector: np.ndarray | None) -> bytes | None:
+    return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _record(row: WhisperDecisionRow, run: WhisperRun | None, decision: str, elapsed_ms: float) -> None:
+    """Fill the decision row and write one candidate row per candidate seen."""
+    injected = decision == INJECTED
+    row.decision, row.elapsed_ms = decision, round(elapsed_ms, 2)
+    fields = ["decision", "elapsed_ms"]
+    if run is not None:
+        row.intent = run.intent.label if run.intent is not None else ""
+        row.prompt_vec = _blob(run.prompt_vec)
+        row.matched_pattern = run.matched_pattern
+        row.gate = run.gate
+        row.node_ids = [c.node_id for c in run.selected] if injected else []
+        row.estimated_tokens = run.estimated_tokens if injected else 0
+        fields += ["intent", "prompt_vec", "matched_pattern", "gate", "node_ids", "estimated_tokens"]
+    with transaction.atomic():
+        row.save(update_fields=fields)
+        if run is not None and run.candidates:
+            WhisperCandidateRow.objects.bulk_create([WhisperCandidateRow(
+                decision=row, node_uid=c.node_id, short_id=c.short_id, title=c.display_title[:300], source=c.source,
+                retrieval_rank=c.retrieval_rank, retrieval_score=c.retrieval_score, raw_cosine=c.raw_cosine,
+                ce_raw=c.ce_raw, ce_abs=c.ce_abs, affinity=c.affinity, gate_score=c.gate_score,
+                gate_threshold=c.gate_threshold, stage=c.stage,
+                final_rank=c.final_rank, injected=injected and c.final_rank is not None,
+            ) for c in run.candidates])
+        if injected and run is not None:
+            surfacing_log(surface="whisper", query=run.query or run.prompt, session_id=row.session_id,
+                          space=row.space, now=row.created, hits=[c.hit for c in run.selected if c.hit is not None])
+
+
+def whisper_respond(*, prompt: str, session_id: str | None = None, space: str | None = None,
+                    budget_tokens: int | None = None, now: datetime | None = None, timeout_ms: float | None = None,
+                    embedder=None) -> WhisperResult:
+    """Decide whether to whisper memories for a prompt; always writes one decision row.
+
+    Never raises for a failing stage: the failure is logged and the answer is silence (`silent:error`).
+    An answer that took longer than the caller's `timeout_ms` is recorded as `silent:late` and not returned,
+    since the caller has already given up on it.
+    """
+    started = time.perf_counter()
+    conf = get_conf()
+    now = as_utc(now or utcnow())
+    session_id = (session_id or "").strip()[:200] or None
+    budget = max(0, min(int(budget_tokens if budget_tokens is not None else conf.budget_tokens), MAX_BUDGET_TOKENS))
+    request = WhisperRequest(prompt=prompt or "", session_id=session_id, space=space, budget_tokens=budget, now=now)
+    row = WhisperDecisionRow.objects.create(
+        created=now, session_id=session_id, space=space, prompt=(prompt or "")[:MAX_STORED_PROMPT],
+        prompt_hash=hashlib.sha256((prompt or "").encode("utf-8", "replace")).hexdigest(),
+        decision="pending", budget_tokens=budget, reranker=conf.reranker or "",
+    )
+    run: WhisperRun | None = None
+    try:
+        if not conf.enabled:
+            decision = SILENT_DISABLED
+        else:
+            recent = buffer_read(session_id=session_id, now=now, conf=conf)
+            run = new_run(request, now=now, budget_tokens=budget, recent=recent)
+            run.log_id = row.id
+            decision = run_stages(run, conf, whisper_deps(conf=conf, session_id=session_id, now=now,
+                                                           embedder=embedder))
+    except Exception:  # noqa: BLE001
+        # Trigger: any failure inside a stage. Why: whisper must never block or break the agent's prompt.
+        # Outcome: logged with its stack; the call answers silence and the ledger says silent:error.
+        logger.exception("Whisper failed for decision %s", row.id)
+        decision = SILENT_ERROR
+    elapsed_ms = (time.perf_counter() - started) * 1000.0
+    if decision == INJECTED and timeout_ms is not None and elapsed_ms > timeout_ms:
+        logger.warning("Whisper %s took %.0f ms, over the caller's %.0f ms: not delivered", row.id, elapsed_ms,
+                       timeout_ms)
+        decision = SILENT_LATE
+    _record(row, run, decision, elapsed_ms)
+    if decision not in (SILENT_EMPTY, SILENT_SYNTHETIC, SILENT_DISABLED):
+        buffer_append(session_id=session_id, prompt=request.prompt,
+                      vector=run.prompt_vec if run is not None else None, now=now, conf=conf)
+    if row.id % PRUNE_EVERY == 0:
+        ledger_prune(now=now)
+    count = selectors.session_prompt_count(session_id=session_id) if decision != SILENT_SYNTHETIC else 0
+    injected = decision == INJECTED
+    return WhisperResult(
+        text=run.text if injected else "", node_ids=tuple(c.node_id for c in run.selected) if injected else (),
+        estimated_tokens=run.estimated_tokens if injected else 0, decision=decision, whisper_log_id=row.id,
+        intent=row.intent or None, elapsed_ms=round(elapsed_ms, 2),
+        nudge=NUDGE if count and conf.nudge_interval and count % conf.nudge_interval == 0 else None,
+        store_due=bool(count and conf.store_interval and count % conf.store_interval == 0),
+    )
+
+
+def whisper_delivered(*, whisper_log_id: int) -> bool:
+    """Record that the hook handed a whisper to the agent; False when there is no such injected decision."""
+    return bool(WhisperDecisionRow.objects.filter(id=whisper_log_id, decision=INJECTED).update(delivered=True))
+
+
+def ledger_prune(*, now: datetime | None = None, days: int | None = None, batch: int = 1000) -> int:
+    """Delete decision rows (and their candidates) older than the retention; returns how many decisions went."""
+    now = as_utc(now or utcnow())
+    cutoff = now - timedelta(days=days if days is not None else get_conf().log_retention_days)
+    total = 0
+    while True:
+        ids = list(WhisperDecisionRow.objects.filter(created__lt=cutoff).values_list("id", flat=True)[:batch])
+        if not ids:
+            return total
+        with transaction.atomic():
+            WhisperDecisionRow.objects.filter(id__in=ids).delete()
+        total += len(ids)

@@ -1,0 +1,25 @@
+"""Early exits before any model runs: empty, short, machine-generated and acknowledgement prompts."""
+
+from __future__ import annotations
+
+from whisper.conf import WhisperConf
+from whisper.state import SILENT_ACK, SILENT_EMPTY, SILENT_SHORT, SILENT_SYNTHETIC, Deps, WhisperRun
+from whisper.text import alnum_count, is_acknowledgement, is_blank, synthetic_match
+
+MIN_ALNUM = 3
+
+
+def early_exit(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
+    """Silence for prompts that cannot or should not trigger recall."""
+    prompt = run.prompt or ""
+    if is_blank(prompt):
+        return SILENT_EMPTY
+    pattern = synthetic_match(prompt, conf.synthetic_patterns)
+    if pattern:
+        run.matched_pattern = pattern
+        return SILENT_SYNTHETIC
+    if alnum_count(prompt) < MIN_ALNUM:
+        return SILENT_SHORT
+    if is_acknowledgement(prompt):
+        return SILENT_ACK
+    return None

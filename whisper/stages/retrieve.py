@@ -1,0 +1,88 @@
+"""The search query, retrieval (hybrid recall plus identity support) and the minimum-score floor."""
+
+from __future__ import annotations
+
+import re
+
+from memory.domain.enums import Tier
+from memory.domain.search import MAX_QUERY_CHARS, SearchHit, SearchQuery
+from memory.domain.temporal import parse_temporal
+from whisper.classifier import IDENTITY, TEMPORAL
+from whisper.conf import WhisperConf
+from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
+from whisper.text import about_user, is_recap
+
+FOLLOW_UP_PROMPTS = 2
+TOKEN_WORDS = re.compile(r"[\w.-]+")
+
+
+def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
+    """The prompt, or for a follow-up the last two prompts and this one; recaps of a period are flagged."""
+    query = run.prompt
+    if run.follow_up and run.recent:
+        query = " ".join([r.prompt for r in run.recent[-FOLLOW_UP_PROMPTS:]] + [run.prompt])
+    run.query = " ".join(query.split())[-MAX_QUERY_CHARS:].strip()
+    run.query_vec = run.prompt_vec if run.query == " ".join(run.prompt.split()) else deps.embed(run.query)
+    run.about_user = (run.intent is not None and run.intent.has(IDENTITY)) or about_user(run.prompt)
+    run.broad_recap = (run.intent is not None and run.intent.has(TEMPORAL) and is_recap(run.prompt)
+                       and parse_temporal(run.prompt, run.now).window is not None)
+    return None
+
+
+def _space_factor(space: str | None, current: str | None, named: set[str], conf: WhisperConf) -> float:
+    """1.0 for the current project, global memories and a project the prompt names; less for other projects."""
+    if current is None or space is None or space == current or space.lower() in named:
+        return 1.0
+    return conf.space_factor_other
+
+
+def _candidate(hit: SearchHit, rank: int | None, *, source: str, identity: bool, conf: WhisperConf,
+               current_space: str | None, named: set[str]) -> Candidate:
+    return Candidate(
+        node_id=hit.node_id, short_id=hit.short_id, title=hit.title, content=hit.content, type=hit.type,
+        space=hit.space, confidence=hit.confidence, created=hit.created, retrieval_rank=rank,
+        retrieval_score=round(hit.score, 4), raw_cosine=None, score=hit.score, identity=identity, source=source,
+        space_factor=_space_factor(hit.space, current_space, named, conf), hit=hit,
+    )
+
+
+def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
+    """Hybrid recall over core and working (not counted as use), plus identity memories for identity prompts."""
+    space = run.request.space
+    query = SearchQuery(query=run.query or run.prompt, limit=conf.search_limit, tiers=[Tier.CORE, Tier.WORKING],
+                        default_space=space, min_score=0.0, activation=conf.activation)
+    excluded = deps.self_ids()
+    hits = [h for h in deps.search(query) if h.node_id not in excluded]
+    identity_hits = deps.identity()
+    run.identity_ids = frozenset(h.node_id for h in identity_hits)
+    named = {t.lower() for t in TOKEN_WORDS.findall(run.query or run.prompt)}
+    pairs = [(h, _candidate(h, i + 1, source="temporal" if h.source == "temporal" else "search",
+                            identity=h.node_id in run.identity_ids, conf=conf, current_space=space, named=named))
+             for i, h in enumerate(hits)]
+    seen = {h.node_id for h in hits}
+    if run.intent is not None and run.intent.has(IDENTITY):
+        pairs += [(h, _candidate(h, None, source="identity", identity=True, conf=conf, current_space=space,
+                                 named=named)) for h in identity_hits if h.node_id not in seen]
+    found = deps.vectors([h.row_id for h, _ in pairs])
+    for hit, cand in pairs:
+        vector = found.get(hit.row_id)
+        if vector is not None and run.query_vec is not None:
+            cand.raw_cosine = round(float(vector @ run.query_vec), 4)
+        elif hit.raw_cosine is not None:
+            cand.raw_cosine = round(hit.raw_cosine, 4)
+        if cand.source == "identity":
+            cand.score = cand.raw_cosine or 0.0
+    identity_extra = sorted((c for _, c in pairs if c.source == "identity"), key=lambda c: -c.score)
+    run.candidates = [c for _, c in pairs if c.source != "identity"] + identity_extra[: conf.search_limit]
+    run.pool = list(run.candidates)
+    return None if run.pool else SILENT_NO_CANDIDATES
+
+
+def score_floor(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
+    """Keep candidates whose blended score or raw cosine reaches the floor (lower for recaps of a period)."""
+    floor = min(conf.min_score, conf.broad_recap_floor) if run.broad_recap else conf.min_score
+    keep = [c for c in run.pool
+            if c.score >= floor or (c.raw_cosine or 0.0) >= floor or (c.identity and run.about_user)
+            or (c.source == "temporal" and run.broad_recap)]
+    run.drop(keep, STAGE_FLOOR)
+    return None if run.pool else SILENT_BELOW_FLOOR

@@ -1,0 +1,98 @@
+"""Scoring stages between retrieval and the gate: reranker, affinity boost, identity space, topical overlap."""
+
+from __future__ import annotations
+
+import logging
+
+from whisper.affinity import AffinityParams, affinity_boost
+from whisper.classifier import IDENTITY
+from whisper.conf import WhisperConf
+from whisper.reranker import ce_absolute
+from whisper.state import (
+    SILENT_BELOW_FLOOR, SILENT_NO_OVERLAP, STAGE_OVERLAP, STAGE_POST_FLOOR, STAGE_SPACE, Deps, WhisperRun,
+)
+from whisper.text import topic_tokens
+
+logger = logging.getLogger(__name__)
+
+
+def _identity_only(run: WhisperRun) -> bool:
+    return run.intent is not None and run.intent.only == IDENTITY
+
+
+def rerank(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
+    """Blend the cross-encoder's absolute score into the ordering score (skipped for identity-only prompts)."""
+    if deps.reranker is None or _identity_only(run) or not run.pool:
+        return None
+    docs = [f"{c.title}: {c.content[: conf.reranker_max_doc_chars]}" if c.title else c.content[
+        : conf.reranker_max_doc_chars] for c in run.pool]
+    try:
+        raw = deps.reranker.score(run.query or run.prompt, docs)
+    except Exception:  # noqa: BLE001
+        # Trigger: the cross-encoder failed at run time. Why: whisper must answer anyway.
+        # Outcome: logged; this call gates on cosine with the no-reranker gate.
+        logger.exception("Reranker failed; whisper continues on embeddings for this prompt")
+        return None
+    for cand, score in zip(run.pool, raw):
+        cand.ce_raw = round(float(score), 4)
+        cand.ce_abs = round(ce_absolute(float(score)), 4)
+        cand.score = conf.reranker_blend * cand.ce_abs + (1.0 - conf.reranker_blend) * cand.score
+    run.reranked = True
+    return None
+
+
+def boost(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
+    """Add the affinity boost from past feedback in similar contexts; after a rerank, apply the post-rerank floor."""
+    if run.prompt_vec is not None and run.pool and not run.broad_recap:
+        samples = deps.feedback([c.node_id for c in run.pool])
+        params = AffinityParams(conf.affinity_similarity, conf.affinity_half_life_days, conf.affinity_max_boost,
+                                conf.affinity_implicit_weight)
+        for cand in run.pool:
+            cand.affinity = affinity_boost(run.prompt_vec, samples.get(cand.node_id, ()), now=run.now, params=params)
+            cand.score += cand.affinity
+    if run.reranked:
+        run.drop([c for c in run.pool if c.score >= conf.reranker_min_score], STAGE_POST_FLOOR)
+        if not run.pool:
+            return SILENT_BELOW_FLOOR
+    return None
+
+
+def identity_space(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
+    """For identity-only prompts, global memories win over project ones when there are any."""
+    if _identity_only(run) and any(c.space is None for c in run.pool):
+        run.drop([c for c in run.pool if c.space is None], STAGE_SPACE)
+    return None
+
+
+def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
+    """Fail-closed precision filter: a candidate needs a distinctive word in common with the query, or a reason.
+
+    Reasons: it is identity-linked; the prompt is identity-only and it is global; the prompt is a follow-up or a
+    recap and nothing overlapped at all; or its absolute signal is strong (cross-encoder, else raw cosine).
+    """
+    if not run.pool:
+        return None
+    current = [run.request.space] if run.request.space else []
+    wanted = topic_tokens(run.query or run.prompt, exclude=current)
+    for cand in run.pool:
+        # A project's own name is not a topic: "how does shopfront sign users in?" must match on "sign users".
+        exclude = current + ([cand.space] if cand.space else [])
+        cand.overlap = bool((wanted - topic_tokens(" ".join(exclude))) & topic_tokens(
+            f"{cand.title} {cand.content}", exclude=exclude))
+    any_overlap = any(c.overlap for c in run.pool)
+
+    def passes(c) -> bool:
+        if c.overlap or c.identity:
+            return True
+        if _identity_only(run) and c.space is None:
+            return True
+        if (run.follow_up or run.broad_recap) and not any_overlap:
+            return True
+        if c.ce_abs is not None:
+            return c.ce_abs >= conf.overlap_ce_floor
+        if c.raw_cosine is not None:
+            return c.raw_cosine >= conf.overlap_cosine_floor
+        return not any_overlap
+
+    run.drop([c for c in run.pool if passes(c)], STAGE_OVERLAP)
+    return None if run.pool else SILENT_NO_OVERLAP
