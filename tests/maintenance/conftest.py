@@ -74,7 +74,7 @@ def llm(settings, home):
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     settings.ORMAH = {**settings.ORMAH, "LLM_PROVIDER": "openai", "LLM_MODEL": "scripted-model",
                       "LLM_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}/v1", "LLM_API_KEY": "sk-test",

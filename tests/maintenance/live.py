@@ -1,0 +1,80 @@
+"""Subprocess helper for the live tests: `python -m tests.maintenance.live <action>` on the home in ORMAH_HOME.
+
+Actions: `cluster-scene` (nodes for auto_cluster, its schedule made due), `store N` (N varied memories plus a few
+near-duplicates and changed numbers, so a sleep cycle has work). Each prints one JSON line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from datetime import timedelta
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ormah_site.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+from django.utils import timezone  # noqa: E402
+from django_q.models import Schedule  # noqa: E402
+
+from memory import runtime  # noqa: E402
+from memory.domain.node import new_node_id, utcnow  # noqa: E402
+from memory.domain.requests import NodeCreate, build_node  # noqa: E402
+from memory.services import edge_create, index_sync, node_create  # noqa: E402
+
+WORDS = {
+    "who": ["Robin", "Dana", "the billing team", "the ops crew", "Alex", "the data team", "Sam", "the docs group"],
+    "verb": ["keeps", "moved", "reviews", "archives", "benchmarks", "documents", "migrates", "monitors"],
+    "what": ["the invoice exporter", "the Grafana board", "the release notes", "the Kafka topic", "the cron table",
+             "the onboarding guide", "the Terraform state", "the feature flags"],
+    "where": ["in the shared drive", "on the staging cluster", "in the wiki", "behind the VPN", "in S3",
+              "on the old laptop", "in the monorepo", "in Notion"],
+    "when": ["every Monday", "after each release", "before audits", "on the first of the month", "at night",
+             "during the freeze", "twice a year", "when alerts fire"],
+}
+
+
+def remember(content: str, **fields) -> str:
+    return node_create(request=NodeCreate(content=content, **fields), auto_link=False).node.id
+
+
+def varied(rng: random.Random, tag: str) -> str:
+    pick = {k: rng.choice(v) for k, v in WORDS.items()}
+    return f"{pick['who']} {pick['verb']} {pick['what']} {pick['where']} {pick['when']} ({tag})."
+
+
+def cluster_scene() -> dict:
+    billing = [remember("Invoices are generated nightly", space="billing"),
+               remember("Invoices are emailed as PDF", space="billing")]
+    loose = remember("The invoice job retries three times")
+    for target in billing:
+        edge_create(source_ref=loose, target_ref=target)
+    Schedule.objects.filter(name="ormah:auto_cluster").update(next_run=timezone.now() - timedelta(seconds=5))
+    return {"loose": loose}
+
+
+def store(n: int) -> dict:
+    """Files written straight to the store, then one index sync (batch embedding): fast to seed."""
+    rng = random.Random(7)
+    texts = [(varied(rng, f"seed {i}"), rng.choice([None, "billing", "ops"])) for i in range(n)]
+    texts += [("Ormah uses SQLite as the index of its markdown files", None),
+              ("Ormah uses SQLite as the index for its markdown files.", None),
+              ("The billing service runs on port 8080", None), ("The billing service runs on port 9090", None)]
+    md = runtime.store()
+    for content, space in texts:
+        md.write(build_node(NodeCreate(content=content, space=space), node_id=new_node_id(), now=utcnow()))
+    return {"nodes": index_sync().indexed}
+
+
+if __name__ == "__main__":
+    call_command("migrate", interactive=False, verbosity=0)
+    call_command("createcachetable", verbosity=0)
+    action = sys.argv[1]
+    result = cluster_scene() if action == "cluster-scene" else store(int(sys.argv[2]))
+    print(json.dumps(result), flush=True)
