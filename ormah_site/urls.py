@@ -9,6 +9,7 @@ from maintenance import views as maintenance_views
 from memory import views as memory_views
 from ormah_site import views as site_views
 from ormah_site.api import api
+from whisper import views as whisper_views
 
 ui_patterns = [
     path("", memory_views.graph_page, name="graph"),
@@ -34,6 +35,8 @@ ui_patterns = [
     path("jobs/sleep-cycle/", maintenance_views.sleep_cycle, name="jobs-sleep-cycle"),
     path("jobs/<str:name>/run/", maintenance_views.job_run, name="job-run"),
     path("jobs/<str:name>/pause/", maintenance_views.job_pause_toggle, name="job-pause"),
+    path("whisper/", whisper_views.whisper_page, name="whisper"),
+    path("whisper/<int:decision_id>/feedback/", whisper_views.whisper_feedback, name="whisper-feedback"),
 ]
 
 urlpatterns = [

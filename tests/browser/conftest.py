@@ -34,9 +34,11 @@ def browser():
 
 
 @pytest.fixture
-def ui_account(transactional_db):
+def ui_account(transactional_db, settings):
     from django.contrib.auth import get_user_model
 
+    # Sign-in is tested for real; PBKDF2's million rounds would only add a second to every test.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return get_user_model().objects.create_superuser(username="ormah", email=None, password=PASSWORD)
 
 
@@ -46,7 +48,7 @@ def new_page(browser, live_server, home, ui_account):
     contexts, errors = [], []
 
     def open_page(**context_args):
-        context = browser.new_context(base_url=live_server.url, **{"viewport": {"width": 1440, "height": 900},
+        context = browser.new_context(**{"base_url": live_server.url.replace("//localhost:", "//127.0.0.1:"),"viewport": {"width": 1440, "height": 900},
                                                                    **context_args})
         context.set_default_timeout(15_000)
         contexts.append(context)

@@ -64,3 +64,25 @@ def test_a_job_runs_from_the_dashboard(new_page, mem, monkeypatch):
     assert page.is_visible("text=importance_scorer queued.")
     assert JobRunRow.objects.filter(job="importance_scorer", trigger="ui", status="ok").count() == 1
     shot(page, "10-jobs", full_page=True)
+
+
+def test_whisper_screen_shows_a_real_decision_and_takes_feedback(new_page, mem):
+    from whisper.models import AffinityRow, WhisperDecisionRow
+    from whisper.services.respond import whisper_respond
+
+    self_ensure(name="Robin")
+    mem("Robin prefers green tea over coffee in the afternoon", type="preference", about_self=True, auto_link=False)
+    mem("The billing service runs on PostgreSQL 16", auto_link=False)
+    whisper_respond(prompt="What does Robin like to drink in the afternoon?", session_id="browser-test")
+    whisper_respond(prompt="thanks!", session_id="browser-test")
+    decision = WhisperDecisionRow.objects.exclude(prompt="thanks!").get()
+    page = new_page()
+    sign_in(page, "/whisper/")
+    page.wait_for_selector(f"#decision-{decision.id}")
+    assert "What does Robin like to drink" in page.inner_text(f"#decision-{decision.id}")
+    buttons = page.locator(f"#decision-{decision.id} button:has-text('Useful')")
+    if buttons.count():
+        buttons.first.click()
+        page.wait_for_selector(f"#decision-{decision.id} button[aria-pressed=true]")
+        assert AffinityRow.objects.filter(signal=1, source="explicit").count() == 1
+    shot(page, "11-whisper", full_page=True)

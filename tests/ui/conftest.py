@@ -9,9 +9,10 @@ PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
-def ui_user(db):
+def ui_user(db, settings):
     from django.contrib.auth import get_user_model
 
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed; sign-in is still real
     return get_user_model().objects.create_superuser(username="ormah", email=None, password=PASSWORD)
 
 

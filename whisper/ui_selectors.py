@@ -1,0 +1,130 @@
+"""Read-only selectors for the whisper screen: recent decisions with every candidate, and the feedback given.
+
+Everything returned is evaluated (dataclasses and lists), so the template never queries while it renders.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+
+from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
+from whisper.state import INJECTED
+
+PROMPT_PREVIEW = 280
+
+
+@dataclass(frozen=True)
+class CandidateView:
+    node_uid: str
+    short_id: str
+    title: str
+    source: str
+    stage: str
+    injected: bool
+    retrieval_rank: int | None
+    retrieval_score: float
+    raw_cosine: float | None
+    ce_abs: float | None
+    affinity: float
+    gate_score: float | None
+    gate_threshold: float | None
+    final_rank: int | None
+    feedback: int | None  # the latest explicit signal given in this decision's context, if any
+
+
+@dataclass(frozen=True)
+class DecisionView:
+    id: int
+    created: datetime
+    session_id: str | None
+    space: str | None
+    prompt: str
+    prompt_preview: str
+    intent: str
+    decision: str
+    injected: bool
+    estimated_tokens: int
+    budget_tokens: int
+    gate: float | None
+    reranker: str
+    elapsed_ms: float | None
+    delivered: bool | None
+    candidates: list[CandidateView]
+
+    @property
+    def injected_candidates(self) -> list[CandidateView]:
+        return [c for c in self.candidates if c.injected]
+
+    @property
+    def gated_out(self) -> list[CandidateView]:
+        return [c for c in self.candidates if not c.injected]
+
+
+def _candidate(c: WhisperCandidateRow, feedback: dict[tuple[int, str], int]) -> CandidateView:
+    return CandidateView(
+        node_uid=c.node_uid, short_id=c.short_id, title=c.title, source=c.source, stage=c.stage, injected=c.injected,
+        retrieval_rank=c.retrieval_rank, retrieval_score=c.retrieval_score, raw_cosine=c.raw_cosine, ce_abs=c.ce_abs,
+        affinity=c.affinity, gate_score=c.gate_score, gate_threshold=c.gate_threshold, final_rank=c.final_rank,
+        feedback=feedback.get((c.decision_id, c.node_uid)),
+    )
+
+
+def _view(d: WhisperDecisionRow, candidates: list[WhisperCandidateRow],
+          feedback: dict[tuple[int, str], int]) -> DecisionView:
+    prompt = d.prompt or ""
+    preview = prompt if len(prompt) <= PROMPT_PREVIEW else prompt[: PROMPT_PREVIEW - 1].rstrip() + "…"
+    ordered = sorted(candidates, key=lambda c: (not c.injected, c.final_rank if c.final_rank is not None else 999,
+                                                c.retrieval_rank if c.retrieval_rank is not None else 999, c.id))
+    return DecisionView(
+        id=d.id, created=d.created, session_id=d.session_id, space=d.space, prompt=prompt, prompt_preview=preview,
+        intent=d.intent, decision=d.decision, injected=d.decision == INJECTED, estimated_tokens=d.estimated_tokens,
+        budget_tokens=d.budget_tokens, gate=d.gate, reranker=d.reranker, elapsed_ms=d.elapsed_ms,
+        delivered=d.delivered, candidates=[_candidate(c, feedback) for c in ordered],
+    )
+
+
+def _feedback(decision_ids: list[int]) -> dict[tuple[int, str], int]:
+    latest: dict[tuple[int, str], int] = {}
+    for decision_id, uid, signal in (AffinityRow.objects.filter(decision_id__in=decision_ids, source="explicit")
+                                     .order_by("created", "id").values_list("decision_id", "node_uid", "signal")):
+        latest[(decision_id, uid)] = signal
+    return latest
+
+
+def decisions_recent(*, outcome: str = "all", session_id: str | None = None, limit: int = 50,
+                     before_id: int | None = None) -> list[DecisionView]:
+    """The newest decisions (all, "injected" or "silent"), each with its candidates and the feedback given."""
+    qs = WhisperDecisionRow.objects.exclude(decision="pending").defer("prompt_vec")
+    if outcome == "injected":
+        qs = qs.filter(decision=INJECTED)
+    elif outcome == "silent":
+        qs = qs.exclude(decision=INJECTED)
+    if session_id:
+        qs = qs.filter(session_id=session_id)
+    if before_id:
+        qs = qs.filter(id__lt=before_id)
+    rows = list(qs.order_by("-created", "-id")[:limit])
+    ids = [r.id for r in rows]
+    by_decision: dict[int, list[WhisperCandidateRow]] = {i: [] for i in ids}
+    for c in WhisperCandidateRow.objects.filter(decision_id__in=ids):
+        by_decision[c.decision_id].append(c)
+    feedback = _feedback(ids)
+    return [_view(r, by_decision[r.id], feedback) for r in rows]
+
+
+def decision_one(*, decision_id: int) -> DecisionView | None:
+    """One decision with its candidates, or None."""
+    row = WhisperDecisionRow.objects.defer("prompt_vec").filter(id=decision_id).first()
+    if row is None:
+        return None
+    return _view(row, list(WhisperCandidateRow.objects.filter(decision_id=row.id)), _feedback([row.id]))
+
+
+def decision_outcomes(*, since: datetime | None = None) -> list[tuple[str, int]]:
+    """How often each outcome was decided (most frequent first)."""
+    qs = WhisperDecisionRow.objects.exclude(decision="pending")
+    if since is not None:
+        qs = qs.filter(created__gte=since)
+    return sorted(Counter(qs.values_list("decision", flat=True)).items(), key=lambda kv: (-kv[1], kv[0]))
