@@ -36,14 +36,12 @@ def identity_rows(*, now: datetime) -> list[NodeRow]:
             if r.tier in (Tier.CORE, Tier.WORKING) and (r.valid_until is None or r.valid_until > now)]
 
 
-def node_vectors(*, row_ids: Sequence[int]) -> dict[int, np.ndarray]:
-    """The stored embedding of each row that has one."""
-    found = {}
-    for row_id in dict.fromkeys(row_ids):
-        vector = vectors.get(row_id)
-        if vector is not None:
-            found[row_id] = vector
-    return found
+def node_cosines(*, query_vec: np.ndarray, row_ids: Sequence[int]) -> dict[int, float]:
+    """Cosine between the query vector and each row's stored embedding (rows without one left out); one query."""
+    ids = list(dict.fromkeys(int(r) for r in row_ids))
+    if not ids:
+        return {}
+    return {hit.row_id: hit.cosine for hit in vectors.knn(query_vec, len(ids), row_ids=ids)}
 
 
 def feedback_samples(*, node_uids: Sequence[str]) -> dict[str, list[FeedbackSample]]:

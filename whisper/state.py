@@ -159,7 +159,7 @@ class Deps:
     embed: Callable[[str], np.ndarray]
     archetypes: Callable[[], dict[str, np.ndarray]]
     search: Callable[[SearchQuery], list[SearchHit]]
-    vectors: Callable[[list[int]], dict[int, np.ndarray]]
+    cosines: Callable[[np.ndarray, list[int]], dict[int, float]]
     identity: Callable[[], list[SearchHit]]
     feedback: Callable[[list[str]], dict]
     topic_served: Callable[[np.ndarray], bool]

@@ -51,7 +51,7 @@ def fake_deps(**overrides) -> Deps:
     """Deps that answer from plain values; override any callable."""
     base = dict(
         embed=lambda text: unit(1.0), archetypes=lambda: {}, search=lambda query: [],
-        vectors=lambda row_ids: {}, identity=lambda: [], feedback=lambda ids: {}, topic_served=lambda vec: True,
+        cosines=lambda vec, row_ids: {}, identity=lambda: [], feedback=lambda ids: {}, topic_served=lambda vec: True,
     )
     base.update(overrides)
     return Deps(**base)

@@ -140,3 +140,15 @@ def test_time_limit(monkeypatch, raw, limit):
     else:
         monkeypatch.setenv("ORMAH_WHISPER_TIMEOUT", raw)
     assert hook.time_limit() == limit
+
+
+def test_the_hook_client_imports_no_django_numpy_or_models():
+    import subprocess
+    import sys
+
+    code = (f"import importlib.util, sys; spec = importlib.util.spec_from_file_location('hook', {hook.__file__!r}); "
+            "spec.loader.exec_module(importlib.util.module_from_spec(spec)); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'django', 'numpy', 'fastembed', 'onnxruntime', 'memory', 'whisper', 'pydantic'}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", timeout=30)
+    assert (done.returncode, done.stdout.strip()) == (0, "[]")

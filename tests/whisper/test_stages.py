@@ -116,7 +116,7 @@ def test_retrieve_builds_candidates_with_cosine_and_space_factor(conf):
     seen = []
     hits = [hit("n1", score=0.7, row_id=1, space="ormah"), hit("n2", score=0.5, row_id=2, space="shop"),
             hit("self", row_id=3)]
-    deps = fake_deps(search=lambda q: seen.append(q) or hits, vectors=lambda ids: {1: unit(1, 0), 2: unit(0.8, 0.6)},
+    deps = fake_deps(search=lambda q: seen.append(q) or hits, cosines=lambda vec, ids: {1: 1.0, 2: 0.8},
                      self_ids=lambda: frozenset({"self"}))
     run = make_run("how is the index stored?", space="ormah", intent=intent(), query="how is the index stored?",
                    query_vec=unit(1, 0))
@@ -127,7 +127,7 @@ def test_retrieve_builds_candidates_with_cosine_and_space_factor(conf):
 
 
 def test_naming_another_project_lifts_its_space_factor(conf):
-    deps = fake_deps(search=lambda q: [hit("n2", space="shop")], vectors=lambda ids: {1: unit(1)})
+    deps = fake_deps(search=lambda q: [hit("n2", space="shop")], cosines=lambda vec, ids: {1: 1.0})
     run = make_run(space="ormah", intent=intent(), query="how does shop sign users in?", query_vec=unit(1))
     retrieve(run, conf, deps)
     assert run.pool[0].space_factor == 1.0
@@ -135,7 +135,7 @@ def test_naming_another_project_lifts_its_space_factor(conf):
 
 def test_identity_prompts_add_the_self_defined_memories(conf):
     deps = fake_deps(search=lambda q: [hit("n1", row_id=1)], identity=lambda: [hit("me", row_id=9)],
-                     vectors=lambda ids: {1: unit(1, 0), 9: unit(0.6, 0.8)})
+                     cosines=lambda vec, ids: {1: 1.0, 9: 0.6})
     run = make_run("what's my name?", intent=intent("identity"), query="what's my name?", query_vec=unit(1, 0))
     retrieve(run, conf, deps)
     assert [(c.node_id, c.source, c.identity, c.score) for c in run.pool] == [

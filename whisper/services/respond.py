@@ -91,7 +91,7 @@ def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, em
         embed=emb.embed_query,
         archetypes=lambda: archetype_matrices(emb),
         search=lambda query: recall(query=query, now=now, embedder=emb),
-        vectors=lambda row_ids: selectors.node_vectors(row_ids=row_ids),
+        cosines=lambda vec, row_ids: selectors.node_cosines(query_vec=vec, row_ids=row_ids),
         identity=lambda: [_identity_hit(r) for r in selectors.identity_rows(now=now)],
         feedback=lambda uids: selectors.feedback_samples(node_uids=uids),
         topic_served=lambda vec: selectors.topic_served(session_id=session_id, prompt_vec=vec,

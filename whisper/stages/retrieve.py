@@ -63,11 +63,10 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     if run.intent is not None and run.intent.has(IDENTITY):
         pairs += [(h, _candidate(h, None, source="identity", identity=True, conf=conf, current_space=space,
                                  named=named)) for h in identity_hits if h.node_id not in seen]
-    found = deps.vectors([h.row_id for h, _ in pairs])
+    found = deps.cosines(run.query_vec, [h.row_id for h, _ in pairs]) if run.query_vec is not None else {}
     for hit, cand in pairs:
-        vector = found.get(hit.row_id)
-        if vector is not None and run.query_vec is not None:
-            cand.raw_cosine = round(float(vector @ run.query_vec), 4)
+        if hit.row_id in found:
+            cand.raw_cosine = round(found[hit.row_id], 4)
         elif hit.raw_cosine is not None:
             cand.raw_cosine = round(hit.raw_cosine, 4)
         if cand.source == "identity":
