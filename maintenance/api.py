@@ -35,7 +35,7 @@ class ProposalFilter(Schema):
 def _proposal(row: ProposalRow, briefs: dict[str, dict]) -> dict:
     preview = row.payload.get("merged_content") or row.payload.get("content")
     return {"id": row.proposal_id, "kind": row.kind, "status": row.status, "action_summary": row.action,
-            "reason": row.reason, "score": row.score, "nodes": [briefs[u] for u in row.node_uids if u in briefs],
+            "reason": row.reason, "score": row.score, "priority": row.priority, "nodes": [briefs[u] for u in row.node_uids if u in briefs],
             "merged_preview": f"---\n{preview}\n---" if preview else None, "payload": row.payload,
             "created_at": row.created_at, "expires_at": row.expires_at, "decided_at": row.decided_at,
             "result": row.result}

@@ -59,6 +59,7 @@ class ProposalRow(models.Model):
     action = models.TextField()
     reason = models.TextField(blank=True, default="")
     score = models.FloatField(default=0.0)
+    priority = models.FloatField(default=0.0, db_index=True)
     payload = models.JSONField(default=dict)
     created_at = models.DateTimeField(db_index=True)
     expires_at = models.DateTimeField(db_index=True)

@@ -76,14 +76,14 @@ def job_execute(name: str, *, trigger: str = "manual", now: datetime | None = No
     return outcome
 
 
-def sleep_cycle_run(*, trigger: str = "run_all") -> list[JobOutcome]:
+def sleep_cycle_run(*, trigger: str = "run_all", now: datetime | None = None) -> list[JobOutcome]:
     """Every job once, in seed 001's order, holding the maintenance lock throughout (jobs report busy if held)."""
     conf = get_conf()
     try:
         with job_lock(conf.job_lock_file):
-            return [job_execute(name, trigger=trigger) for name in SLEEP_CYCLE]
+            return [job_execute(name, trigger=trigger, now=now) for name in SLEEP_CYCLE]
     except JobBusy:
-        return [job_execute(name, trigger=trigger) for name in SLEEP_CYCLE]
+        return [job_execute(name, trigger=trigger, now=now) for name in SLEEP_CYCLE]
 
 
 def job_pause(name: str, *, paused: bool = True) -> None:

@@ -73,6 +73,7 @@ class ProposalOut(Schema):
     action_summary: str
     reason: str
     score: float
+    priority: float
     nodes: list[dict]
     merged_preview: str | None = None
     payload: dict

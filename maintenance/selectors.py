@@ -99,7 +99,7 @@ def proposals_list(*, status: str | None = "pending", kind: str | None = None, l
         rows = rows.filter(status=status)
     if kind:
         rows = rows.filter(kind=kind)
-    return list(rows.order_by("-score", "-created_at")[:limit])
+    return list(rows.order_by("-priority", "-created_at")[:limit])
 
 
 def node_briefs(uids: list[str]) -> dict[str, dict]:

@@ -68,7 +68,7 @@ def consolidation_draft(cluster: Sequence[NodeFacts], *, title: str, content: st
     return ProposalDraft(
         kind="consolidation", node_uids=tuple(n.uid for n in cluster),
         action=f"Consolidate {len(cluster)} working memories into one {type_} and archive them",
-        reason=why or "Similar working memories (cosine ≥ 0.6)", score=float(len(cluster)),
+        reason=why or "Similar working memories (cosine ≥ 0.6)", score=round(0.5 + 0.1 * len(cluster), 2),
         payload={"node_ids": [n.uid for n in cluster], "title": title, "content": content, "type": type_},
     )
 

@@ -1,7 +1,7 @@
 """Conflict detection (reference §6.4): belief pairs, cheap change signals, and the edges a verdict implies.
 
 Evolution (the common case) is stored `evolved_from` newer → older, tension `contradicts` a → b, both at
-weight 0.9. Without an LLM a similar belief pair (cosine ≥ 0.55) becomes a *proposal* only when a cheap signal
+weight 0.9. Without an LLM a similar belief pair (cosine ≥ 0.60) becomes a *proposal* only when a cheap signal
 says the statements differ: changed numbers or dates or a change phrase (→ evolution), or a negation on one side
 only (→ tension).
 """
@@ -16,7 +16,7 @@ from maintenance.detectors.text import dates, has_change_phrase, negated, number
 BELIEF_TYPES = frozenset({"preference", "fact", "observation", "goal"})
 CONFLICT_WEIGHT = 0.9
 CANDIDATE_MIN_COS = 0.40
-HEURISTIC_MIN_COS = 0.55
+HEURISTIC_MIN_COS = 0.60
 NEIGHBOURS = 15
 CONFLICT_EDGES = frozenset({"contradicts", "evolved_from"})
 

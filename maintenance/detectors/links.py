@@ -2,7 +2,8 @@
 
 The penalised similarity is the cosine minus 0.1 when the spaces differ (global counts as its own space). Pairs
 at or above 0.65 (penalised) become edges (typed by the LLM, `related_to` without one, the same rule `remember`
-applies); pairs that clear the line only before the penalty (cross-space) become `link` proposals.
+applies); cross-space pairs that miss the line only because of the penalty, with a raw cosine at least halfway
+above it (≥ 0.70), become `link` proposals.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def link_candidates(pairs: Iterable[Pair], *, linked: set[str], threshold: float
         sim = penalised(pair, penalty)
         if sim >= threshold:
             link.append((pair, round(sim, 3)))
-        elif pair.cosine >= threshold:
+        elif pair.cosine >= threshold + penalty / 2:
             propose.append((pair, round(sim, 3)))
     return link, propose
 

@@ -19,25 +19,30 @@ from memory.errors import Conflict, OrmahError, ValidationFailed
 from memory.services import audit_note_many, edge_create, node_merge, node_set_tier, nodes_consolidate
 
 logger = logging.getLogger(__name__)
+# Which proposals a full queue keeps: identity decay and merges first, cross-space links last.
+KIND_WEIGHT = {"decay": 1.0, "merge": 1.0, "consolidation": 0.9, "conflict": 0.8, "link": 0.6}
 ACTIONS = {"approve": "approved", "approved": "approved", "reject": "rejected", "rejected": "rejected"}
 
 
 def proposal_create(*, draft: ProposalDraft, conf: MaintenanceConf, now: datetime) -> str:
     """Queue a draft: "created", "exists" (already pending) or "dropped" (queue full of stronger proposals).
 
-    At the cap, a stronger draft displaces the weakest pending proposal (which expires), so the queue never grows.
+    Priority is the draft's score (0-1) times its kind's weight; at the cap, a draft of higher priority displaces
+    the lowest pending proposal (which expires), so the queue never grows past the cap.
     """
     if ProposalRow.objects.filter(status="pending", key=draft.key).exists():
         return "exists"
+    priority = round(draft.score * KIND_WEIGHT.get(draft.kind, 0.5), 4)
     pending = ProposalRow.objects.filter(status="pending")
     if pending.count() >= conf.proposal_cap:
-        weakest = pending.order_by("score", "created_at", "id").first()
-        if weakest is None or weakest.score >= draft.score:
+        weakest = pending.order_by("priority", "created_at", "id").first()
+        if weakest is None or weakest.priority >= priority:
             return "dropped"
         _close(weakest, "expired", now, {"reason": "displaced by a stronger proposal"})
     ProposalRow.objects.create(
         proposal_id=str(uuid.uuid4()), kind=draft.kind, key=draft.key, node_uids=list(draft.node_uids),
-        action=draft.action, reason=draft.reason, score=draft.score, payload=draft.payload, created_at=now,
+        action=draft.action, reason=draft.reason, score=draft.score, priority=priority, payload=draft.payload,
+        created_at=now,
         expires_at=now + timedelta(days=conf.proposal_ttl_days),
     )
     return "created"

@@ -82,6 +82,14 @@ def test_the_queue_is_capped_and_a_stronger_draft_displaces_the_weakest(settings
     assert sorted(ProposalRow.objects.filter(status="pending").values_list("score", flat=True)) == pending
 
 
+def test_a_link_never_displaces_a_merge_of_similar_score(settings, home, db):
+    settings.ORMAH = {**settings.ORMAH, "MAINTENANCE_PROPOSAL_CAP": 1}
+    assert proposal_create(draft=draft("merge", ("a", "b"), 0.7), conf=get_conf(), now=NOW) == "created"
+    assert proposal_create(draft=draft("link", ("c", "d"), 0.9), conf=get_conf(), now=NOW) == "dropped"
+    assert proposal_create(draft=draft("decay", ("e",), 0.8), conf=get_conf(), now=NOW) == "created"
+    assert list(ProposalRow.objects.filter(status="pending").values_list("kind", flat=True)) == ["decay"]
+
+
 def test_one_pending_proposal_per_subject_and_a_ttl(home, db):
     conf = get_conf()
     assert proposal_create(draft=draft("link", ("a", "b"), 0.6), conf=conf, now=NOW) == "created"

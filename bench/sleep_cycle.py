@@ -1,0 +1,181 @@
+"""Sleep-cycle benchmark: run-all (every maintenance job, seed 001's order) on a generated store, no LLM.
+
+    python -m bench.sleep_cycle [--sizes 1000,10000] [--write]
+
+Each size runs in its own child process with a fresh temporary ORMAH_HOME (file database, `migrate`), the real
+offline embedder and the real services. The store is the bench corpus (bench/_common.py, seed 1) written as
+markdown files and indexed by one sync (vectors come from the bench-local cache shared with bench/spine.py);
+`last_accessed` is spread over the last 10 days, so decay has real work (R < 0.3 after about 7 days).
+
+Three cycles are timed, all with `sleep_cycle_run` and a fixed clock: cold (every node new to every job), warm
+(straight after, nothing changed: the watermarks make it cheap) and incremental (after 100 new memories written
+through `node_create`). `--write` replaces the "Sleep cycle" section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from bench._common import REPO, Memory, corpus, machine, replace_section, rss_mb
+from bench.spine import DEFAULT_CACHE_DIR, _cache_save, _cache_seed, _django, _load_model
+
+SECTION = "Sleep cycle"
+NOW = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)
+NEW_MEMORIES = 100
+
+
+def _node(m: Memory, rng: random.Random):
+    from memory.domain.node import Connection, Node
+
+    accessed = NOW - timedelta(days=rng.uniform(0.0, 10.0))
+    created = min(m.created, accessed)
+    return Node(
+        id=m.id, type=m.type, tier="working", content=m.content, title=m.title, created=created, updated=created,
+        last_accessed=accessed, space=m.space, tags=m.tags, source="bench:sleep_cycle",
+        connections=tuple(Connection(target=t, edge="related_to", weight=0.7, reason="bench") for t in m.connections),
+    )
+
+
+def _cycle() -> dict:
+    from maintenance.runner import sleep_cycle_run
+
+    start = time.perf_counter()
+    outcomes = sleep_cycle_run(trigger="bench", now=NOW)
+    total = time.perf_counter() - start
+    return {"total_s": total, "jobs": [o.as_dict() | {"started_at": None, "finished_at": None} for o in outcomes]}
+
+
+def child(home: Path, size: int, cache_dir: Path) -> dict:
+    result: dict = {"size": size, "env": _django(home)}
+    os.environ.setdefault("ORMAH_LLM_PROVIDER", "none")
+    from memory import index, runtime
+    from memory.domain.requests import NodeCreate
+    from memory.models import EdgeRow, NodeRow
+    from memory.services import node_create
+
+    store, emb = runtime.store(), runtime.embedder()
+    rng = random.Random(3)
+    memories = corpus(size, seed=1)
+    nodes = [_node(m, rng) for m in memories]
+    start = time.perf_counter()
+    for node in nodes:
+        store.write(node)
+    result["write_files_s"] = time.perf_counter() - start
+    result["cache_seeded"] = _cache_seed(cache_dir, nodes, emb.model_id)
+    result["model_load_s"] = _load_model(emb)
+    start = time.perf_counter()
+    report = index.sync(store, embedder=emb)
+    result["setup_sync_s"] = time.perf_counter() - start
+    assert report.indexed == size and not report.malformed, report.as_dict()
+    _cache_save(cache_dir, nodes, emb.model_id)
+    result["edges_before"] = EdgeRow.objects.count()
+
+    result["cold"] = _cycle()
+    result["warm"] = _cycle()
+    fresh = corpus(NEW_MEMORIES, seed=4, exclude={f"{m.title or ''} {m.content}" for m in memories}, connect=False)
+    for m in fresh:
+        node_create(request=NodeCreate(content=m.content, title=m.title, type=m.type, space=m.space,
+                                       source="bench:sleep_cycle"), now=NOW)
+    result["incremental"] = _cycle()
+    result["nodes_after"] = NodeRow.objects.count()
+    result["tiers_after"] = _tiers()
+    result["edges_after"] = EdgeRow.objects.count()
+    result["rss_end"] = rss_mb()
+    result["db_mb"] = os.path.getsize(result["env"]["db"]) / 1024 / 1024
+    return result
+
+
+def _tiers() -> dict:
+    from django.db.models import Count
+
+    from memory.models import NodeRow
+
+    return dict(NodeRow.objects.values_list("tier").annotate(n=Count("id")).order_by())
+
+
+# ---------------------------------------------------------------------------
+# Parent side
+# ---------------------------------------------------------------------------
+
+def _run_child(size: int, temp_root: Path, cache_dir: Path) -> dict:
+    home = Path(tempfile.mkdtemp(prefix="ormah-bench-", dir=temp_root))
+    out = home.parent / (home.name + ".json")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORMAH_")}
+    env.update(DJANGO_SETTINGS_MODULE="ormah_site.settings", ORMAH_LLM_PROVIDER="none", ORMAH_LOG_LEVEL="WARNING")
+    cmd = [sys.executable, "-m", "bench.sleep_cycle", "--child", "--size", str(size), "--home", str(home),
+           "--out", str(out), "--cache-dir", str(cache_dir)]
+    try:
+        subprocess.run(cmd, cwd=REPO, env=env, check=True)
+        return json.loads(out.read_text())
+    finally:
+        out.unlink(missing_ok=True)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _counts(job: dict) -> str:
+    return ", ".join(f"{k} {v:,}" for k, v in sorted(job["counts"].items()) if v) or "-"
+
+
+def report_markdown(results: list[dict], facts: dict, command: str) -> str:
+    lines = [
+        f"Measured {facts['date']} with `{command}` (bench/sleep_cycle.py): `sleep_cycle_run` (the same call as "
+        "`POST /api/admin/tasks/run-all`), no LLM, fixed clock, each size in a fresh process and ORMAH_HOME.",
+        "",
+        f"- Machine: {facts['cpus']} CPUs ({facts['cpu']}), {facts['ram']} RAM, {facts['os']}; Python "
+        f"{facts['python']}; temp folder on {facts['temp_fs']}",
+        "- Store: the bench corpus (seed 1), 30% with 1-2 connections, `last_accessed` spread over the last 10 days; "
+        f"incremental = after {NEW_MEMORIES} new memories through `node_create`.",
+        "",
+        "| nodes | cold cycle s | warm cycle s | incremental cycle s | peak RSS MiB | DB MiB |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(f"| {r['size']:,} | {r['cold']['total_s']:.1f} | {r['warm']['total_s']:.2f} | "
+                     f"{r['incremental']['total_s']:.1f} | {r['rss_end']['peak']:.0f} | {r['db_mb']:.1f} |")
+    for r in results:
+        lines += ["", f"#### {r['size']:,} nodes, per job (seconds; status; what it did)", "",
+                  "| job | cold | warm | incremental | cold counts |", "|---|---:|---:|---:|---|"]
+        for cold, warm, inc in zip(r["cold"]["jobs"], r["warm"]["jobs"], r["incremental"]["jobs"]):
+            lines.append(f"| {cold['job']} | {cold['seconds']:.2f} ({cold['status']}) | {warm['seconds']:.2f} | "
+                         f"{inc['seconds']:.2f} | {_counts(cold)} |")
+        lines += ["", f"Edges {r['edges_before']:,} -> {r['edges_after']:,}; tiers after: "
+                  + ", ".join(f"{k} {v:,}" for k, v in sorted(r["tiers_after"].items()))
+                  + f". Setup (not timed above): files {r['write_files_s']:.1f} s, sync {r['setup_sync_s']:.1f} s."]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--write", action="store_true", help="replace the section in docs/benchmarks.md")
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        args.out.write_text(json.dumps(child(args.home, args.size, args.cache_dir), default=str))
+        return
+    temp_root = Path(tempfile.gettempdir())
+    results = [_run_child(int(s), temp_root, args.cache_dir) for s in args.sizes.split(",")]
+    facts = machine(temp_root) | {"date": datetime.now(UTC).strftime("%Y-%m-%d")}
+    command = "python -m bench.sleep_cycle " + " ".join(sys.argv[1:])
+    text = report_markdown(results, facts, command.strip())
+    print(text)
+    if args.write:
+        replace_section(SECTION, text, machine_md="\n".join(f"- {k}: {v}" for k, v in facts.items()))
+
+
+if __name__ == "__main__":
+    main()
