@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Count, Q
 
+from memory import runtime
+from memory.conf import get_conf
 from memory.domain.node import Node
 from memory.errors import AmbiguousNodeRef, NodeNotFound, ValidationFailed
-from memory.models import EdgeRow, NodeRow
+from memory.index import META_MODEL
+from memory.models import EdgeRow, IndexMetaRow, NodeRow
 from memory.store import MarkdownStore, StoredFile
 
 MIN_PREFIX = 4
@@ -127,3 +131,92 @@ def index_drift(*, store: MarkdownStore) -> Drift:
 def rows_search_by_title(*, text: str, limit: int = 20) -> list[NodeRow]:
     """Plain substring lookup over titles and content (admin and CLI convenience, not recall)."""
     return list(NodeRow.objects.filter(Q(title__icontains=text) | Q(content__icontains=text))[:limit])
+
+
+# ---------------------------------------------------------------------------
+# Batch checks and health (the API's reads)
+# ---------------------------------------------------------------------------
+
+def batch_connection_problems(*, requests: list) -> list[dict]:
+    """Connections in a batch of NodeCreate requests whose targets do not resolve, as [{loc, msg}] by index."""
+    problems = []
+    for i, request in enumerate(requests):
+        for j, conn in enumerate(request.connections):
+            try:
+                node_row_get(ref=conn.target)
+            except (NodeNotFound, AmbiguousNodeRef, ValidationFailed) as exc:
+                problems.append({"loc": f"nodes.{i}.connections.{j}.target", "msg": exc.message})
+    return problems
+
+
+def malformed_files(*, store: MarkdownStore) -> list[dict]:
+    """Node files that cannot be parsed, with the reason (they are left untouched)."""
+    return [{"path": os.path.relpath(item.path, store.root), "reason": item.error}
+            for item in store.scan() if item.error]
+
+
+def index_extensions() -> dict:
+    """The SQLite and sqlite-vec versions, and whether FTS5 answers on the node index."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT sqlite_version()")
+        sqlite = cur.fetchone()[0]
+        try:
+            with transaction.atomic():
+                cur.execute("SELECT vec_version()")
+                vec = cur.fetchone()[0]
+        except DatabaseError:
+            vec = None
+        try:
+            with transaction.atomic():
+                cur.execute("SELECT count(*) FROM node_fts WHERE node_fts MATCH 'ormah'")
+                cur.fetchone()
+            fts5 = True
+        except DatabaseError:
+            fts5 = False
+    return {"sqlite": sqlite, "vec": vec, "fts5": fts5}
+
+
+def index_model_id() -> str | None:
+    """The id of the embedding model the index's vectors were made with."""
+    return IndexMetaRow.objects.filter(key=META_MODEL).values_list("value", flat=True).first()
+
+
+def model_status() -> dict:
+    """The configured embedding model: id, dimension, and whether it loads and embeds in this process."""
+    status = {"id": get_conf().embedding_model, "dim": None, "loaded": False, "index_model": index_model_id(),
+              "error": None}
+    try:
+        embedder = runtime.embedder()
+        status.update(id=embedder.model_id, dim=embedder.dim)
+        embedder.embed_query("health")
+        status["loaded"] = True
+    except Exception as exc:  # noqa: BLE001
+        # Trigger: a bad embedder path or model name, a missing or corrupt model file, onnxruntime failing.
+        # Why: health must report, not crash. Outcome: loaded=false with the reason; status "degraded".
+        status["error"] = f"{type(exc).__name__}: {exc}"[:500]
+    return status
+
+
+def health_report(*, store: MarkdownStore) -> dict:
+    """Extensions, model, counts and drift (files vs index, malformed files); status "ok" or "degraded"."""
+    extensions = index_extensions()
+    model = model_status()
+    drift = {**index_drift(store=store).as_dict(), "malformed": malformed_files(store=store)}
+    drift["clean"] = drift["clean"] and not drift["malformed"]
+    ok = extensions["vec"] is not None and extensions["fts5"] and model["loaded"] and drift["clean"]
+    return {"status": "ok" if ok else "degraded", "extensions": extensions, "model": model,
+            "counts": index_counts(), "drift": drift}
+
+
+def self_get(*, store: MarkdownStore, space: str | None = None, limit: int = 50) -> tuple[Node, list[NodeRow]]:
+    """The self node (from its file) and the memories it defines, keeping only `space` and global ones if given.
+
+    Raises NodeNotFound when there is no self node yet.
+    """
+    row = self_row()
+    if row is None:
+        raise NodeNotFound("There is no self node yet; run `ormah init`")
+    defined = self_defined_rows(limit=max(limit, 100) if space else limit)
+    if space:
+        defined = [r for r in defined if r.space in (None, "", space)]
+    return node_read(store=store, row=row)[0], defined[:limit]

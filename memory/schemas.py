@@ -1,0 +1,310 @@
+"""Ninja schemas of the memory API: what comes in (validated by the domain request models) and what goes out."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from ninja import Schema
+from pydantic import BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+from memory.domain import requests as domain
+from memory.domain.enums import EdgeType, NodeType, Tier
+from memory.domain.search import SearchQuery
+
+MAX_BATCH = 1000
+MAX_SESSION_CHARS = 200
+BATCH_TOO_LARGE = "batch_too_large"
+TOO_LARGE_ERRORS = frozenset({domain.CONTENT_TOO_LARGE, BATCH_TOO_LARGE})
+
+
+# ---------------------------------------------------------------------------
+# In
+# ---------------------------------------------------------------------------
+
+class NodeIn(domain.NodeCreate):
+    """A new memory. `space` is used as given (null: global); `created` back-dates imports."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="NodeIn")
+
+
+class NodePatch(domain.NodePatch):
+    """A partial update; only the fields given change. `space`, `title` and `valid_until` may be set to null."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="NodePatch")
+
+
+def _batch_size(value: Any) -> Any:
+    if isinstance(value, list) and len(value) > MAX_BATCH:
+        raise PydanticCustomError(BATCH_TOO_LARGE, "at most {limit} memories per batch (got {size})",
+                                  {"limit": MAX_BATCH, "size": len(value)})
+    return value
+
+
+class BatchIn(Schema):
+    """Up to 1,000 new memories, validated all together before any is written."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nodes: Annotated[list[NodeIn], BeforeValidator(_batch_size), Field(min_length=1)]
+
+
+class RecallIn(SearchQuery):
+    """A deliberate search; `format` picks JSON hits or the text an agent reads."""
+
+    model_config = ConfigDict(extra="forbid", title="RecallIn")
+
+    format: Literal["json", "text"] = "json"
+    session_id: str | None = Field(default=None, max_length=MAX_SESSION_CHARS)
+
+    def to_query(self) -> SearchQuery:
+        """The search part of the request."""
+        return SearchQuery.model_validate(self.model_dump(exclude={"format", "session_id"}))
+
+
+class ConnectIn(Schema):
+    """A typed, weighted edge from `source_id` to `target_id` (ids or unique prefixes)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source_id: str = Field(min_length=1, max_length=domain.MAX_TARGET_CHARS)
+    target_id: str = Field(min_length=1, max_length=domain.MAX_TARGET_CHARS)
+    edge: EdgeType = EdgeType.RELATED_TO
+    weight: float = Field(default=0.5, ge=0.0, le=1.0, allow_inf_nan=False)
+    reason: str | None = Field(default=None, max_length=domain.MAX_REASON_CHARS)
+
+
+class SelfQuery(Schema):
+    """Which identity memories to list."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    space: str | None = Field(default=None, max_length=domain.MAX_SPACE_CHARS,
+                              description="keep identity memories of this project and global ones")
+    limit: int = Field(default=50, ge=1, le=100)
+
+
+class OutdatedIn(Schema):
+    """Why a memory no longer holds (appended to its content)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str | None = Field(default=None, max_length=domain.MAX_REASON_CHARS)
+
+
+# ---------------------------------------------------------------------------
+# Out
+# ---------------------------------------------------------------------------
+
+class ErrorOut(Schema):
+    """The one error shape of the API."""
+
+    error: str
+    message: str
+    details: Any = None
+
+
+class ConnectionOut(Schema):
+    target: str
+    edge: EdgeType
+    weight: float
+    reason: str | None = None
+
+
+class NodeOut(Schema):
+    """A memory as its markdown file holds it."""
+
+    id: str
+    short_id: str
+    type: NodeType
+    tier: Tier
+    title: str | None
+    content: str
+    space: str | None
+    space_locked: bool
+    tags: list[str]
+    source: str
+    connections: list[ConnectionOut]
+    confidence: float
+    importance: float
+    access_count: int
+    stability: float
+    created: datetime
+    updated: datetime
+    last_accessed: datetime
+    last_review: datetime | None
+    valid_until: datetime | None
+
+
+class AutoLinkOut(Schema):
+    """A similar memory the new one was linked to (`related_to`, weight = similarity)."""
+
+    id: str
+    title: str
+    similarity: float
+
+    @staticmethod
+    def resolve_id(obj) -> str:
+        return obj.target_id
+
+
+class RememberOut(Schema):
+    node: NodeOut
+    auto_links: list[AutoLinkOut]
+
+    @staticmethod
+    def resolve_auto_links(obj) -> list:
+        return list(obj.auto_links)
+
+
+class BatchOut(Schema):
+    results: list[RememberOut]
+
+
+class HitOut(Schema):
+    """One recall result; `legs` names what found it, `source` how it entered the list."""
+
+    id: str
+    short_id: str
+    title: str
+    content: str
+    type: str
+    tier: str
+    space: str | None
+    tags: list[str]
+    created: datetime
+    valid_until: datetime | None
+    score: float
+    legs: list[str]
+    source: str
+    activated_by: str | None = None
+    activation_edge: str | None = None
+
+    @staticmethod
+    def resolve_id(obj) -> str:
+        return obj.node_id
+
+
+class RecallOut(Schema):
+    results: list[HitOut]
+    surfacing_id: int | None = None
+
+
+class RecallTextOut(Schema):
+    text: str
+    surfacing_id: int | None = None
+
+
+class MemoryOut(Schema):
+    """A memory as the index lists it (neighbours, identity)."""
+
+    id: str
+    short_id: str
+    title: str
+    content: str
+    type: str
+    tier: str
+    space: str | None
+    tags: list[str]
+    importance: float
+
+    @staticmethod
+    def resolve_id(obj) -> str:
+        return obj.uid
+
+    @staticmethod
+    def resolve_tags(obj) -> list[str]:
+        return obj.tags_text.split()
+
+
+class EdgeOut(Schema):
+    """An edge of a memory with the memory at its other end."""
+
+    edge: EdgeType
+    weight: float
+    reason: str | None
+    node: MemoryOut
+
+    @staticmethod
+    def resolve_edge(obj) -> str:
+        return obj.edge_type
+
+    @staticmethod
+    def resolve_node(obj):
+        return obj.row
+
+
+class NodeDetailOut(Schema):
+    node: NodeOut
+    edges_out: list[EdgeOut]
+    edges_in: list[EdgeOut]
+
+
+class SelfOut(Schema):
+    node: NodeOut
+    defines: list[MemoryOut]
+
+
+class ConnectOut(Schema):
+    source_id: str
+    target_id: str
+    edge: EdgeType
+    weight: float
+    reason: str | None
+
+
+class MalformedOut(Schema):
+    path: str
+    reason: str
+
+
+class SyncReportOut(Schema):
+    indexed: int
+    unchanged: int
+    removed: int
+    embedded: int
+    malformed: list[MalformedOut]
+    reembedded_for_model: str | None
+
+
+class RebuildOut(Schema):
+    status: str
+    report: SyncReportOut
+
+
+class ExtensionsOut(Schema):
+    sqlite: str
+    vec: str | None
+    fts5: bool
+
+
+class ModelOut(Schema):
+    id: str
+    dim: int | None
+    loaded: bool
+    index_model: str | None
+    error: str | None = None
+
+
+class CountsOut(Schema):
+    nodes: int
+    by_tier: dict[str, int]
+    by_type: dict[str, int]
+    edges: int
+
+
+class DriftOut(Schema):
+    clean: bool
+    not_indexed: list[str]
+    missing_files: list[str]
+    changed: list[str]
+    malformed: list[MalformedOut]
+
+
+class HealthOut(Schema):
+    status: Literal["ok", "degraded"]
+    extensions: ExtensionsOut
+    model: ModelOut
+    counts: CountsOut
+    drift: DriftOut
