@@ -63,9 +63,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _defaults() -> tuple[float, float]:
-    from ormah_site import settings
+    """The shipped gates (the dataclass defaults; the run itself overrides them through the environment)."""
+    from whisper.conf import WhisperConf
 
-    return settings.ORMAH_DEFAULTS_WHISPER if hasattr(settings, "ORMAH_DEFAULTS_WHISPER") else (0.60, 0.45)
+    return WhisperConf().gate_no_reranker, WhisperConf().identity_gate
 
 
 def _table(rows, prompts, pairs, column) -> None:

@@ -150,24 +150,35 @@ def report(s: Score, outcomes: list[Outcome]) -> str:
         f"| should-inject prompts with an expected memory | {s.inject_hit}/{s.inject_total} | |\n"
         f"| silence accuracy | {s.silence_accuracy:.3f} ({s.silent_ok}/{s.silent_total}) | ≥ 0.95 |\n"
         f"| whisper latency over the set (in process, warm) | p50 {p50:.1f} ms, p95 {p95:.1f} ms | |\n\n"
-        f"Per category (prompts fully right):\n\n| category | right |\n|---|---|\n{rows}\n"
+        f"Per category (prompts fully right):\n\n| category | right |\n|---|---|\n{rows}\n\n"
+        "The no-reranker gate (0.50) and the identity gate (0.25) were calibrated on this same set\n"
+        "(`python -m bench.whisper_calibrate`, docs/whisper.md), so these numbers are tuning-set numbers.\n"
+        "Prompts not fully right:\n\n" + "\n".join(f"- {f}" for f in s.failures) + "\n"
     )
 
 
+def _block_end(lines: list[str], start: int, *, subsections: bool) -> int:
+    """Index of the first line after `start` that opens a `## ` section (or a `### ` one when asked)."""
+    for i in range(start + 1, len(lines)):
+        if lines[i].startswith("## ") or (subsections and lines[i].startswith("### ")):
+            return i
+    return len(lines)
+
+
 def write_section(text: str, marker: str = SECTION, path: Path = DOCS) -> None:
-    """Replace (or append) one `## ...` section of docs/benchmarks.md, leaving the others alone."""
-    doc = path.read_text() if path.exists() else "# Benchmarks\n"
-    start = doc.find(marker + "\n")
-    if start < 0:
-        doc = doc.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
+    """Replace (or add) the Whisper section or one of its `###` parts in docs/benchmarks.md; others stay."""
+    lines = (path.read_text() if path.exists() else "# Benchmarks\n").splitlines(keepends=True)
+    block = [line if line.endswith("\n") else line + "\n" for line in text.rstrip("\n").splitlines()] + ["\n"]
+    if marker + "\n" in lines:
+        start = lines.index(marker + "\n")
+        end = _block_end(lines, start, subsections=True)
+    elif marker != SECTION and SECTION + "\n" in lines:  # a new part goes at the end of the Whisper section
+        start = end = _block_end(lines, lines.index(SECTION + "\n"), subsections=False)
     else:
-        end = doc.find("\n## ", start + len(marker))
-        end = len(doc) if end < 0 else end + 1
-        sub = doc.find("\n### Whisper latency", start)
-        if marker == SECTION and 0 <= sub < end:
-            end = sub + 1
-        doc = doc[:start] + text.rstrip("\n") + "\n" + ("\n" + doc[end:] if end < len(doc) else "")
-    path.write_text(doc)
+        if lines and lines[-1].strip():
+            lines.append("\n")
+        start = end = len(lines)
+    path.write_text("".join(lines[:start] + block + lines[end:]).rstrip("\n") + "\n")
 
 
 def setup_django(home: Path) -> None:

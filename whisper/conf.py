@@ -65,7 +65,7 @@ def get_conf() -> WhisperConf:
 
     def pick(key: str, default):
         value = o.get(f"WHISPER_{key}")
-        return default if value is None else type(default)(value) if default is not None else value
+        return default if value is None else type(default)(value)
 
     return WhisperConf(
         enabled=pick("ENABLED", d.enabled),

@@ -28,9 +28,9 @@ def unit(*values: float, dim: int = 4) -> np.ndarray:
 
 def hit(node_id: str, *, score: float = 0.6, title: str = "", content: str = "", type: str = "fact",
         space: str | None = None, confidence: float = 1.0, row_id: int = 1, source: str = "hybrid",
-        created: datetime = NOW) -> SearchHit:
+        created: datetime = NOW, tags: tuple[str, ...] = ()) -> SearchHit:
     return SearchHit(node_id=node_id, row_id=row_id, short_id=node_id[:8], title=title or node_id,
-                     content=content or title or node_id, type=type, tier="working", space=space, tags=(),
+                     content=content or title or node_id, type=type, tier="working", space=space, tags=tags,
                      created=created, updated=created, valid_until=None, confidence=confidence, score=score,
                      source=source)
 

@@ -115,7 +115,7 @@ def test_temporal_recap_with_a_window_is_a_broad_recap(conf):
 def test_retrieve_builds_candidates_with_cosine_and_space_factor(conf):
     seen = []
     hits = [hit("n1", score=0.7, row_id=1, space="ormah"), hit("n2", score=0.5, row_id=2, space="shop"),
-            hit("self", row_id=3)]
+            hit("self", row_id=3, tags=("self", "identity"))]
     deps = fake_deps(search=lambda q: seen.append(q) or hits, cosines=lambda vec, ids: {1: 1.0, 2: 0.8},
                      self_ids=lambda: frozenset({"self"}))
     run = make_run("how is the index stored?", space="ormah", intent=intent(), query="how is the index stored?",
@@ -136,10 +136,18 @@ def test_naming_another_project_lifts_its_space_factor(conf):
 def test_identity_prompts_add_the_self_defined_memories(conf):
     deps = fake_deps(search=lambda q: [hit("n1", row_id=1)], identity=lambda: [hit("me", row_id=9)],
                      cosines=lambda vec, ids: {1: 1.0, 9: 0.6})
-    run = make_run("what's my name?", intent=intent("identity"), query="what's my name?", query_vec=unit(1, 0))
+    run = make_run("what's my name?", intent=intent("identity"), query="what's my name?", query_vec=unit(1, 0),
+                   about_user=True)
     retrieve(run, conf, deps)
     assert [(c.node_id, c.source, c.identity, c.score) for c in run.pool] == [
         ("n1", "search", False, 0.6), ("me", "identity", True, 0.6)]
+
+
+def test_about_self_tags_mark_identity_without_asking_the_self_node(conf):
+    deps = fake_deps(search=lambda q: [hit("pref", tags=("about_self",))], identity=lambda: pytest.fail("asked"))
+    run = make_run("which editor theme?", intent=intent(), query="which editor theme?", query_vec=unit(1))
+    retrieve(run, conf, deps)
+    assert [(c.node_id, c.identity) for c in run.pool] == [("pref", True)]
 
 
 def test_no_hits_is_silent(conf):

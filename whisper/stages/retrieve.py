@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from memory.domain.enums import Tier
+from memory.domain.requests import ABOUT_SELF_TAG
 from memory.domain.search import MAX_QUERY_CHARS, SearchHit, SearchQuery
 from memory.domain.temporal import parse_temporal
 from whisper.classifier import IDENTITY, TEMPORAL
@@ -13,6 +14,7 @@ from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR,
 from whisper.text import about_user, is_recap
 
 FOLLOW_UP_PROMPTS = 2
+SELF_TAG = "self"
 TOKEN_WORDS = re.compile(r"[\w.-]+")
 
 
@@ -51,10 +53,14 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     space = run.request.space
     query = SearchQuery(query=run.query or run.prompt, limit=conf.search_limit, tiers=[Tier.CORE, Tier.WORKING],
                         default_space=space, min_score=0.0, activation=conf.activation)
-    excluded = deps.self_ids()
-    hits = [h for h in deps.search(query) if h.node_id not in excluded]
-    identity_hits = deps.identity()
-    run.identity_ids = frozenset(h.node_id for h in identity_hits)
+    hits = deps.search(query)
+    if any(SELF_TAG in h.tags for h in hits):  # only then ask which one is the self node
+        excluded = deps.self_ids()
+        hits = [h for h in hits if h.node_id not in excluded]
+    # Identity-linked: the self node defines it (loaded when the prompt is about the user), or it is tagged so.
+    identity_hits = deps.identity() if run.about_user else []
+    run.identity_ids = frozenset(h.node_id for h in identity_hits) | {
+        h.node_id for h in hits if ABOUT_SELF_TAG in h.tags}
     named = {t.lower() for t in TOKEN_WORDS.findall(run.query or run.prompt)}
     pairs = [(h, _candidate(h, i + 1, source="temporal" if h.source == "temporal" else "search",
                             identity=h.node_id in run.identity_ids, conf=conf, current_space=space, named=named))
