@@ -1,8 +1,177 @@
-"""REST routes of the memory app: the agent-facing surface and admin operations."""
+"""REST routes of the memory app: the agent-facing surface and admin operations.
+
+Routes call services (writes) and selectors (reads) and shape the answer; errors are raised as OrmahError and
+mapped to the one error shape in ormah_site.api. Recall never counts as use; reading one memory by id does.
+"""
 
 from __future__ import annotations
 
-from ninja import Router
+from django.http import HttpRequest
+from ninja import Query, Router, Status
+
+from memory import runtime
+from memory.errors import ValidationFailed
+from memory.schemas import (
+    BatchIn,
+    BatchOut,
+    ConnectIn,
+    ConnectOut,
+    ErrorOut,
+    HealthOut,
+    NodeDetailOut,
+    NodeIn,
+    NodeOut,
+    NodePatch,
+    OutdatedIn,
+    RebuildOut,
+    RecallIn,
+    RecallOut,
+    RecallTextOut,
+    RememberOut,
+    SelfOut,
+    SelfQuery,
+)
+from memory.search import format_hits_text
+from memory.search import recall as search_recall
+from memory.selectors import (
+    batch_connection_problems,
+    health_report,
+    node_neighbours,
+    node_row_get,
+    self_get,
+)
+from memory.services import (
+    edge_create,
+    index_sync,
+    node_confirm_use,
+    node_create,
+    node_forget,
+    node_mark_outdated,
+    node_restore,
+    node_update,
+)
+from memory.services.surfacing import surfacing_log
 
 agent_router = Router(tags=["agent"])
 admin_router = Router(tags=["admin"])
+
+RECALL_SURFACE = "recall"
+
+
+def _answers(ok: dict | type, *codes: int) -> dict:
+    """The success schema(s) plus the error shape for the given statuses (400, 401 and 422 always)."""
+    success = ok if isinstance(ok, dict) else {200: ok}
+    return {**success, **{code: ErrorOut for code in {400, 401, 422, *codes}}}
+
+
+# ---------------------------------------------------------------------------
+# Remember
+# ---------------------------------------------------------------------------
+
+@agent_router.post("/remember", response=_answers({201: RememberOut}, 413), summary="Remember one memory")
+def remember(request: HttpRequest, payload: NodeIn):
+    """Write a markdown file, index it, auto-link it to similar memories (and to the self node if about_self)."""
+    return Status(201, node_create(request=payload))
+
+
+@agent_router.post("/remember/batch", response=_answers({201: BatchOut}, 413), summary="Remember up to 1,000")
+def remember_batch(request: HttpRequest, payload: BatchIn):
+    """All items are validated (fields and connection targets) before the first is written; results keep order."""
+    problems = batch_connection_problems(requests=payload.nodes)
+    if problems:
+        first = problems[0]
+        raise ValidationFailed(f"{first['loc']}: {first['msg']}", details=problems)
+    return Status(201, {"results": [node_create(request=item) for item in payload.nodes]})
+
+
+# ---------------------------------------------------------------------------
+# Recall (search: never confirmed use)
+# ---------------------------------------------------------------------------
+
+@agent_router.post("/recall", response=_answers(RecallOut | RecallTextOut), summary="Search memories")
+def recall(request: HttpRequest, payload: RecallIn):
+    """Hybrid search; the hits are logged as surfaced (for feedback) but do not reinforce the memories."""
+    query = payload.to_query()
+    hits = search_recall(query=query)
+    surfacing_id = surfacing_log(surface=RECALL_SURFACE, query=query, hits=hits, session_id=payload.session_id)
+    if payload.format == "text":
+        return {"text": format_hits_text(hits), "surfacing_id": surfacing_id}
+    return {"results": hits, "surfacing_id": surfacing_id}
+
+
+# ---------------------------------------------------------------------------
+# One memory
+# ---------------------------------------------------------------------------
+
+def _detail(node) -> dict:
+    neighbours = node_neighbours(row=node_row_get(ref=node.id))
+    return {"node": node,
+            "edges_out": [n for n in neighbours if n.direction == "out"],
+            "edges_in": [n for n in neighbours if n.direction == "in"]}
+
+
+@agent_router.get("/nodes/{node_id}", response=_answers(NodeDetailOut, 404, 409), summary="Recall one memory")
+def node_detail(request: HttpRequest, node_id: str):
+    """The memory (id or unique prefix) with its edges in and out. Counts as confirmed use."""
+    return _detail(node_confirm_use(ref=node_id, source="recall_node"))
+
+
+@agent_router.patch("/nodes/{node_id}", response=_answers(NodeOut, 404, 409, 413), summary="Update a memory")
+def node_patch(request: HttpRequest, node_id: str, payload: NodePatch):
+    """Change only the fields given; a request that changes nothing writes nothing."""
+    return node_update(ref=node_id, patch=payload)
+
+
+@agent_router.delete("/nodes/{node_id}", response=_answers(NodeOut, 404, 409), summary="Forget a memory")
+def node_delete(request: HttpRequest, node_id: str):
+    """Soft delete: the file moves to deleted/ and can be restored. The self node is protected (409)."""
+    return node_forget(ref=node_id)
+
+
+@agent_router.post("/nodes/{node_id}/restore", response=_answers(NodeOut, 404, 409), summary="Restore a memory")
+def node_restore_route(request: HttpRequest, node_id: str):
+    """Bring a forgotten memory back (full id) with its connections."""
+    return node_restore(node_id=node_id.strip().lower())
+
+
+@agent_router.post("/nodes/{node_id}/outdated", response=_answers(NodeOut, 404, 409), summary="Mark outdated")
+def node_outdated(request: HttpRequest, node_id: str, payload: OutdatedIn | None = None):
+    """Set valid_until to now and append the reason; recall then skips it unless asked for history."""
+    return node_mark_outdated(ref=node_id, reason=payload.reason if payload else None)
+
+
+@agent_router.post("/connect", response=_answers(ConnectOut, 404, 409), summary="Connect two memories")
+def connect(request: HttpRequest, payload: ConnectIn):
+    """A typed, weighted edge stored in the source memory's file (same source, target and type: replaced)."""
+    source = node_row_get(ref=payload.source_id).uid
+    conn = edge_create(source_ref=source, target_ref=payload.target_id, edge=payload.edge, weight=payload.weight,
+                       reason=payload.reason)
+    return {"source_id": source, "target_id": conn.target, "edge": conn.edge, "weight": conn.weight,
+            "reason": conn.reason}
+
+
+# ---------------------------------------------------------------------------
+# Identity
+# ---------------------------------------------------------------------------
+
+@agent_router.get("/self", response=_answers(SelfOut, 404), summary="Who the user is")
+def get_self(request: HttpRequest, filters: Query[SelfQuery]):
+    """The self node and the memories it defines (identity), most important first."""
+    node, defined = self_get(store=runtime.store(), space=filters.space, limit=filters.limit)
+    return {"node": node, "defines": defined}
+
+
+# ---------------------------------------------------------------------------
+# Admin
+# ---------------------------------------------------------------------------
+
+@admin_router.post("/rebuild", response=_answers(RebuildOut), summary="Rebuild the index from the files")
+def rebuild(request: HttpRequest):
+    """Re-read every markdown file into a fresh index (embeddings come from the cache when unchanged)."""
+    return {"status": "rebuilt", "report": index_sync(full=True).as_dict()}
+
+
+@admin_router.get("/health", response=_answers(HealthOut), summary="Health: extensions, model, counts, drift")
+def health(request: HttpRequest):
+    """Whether the index, the model and the files agree; `status` is "degraded" when anything is off."""
+    return health_report(store=runtime.store())

@@ -1,0 +1,53 @@
+"""Property-based run over the OpenAPI schema: whatever the input, no route answers 5xx.
+
+The memory routes (tags agent and admin) must also answer with documented statuses, content types and bodies.
+Not checked here: authentication (tests/api/test_auth.py proves every route refuses a missing or wrong token),
+and positive/negative data acceptance (the domain rules are stricter than JSON Schema can say, e.g. blank
+content, tag syntax, id prefixes; and pydantic's lax mode accepts "0.5" for a number on purpose).
+"""
+
+from __future__ import annotations
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from memory.services import index_sync, self_ensure
+from ormah_site.api import api
+from ormah_site.wsgi import application
+from tests.api.conftest import TOKEN
+
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+MEMORY_TAGS = {"agent", "admin"}
+CONFORMANCE = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+
+# The schema the server publishes at /api/openapi.json, run in-process against the WSGI app, so each example
+# hits the test database and a temporary memory folder.
+schema = schemathesis.openapi.from_dict(api.get_openapi_schema(path_params={}))
+schema.app = application
+
+
+@pytest.fixture
+def installed(api_token, db):
+    """The state `ormah init` leaves: an index with its vector table, and the self node."""
+    index_sync()
+    self_ensure(name="Dana")
+
+
+@pytest.mark.slow
+@schema.parametrize()
+@hypothesis_settings(max_examples=25, deadline=None,
+                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                            HealthCheck.filter_too_much])
+def test_no_input_makes_the_api_fail(case, installed):
+    response = case.call(headers=AUTH)
+    assert response.status_code < 500, response.text
+    if MEMORY_TAGS & set(case.operation.definition.raw.get("tags", [])):
+        case.validate_response(response, checks=CONFORMANCE)
