@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import numpy as np
+from django.db.models import F, Prefetch
 
 from memory.domain.enums import Tier
 from memory.models import EdgeRow, NodeRow
@@ -93,7 +94,8 @@ def decision_list(*, limit: int = 50, session_id: str | None = None) -> list[Whi
     qs = WhisperDecisionRow.objects.all()
     if session_id:
         qs = qs.filter(session_id=session_id)
-    return list(qs.prefetch_related("candidates")[:limit])
+    ranked = WhisperCandidateRow.objects.order_by(F("final_rank").asc(nulls_last=True), "retrieval_rank", "id")
+    return list(qs.prefetch_related(Prefetch("candidates", queryset=ranked))[:limit])
 
 
 def candidate_for_feedback(*, node_uid: str, whisper_log_id: int | None) -> WhisperCandidateRow | None:

@@ -68,8 +68,9 @@ def test_silent_decisions_name_their_stage(store, prompt, decision):
     assert list(WhisperDecisionRow.objects.values_list("decision", flat=True)) == [decision]
 
 
-def test_machine_generated_prompts_stay_out_of_the_session_buffer(store):
+def test_prompts_without_a_topic_stay_out_of_the_session_buffer(store):
     ask("<task-notification>done</task-notification>")
+    ask("thanks!")
     ask("what port does the server use?")
     assert list(SessionPromptRow.objects.values_list("prompt", flat=True)) == ["what port does the server use?"]
 
@@ -139,3 +140,13 @@ def test_retention_prunes_old_decisions_with_their_candidates(store):
     assert ledger_prune() == 1
     assert list(WhisperDecisionRow.objects.values_list("id", flat=True)) == [keep]
     assert set(WhisperCandidateRow.objects.values_list("decision_id", flat=True)) <= {keep}
+
+
+def test_retention_drops_year_old_feedback_but_keeps_recent(store):
+    from whisper.models import AffinityRow
+
+    for days in (400, 10):
+        AffinityRow.objects.create(node_uid=store["port"].id, prompt_vec=b"\0" * 16, signal=1, source="explicit",
+                                   created=utcnow() - timedelta(days=days))
+    ledger_prune()
+    assert AffinityRow.objects.count() == 1

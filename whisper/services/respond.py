@@ -22,13 +22,13 @@ from memory.services.surfacing import surfacing_log
 from whisper import selectors
 from whisper.classifier import archetype_matrices
 from whisper.conf import WhisperConf, get_conf
-from whisper.models import WhisperCandidateRow, WhisperDecisionRow
+from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
 from whisper.pipeline import new_run, run_stages
 from whisper.reranker import load_reranker
 from whisper.session import buffer_append, buffer_read
 from whisper.state import (
-    INJECTED, SILENT_DISABLED, SILENT_EMPTY, SILENT_ERROR, SILENT_LATE, SILENT_SYNTHETIC, Deps, WhisperRequest,
-    WhisperResult, WhisperRun,
+    INJECTED, SILENT_ACK, SILENT_DISABLED, SILENT_EMPTY, SILENT_ERROR, SILENT_LATE, SILENT_SHORT, SILENT_SYNTHETIC,
+    Deps, WhisperRequest, WhisperResult, WhisperRun,
 )
 
 logger = logging.getLogger(__name__)
@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 MAX_STORED_PROMPT = 4000
 MAX_BUDGET_TOKENS = 4000
 PRUNE_EVERY = 500
+AFFINITY_RETENTION_DAYS = 365  # a year-old signal weighs 2^-12 of a fresh one
+NOT_BUFFERED = (SILENT_EMPTY, SILENT_SHORT, SILENT_SYNTHETIC, SILENT_ACK, SILENT_DISABLED)  # no topic in them
 NUDGE = ("Remember to use ormah's remember tool to store decisions, preferences or noteworthy facts from this "
          "conversation.")
 
@@ -177,7 +179,7 @@ def whisper_respond(*, prompt: str, session_id: str | None = None, space: str | 
                        timeout_ms)
         decision = SILENT_LATE
     _record(row, run, decision, elapsed_ms)
-    if decision not in (SILENT_EMPTY, SILENT_SYNTHETIC, SILENT_DISABLED):
+    if decision not in NOT_BUFFERED:
         buffer_append(session_id=session_id, prompt=request.prompt,
                       vector=run.prompt_vec if run is not None else None, now=now, conf=conf)
     if row.id % PRUNE_EVERY == 0:
@@ -199,9 +201,13 @@ def whisper_delivered(*, whisper_log_id: int) -> bool:
 
 
 def ledger_prune(*, now: datetime | None = None, days: int | None = None, batch: int = 1000) -> int:
-    """Delete decision rows (and their candidates) older than the retention; returns how many decisions went."""
+    """Delete decision rows (and their candidates) older than the retention, and year-old feedback rows.
+
+    Returns how many decisions went. Feedback rows keep their prompt vectors, so affinity survives its decisions.
+    """
     now = as_utc(now or utcnow())
     cutoff = now - timedelta(days=days if days is not None else get_conf().log_retention_days)
+    AffinityRow.objects.filter(created__lt=now - timedelta(days=AFFINITY_RETENTION_DAYS)).delete()
     total = 0
     while True:
         ids = list(WhisperDecisionRow.objects.filter(created__lt=cutoff).values_list("id", flat=True)[:batch])
