@@ -17,7 +17,7 @@ from maintenance.schemas import (
     ProposalOut,
     TaskOut,
 )
-from maintenance.selectors import job_runs, merges_list, node_briefs, proposals_list
+from maintenance.selectors import job_runs, merges_list, node_briefs, proposals_list, session_latest
 from maintenance.services.agent import maintenance_apply, maintenance_begin, maintenance_status
 from maintenance.services.proposals import proposal_decide
 from maintenance.services.tasks import task_list
@@ -67,8 +67,9 @@ def _session(session) -> dict:
 
 
 @router.get("/agent/maintenance", response={200: MaintenanceOut}, summary="Agent maintenance: status")
-def maintenance_get(request: HttpRequest, job_id: str):
-    return Status(200, _session(maintenance_status(session_id=job_id)))
+def maintenance_get(request: HttpRequest, job_id: str | None = None):
+    session = maintenance_status(session_id=job_id) if job_id else session_latest()
+    return Status(200, _session(session) if session else {"status": "idle", "summary": "no maintenance session yet"})
 
 
 @router.post("/agent/maintenance", response={200: MaintenanceOut, 202: MaintenanceOut},

@@ -68,7 +68,7 @@ def get_conf() -> MaintenanceConf:
     return MaintenanceConf(
         home=Path(o["HOME"]),
         llm=llm,
-        time_limit=float(o.get("MAINTENANCE_JOB_TIME_LIMIT_SECONDS", 300.0)),
+        time_limit=float(o.get("MAINTENANCE_JOB_TIME_LIMIT_SECONDS", 60.0)),
         proposal_cap=int(o.get("MAINTENANCE_PROPOSAL_CAP", 200)),
         proposal_ttl_days=float(o.get("MAINTENANCE_PROPOSAL_TTL_DAYS", 14.0)),
         session_minutes=float(o.get("MAINTENANCE_TIMEOUT_MINUTES", 30.0)),

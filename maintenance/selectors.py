@@ -93,6 +93,15 @@ def pending_proposal_uids(kind: str | None = None) -> set[str]:
     return {uid for uids in rows.values_list("node_uids", flat=True) for uid in uids}
 
 
+def decided_at_by_key(kind: str) -> dict[str, object]:
+    """When proposals of a kind were last decided (approved, rejected or expired), by subject key."""
+    out: dict[str, object] = {}
+    for key, at in ProposalRow.objects.filter(kind=kind, decided_at__isnull=False).exclude(status="pending") \
+            .order_by("decided_at").values_list("key", "decided_at"):
+        out[key] = at
+    return out
+
+
 def proposals_list(*, status: str | None = "pending", kind: str | None = None, limit: int = 50) -> list[ProposalRow]:
     rows = ProposalRow.objects.all()
     if status:
@@ -122,3 +131,7 @@ def merges_list(*, limit: int = 20) -> list[MergeHistoryRow]:
 
 def session_get(session_id: str) -> MaintenanceSessionRow | None:
     return MaintenanceSessionRow.objects.filter(session_id=session_id).first()
+
+
+def session_latest() -> MaintenanceSessionRow | None:
+    return MaintenanceSessionRow.objects.order_by("-created_at", "-id").first()

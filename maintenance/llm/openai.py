@@ -45,6 +45,10 @@ class OpenAICompatibleProvider:
             if response.status_code in RETRY_STATUS:
                 problem = f"HTTP {response.status_code}"
                 continue
+            if response.status_code == 400 and "response_format" in body:
+                body.pop("response_format")  # some servers reject JSON mode; the prompt asks for JSON anyway
+                problem = "HTTP 400 with JSON mode"
+                continue
             if response.status_code >= 400:
                 raise LLMUnavailable(f"The LLM endpoint answered HTTP {response.status_code}")
             try:

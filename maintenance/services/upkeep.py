@@ -8,7 +8,7 @@ from datetime import timedelta
 from maintenance.detectors import clusters as cl
 from maintenance.detectors import lifecycle as lc
 from maintenance.models import JobRunRow, MaintenanceSessionRow, NodeSeenRow, ProposalRow
-from maintenance.selectors import degrees, facts_all, facts_where, neighbour_spaces
+from maintenance.selectors import decided_at_by_key, degrees, facts_all, facts_where, neighbour_spaces
 from maintenance.services.context import RunContext
 from maintenance.services.proposals import proposal_create, proposals_expire
 from memory.domain.enums import Tier
@@ -38,6 +38,7 @@ def importance_run(ctx: RunContext) -> None:
 def decay_run(ctx: RunContext) -> None:
     """Archive working memories whose retrievability fell below 0.3; identity ones are proposed instead."""
     threshold = LifecycleConf().decay_threshold
+    decided = decided_at_by_key("decay")
     for node in facts_where(tier=Tier.WORKING, is_self=False):
         if not lc.decays(node, ctx.now, threshold):
             continue
@@ -45,6 +46,8 @@ def decay_run(ctx: RunContext) -> None:
             break
         if node.identity:
             draft = lc.decay_draft(node, lc.retrievability(node, ctx.now))
+            if decided.get(draft.key, node.last_accessed) > node.last_accessed:
+                continue  # reviewed since it was last used: not offered again
             ctx.counts["proposed"] += proposal_create(draft=draft, conf=ctx.conf, now=ctx.now) == "created"
             continue
         try:

@@ -74,3 +74,14 @@ def test_conflict_type_aliases(raw, kind):
                                        ("part of", "part_of"), ("bogus", "none")])
 def test_relationship_aliases(raw, kind):
     assert LinkVerdict(pair=1, relationship=raw).relationship == kind
+
+
+def test_a_server_without_json_mode_is_asked_again_without_it(llm):
+    def answer(kind, user):
+        return (400, '{"error": "response_format not supported"}') if len(llm.requests) == 1 else {
+            "title": "T", "summary": "S"}
+
+    llm.answer = answer
+    provider = llm_for_run(get_conf().llm)
+    assert provider.complete_json(system="s", user="u", schema=Consolidation).title == "T"
+    assert ["response_format" in r for r in llm.requests] == [True, False]

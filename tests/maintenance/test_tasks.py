@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.management import call_command
+from django.core.management.sql import emit_post_migrate_signal
 from django_q.models import Schedule
 
 from maintenance.conf import get_conf
@@ -57,7 +58,7 @@ def test_schedules_sync_is_idempotent_and_repairs_drift(home, db):
 
 def test_migrate_syncs_the_schedules(home, db):
     Schedule.objects.filter(name__startswith="ormah:").delete()
-    call_command("migrate", verbosity=0)
+    emit_post_migrate_signal(verbosity=0, interactive=False, db="default")
     assert Schedule.objects.filter(name__startswith="ormah:").count() == 8
 
 

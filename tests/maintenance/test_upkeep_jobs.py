@@ -11,9 +11,8 @@ import pytest
 
 from maintenance.models import ProposalRow
 from maintenance.runner import job_execute
+from maintenance.services.proposals import proposal_decide
 from memory import runtime
-from memory.domain.enums import EdgeType
-from memory.domain.markdown import render
 from memory.models import NodeRow
 from memory.services import edge_create, self_ensure
 
@@ -91,3 +90,12 @@ def test_index_updater_indexes_a_file_written_by_hand(provider, remember, home):
     assert (outcome.status, outcome.counts["indexed"], outcome.counts["removed"]) == ("ok", 1, 0)
     assert row("0badc0de-0000-4000-8000-000000000001").content == "Written by hand"
     assert requests_sent(provider) == 0
+
+
+def test_a_rejected_identity_decay_is_not_offered_again_until_used(no_llm, remember):
+    self_ensure(name="Robin")
+    identity = remember("Robin is allergic to peanuts", about_self=True, now=T0)
+    job_execute("decay_manager", now=T0 + timedelta(days=8))
+    proposal_decide(proposal_id=ProposalRow.objects.get().proposal_id, action="reject", now=T0 + timedelta(days=8))
+    assert job_execute("decay_manager", now=T0 + timedelta(days=9)).counts.get("proposed", 0) == 0
+    assert row(identity.id).tier == "working"
