@@ -1,4 +1,4 @@
-"""The MCP server (`ormah mcp`): six tools over stdio, each a thin call to the local REST API (reference §5.3).
+"""The MCP server (`ormah mcp`): seven tools over stdio, each a thin call to the local REST API (reference §5.3).
 
 It holds no memory logic: it detects the client's project space once at start-up, passes it as the default
 space, calls /api/agent/* with the bearer token, and renders the JSON as short text an agent reads.
@@ -162,7 +162,7 @@ def _iso(value: datetime | None) -> str | None:
 # ---------------------------------------------------------------------------
 
 def build_server(*, api: OrmahApi, default_space: str | None) -> FastMCP:
-    """The FastMCP server with the six tools, bound to one API and one default space."""
+    """The FastMCP server with the seven tools, bound to one API and one default space."""
     server = FastMCP("ormah", instructions=INSTRUCTIONS)
     where = f"the current project ({default_space})" if default_space else "global (no project detected)"
 
@@ -227,6 +227,18 @@ def build_server(*, api: OrmahApi, default_space: str | None) -> FastMCP:
     async def get_self() -> str:
         params = {"limit": SELF_LIMIT, **({"space": default_space} if default_space else {})}
         return self_text(await api.call("GET", "/self", params=params))
+
+    @server.tool(description="Say whether a whispered memory helped (1) or misled (-1); pass the whisper_log_id "
+                             "the whisper showed. +1 counts as using the memory.")
+    async def submit_feedback(
+        node_id: str,
+        signal: Literal[1, -1],
+        source: Literal["explicit", "implicit"] = "explicit",
+        whisper_log_id: int | None = None,
+    ) -> str:
+        body = {"node_id": node_id, "signal": signal, "source": source, "whisper_log_id": whisper_log_id}
+        data = await api.call("POST", "/feedback", body={k: v for k, v in body.items() if v is not None})
+        return f"Feedback {data['signal']:+d} recorded for {data['node_id'][:8]}..."
 
     return server
 
