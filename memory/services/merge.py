@@ -23,10 +23,11 @@ from memory.domain.enums import TIER_ORDER, EdgeType, NodeType, Tier
 from memory.domain.markdown import format_timestamp, render
 from memory.domain.node import Connection, Node, utcnow
 from memory.domain.requests import ABOUT_SELF_TAG, ConnectionIn, NodeCreate, NodePatch, validation_message
-from memory.errors import Conflict, NodeNotFound, ProtectedNode, ValidationFailed, WriteConflict
+from memory.errors import Conflict, NodeNotFound, OrmahError, ProtectedNode, ValidationFailed, WriteConflict
 from memory.models import EdgeRow, MergeHistoryRow, NodeRow
 from memory.selectors import node_read, node_row_get
 from memory.services.audit import audit_note_many, audit_record
+from memory.services.guard import automation_actor, guard_write
 from memory.services.locking import write_lock
 from memory.services.nodes import _persist, node_create
 from memory.store import MarkdownStore, StoredFile, content_hash
@@ -125,6 +126,8 @@ def node_merge(
             raise ProtectedNode("The self node cannot be merged")
         keeper, keep_stored = node_read(store=store, row=keep_row)
         gone, gone_stored = node_read(store=store, row=gone_row)
+        guard_write(keeper)
+        guard_write(gone)
         new_keeper = _merged_keeper(keeper, gone, merged_title, merged_content, now)
         sources = set(EdgeRow.objects.filter(target=gone_row).exclude(source=keep_row).values_list("source__uid", flat=True))
         sources |= set(EdgeRow.objects.filter(source=gone_row, edge_type=EdgeType.DERIVED_FROM)
@@ -135,6 +138,7 @@ def node_merge(
             new, moved = _retargeted(node, gone.id, new_keeper, now)
             if new.connections == node.connections and new.extra == node.extra:
                 continue
+            guard_write(node)
             neighbours.append({"uid": node.id, "path": str(stored.path.relative_to(store.root)), "before": _text(stored),
                                "after_hash": content_hash(render(new).encode("utf-8")), "remapped": moved})
             pending.append((new, stored))
@@ -146,9 +150,18 @@ def node_merge(
             kept_after_hash=content_hash(render(new_keeper).encode("utf-8")), neighbours=neighbours,
             reason=reason, detail=detail or {}, merged_at=now,
         )
-        pairs = [(new_keeper, store.write(new_keeper, expected_hash=keep_stored.hash, path=keep_stored.path))]
-        pairs += [(new, store.write(new, expected_hash=stored.hash, path=stored.path)) for new, stored in pending]
-        store.soft_delete(gone.id, now=now)
+        pairs: list = []
+        try:
+            for new, stored in [(new_keeper, keep_stored), *pending]:
+                pairs.append((new, store.write(new, expected_hash=stored.hash, path=stored.path)))
+            store.soft_delete(gone.id, now=now)
+        except OrmahError:
+            # A file changed on disk mid-merge (its new version is in conflicts/): put back what was written.
+            befores = {keeper.id: history.kept_before, **{nb["uid"]: nb["before"] for nb in neighbours}}
+            for node, written in pairs:
+                _restore_bytes(store, written.path, befores[node.id], node.id)
+            history.delete()
+            raise
         with transaction.atomic():
             index.index_nodes(store, pairs, embedder=runtime.embedder(conf))
             index.remove_nodes([gone.id])
@@ -261,6 +274,8 @@ def nodes_consolidate(
         if any(r.is_self for r in rows):
             raise ProtectedNode("The self node cannot be consolidated")
         sources = [node_read(store=store, row=r) for r in rows]
+        for node, _ in sources:
+            guard_write(node)
         spaces = Counter(n.space for n, _ in sources)
         identity = any(ABOUT_SELF_TAG in n.tags for n, _ in sources) or EdgeRow.objects.filter(
             target__in=rows, source__is_self=True, edge_type=EdgeType.DEFINES).exists()
@@ -300,7 +315,7 @@ def nodes_importance_set(*, values: dict[str, float], now: datetime | None = Non
                 except NodeNotFound:
                     continue
                 value = round(min(1.0, max(0.0, values[row.uid])), 4)
-                if value == node.importance:
+                if value == node.importance or (node.read_only and automation_actor() is not None):
                     continue
                 new = replace(node, importance=value)
                 try:

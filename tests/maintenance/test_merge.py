@@ -73,3 +73,28 @@ def test_merge_takes_the_higher_tier(mem):
     a = mem("Deploys go out on Tuesdays", tier=Tier.ARCHIVAL, auto_link=False)
     b = mem("Deploys go out on Tuesday", tier=Tier.CORE, auto_link=False)
     assert node_merge(keep_ref=a.id, discard_ref=b.id).kept.tier == Tier.CORE
+
+
+def test_a_neighbour_edited_on_disk_mid_merge_rolls_the_merge_back(scene, home, monkeypatch):
+    _, keep, gone, _, pointer = scene
+    store = runtime.store()
+    files_before = files_snapshot(home)
+    real_write = type(store).write
+
+    def edited_meanwhile(self, node, **kw):
+        if node.id == pointer.id:
+            path = self.path_for(node.id)
+            path.write_text(path.read_text() + "\nedited by hand")
+        return real_write(self, node, **kw)
+
+    monkeypatch.setattr(type(store), "write", edited_meanwhile)
+    with pytest.raises(Conflict):
+        node_merge(keep_ref=keep.id, discard_ref=gone.id, merged_content="rewritten")
+    after = files_snapshot(home)
+    conflict_copies = [k for k in after if k.startswith("conflicts/")]
+    assert len(conflict_copies) == 1
+    pointer_file = next(k for k in files_before if pointer.id[:8] in k)
+    assert after[pointer_file].endswith(b"\nedited by hand")
+    assert {k: v for k, v in after.items() if k not in conflict_copies and k != pointer_file} == {
+        k: v for k, v in files_before.items() if k != pointer_file}
+    assert not MergeHistoryRow.objects.exists() and NodeRow.objects.filter(uid=gone.id).exists()
