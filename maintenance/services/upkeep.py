@@ -16,7 +16,15 @@ from memory.domain.lifecycle import LifecycleConf
 from memory.domain.requests import NodePatch
 from memory.errors import OrmahError
 from memory.models import NodeRow
-from memory.services import audit_prune, index_sync, merge_history_prune, node_set_tier, node_update, nodes_importance_set
+from memory.services import (
+    audit_prune,
+    core_cap_enforce,
+    index_sync,
+    merge_history_prune,
+    node_set_tier,
+    node_update,
+    nodes_importance_set,
+)
 
 logger = logging.getLogger(__name__)
 IMPORTANCE_BATCH = 500
@@ -24,7 +32,7 @@ AUDIT_DAYS_BY_OPERATION = {"importance": 7, "connect": 90}
 
 
 def importance_run(ctx: RunContext) -> None:
-    """Recompute every node's importance (it moves with time); write only changes of at least 0.01."""
+    """Recompute every node's importance (it moves with time), write changes of at least 0.01, keep the core cap."""
     changes = lc.importance_changes(list(facts_all().values()), degrees(), ctx.now)
     ctx.counts["changed"] = len(changes)
     uids = sorted(changes)
@@ -33,6 +41,9 @@ def importance_run(ctx: RunContext) -> None:
             break
         batch = {u: changes[u] for u in uids[start:start + IMPORTANCE_BATCH]}
         ctx.counts["written"] += nodes_importance_set(values=batch, now=ctx.now)
+    demoted = core_cap_enforce(now=ctx.now)  # new importance may reorder core; hand edits may have overfilled it
+    if demoted:
+        ctx.counts["core_demoted"] = len(demoted)
 
 
 def decay_run(ctx: RunContext) -> None:

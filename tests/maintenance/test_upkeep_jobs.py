@@ -99,3 +99,12 @@ def test_a_rejected_identity_decay_is_not_offered_again_until_used(no_llm, remem
     proposal_decide(proposal_id=ProposalRow.objects.get().proposal_id, action="reject", now=T0 + timedelta(days=8))
     assert job_execute("decay_manager", now=T0 + timedelta(days=9)).counts.get("proposed", 0) == 0
     assert row(identity.id).tier == "working"
+
+
+def test_importance_scorer_keeps_the_core_cap_by_the_new_importance(no_llm, remember, settings):
+    used = remember("Robin's deploy key lives in Vault", tier="core", now=T0)
+    idle = remember("Robin once used Jenkins", tier="core", now=T0 - timedelta(days=60))
+    settings.ORMAH = {**settings.ORMAH, "CORE_CAP": 1}
+    outcome = job_execute("importance_scorer", now=T0 + timedelta(days=1))
+    assert outcome.counts["core_demoted"] == 1
+    assert (row(used.id).tier, row(idle.id).tier) == ("core", "working")
