@@ -28,6 +28,11 @@ class MemoryConf:
     def lock_file(self) -> Path:
         return self.home / ".write.lock"
 
+    @property
+    def evidence_dir(self) -> Path:
+        """The evidence ledger's day files (docs/trust.md)."""
+        return self.home / "evidence"
+
 
 def get_conf() -> MemoryConf:
     """Build the conf from settings (cheap; read per call so tests can override settings)."""

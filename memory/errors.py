@@ -39,6 +39,13 @@ class NodeNotFound(OrmahError):
     http_status = 404
 
 
+class SessionStateNotFound(OrmahError):
+    """No state was ever recorded for that session."""
+
+    code = "not_found"
+    http_status = 404
+
+
 class AmbiguousNodeRef(OrmahError):
     """An id prefix matches more than one memory; `details` lists the candidate ids."""
 

@@ -13,20 +13,22 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
-from django.db import transaction
+from django.db import connection, transaction
 
 from memory.domain.identity import is_self_node
-from memory.domain.node import Node
+from memory.domain.node import PROVENANCE_KEYS, Node
 from memory.embeddings import Embedder, embedding_text
 from memory.errors import MalformedNodeFile
-from memory.models import EdgeRow, EmbeddingCacheRow, IndexMetaRow, NodeRow, NodeTagRow
+from memory.models import EdgeRow, EmbeddingCacheRow, IndexMetaRow, NodeCitationRow, NodeRow, NodeTagRow
 from memory.search import vectors
 from memory.store import MarkdownStore, StoredFile
 
 logger = logging.getLogger(__name__)
+SUPERSEDED_BY_KEY = "superseded_by"  # written by nodes_consolidate into the sources' files
 
 Progress = Callable[[int, int], None]
 CHUNK = 500
@@ -133,11 +135,28 @@ def _relpath(store: MarkdownStore, path: Path) -> str:
     return os.path.relpath(path, store.root)
 
 
+def _connection_dict(conn) -> dict:
+    data = {"target": conn.target, "edge": str(conn.edge), "weight": conn.weight, "reason": conn.reason}
+    if conn.valid_from is not None:
+        data["valid_from"] = conn.valid_from.isoformat()
+    if conn.valid_until is not None:
+        data["valid_until"] = conn.valid_until.isoformat()
+    if conn.source_event_ids:
+        data["source_event_ids"] = list(conn.source_event_ids)
+    return data
+
+
 def _connections_json(node: Node) -> str:
-    return json.dumps(
-        [{"target": c.target, "edge": str(c.edge), "weight": c.weight, "reason": c.reason} for c in node.connections],
-        sort_keys=True,
-    )
+    return json.dumps([_connection_dict(c) for c in node.connections], sort_keys=True)
+
+
+def _trust_json(node: Node) -> str:
+    """The trust facts recall needs per hit: workspace provenance and the `superseded_by` key consolidation writes."""
+    data = {k: getattr(node.provenance, k) for k in PROVENANCE_KEYS if getattr(node.provenance, k) is not None}
+    superseded_by = node.extra.get(SUPERSEDED_BY_KEY)
+    if isinstance(superseded_by, str) and superseded_by:
+        data[SUPERSEDED_BY_KEY] = superseded_by
+    return json.dumps(data, sort_keys=True)
 
 
 def _fill(row: NodeRow, node: Node, stored: StoredFile, rel: str, seq: int) -> NodeRow:
@@ -151,6 +170,8 @@ def _fill(row: NodeRow, node: Node, stored: StoredFile, rel: str, seq: int) -> N
     row.is_self = is_self_node(node)
     row.file_path, row.file_hash = rel, stored.hash
     row.file_mtime_ns, row.file_size, row.indexed_seq = stored.mtime_ns, stored.size, seq
+    row.pinned, row.authority, row.read_only = node.pinned, node.authority, node.read_only
+    row.trust_json = _trust_json(node)
     return row
 
 
@@ -168,12 +189,15 @@ def index_nodes(
     for node, stored in pairs:
         row = existing.get(node.id)
         if row is None:
-            stale = NodeRow.objects.filter(file_path=_relpath(store, stored.path)).first()
-            if stale is not None:
-                stale.delete()
             new_rows.append(_fill(NodeRow(), node, stored, _relpath(store, stored.path), seq))
         else:
             changed_rows.append(_fill(row, node, stored, _relpath(store, stored.path), seq))
+    # A new node in a file that held another node: that row goes (one query per chunk, not one per node).
+    new_paths = [r.file_path for r in new_rows]
+    for i in range(0, len(new_paths), CHUNK):
+        stale = NodeRow.objects.filter(file_path__in=new_paths[i:i + CHUNK])
+        if stale.exists():
+            stale.delete()
     NodeRow.objects.bulk_create(new_rows, batch_size=CHUNK)
     fields = [f.name for f in NodeRow._meta.concrete_fields if f.name not in ("id", "uid")]
     for row in changed_rows:
@@ -182,6 +206,11 @@ def index_nodes(
     NodeTagRow.objects.filter(node__uid__in=uids).delete()
     NodeTagRow.objects.bulk_create(
         [NodeTagRow(node=rows[n.id], tag=t) for n, _ in pairs for t in dict.fromkeys(n.tags)], batch_size=CHUNK,
+    )
+    NodeCitationRow.objects.filter(node__uid__in=uids).delete()
+    NodeCitationRow.objects.bulk_create(
+        [NodeCitationRow(node=rows[n.id], event_id=e) for n, _ in pairs for e in dict.fromkeys(n.source_event_ids)],
+        batch_size=CHUNK,
     )
     embedded = _index_vectors([(n, rows[n.id]) for n, _ in pairs], embedder)
     if link:
@@ -192,20 +221,27 @@ def index_nodes(
 
 
 def _index_vectors(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) -> int:
-    have = vectors.existing_ids() if len(pairs) > 20 else None
-    todo, keep = [], []
-    for node, row in pairs:
-        present = row.id in have if have is not None else vectors.get(row.id) is not None
-        (keep if present and row.embed_hash == text_hash(node) else todo).append((node, row))
-    for _, row in keep:
-        vectors.update_metadata(row.id, type=row.type, tier=row.tier, space=row.space)
+    hashes = {row.id: text_hash(node) for node, row in pairs}
+    # Only rows whose text is unchanged can keep their vector, so only they need the (slow) vec0 presence check.
+    same = [(node, row) for node, row in pairs if row.embed_hash == hashes[row.id]]
+    have = vectors.existing_ids() if len(same) > 20 else None
+    keep_ids = {row.id for _, row in same
+                if (row.id in have if have is not None else vectors.get(row.id) is not None)}
+    todo = [(node, row) for node, row in pairs if row.id not in keep_ids]
+    for _, row in same:
+        if row.id in keep_ids:
+            vectors.update_metadata(row.id, type=row.type, tier=row.tier, space=row.space)
     if not todo:
         return 0
     found, embedded = _vectors_for([n for n, _ in todo], embedder)
-    vectors.upsert((r.id, found[text_hash(n)], r.type, r.tier, r.space) for n, r in todo)
-    for node, row in todo:
-        row.embed_hash = text_hash(node)
-    NodeRow.objects.bulk_update([r for _, r in todo], ["embed_hash"], batch_size=CHUNK)
+    vectors.upsert((r.id, found[hashes[r.id]], r.type, r.tier, r.space) for _, r in todo)
+    for _, row in todo:
+        row.embed_hash = hashes[row.id]
+    # One UPDATE per row by primary key: Django's bulk_update builds a CASE over the whole batch, ~15x slower here.
+    with connection.cursor() as cur:
+        cur.executemany(
+            f"UPDATE {NodeRow._meta.db_table} SET embed_hash = %s WHERE id = %s", [(r.embed_hash, r.id) for _, r in todo],
+        )
     return embedded
 
 
@@ -222,17 +258,33 @@ def _rebuild_edges(sources: Iterable[NodeRow]) -> None:
                 continue
             edges[(row.id, target_id, c["edge"])] = EdgeRow(
                 source_id=row.id, target_id=target_id, edge_type=c["edge"], weight=c["weight"], reason=c["reason"],
+                valid_from=_instant(c.get("valid_from")), valid_until=_instant(c.get("valid_until")),
             )
     EdgeRow.objects.bulk_create(edges.values(), batch_size=CHUNK)
+
+
+def _instant(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
 
 
 def _resolve_dangling(new_uids: Sequence[str]) -> None:
     """Rows whose connections name a node that just appeared get their edges rebuilt."""
     if len(new_uids) > 50:
-        _rebuild_edges(NodeRow.objects.exclude(connections_json="[]"))
+        # One pass over the rows that have connections, instead of one LIKE scan per new node; only the rows
+        # that name a new node are rebuilt (rebuilding every row per chunk made a rebuild quadratic).
+        new = set(new_uids)
+        hits = [
+            row_id for row_id, uid, conns in
+            NodeRow.objects.exclude(connections_json="[]").values_list("id", "uid", "connections_json")
+            if uid not in new and any(c["target"] in new for c in json.loads(conns))
+        ]
+        for i in range(0, len(hits), CHUNK):
+            _rebuild_edges(NodeRow.objects.filter(id__in=hits[i:i + CHUNK]).only("id", "connections_json"))
         return
     for uid in new_uids:
-        _rebuild_edges(NodeRow.objects.filter(connections_json__contains=uid).exclude(uid=uid))
+        _rebuild_edges(
+            NodeRow.objects.filter(connections_json__contains=uid).exclude(uid=uid).only("id", "connections_json"),
+        )
 
 
 def remove_nodes(uids: Sequence[str]) -> int:
@@ -255,6 +307,7 @@ def sync(
     if full:
         with transaction.atomic():
             EdgeRow.objects.all().delete()
+            NodeCitationRow.objects.all().delete()
             NodeTagRow.objects.all().delete()
             NodeRow.objects.all().delete()
             vectors.create_table(embedder.dim)
@@ -300,7 +353,7 @@ def sync(
             report.removed = remove_nodes(gone)
     if full:
         with transaction.atomic():
-            _rebuild_edges(NodeRow.objects.exclude(connections_json="[]"))
+            _rebuild_edges(NodeRow.objects.exclude(connections_json="[]").only("id", "connections_json"))
     if NodeRow.objects.filter(embed_hash="").exists():
         _reembed_all(store, embedder, report, progress)
     return report

@@ -35,6 +35,10 @@ class NodeRow(models.Model):
     file_size = models.BigIntegerField(default=0)
     embed_hash = models.CharField(max_length=64, blank=True, default="")
     indexed_seq = models.BigIntegerField(default=0, db_index=True)
+    pinned = models.BooleanField(default=False)
+    authority = models.IntegerField(default=0)
+    read_only = models.BooleanField(default=False)
+    trust_json = models.TextField(default="{}")  # provenance keys and superseded_by (docs/trust.md)
 
     class Meta:
         verbose_name = "node (index)"
@@ -52,6 +56,8 @@ class EdgeRow(models.Model):
     edge_type = models.CharField(max_length=20, db_index=True)
     weight = models.FloatField(default=0.5)
     reason = models.TextField(null=True, blank=True)
+    valid_from = models.DateTimeField(null=True, blank=True)
+    valid_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -148,3 +154,75 @@ class MergeHistoryRow(models.Model):
 
     def __str__(self) -> str:
         return f"merge {self.merge_id[:8]}: {self.removed_uid[:8]} -> {self.kept_uid[:8]}"
+
+
+# ---------------------------------------------------------------------------
+# Trust (docs/trust.md): citations, evidence, session state, verification
+# ---------------------------------------------------------------------------
+
+class NodeCitationRow(models.Model):
+    """Derived: rebuilt from markdown. One row per evidence event a node cites (its source_event_ids)."""
+
+    node = models.ForeignKey(NodeRow, on_delete=models.CASCADE, related_name="citation_rows")
+    event_id = models.CharField(max_length=100, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["node", "event_id"], name="node_citation_unique")]
+
+
+class EvidenceRow(models.Model):
+    """Derived: rebuilt from the evidence files ($ORMAH_HOME/evidence/*.jsonl). One row per event."""
+
+    uid = models.CharField(max_length=100, unique=True)
+    kind = models.CharField(max_length=30, db_index=True)
+    at = models.DateTimeField(db_index=True)
+    session_id = models.CharField(max_length=200, null=True, blank=True, db_index=True)
+    scope_type = models.CharField(max_length=20, default="global")
+    scope_id = models.CharField(max_length=300, blank=True, default="")
+    source = models.CharField(max_length=200, blank=True, default="")
+    text = models.TextField(blank=True, default="")
+    data = models.JSONField(default=dict)
+    file_name = models.CharField(max_length=40)
+    offset = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.uid} {self.kind}"
+
+
+class SessionStateRow(models.Model):
+    """Derived: rebuilt from the evidence files (the latest session_state event of each session wins)."""
+
+    session_id = models.CharField(max_length=200, unique=True)
+    status = models.CharField(max_length=10, db_index=True)
+    current_goal = models.TextField(blank=True, default="")
+    summary = models.TextField(blank=True, default="")
+    working_set = models.JSONField(default=list)
+    scope_type = models.CharField(max_length=20, default="session")
+    scope_id = models.CharField(max_length=300, blank=True, default="")
+    source_event_ids = models.JSONField(default=list)
+    event_id = models.CharField(max_length=100)
+    updated = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.session_id} {self.status}"
+
+
+class VerificationRow(models.Model):
+    """Ledger: not derived. One check of a memory (failed, passed, stale, unknown, warning); the latest counts."""
+
+    target_uid = models.CharField(max_length=100, db_index=True)
+    status = models.CharField(max_length=10, db_index=True)
+    checker = models.CharField(max_length=200, blank=True, default="")
+    message = models.TextField(blank=True, default="")
+    detail = models.JSONField(default=dict)
+    evidence_event_id = models.CharField(max_length=100, null=True, blank=True)
+    created = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.target_uid[:8]} {self.status}"

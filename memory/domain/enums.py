@@ -40,6 +40,20 @@ class EdgeType(StrEnum):
     EVOLVED_FROM = "evolved_from"
     RELATED_TO = "related_to"
     CONTRADICTS = "contradicts"
+    EXTENDS = "extends"
+
+
+# Temporal-relation names that are the same relation as an existing edge type (docs/trust.md): a file or a
+# request may say `supersedes` or `derives`, and it is stored as the one edge type that already means it.
+EDGE_ALIASES: dict[str, EdgeType] = {
+    "supersedes": EdgeType.EVOLVED_FROM,
+    "derives": EdgeType.DERIVED_FROM,
+}
+
+
+def edge_type_of(value: str) -> EdgeType:
+    """The edge type a name means, aliases included; raises ValueError for an unknown name."""
+    return EDGE_ALIASES.get(value) or EdgeType(value)
 
 
 TIER_ORDER: dict[Tier, int] = {Tier.ARCHIVAL: 0, Tier.WORKING: 1, Tier.CORE: 2}
@@ -53,6 +67,7 @@ ACTIVATION_FACTORS: dict[EdgeType, float] = {
     EdgeType.EVOLVED_FROM: 0.8,
     EdgeType.RELATED_TO: 0.7,
     EdgeType.CONTRADICTS: 0.4,
+    EdgeType.EXTENDS: 0.9,
 }
 
 TIER_BOOST: dict[Tier, float] = {Tier.CORE: 0.10, Tier.WORKING: 0.0, Tier.ARCHIVAL: -0.10}

@@ -22,8 +22,8 @@ from typing import Any
 
 import yaml
 
-from memory.domain.enums import EdgeType, NodeType, Tier
-from memory.domain.node import RESERVED_KEYS, Connection, Node, as_utc
+from memory.domain.enums import EDGE_ALIASES, EdgeType, NodeType, Tier
+from memory.domain.node import PROVENANCE_KEYS, RESERVED_KEYS, Connection, Node, Provenance, as_utc
 from memory.errors import MalformedNodeFile
 
 PARSE_DEFAULT_STABILITY = 1.0
@@ -98,13 +98,38 @@ def render(node: Node) -> str:
         data["tags"] = list(node.tags)
     if node.connections:
         data["connections"] = [_connection_data(c) for c in node.connections]
+    data.update(_trust_data(node))
     return f"---\n{_dump(data)}---\n\n{node.content}\n"
+
+
+def _trust_data(node: Node) -> dict[str, Any]:
+    """The trust keys (docs/trust.md), each written only when set."""
+    data: dict[str, Any] = {}
+    if node.source_event_ids:
+        data["source_event_ids"] = list(node.source_event_ids)
+    for key in PROVENANCE_KEYS:
+        value = getattr(node.provenance, key)
+        if value is not None:
+            data[key] = value
+    if node.pinned:
+        data["pinned"] = True
+    if node.read_only:
+        data["read_only"] = True
+    if node.authority:
+        data["authority"] = node.authority
+    return data
 
 
 def _connection_data(conn: Connection) -> dict[str, Any]:
     data: dict[str, Any] = {"edge": conn.edge.value, "target": conn.target, "weight": float(conn.weight)}
     if conn.reason is not None:
         data["reason"] = conn.reason
+    for key in ("valid_from", "valid_until"):
+        value = getattr(conn, key)
+        if value is not None:
+            data[key] = format_timestamp(value)
+    if conn.source_event_ids:
+        data["source_event_ids"] = list(conn.source_event_ids)
     return data
 
 
@@ -176,6 +201,11 @@ def _node_from(data: dict[Any, Any], content: str) -> Node:
         valid_until=_datetime(data, "valid_until"),
         stability=_stability(data),
         deleted_at=_datetime(data, "deleted_at"),
+        source_event_ids=_strings(data.get("source_event_ids"), "source_event_ids"),
+        provenance=Provenance(**{key: _text(data, key) for key in PROVENANCE_KEYS}),
+        pinned=_bool(data, "pinned"),
+        authority=_count(data, "authority"),
+        read_only=_bool(data, "read_only"),
         extra=extra,
     )
 
@@ -250,13 +280,17 @@ def _bool(data: Mapping[str, Any], key: str) -> bool:
 
 
 def _tags(value: Any) -> tuple[str, ...]:
+    return _strings(value, "tags")
+
+
+def _strings(value: Any, key: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
         return (value,)
     if not isinstance(value, list):
-        raise _Invalid(f"'tags' must be a list, got {value!r}")
-    return tuple(_scalar_text(tag, "tags") for tag in value)
+        raise _Invalid(f"'{key}' must be a list, got {value!r}")
+    return tuple(_scalar_text(item, key) for item in value)
 
 
 def _connections(value: Any) -> tuple[Connection, ...]:
@@ -274,9 +308,13 @@ def _connections(value: Any) -> tuple[Connection, ...]:
         edge = item.get("edge")
         conns.append(Connection(
             target=target,
-            edge=_enum(EdgeType, item, "edge", EdgeType.RELATED_TO),
+            edge=EDGE_ALIASES[edge] if isinstance(edge, str) and edge in EDGE_ALIASES else
+            _enum(EdgeType, item, "edge", EdgeType.RELATED_TO),
             weight=_number(item, "weight", 0.5, unit=True),
             reason=_text(item, "reason"),
+            valid_from=_datetime(item, "valid_from"),
+            valid_until=_datetime(item, "valid_until"),
+            source_event_ids=_strings(item.get("source_event_ids"), "source_event_ids"),
         ))
     return tuple(conns)
 

@@ -16,7 +16,11 @@ RESERVED_KEYS = frozenset({
     "id", "type", "tier", "source", "created", "updated", "last_accessed", "access_count", "confidence",
     "importance", "stability", "last_review", "valid_until", "deleted_at", "title", "space", "space_locked",
     "tags", "connections",
+    # trust (docs/trust.md): evidence citations, workspace provenance, core-block flags
+    "source_event_ids", "workspace_path", "git_branch", "git_commit", "file_path", "content_sha256",
+    "pinned", "authority", "read_only",
 })
+PROVENANCE_KEYS = ("workspace_path", "git_branch", "git_commit", "file_path", "content_sha256")
 
 
 def utcnow() -> datetime:
@@ -65,15 +69,51 @@ class FrozenMapping(Mapping[str, Any]):
 
 @dataclass(frozen=True, slots=True)
 class Connection:
-    """A directed, typed, weighted edge stored in its source node's file."""
+    """A directed, typed, weighted edge stored in its source node's file.
+
+    `valid_from` / `valid_until` bound when the relation holds (open ends when None); `source_event_ids` cite the
+    evidence that supports it (docs/trust.md).
+    """
 
     target: str
     edge: EdgeType = EdgeType.RELATED_TO
     weight: float = 0.5
     reason: str | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    source_event_ids: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "edge", EdgeType(self.edge))
+        object.__setattr__(self, "source_event_ids", tuple(self.source_event_ids))
+        for name in ("valid_from", "valid_until"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, as_utc(value))
+
+    def is_active(self, now: datetime) -> bool:
+        """True when `now` lies inside the validity window [valid_from, valid_until)."""
+        now = as_utc(now)
+        return (self.valid_from is None or self.valid_from <= now) and (self.valid_until is None or now < self.valid_until)
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a memory was made: workspace root, git branch and commit, a file in it and that file's SHA-256."""
+
+    workspace_path: str | None = None
+    git_branch: str | None = None
+    git_commit: str | None = None
+    file_path: str | None = None
+    content_sha256: str | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no provenance key is set."""
+        return all(getattr(self, key) is None for key in PROVENANCE_KEYS)
+
+
+NO_PROVENANCE = Provenance()
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +122,7 @@ class Node:
 
     Datetimes are normalised to aware UTC (naive ones are taken as UTC). `extra` holds front-matter keys this
     version does not know, read-only and detached from the caller's dict; it is compared but not hashed.
+    `source_event_ids`, `provenance`, `pinned`, `authority` and `read_only` are the trust fields (docs/trust.md).
     """
 
     id: str
@@ -104,6 +145,11 @@ class Node:
     valid_until: datetime | None = None
     stability: float = INITIAL_STABILITY
     deleted_at: datetime | None = None
+    source_event_ids: tuple[str, ...] = ()
+    provenance: Provenance = NO_PROVENANCE
+    pinned: bool = False
+    authority: int = 0
+    read_only: bool = False
     extra: Mapping[str, Any] = field(default_factory=FrozenMapping, hash=False)
 
     def __post_init__(self) -> None:
@@ -112,6 +158,7 @@ class Node:
         set_(self, "tier", Tier(self.tier))
         set_(self, "tags", tuple(self.tags))
         set_(self, "connections", tuple(self.connections))
+        set_(self, "source_event_ids", tuple(self.source_event_ids))
         for name in ("created", "updated", "last_accessed"):
             set_(self, name, as_utc(getattr(self, name)))
         for name in ("last_review", "valid_until", "deleted_at"):

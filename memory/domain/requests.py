@@ -10,8 +10,8 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
-from memory.domain.enums import INITIAL_STABILITY, EdgeType, NodeType, Tier
-from memory.domain.node import Connection, Node, as_utc, with_connection
+from memory.domain.enums import INITIAL_STABILITY, EdgeType, NodeType, Tier, edge_type_of
+from memory.domain.node import Connection, Node, Provenance, as_utc, with_connection
 
 MAX_CONTENT_BYTES = 64 * 1024
 MAX_TITLE_CHARS = 300
@@ -22,6 +22,11 @@ MAX_SPACE_CHARS = 100
 MAX_CONNECTIONS = 200
 MAX_REASON_CHARS = 1000
 MAX_TARGET_CHARS = 100
+MAX_EVENT_IDS = 100
+MAX_EVENT_ID_CHARS = 100
+MAX_PATH_CHARS = 4096
+MAX_BRANCH_CHARS = 255
+MAX_AUTHORITY = 1000
 AUTO_TITLE_CHARS = 60
 ABOUT_SELF_TAG = "about_self"
 DEFAULT_SOURCE = "agent:unknown"
@@ -30,6 +35,8 @@ DEFAULT_SOURCE = "agent:unknown"
 CONTENT_TOO_LARGE = "content_too_large"
 
 _TAG = re.compile(r"[a-z0-9][a-z0-9_\-.:]*")
+_EVENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-.:]*")
+_HEX = re.compile(r"[0-9a-f]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _WHITESPACE = re.compile(r"\s+")
 
@@ -112,6 +119,53 @@ def _source(value: str) -> str:
     return value
 
 
+def _event_ids(values: list[str]) -> list[str]:
+    ids: list[str] = []
+    for raw in values:
+        value = raw.strip()
+        if len(value) > MAX_EVENT_ID_CHARS or not _EVENT_ID.fullmatch(value):
+            raise _fail("bad_event_id", "event id '{value}' must be letters, digits and _ - . : (at most {limit})",
+                        value=value[:40], limit=MAX_EVENT_ID_CHARS)
+        if value not in ids:
+            ids.append(value)
+    if len(ids) > MAX_EVENT_IDS:
+        raise _fail("too_many", "at most {limit} event ids", limit=MAX_EVENT_IDS)
+    return ids
+
+
+def _line(limit: int):
+    def check(value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        if len(value) > limit:
+            raise _fail("too_long", "must be at most {limit} characters", limit=limit)
+        if _CONTROL.search(value):
+            raise _fail("control_char", "must not contain control characters")
+        return value
+    return check
+
+
+def _hex(minimum: int, maximum: int):
+    def check(value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip().lower()
+        if not minimum <= len(value) <= maximum or not _HEX.fullmatch(value):
+            raise _fail("bad_hex", "must be {minimum} to {maximum} hex digits", minimum=minimum, maximum=maximum)
+        return value
+    return check
+
+
+def _edge(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return edge_type_of(value)
+        except ValueError:
+            return value  # pydantic reports the unknown edge type
+    return value
+
+
 def _utc(value: datetime | None) -> datetime | None:
     return None if value is None else as_utc(value)
 
@@ -129,6 +183,13 @@ Tags = Annotated[list[str], AfterValidator(_tags)]
 Source = Annotated[str, AfterValidator(_source)]
 Confidence = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 UtcDatetime = Annotated[datetime | None, AfterValidator(_utc)]
+EventIds = Annotated[list[str], AfterValidator(_event_ids)]
+PathText = Annotated[str | None, AfterValidator(_line(MAX_PATH_CHARS))]
+Branch = Annotated[str | None, AfterValidator(_line(MAX_BRANCH_CHARS))]
+Commit = Annotated[str | None, AfterValidator(_hex(4, 64))]
+Sha256 = Annotated[str | None, AfterValidator(_hex(64, 64))]
+Edge = Annotated[EdgeType, BeforeValidator(_edge)]
+Authority = Annotated[int, Field(ge=0, le=MAX_AUTHORITY)]
 
 
 class ConnectionIn(BaseModel):
@@ -137,9 +198,12 @@ class ConnectionIn(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     target: str = Field(min_length=1, max_length=MAX_TARGET_CHARS)
-    edge: EdgeType = EdgeType.RELATED_TO
+    edge: Edge = EdgeType.RELATED_TO
     weight: Confidence = 0.5
     reason: str | None = Field(default=None, max_length=MAX_REASON_CHARS)
+    valid_from: UtcDatetime = None
+    valid_until: UtcDatetime = None
+    source_event_ids: EventIds = Field(default_factory=list)
 
     @field_validator("target")
     @classmethod
@@ -177,6 +241,21 @@ class NodeCreate(BaseModel):
     about_self: bool = False
     confidence: Confidence = 1.0
     created: UtcDatetime = None
+    # trust (docs/trust.md): the evidence it came from, where it was made, core-block flags
+    source_event_ids: EventIds = Field(default_factory=list)
+    workspace_path: PathText = None
+    git_branch: Branch = None
+    git_commit: Commit = None
+    file_path: PathText = None
+    content_sha256: Sha256 = None
+    pinned: bool = False
+    authority: Authority = 0
+    read_only: bool = False
+
+    def provenance(self) -> Provenance:
+        """The workspace provenance the request gives."""
+        return Provenance(workspace_path=self.workspace_path, git_branch=self.git_branch, git_commit=self.git_commit,
+                          file_path=self.file_path, content_sha256=self.content_sha256)
 
 
 class NodePatch(BaseModel):
@@ -194,9 +273,13 @@ class NodePatch(BaseModel):
     confidence: Confidence | None = None
     valid_until: UtcDatetime = None
     add_connections: Connections | None = None
+    pinned: bool | None = None
+    authority: Authority | None = None
+    read_only: bool | None = None
 
     @field_validator(
-        "content", "type", "tier", "space_locked", "tags", "confidence", "add_connections", mode="before",
+        "content", "type", "tier", "space_locked", "tags", "confidence", "add_connections", "pinned", "authority",
+        "read_only", mode="before",
     )
     @classmethod
     def _reject_null(cls, value: Any) -> Any:
@@ -227,7 +310,9 @@ def is_too_large(exc: ValidationError) -> bool:
 # ---------------------------------------------------------------------------
 
 def _connection(conn: ConnectionIn) -> Connection:
-    return Connection(target=conn.target, edge=conn.edge, weight=conn.weight, reason=conn.reason)
+    return Connection(target=conn.target, edge=conn.edge, weight=conn.weight, reason=conn.reason,
+                      valid_from=conn.valid_from, valid_until=conn.valid_until,
+                      source_event_ids=tuple(conn.source_event_ids))
 
 
 def build_node(req: NodeCreate, *, node_id: str, now: datetime) -> Node:
@@ -242,6 +327,8 @@ def build_node(req: NodeCreate, *, node_id: str, now: datetime) -> Node:
         created=req.created or now, updated=now, last_accessed=now,
         space=req.space, space_locked=req.space_locked, tags=tuple(tags), source=req.source,
         confidence=req.confidence, stability=INITIAL_STABILITY,
+        source_event_ids=tuple(req.source_event_ids), provenance=req.provenance(), pinned=req.pinned,
+        authority=req.authority, read_only=req.read_only,
     )
     for conn in req.connections:
         node = with_connection(node, _connection(conn))

@@ -25,6 +25,7 @@ from memory.models import NodeRow
 from memory.search import vectors
 from memory.selectors import node_read, node_row_get, self_row
 from memory.services.audit import audit_record
+from memory.services.guard import guard_write
 from memory.services.locking import write_lock
 from memory.store import MarkdownStore, StoredFile
 
@@ -123,10 +124,11 @@ def node_create(*, request: NodeCreate, now: datetime | None = None, auto_link: 
     return CreateResult(node=node, auto_links=links)
 
 
-def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None) -> Node:
+def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None, automated: bool = False) -> Node:
     """Apply a partial update; a no-op leaves the file and `updated` untouched.
 
-    Raises NodeNotFound, AmbiguousNodeRef, ValidationFailed, WriteConflict.
+    Raises NodeNotFound, AmbiguousNodeRef, ValidationFailed, WriteConflict, ProtectedNode (an automated write to a
+    read-only block, see memory.services.guard).
     """
     conf = get_conf()
     store = runtime.store(conf)
@@ -136,6 +138,7 @@ def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None) -> N
         new = apply_patch(node, patch, now=now)
         if new is node:
             return node
+        guard_write(node, automated=automated)
         new = _resolve_connections(new)
         if is_self_node(node) and not is_self_node(new):
             raise ProtectedNode("The self node keeps its source and `self` tag")
@@ -156,6 +159,7 @@ def node_forget(*, ref: str, now: datetime | None = None) -> Node:
         node, _ = node_read(store=store, row=row)
         if is_self_node(node):
             raise ProtectedNode("The self node cannot be forgotten")
+        guard_write(node)
         audit_record(operation="delete", node=node, now=now)
         store.soft_delete(node.id, now=now)
         with transaction.atomic():
@@ -177,9 +181,16 @@ def node_restore(*, node_id: str, now: datetime | None = None) -> Node:
 
 def edge_create(
     *, source_ref: str, target_ref: str, edge: EdgeType = EdgeType.RELATED_TO, weight: float = 0.5,
-    reason: str | None = None,
+    reason: str | None = None, valid_from: datetime | None = None, valid_until: datetime | None = None,
+    source_event_ids: tuple[str, ...] = (), automated: bool = False,
 ) -> Connection:
-    """Connect two memories with a typed, weighted edge stored in the source node's file."""
+    """Connect two memories with a typed, weighted edge stored in the source node's file.
+
+    `valid_from`/`valid_until` bound a temporal relation; raises ValidationFailed for a window that ends before it
+    starts, ProtectedNode for an automated write to a read-only source.
+    """
+    if valid_from is not None and valid_until is not None and valid_until <= valid_from:
+        raise ValidationFailed("valid_until must be after valid_from")
     if not 0.0 <= weight <= 1.0:
         raise ValidationFailed("weight must be between 0 and 1")
     conf = get_conf()
@@ -190,9 +201,11 @@ def edge_create(
         if source_row.uid == target_row.uid:
             raise ValidationFailed("A memory cannot connect to itself")
         node, stored = node_read(store=store, row=source_row)
-        conn = Connection(target=target_row.uid, edge=EdgeType(edge), weight=weight, reason=reason)
+        conn = Connection(target=target_row.uid, edge=EdgeType(edge), weight=weight, reason=reason,
+                          valid_from=valid_from, valid_until=valid_until, source_event_ids=tuple(source_event_ids))
         new = with_connection(node, conn)
         if new != node:
+            guard_write(node, automated=automated)
             _persist(store, replace(new, updated=utcnow()), expected=stored)
     return conn
 
@@ -206,6 +219,7 @@ def node_mark_outdated(*, ref: str, reason: str | None = None, now: datetime | N
         node, stored = node_read(store=store, row=node_row_get(ref=ref))
         if is_self_node(node):
             raise ProtectedNode("The self node cannot be marked outdated")
+        guard_write(node)
         content = node.content + (f"\n\n[Outdated: {reason.strip()}]" if reason and reason.strip() else "")
         new = replace(node, valid_until=now, content=content, updated=now)
         audit_record(operation="mark_outdated", node=node, now=now, detail={"reason": reason})
@@ -213,9 +227,9 @@ def node_mark_outdated(*, ref: str, reason: str | None = None, now: datetime | N
     return new
 
 
-def node_set_tier(*, ref: str, tier: Tier, now: datetime | None = None) -> Node:
+def node_set_tier(*, ref: str, tier: Tier, now: datetime | None = None, automated: bool = False) -> Node:
     """Promote or demote a memory; moving into core enforces the core cap."""
-    return node_update(ref=ref, patch=NodePatch(tier=tier), now=now)
+    return node_update(ref=ref, patch=NodePatch(tier=tier), now=now, automated=automated)
 
 
 # ---------------------------------------------------------------------------
@@ -232,7 +246,11 @@ def _link_to_self(store: MarkdownStore, node: Node, *, now: datetime) -> None:
 
 
 def core_cap_enforce(*, now: datetime | None = None) -> list[str]:
-    """Demote the least important core memories to working until core holds at most the cap; never the self node."""
+    """Demote the least important core memories to working until core holds at most the cap.
+
+    Never the self node, a pinned block or a read-only block: the cap is automatic, and those are standing rules a
+    person put there (docs/trust.md), so core may hold more than the cap when they alone exceed it.
+    """
     conf = get_conf()
     store = runtime.store(conf)
     now = now or utcnow()
@@ -242,7 +260,8 @@ def core_cap_enforce(*, now: datetime | None = None) -> list[str]:
         excess = core.count() - conf.core_cap
         if excess <= 0:
             return []
-        for row in core.order_by("importance", "last_accessed", "created")[:excess]:
+        movable = core.filter(pinned=False, read_only=False)
+        for row in movable.order_by("importance", "last_accessed", "created")[:excess]:
             node, stored = node_read(store=store, row=row)
             _persist(store, replace(node, tier=Tier.WORKING, updated=now), expected=stored)
             audit_record(operation="demote", node=node, now=now, detail={"reason": "core cap"})

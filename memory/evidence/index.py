@@ -1,0 +1,130 @@
+"""The derived evidence index: day files -> EvidenceRow (+ evidence_fts by triggers) and the session-state projection.
+
+Each day file is read from the byte offset indexed last time (kept in IndexMetaRow as `evidence:<file>`); a file
+that shrank was rewritten by hand and is indexed again from the start. `full` wipes the rows and replays every
+file in order, which yields the same rows as the live appends did (tests/trust/test_evidence.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from memory.domain.evidence import EvidenceEvent, EvidenceKind
+from memory.domain.trust import SESSION_STATE_EVENT, SessionStatus
+from memory.evidence.log import EvidenceLog, ReadEvent
+from memory.models import EvidenceRow, IndexMetaRow, SessionStateRow
+
+META_PREFIX = "evidence:"
+CHUNK = 500
+
+
+@dataclass
+class EvidenceSyncReport:
+    indexed: int = 0
+    files: int = 0
+    malformed: list[tuple[str, int, str]] = field(default_factory=list)  # (file, offset, reason)
+    duplicates: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"indexed": self.indexed, "files": self.files, "duplicates": self.duplicates,
+                "malformed": [{"file": f, "offset": o, "reason": r} for f, o, r in self.malformed]}
+
+
+def _row(read: ReadEvent) -> EvidenceRow:
+    e = read.event
+    return EvidenceRow(uid=e.id, kind=e.kind.value, at=e.at, session_id=e.session_id, scope_type=e.scope.type.value,
+                       scope_id=e.scope.id, source=e.source, text=e.text, data=_plain(e.data),
+                       file_name=read.file_name, offset=read.offset)
+
+
+def _plain(value):
+    if hasattr(value, "items"):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def is_session_state(event: EvidenceEvent) -> bool:
+    """True for the system events that set a session's state."""
+    return event.kind == EvidenceKind.SYSTEM_EVENT and event.data.get("type") == SESSION_STATE_EVENT \
+        and bool(event.session_id)
+
+
+def _project_session_state(event: EvidenceEvent) -> None:
+    """Upsert the session's state from a session_state event unless a later one is already projected."""
+    current = SessionStateRow.objects.filter(session_id=event.session_id).first()
+    if current is not None and current.updated > event.at:
+        return
+    data = event.data
+    try:
+        status = SessionStatus(data.get("status")).value
+    except ValueError:
+        return
+    cited = [event.id] + [str(i) for i in data.get("source_event_ids") or [] if str(i) != event.id]
+    SessionStateRow.objects.update_or_create(session_id=event.session_id, defaults={
+        "status": status, "current_goal": str(data.get("current_goal") or ""),
+        "summary": str(data.get("summary") or ""), "working_set": [str(w) for w in data.get("working_set") or []],
+        "scope_type": event.scope.type.value, "scope_id": event.scope.id, "source_event_ids": cited,
+        "event_id": event.id, "updated": event.at,
+    })
+
+
+def index_events(reads: Sequence[ReadEvent], report: EvidenceSyncReport | None = None) -> int:
+    """Add rows for events just appended or read (ids already indexed are skipped); returns how many were added."""
+    if not reads:
+        return 0
+    known = set(EvidenceRow.objects.filter(uid__in=[r.event.id for r in reads]).values_list("uid", flat=True))
+    fresh: list[ReadEvent] = []
+    for read in reads:
+        if read.event.id in known:
+            if report is not None:
+                report.duplicates.append(read.event.id)
+            continue
+        known.add(read.event.id)
+        fresh.append(read)
+    EvidenceRow.objects.bulk_create([_row(r) for r in fresh], batch_size=CHUNK)
+    for read in fresh:
+        if is_session_state(read.event):
+            _project_session_state(read.event)
+    return len(fresh)
+
+
+def mark_indexed(file_name: str, offset: int) -> None:
+    """Record that a day file is indexed up to `offset` bytes."""
+    IndexMetaRow.objects.update_or_create(key=META_PREFIX + file_name, defaults={"value": str(offset)})
+
+
+def sync(log: EvidenceLog, *, full: bool = False, days: Sequence[str] | None = None) -> EvidenceSyncReport:
+    """Index what the day files hold beyond the recorded offsets; `full` rebuilds every row from the files.
+
+    `days` (YYYY-MM-DD) limits an incremental sync to those files, as after an append.
+    """
+    report = EvidenceSyncReport()
+    paths = log.day_files() if days is None or full else [p for p in map(log.path_for_day, sorted(set(days)))
+                                                             if p.is_file()]
+    with transaction.atomic():
+        if full:
+            EvidenceRow.objects.all().delete()
+            SessionStateRow.objects.all().delete()
+            IndexMetaRow.objects.filter(key__startswith=META_PREFIX).delete()
+        keys = None if days is None or full else [META_PREFIX + p.name for p in paths]
+        metas = IndexMetaRow.objects.filter(key__startswith=META_PREFIX)
+        if keys is not None:
+            metas = metas.filter(key__in=keys)
+        offsets = {k.removeprefix(META_PREFIX): int(v) for k, v in metas.values_list("key", "value")}
+        for path in paths:
+            start = offsets.get(path.name, 0)
+            if start > path.stat().st_size:  # rewritten by hand: index it again from the top
+                EvidenceRow.objects.filter(file_name=path.name).delete()
+                start = 0
+            events, bad, end = log.read_from(path, start)
+            report.files += 1
+            report.malformed += [(b.file_name, b.offset, b.reason) for b in bad]
+            report.indexed += index_events(events, report)
+            if end != offsets.get(path.name):
+                mark_indexed(path.name, end)
+    return report

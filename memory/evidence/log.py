@@ -1,0 +1,140 @@
+"""The evidence files: `$ORMAH_HOME/evidence/YYYY-MM-DD.jsonl`, append-only, canonical. No Django.
+
+An append takes an exclusive `flock` on the day file, writes whole lines with O_APPEND, flushes and fsyncs (and
+fsyncs the folder when the file is new), so an event that was acknowledged survives a crash. A line torn by a
+crash (no final newline) is never joined to the next event: the next append starts on a fresh line, and readers
+skip the torn bytes. Lines that do not decode are reported and skipped, never rewritten.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory.domain.evidence import EvidenceEvent, day_of, decode_event, encode_event
+from memory.errors import StorageError
+
+logger = logging.getLogger(__name__)
+
+_DAY_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.jsonl")
+
+
+@dataclass(frozen=True, slots=True)
+class ReadEvent:
+    """An event with where its line starts in its day file."""
+
+    event: EvidenceEvent
+    file_name: str
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A complete line that is not a well-formed event."""
+
+    file_name: str
+    offset: int
+    reason: str
+
+
+class EvidenceLog:
+    """The evidence folder: one JSON Lines file per UTC day."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def path_for_day(self, day: str) -> Path:
+        return self.root / f"{day}.jsonl"
+
+    def day_files(self) -> list[Path]:
+        """Every day file, oldest first."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p for p in self.root.iterdir() if _DAY_FILE.fullmatch(p.name) and p.is_file())
+
+    # -- writing ---------------------------------------------------------------------------------------------
+
+    def append(self, events: Sequence[EvidenceEvent]) -> None:
+        """Append events to their day files (by id), durably; raises StorageError when the disk refuses."""
+        by_day: dict[str, list[EvidenceEvent]] = {}
+        for event in events:
+            by_day.setdefault(event.day, []).append(event)
+        for day, group in by_day.items():
+            self._append_lines(self.path_for_day(day), [encode_event(e) for e in group])
+
+    def _append_lines(self, path: Path, lines: list[str]) -> None:
+        payload = ("\n".join(lines) + "\n").encode("utf-8")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            created = not path.exists()
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                size = os.fstat(fd).st_size
+                if size and _last_byte(path) != b"\n":
+                    payload = b"\n" + payload  # a torn line stays alone; readers skip it
+                os.write(fd, payload)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            if created:
+                _fsync_dir(self.root)
+        except OSError as exc:
+            raise StorageError(f"Cannot append evidence to {path}: {exc.strerror or exc}") from exc
+
+    # -- reading ---------------------------------------------------------------------------------------------
+
+    def read_from(self, path: Path, offset: int = 0) -> tuple[list[ReadEvent], list[BadLine], int]:
+        """Events in the complete lines from byte `offset`, the bad lines, and the offset after the last line."""
+        try:
+            with path.open("rb") as handle:
+                handle.seek(offset)
+                data = handle.read()
+        except FileNotFoundError:
+            return [], [], offset
+        end = data.rfind(b"\n") + 1
+        events, bad, position = [], [], offset
+        for raw in data[:end].split(b"\n")[:-1]:
+            start, position = position, position + len(raw) + 1
+            if not raw.strip():
+                continue
+            try:
+                events.append(ReadEvent(decode_event(raw.decode("utf-8")), path.name, start))
+            except (ValueError, TypeError, UnicodeDecodeError) as exc:
+                bad.append(BadLine(path.name, start, str(exc)[:200]))
+        return events, bad, offset + end
+
+    def iter_events(self) -> Iterator[ReadEvent]:
+        """Every well-formed event, file by file, in file order."""
+        for path in self.day_files():
+            events, bad, _ = self.read_from(path)
+            for line in bad:
+                logger.warning("Skipping malformed evidence line %s@%s: %s", line.file_name, line.offset, line.reason)
+            yield from events
+
+    def find(self, event_id: str) -> EvidenceEvent | None:
+        """The event with this id, looked up in the day file its id names (None when absent)."""
+        day = day_of(event_id)
+        if day is None:
+            return None
+        events, _, _ = self.read_from(self.path_for_day(day))
+        return next((r.event for r in events if r.event.id == event_id), None)
+
+
+def _last_byte(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,65 @@
+"""Full-text search over the evidence ledger (evidence_fts, migration 0006): BM25-ranked event rows.
+
+The MATCH expressions come from `fts_query`, the same safe quoting the node FTS leg uses.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.db import DatabaseError, connection
+
+from memory.search.fts import fts_query
+
+logger = logging.getLogger(__name__)
+
+EVIDENCE_FTS = "evidence_fts"
+EVIDENCE_TABLE = "memory_evidencerow"
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceHit:
+    row_id: int
+    uid: str
+    score: float  # -bm25: higher is better
+    rank: int
+
+
+def _run(sql: str, params: list) -> list[tuple]:
+    try:
+        with connection.cursor() as cur:
+            cur.execute(sql, params)
+            return cur.fetchall()
+    except DatabaseError as exc:
+        # Trigger: FTS5 rejects an expression (tokens are quoted, so a bug). Outcome: no evidence hits, logged.
+        logger.warning("Evidence FTS query failed: %s", exc)
+        return []
+
+
+def evidence_search(text: str, limit: int = 10, *, session_id: str | None = None,
+                    kinds: tuple[str, ...] = ()) -> list[EvidenceHit]:
+    """Up to `limit` events matching every token (then any token), best first; optionally one session's, some kinds."""
+    query = fts_query(text)
+    if query.all_of is None or limit <= 0:
+        return []
+    where, params = [], []
+    if session_id is not None:
+        where.append("e.session_id = %s")
+        params.append(session_id)
+    if kinds:
+        where.append(f"e.kind IN ({', '.join(['%s'] * len(kinds))})")
+        params += list(kinds)
+    extra = "".join(f" AND {w}" for w in where)
+    found: dict[int, tuple[str, float]] = {}
+    for expression in (query.all_of, query.any_of):
+        if expression is None or len(found) >= limit:
+            continue
+        rows = _run(f"SELECT e.id, e.uid, -bm25({EVIDENCE_FTS}) AS score FROM {EVIDENCE_FTS} "
+                    f"JOIN {EVIDENCE_TABLE} e ON e.id = {EVIDENCE_FTS}.rowid "
+                    f"WHERE {EVIDENCE_FTS} MATCH %s{extra} ORDER BY score DESC, e.id LIMIT %s",
+                    [expression, *params, limit])
+        for row_id, uid, score in rows:
+            found.setdefault(row_id, (uid, float(score)))
+    ordered = list(found.items())[:limit]
+    return [EvidenceHit(row_id=r, uid=u, score=s, rank=i) for i, (r, (u, s)) in enumerate(ordered, start=1)]

@@ -1,0 +1,94 @@
+"""Writes to the evidence ledger: append events (file first, then the derived rows), rebuild the rows, and remember
+with an explicit_memory event the new memory cites.
+
+The write protocol of docs/architecture.md holds here too: the day file is appended and fsynced before any row is
+written, and a failed row write is healed by the next `evidence_sync` (run by `ormah rebuild`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+
+from memory.conf import MemoryConf, get_conf
+from memory.domain.evidence import EvidenceEvent, EvidenceKind, new_event_id
+from memory.domain.node import as_utc, utcnow
+from memory.domain.requests import NodeCreate
+from memory.domain.scopes import GLOBAL_SCOPE, Scope, ScopeType
+from memory.domain.trust_requests import EvidenceIn
+from memory.evidence import index as evidence_index
+from memory.evidence.index import EvidenceSyncReport
+from memory.evidence.log import EvidenceLog
+from memory.services.locking import write_lock
+from memory.services.nodes import CreateResult, node_create
+
+logger = logging.getLogger(__name__)
+
+
+def evidence_log(conf: MemoryConf | None = None) -> EvidenceLog:
+    """The evidence folder of the configured home."""
+    return EvidenceLog((conf or get_conf()).evidence_dir)
+
+
+def _scope_for(item: EvidenceIn) -> Scope:
+    if item.scope is not None:
+        return item.scope.to_scope()
+    if item.session_id:
+        return Scope(ScopeType.SESSION, item.session_id)
+    return GLOBAL_SCOPE
+
+
+def evidence_build(item: EvidenceIn, *, now: datetime) -> EvidenceEvent:
+    """The event a request describes, with a fresh id for the day of `now` (no I/O)."""
+    return EvidenceEvent(id=new_event_id(now), kind=item.kind, at=now, text=item.text, session_id=item.session_id,
+                         scope=_scope_for(item), source=item.source, data=dict(item.data))
+
+
+def evidence_append(*, events: Sequence[EvidenceEvent]) -> list[EvidenceEvent]:
+    """Append built events durably to their day files, then index them. Raises StorageError."""
+    if not events:
+        return []
+    conf = get_conf()
+    log = evidence_log(conf)
+    with write_lock(conf.lock_file):
+        log.append(events)
+        evidence_index.sync(log, days=[e.day for e in events])
+    return list(events)
+
+
+def evidence_record(*, items: Sequence[EvidenceIn], now: datetime | None = None) -> list[EvidenceEvent]:
+    """Append events from requests (ids are assigned here); returns them in order. Raises StorageError."""
+    now = as_utc(now or utcnow())
+    return evidence_append(events=[evidence_build(item, now=now) for item in items])
+
+
+def evidence_sync(*, full: bool = False) -> EvidenceSyncReport:
+    """Index what the day files hold and the rows do not; `full` rebuilds the evidence rows from the files."""
+    conf = get_conf()
+    with write_lock(conf.lock_file):
+        report = evidence_index.sync(evidence_log(conf), full=full)
+    for file_name, offset, reason in report.malformed:
+        logger.warning("Skipping malformed evidence line %s@%s: %s", file_name, offset, reason)
+    return report
+
+
+def node_remember(*, request: NodeCreate, session_id: str | None = None, now: datetime | None = None,
+                  auto_link: bool = True) -> CreateResult:
+    """Remember explicitly: append an explicit_memory event, then create the memory citing it.
+
+    The event is the evidence that the memory was asked for, so it is written first; when the memory then fails
+    validation the event stays (the ledger records what was said, not only what was kept).
+    """
+    now = as_utc(now or utcnow())
+    scope = Scope(ScopeType.SESSION, session_id) if session_id else (
+        Scope(ScopeType.PROJECT, request.space) if request.space else GLOBAL_SCOPE)
+    event = EvidenceEvent(
+        id=new_event_id(now), kind=EvidenceKind.EXPLICIT_MEMORY, at=now, text=request.content,
+        session_id=session_id, scope=scope, source=request.source,
+        data={k: v for k, v in (("title", request.title), ("type", request.type.value), ("space", request.space))
+              if v is not None},
+    )
+    evidence_append(events=[event])
+    cited = request.model_copy(update={"source_event_ids": [event.id, *request.source_event_ids]})
+    return node_create(request=cited, now=now, auto_link=auto_link)
