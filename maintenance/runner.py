@@ -17,6 +17,7 @@ from maintenance.models import JobRunRow, JobStateRow
 from maintenance.schedules import JOBS_BY_NAME, SLEEP_CYCLE, schedules_sync
 from maintenance.services.context import RunContext
 from memory.domain.node import utcnow
+from memory.services import automated_writes
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +56,8 @@ def job_execute(name: str, *, trigger: str = "manual", now: datetime | None = No
         with job_lock(conf.job_lock_file) if spec.exclusive else nullcontext():
             ctx.llm = llm_for_run(conf.llm) if spec.uses_llm else None
             try:
-                _body(spec.body)(ctx)
+                with automated_writes(f"job {name}"):  # jobs never edit a read-only core block (docs/trust.md)
+                    _body(spec.body)(ctx)
             finally:
                 if ctx.llm is not None:
                     ctx.counts["llm_calls"] = ctx.llm.calls

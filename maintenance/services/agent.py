@@ -30,7 +30,7 @@ from maintenance.services.pairs import edge_apply, pairs_by_node
 from memory.domain.enums import NodeType
 from memory.domain.node import utcnow
 from memory.errors import Conflict, OrmahError
-from memory.services import node_merge, nodes_consolidate
+from memory.services import automated_writes, node_merge, nodes_consolidate
 
 JOB = "agent_maintenance"
 LINK_MIN_COS = 0.55
@@ -134,7 +134,8 @@ def maintenance_apply(*, session_id: str, results: MaintenanceResults, now: date
             status="running_phase2")
         if not claimed:
             raise Conflict(f"Maintenance session {session_id} is {session.status}; start a new one")
-        summary = _apply(session.batches, results, now)
+        with automated_writes("maintenance agent"):  # never edits a read-only core block (docs/trust.md)
+            summary = _apply(session.batches, results, now)
         session.refresh_from_db()
         _advance(session, facts_all())
         session.status, session.apply_summary, session.finished_at = "completed", summary, now
