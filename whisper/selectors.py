@@ -38,11 +38,16 @@ def identity_rows(*, now: datetime) -> list[NodeRow]:
 
 
 def node_cosines(*, query_vec: np.ndarray, row_ids: Sequence[int]) -> dict[int, float]:
-    """Cosine between the query vector and each row's stored embedding (rows without one left out); one query."""
-    ids = list(dict.fromkeys(int(r) for r in row_ids))
-    if not ids:
-        return {}
-    return {hit.row_id: hit.cosine for hit in vectors.knn(query_vec, len(ids), row_ids=ids)}
+    """Cosine between the query vector and each row's stored embedding (rows without one left out).
+
+    Point lookups by rowid: a vec0 KNN restricted to a few rowids still scans the whole table (40 ms at 20k).
+    """
+    found = {}
+    for row_id in dict.fromkeys(int(r) for r in row_ids):
+        vector = vectors.get(row_id)
+        if vector is not None:
+            found[row_id] = float(np.dot(vector, query_vec))
+    return found
 
 
 def feedback_samples(*, node_uids: Sequence[str]) -> dict[str, list[FeedbackSample]]:
