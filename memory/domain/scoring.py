@@ -28,8 +28,8 @@ class RecallConf:
     question_fts_scale: float = 0.3
     question_vector_scale: float = 1.5
     rrf_k: int = 60
-    # 0.4 in the original (BGE-768). MiniLM cosines run lower: a plain answer often sits at 0.25-0.35.
-    similarity_threshold: float = 0.2
+    # 0.4 in the original (BGE-768). MiniLM cosines run lower: a plain answer often sits at 0.2-0.35.
+    similarity_threshold: float = 0.15
     min_spread_ratio: float = 0.05
     blend_weight: float = 0.5
     question_blend_weight: float = 0.85

@@ -28,7 +28,7 @@ class SearchQuery(BaseModel):
     default_space: str | None = None  # the caller's current project, for space scoring
     include_outdated: bool = False
     activation: bool = True
-    min_score: float | None = Field(default=None, ge=0.0, le=1.0)  # None: the recall default (0.35)
+    min_score: float | None = Field(default=None, ge=0.0, le=1.0)  # None: RecallConf.min_relevance (0.3)
 
     @field_validator("query")
     @classmethod

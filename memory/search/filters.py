@@ -60,8 +60,7 @@ def where_sql(filters: Filters, alias: str = "n") -> tuple[str, list]:
         parts.append("(" + " OR ".join(alternatives or ["0"]) + ")")
         params.extend(named)
     if filters.tags:
-        parts.append(f"EXISTS (SELECT 1 FROM {TAG_TABLE} t WHERE t.node_id = {alias}.id "
-                     f"AND t.tag IN ({_placeholders(filters.tags)}))")
+        parts.append(f"{alias}.id IN (SELECT t.node_id FROM {TAG_TABLE} t WHERE t.tag IN ({_placeholders(filters.tags)}))")
         params.extend(filters.tags)
     if filters.created_after is not None:
         parts.append(f"{alias}.created >= %s")
@@ -84,18 +83,6 @@ def matching_ids(filters: Filters, *, limit: int | None = None, row_ids: Sequenc
         where += f" AND n.id IN ({_placeholders(row_ids)})"
         params.extend(int(r) for r in row_ids)
     sql = f"SELECT n.id FROM {NODE_TABLE} n WHERE {where}"
-    if limit is not None:
-        sql += " LIMIT %s"
-        params.append(int(limit))
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        return [r[0] for r in cur.fetchall()]
-
-
-def outdated_ids(at: datetime, *, limit: int | None = None) -> list[int]:
-    """Row ids of memories that are outdated at `at` (valid_until <= at)."""
-    sql = f"SELECT id FROM {NODE_TABLE} WHERE valid_until IS NOT NULL AND valid_until <= %s"
-    params: list = [_dt(at)]
     if limit is not None:
         sql += " LIMIT %s"
         params.append(int(limit))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.db import DatabaseError, connection
 
 from memory.domain.text import ABOUT_SELF_TOKEN, STOP_WORDS, is_first_person, words
-from memory.search.filters import NODE_TABLE, Filters, where_sql
+from memory.search.filters import NODE_TABLE, Filters, matching_ids, where_sql
 
 logger = logging.getLogger(__name__)
 
@@ -58,30 +58,52 @@ def fts_query(text: str) -> FtsQuery:
     return FtsQuery(tokens=tuple(tokens), all_of=" AND ".join(quoted), any_of=" OR ".join(quoted))
 
 
-def _match(expression: str, limit: int, filters: Filters, exclude: set[int]) -> list[tuple[int, float]]:
-    where, params = where_sql(filters)
-    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    sql = (f"SELECT {FTS_TABLE}.rowid, -bm25({FTS_TABLE}, {weights}) AS score "
-           f"FROM {FTS_TABLE} JOIN {NODE_TABLE} n ON n.id = {FTS_TABLE}.rowid "
-           f"WHERE {FTS_TABLE} MATCH %s AND {where} ORDER BY score DESC, n.id LIMIT %s")
+def _run(sql: str, params: list, expression: str) -> list[tuple[int, float]] | None:
     try:
         with connection.cursor() as cur:
-            cur.execute(sql, [expression, *params, int(limit + len(exclude))])
-            rows = cur.fetchall()
+            cur.execute(sql, params)
+            return [(r[0], float(r[1])) for r in cur.fetchall()]
     except DatabaseError as exc:
         # Trigger: FTS5 rejects an expression. Why: tokens are quoted, so this is a bug, never user input.
         # Outcome: the FTS leg answers nothing and the vector leg still runs.
         logger.warning("FTS query failed (%s): %s", exc, expression)
-        return []
-    return [(r[0], float(r[1])) for r in rows if r[0] not in exclude]
+        return None
 
 
-def fts_search(text: str, limit: int, filters: Filters = Filters()) -> list[FtsHit]:
-    """Up to `limit` filtered rows by BM25: every token (AND) first, then rows matching any token (OR) after them."""
+def _match(expression: str, limit: int, filters: Filters, exclude: set[int]) -> list[tuple[int, float]]:
+    """The best `limit` matches passing `filters` and not in `exclude`.
+
+    BM25 ranks the matches alone first and the few best are checked against the filters by primary key (the
+    join is what costs at 100k rows); when the filters reject too many, one joined query settles it exactly.
+    """
+    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+    want = limit + len(exclude)
+    k = want + max(8, want // 4)
+    for _ in range(2):
+        rows = _run(f"SELECT rowid, -bm25({FTS_TABLE}, {weights}) AS score FROM {FTS_TABLE} "
+                    f"WHERE {FTS_TABLE} MATCH %s ORDER BY score DESC, rowid LIMIT %s", [expression, k], expression)
+        if rows is None:
+            return []
+        passing = set(matching_ids(filters, row_ids=[r for r, _ in rows]))
+        kept = [(r, s) for r, s in rows if r in passing and r not in exclude]
+        if len(kept) >= limit or len(rows) < k:
+            return kept[:limit]
+        k *= 8
+    where, params = where_sql(filters)
+    rows = _run(f"SELECT {FTS_TABLE}.rowid, -bm25({FTS_TABLE}, {weights}) AS score "
+                f"FROM {FTS_TABLE} JOIN {NODE_TABLE} n ON n.id = {FTS_TABLE}.rowid "
+                f"WHERE {FTS_TABLE} MATCH %s AND {where} ORDER BY score DESC, n.id LIMIT %s",
+                [expression, *params, want], expression)
+    return [(r, s) for r, s in rows or [] if r not in exclude][:limit]
+
+
+def fts_search(text: str, limit: int, filters: Filters = Filters(), *, or_below: int | None = None) -> list[FtsHit]:
+    """Up to `limit` filtered rows by BM25: every token (AND) first, then rows matching any token (OR) after them
+    when AND found fewer than `or_below` (default `limit`; OR over common words is the costly query at 100k)."""
     query = fts_query(text)
     if query.all_of is None or limit <= 0:
         return []
     found = _match(query.all_of, limit, filters, set())
-    if len(found) < limit and query.any_of is not None:
+    if len(found) < (limit if or_below is None else or_below) and query.any_of is not None:
         found += _match(query.any_of, limit - len(found), filters, {r for r, _ in found})
     return [FtsHit(row_id=r, score=s, rank=i) for i, (r, s) in enumerate(found[:limit], start=1)]

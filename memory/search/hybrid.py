@@ -14,6 +14,8 @@ from memory.domain import scoring
 from memory.domain.lifecycle import days_between
 from memory.domain.scoring import RecallConf
 from memory.domain.text import title_words
+from django.db.models.functions import Length
+
 from memory.models import NodeRow
 from memory.search.fts import FtsHit
 from memory.search.vectors import VectorHit
@@ -34,9 +36,31 @@ class Scored:
     activation_edge: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class RowFacts:
+    """What scoring needs of a row (content only by length, so candidates are cheap to load)."""
+
+    title: str
+    content_length: int
+    confidence: float
+    tier: str
+    access_count: int
+    last_accessed: datetime | None
+    space: str | None
+
+
 def rows_by_id(row_ids: Sequence[int]) -> dict[int, NodeRow]:
     """Index rows for the given ids (missing ids are simply absent)."""
     return NodeRow.objects.in_bulk(list(row_ids)) if row_ids else {}
+
+
+def row_facts(row_ids: Sequence[int]) -> dict[int, RowFacts]:
+    """Scoring facts for the given row ids (missing ids are simply absent)."""
+    if not row_ids:
+        return {}
+    rows = NodeRow.objects.filter(id__in=list(row_ids)).values_list(
+        "id", "title", Length("content"), "confidence", "tier", "access_count", "last_accessed", "space")
+    return {r[0]: RowFacts(*r[1:]) for r in rows}
 
 
 def fuse(
@@ -56,7 +80,7 @@ def _source(in_fts: bool, in_vec: bool) -> tuple[str, tuple[str, ...]]:
 
 
 def score_candidates(
-    fts_hits: Sequence[FtsHit], vector_hits: Sequence[VectorHit], rows: Mapping[int, NodeRow], *,
+    fts_hits: Sequence[FtsHit], vector_hits: Sequence[VectorHit], rows: Mapping[int, RowFacts], *,
     text: str, question: bool, now: datetime, default_space: str | None = None, conf: RecallConf = RecallConf(),
 ) -> list[Scored]:
     """Every candidate of both legs, scored (blend, title bonus, confidence, tier, recency, access, space), best first."""
@@ -73,7 +97,7 @@ def score_candidates(
             continue
         raw = cosine.get(row_id)
         penalised = None if raw is None else scoring.length_penalty(
-            raw, len(row.content), threshold=conf.length_penalty_threshold)
+            raw, row.content_length, threshold=conf.length_penalty_threshold)
         s = scoring.blend(rrf, penalised, question=question, conf=conf)
         if not question:
             s = scoring.title_bonus(s, query_words, title_words(row.title or ""), boost=conf.title_match_boost)

@@ -27,7 +27,7 @@ from memory.models import NodeRow
 from memory.search.activation import spread_activation
 from memory.search.filters import Filters
 from memory.search.fts import fts_search
-from memory.search.hybrid import Scored, rows_by_id, score_candidates
+from memory.search.hybrid import Scored, row_facts, rows_by_id, score_candidates
 from memory.search.semantic import cosines_for, vector_search
 from memory.search.supplement import temporal_supplement
 
@@ -86,16 +86,16 @@ def _direct(plan: RecallPlan, limit: int, floor: float, vector: np.ndarray | Non
             conf: RecallConf) -> list[Scored]:
     bounded = plan.filters.created_after is not None or plan.filters.created_before is not None
     pool = limit * (conf.temporal_pool_factor if bounded else conf.pool_factor)
-    fts_hits = fts_search(plan.text, pool, plan.filters)
-    vec_hits = [] if vector is None else vector_search(
-        vector, pool, plan.filters, min_cosine=conf.similarity_threshold)
-    if vector is not None and len(vec_hits) == pool:
-        # The KNN pool was full, so FTS candidates outside it were never measured: measure them, so that
-        # "FTS-only" means "vectors call it unrelated", not "ranked below the pool" (they join the tail).
+    fts_hits = fts_search(plan.text, pool, plan.filters, or_below=limit)
+    knn = [] if vector is None else vector_search(vector, pool, plan.filters)
+    vec_hits = [h for h in knn if h.cosine >= conf.similarity_threshold]
+    if len(knn) == pool and knn[-1].cosine >= conf.similarity_threshold:
+        # The pool filled before the threshold, so FTS candidates outside it were never measured: measure them,
+        # so that "FTS-only" means "vectors call it unrelated", not "ranked below the pool" (they join the tail).
         seen = {h.row_id for h in vec_hits}
         vec_hits += cosines_for(vector, [h.row_id for h in fts_hits if h.row_id not in seen],
                                 min_cosine=conf.similarity_threshold)
-    rows = rows_by_id(list({h.row_id for h in fts_hits} | {h.row_id for h in vec_hits}))
+    rows = row_facts(list({h.row_id for h in fts_hits} | {h.row_id for h in vec_hits}))
     scored = score_candidates(fts_hits, vec_hits, rows, text=plan.text, question=plan.question, now=now,
                               default_space=plan.space_scoring, conf=conf)
     return [c for c in scored if c.score >= floor][:limit]

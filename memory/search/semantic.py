@@ -1,27 +1,31 @@
 """The vector leg: nearest memories by cosine, with every filter applied so that none starves the list.
 
-Type, tier and space run inside vec0 as metadata constraints. vec0 pushes `rowid IN (...)` into the scan but
-applies `rowid NOT IN (...)` only after it has picked k rows, so:
-- outdated memories (usually few) are excluded by asking for k + their count and dropping them;
-- tags and dates become a candidate list of row ids: a short list is scored from its stored vectors, a long
-  one with `rowid IN` in chunks.
-vec0 caps k at 4096; past that the candidate-list path is used instead of over-fetching.
+Type, tier and space run inside vec0 as metadata constraints. vec0 pushes `rowid IN (...)` into its scan but
+applies anything else only after it has picked k rows, and caps k at 4096, so the remaining filters work so:
+- outdated memories (valid_until passed): the KNN asks for a few more than `limit`, the rows it returns are
+  checked against the filters by primary key, and k grows while too few are left (no scan for outdated rows);
+- tags and dates become a candidate list of row ids (the created and tag indexes find them): a short list is
+  scored from its stored vectors, a list up to 4,000 runs as one `rowid IN` KNN, a longer one is over-fetched
+  like the outdated case;
+- whatever over-fetching cannot settle within k = 4096 falls back to `rowid IN` KNNs over chunks of the list.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from memory.models import NodeRow
 from memory.search import vectors
-from memory.search.filters import Filters, matching_ids, outdated_ids
+from memory.search.filters import Filters, matching_ids
 from memory.search.vectors import VectorHit
 
 VEC0_MAX_K = 4096
 CANDIDATE_CHUNK = 4000
-POINT_LOOKUP_MAX = 500  # below this many candidates, reading their vectors beats a vec0 scan
+POINT_LOOKUP_MAX = 500  # up to this many candidates, reading their vectors beats a vec0 scan
 
 
 def _native(filters: Filters) -> dict:
@@ -39,24 +43,41 @@ def _by_candidates(vector: np.ndarray, k: int, filters: Filters, candidates: Seq
     return heapq.nlargest(k, hits, key=lambda h: (h.cosine, -h.row_id))
 
 
+def _overfetch(vector: np.ndarray, limit: int, filters: Filters, k: int) -> list[VectorHit] | None:
+    """KNN with a growing k, keeping rows that pass `filters`; None when even k = 4096 leaves fewer than `limit`."""
+    k = max(limit, min(k, VEC0_MAX_K))
+    while True:
+        hits = vectors.knn(vector, k, **_native(filters))
+        passing = set(matching_ids(filters, row_ids=[h.row_id for h in hits]))
+        kept = [h for h in hits if h.row_id in passing]
+        if len(kept) >= limit or len(hits) < k:
+            return kept[:limit]
+        if k >= VEC0_MAX_K:
+            return None
+        k = min(VEC0_MAX_K, k * 4)
+
+
 def vector_search(
     vector: np.ndarray, limit: int, filters: Filters = Filters(), *, min_cosine: float | None = None,
 ) -> list[VectorHit]:
     """Up to `limit` rows passing `filters`, nearest first (only cosine >= min_cosine when given)."""
-    if limit <= 0:
+    if limit <= 0 or (filters.spaces is not None and not filters.spaces):
         return []
-    if filters.spaces is not None and not filters.spaces:
-        return []
+    limit = min(limit, VEC0_MAX_K)
+    hits: list[VectorHit] | None = None
     if filters.needs_rows:
-        hits = _by_candidates(vector, limit, filters, matching_ids(filters))
+        candidates = matching_ids(filters)
+        if len(candidates) > CANDIDATE_CHUNK:
+            share = len(candidates) / max(NodeRow.objects.count(), 1)
+            hits = _overfetch(vector, limit, filters, math.ceil(1.5 * limit / share))
+        if hits is None:
+            hits = _by_candidates(vector, limit, filters, candidates)
     elif filters.active_at is not None:
-        stale = outdated_ids(filters.active_at, limit=VEC0_MAX_K)
-        if limit + len(stale) <= VEC0_MAX_K:
-            hits = vectors.knn(vector, limit + len(stale), exclude_row_ids=stale, **_native(filters))[:limit]
-        else:
+        hits = _overfetch(vector, limit, filters, limit + max(8, limit // 4))
+        if hits is None:
             hits = _by_candidates(vector, limit, filters, matching_ids(filters))
     else:
-        hits = vectors.knn(vector, min(limit, VEC0_MAX_K), **_native(filters))
+        hits = vectors.knn(vector, limit, **_native(filters))
     return hits if min_cosine is None else [h for h in hits if h.cosine >= min_cosine]
 
 

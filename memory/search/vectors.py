@@ -144,13 +144,34 @@ def knn(
         return [VectorHit(row_id=r[0], cosine=1.0 - float(r[1])) for r in cur.fetchall()]
 
 
+# memory.index keeps the embedding model of the vec0 table under this IndexMetaRow key (index.META_MODEL).
+META_MODEL_KEY = "embedding_model_id"
+
+
 def get_many(row_ids: Sequence[int]) -> dict[int, np.ndarray]:
-    """Stored vectors of some rows, by point lookups (vec0 answers `rowid IN (...)` with a full scan)."""
+    """Stored vectors of some rows: from the embedding cache (one B-tree lookup each), else vec0 point lookups.
+
+    The cache row keyed by the row's embed_hash and the table's model is the very vector vec0 holds; vec0
+    itself reads a whole chunk of 1,024 vectors per point lookup, about a hundred times slower.
+    """
+    ids = [int(r) for r in row_ids]
+    if not ids:
+        return {}
     out: dict[int, np.ndarray] = {}
     with connection.cursor() as cur:
-        for row_id in row_ids:
-            cur.execute(f"SELECT embedding FROM {TABLE} WHERE rowid = %s", [int(row_id)])
-            row = cur.fetchone()
-            if row is not None:
-                out[int(row_id)] = np.frombuffer(row[0], dtype=np.float32)
+        cur.execute(
+            "SELECT n.id, c.vector FROM memory_noderow n JOIN memory_embeddingcacherow c "
+            "ON c.text_hash = n.embed_hash AND c.model_id = "
+            "(SELECT value FROM memory_indexmetarow WHERE key = %s) "
+            f"WHERE n.embed_hash != '' AND n.id IN ({', '.join(['%s'] * len(ids))})",
+            [META_MODEL_KEY, *ids],
+        )
+        for row_id, blob in cur.fetchall():
+            out[row_id] = np.frombuffer(bytes(blob), dtype=np.float32)
+        for row_id in ids:
+            if row_id not in out:
+                cur.execute(f"SELECT embedding FROM {TABLE} WHERE rowid = %s", [row_id])
+                row = cur.fetchone()
+                if row is not None:
+                    out[row_id] = np.frombuffer(row[0], dtype=np.float32)
     return out

@@ -149,3 +149,19 @@ def test_hits_are_typed_and_scored_best_first(mem):
     assert hits[0].source == "hybrid" and hits[0].raw_cosine is not None
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert len(hits) <= 10
+
+
+def test_fts_candidates_outside_a_full_vector_pool_get_a_measured_cosine(mem):
+    from dataclasses import replace
+
+    from memory.domain.scoring import RecallConf
+    from memory.search import recall_scored
+
+    for i in range(5):
+        mem(f"Deploy procedure {i}: tag the release, run make deploy, watch the dashboards", auto_link=False)
+    pool_of_two = replace(RecallConf(), pool_factor=1)
+    scored = recall_scored(query=SearchQuery(query="deploy procedure", limit=2, min_score=0.0), now=NOW,
+                           conf=pool_of_two)
+    beyond = [c for c in scored if c.vector_rank is not None and c.vector_rank > 2]
+    assert beyond
+    assert all(c.source == "hybrid" and c.fts_rank is not None and c.raw_cosine > 0.2 for c in beyond)

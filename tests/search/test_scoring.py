@@ -112,4 +112,4 @@ def test_recall_defaults_follow_the_reference_except_the_measured_minilm_changes
     assert (conf.rrf_k, conf.fts_weight, conf.vector_weight) == (60, 0.4, 0.6)
     assert (conf.blend_weight, conf.question_blend_weight, conf.fts_only_dampening) == (0.5, 0.85, 0.5)
     assert (conf.activation_seeds, conf.activation_per_seed) == (5, 3)
-    assert (conf.similarity_threshold, conf.min_relevance, conf.activation_decay) == (0.2, 0.3, 0.8)
+    assert (conf.similarity_threshold, conf.min_relevance, conf.activation_decay) == (0.15, 0.3, 0.8)

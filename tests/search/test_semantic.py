@@ -81,3 +81,28 @@ def test_knn_with_a_single_candidate_row_finds_it(mem):
     node = mem("Postgres note two", auto_link=False)
     row_id = NodeRow.objects.get(uid=node.id).id
     assert [h.row_id for h in vectors.knn(_vec("postgres"), 3, row_ids=[row_id])] == [row_id]
+
+
+def test_every_candidate_strategy_gives_the_same_hits(mem, monkeypatch):
+    from memory.search import semantic
+
+    for i in range(12):
+        mem(f"Release note {i}: the deploy pipeline tags images and runs migrations", tags=["ops"] if i % 2 else [],
+            created=datetime(2026, 1 + i % 6, 1, tzinfo=UTC), auto_link=False)
+    query, filters = _vec("deploy pipeline migrations"), Filters(tags=("ops",), active_at=NOW)
+    expected = _uids(vector_search(query, 4, filters))
+    for chunk, point_max in ((2, 0), (4000, 0), (2, 500)):   # over-fetch, rowid IN, point lookups
+        monkeypatch.setattr(semantic, "CANDIDATE_CHUNK", chunk)
+        monkeypatch.setattr(semantic, "POINT_LOOKUP_MAX", point_max)
+        assert _uids(vector_search(query, 4, filters)) == expected
+    assert len(expected) == 4
+
+
+def test_stored_vectors_come_from_the_cache_of_the_tables_model(mem):
+    from memory import index
+    from memory.search import vectors
+
+    assert vectors.META_MODEL_KEY == index.META_MODEL
+    node = mem("Dana's cat is called Pimenta", auto_link=False)
+    row_id = NodeRow.objects.get(uid=node.id).id
+    assert vectors.get_many([row_id])[row_id].tobytes() == vectors.get(row_id).tobytes()
