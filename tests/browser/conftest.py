@@ -20,7 +20,9 @@ SCREENS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screens"
 PASSWORD = "correct horse battery staple"
 
 
-@pytest.fixture(scope="session")
+# Package scope: Playwright's sync API keeps an event loop running until it stops, which would break
+# asyncio.run() in later test packages (the MCP tests).
+@pytest.fixture(scope="package")
 def browser():
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian Chromium is required: apt-get install -y chromium chromium-driver")
