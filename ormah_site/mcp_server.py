@@ -90,7 +90,9 @@ class OrmahApi:
         except httpx.ConnectError:
             raise ToolError(not_running_message(self.base_url)) from None
         except httpx.TimeoutException:
-            raise ToolError(f"Ormah at {self.base_url} did not answer within {self.timeout:.0f} s") from None
+            raise ToolError(f"Ormah at {self.base_url} did not answer within {self.timeout:g} s") from None
+        except httpx.HTTPError as exc:
+            raise ToolError(f"Ormah at {self.base_url} broke off the request: {exc}") from None
         try:
             data = response.json()
         except ValueError:

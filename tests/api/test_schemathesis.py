@@ -43,7 +43,7 @@ def installed(api_token, db):
 
 @pytest.mark.slow
 @schema.parametrize()
-@hypothesis_settings(max_examples=25, deadline=None,
+@hypothesis_settings(max_examples=15, deadline=None,
                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                             HealthCheck.filter_too_much])
 def test_no_input_makes_the_api_fail(case, installed):

@@ -126,3 +126,14 @@ def test_the_client_space_prefers_ormah_space(settings, tmp_path):
     assert client_space(tmp_path) == "billing"
     settings.ORMAH = {**settings.ORMAH, "SPACE": None}
     assert client_space(tmp_path / "notes") == "notes"
+
+
+def test_a_server_that_never_answers_times_out_with_a_message():
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        server = build_server(api=OrmahApi(base_url=url, token=lambda: TOKEN, timeout=0.5), default_space=None)
+        result = _call(server, "get_self")
+    assert result.isError
+    assert _text(result) == f"Error executing tool get_self: Ormah at {url} did not answer within 0.5 s"
