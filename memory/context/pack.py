@@ -41,6 +41,8 @@ from memory.search import recall
 from memory.search.evidence import evidence_search
 from memory.spaces import git_toplevel, space_detect
 
+# Conversation and tool evidence; session-state and explicit-memory events already reach the pack as what they made.
+EVIDENCE_KINDS = ("user_message", "assistant_message", "tool_call", "tool_result", "file_edit")
 SEARCH_LIMIT = 30
 EVIDENCE_LIMIT = 10
 PINNED_BONUS = 1000.0
@@ -137,7 +139,7 @@ def context_pack_build(*, request: ContextPackIn, now: datetime | None = None,
             verification_warnings=(checks[state.session_id],) if state.session_id in checks else (),
         ))
     if PackKind.EVIDENCE in kinds and request.query.strip():
-        found = evidence_search(request.query, EVIDENCE_LIMIT, session_id=route.session_id)
+        found = evidence_search(request.query, EVIDENCE_LIMIT, session_id=route.session_id, kinds=EVIDENCE_KINDS)
         rows = evidence_rows(uids=[h.uid for h in found])
         for hit in found:
             row = rows[hit.uid]

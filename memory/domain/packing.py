@@ -9,6 +9,7 @@ the whole text (`pack_text`) never exceeds `estimated_tokens`, which never excee
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -18,6 +19,7 @@ from memory.domain.trust import RecallWarning, VerificationWarning, warning_line
 MAX_ITEM_CHARS = 1500
 MIN_TEXT_CHARS = 40
 MAX_BUDGET_TOKENS = 32_000
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class PackKind(StrEnum):
@@ -104,10 +106,16 @@ def clip_words(text: str, max_chars: int) -> str:
     return head.rstrip(" ,.;:") + "…"
 
 
+def display_id(item_id: str) -> str:
+    """A memory's uuid shortened to its 8-character prefix (enough for recall_node); other ids as they are."""
+    return item_id[:8] if _UUID.fullmatch(item_id) else item_id[:80]
+
+
 def item_line(kind: PackKind | str, item_id: str, text: str, citations: Sequence[str]) -> str:
-    """The text line of an item: `[fact 1a2b3c4d] text (cites ev_…, ev_…)`."""
-    cites = f" (cites {', '.join(citations)})" if citations else ""
-    return f"[{PackKind(kind).value} {item_id[:12]}] {text}{cites}"
+    """The text line of an item: `[fact 1a2b3c4d] text (cites ev_…, ev_…)`; an event does not cite itself."""
+    cited = [c for c in citations if c != item_id]
+    cites = f" (cites {', '.join(cited)})" if cited else ""
+    return f"[{PackKind(kind).value} {display_id(item_id)}] {text}{cites}"
 
 
 def _line_tokens(line: str) -> int:

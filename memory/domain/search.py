@@ -8,6 +8,8 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memory.domain.enums import NodeType, Tier
+from memory.domain.trust import RecallWarning
+from memory.domain.trust_requests import WorkspaceIn
 
 MAX_QUERY_CHARS = 2000
 
@@ -29,6 +31,7 @@ class SearchQuery(BaseModel):
     include_outdated: bool = False
     activation: bool = True
     min_score: float | None = Field(default=None, ge=0.0, le=1.0)  # None: RecallConf.min_relevance (0.3)
+    workspace: WorkspaceIn | None = None  # the agent's workspace: hits get drift warnings (docs/trust.md)
 
     @field_validator("query")
     @classmethod
@@ -40,7 +43,11 @@ class SearchQuery(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """One ranked result; `legs` names what found it (fts, vector, activation, temporal)."""
+    """One ranked result; `legs` names what found it (fts, vector, activation, temporal).
+
+    `warnings` say why it may not hold any more (superseded, contradicted, citation missing, workspace drift);
+    recall attaches them and never drops a hit for them.
+    """
 
     node_id: str
     row_id: int
@@ -63,3 +70,4 @@ class SearchHit:
     vector_rank: int | None = None
     activated_by: str | None = None
     activation_edge: str | None = None
+    warnings: tuple[RecallWarning, ...] = ()

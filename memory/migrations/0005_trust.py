@@ -4,6 +4,16 @@ import django.db.models.deletion
 from django.db import migrations, models
 
 
+ADD_COLUMNS = [
+    "ALTER TABLE memory_edgerow ADD COLUMN valid_from datetime NULL",
+    "ALTER TABLE memory_edgerow ADD COLUMN valid_until datetime NULL",
+    "ALTER TABLE memory_noderow ADD COLUMN authority integer NOT NULL DEFAULT 0",
+    "ALTER TABLE memory_noderow ADD COLUMN pinned bool NOT NULL DEFAULT 0",
+    "ALTER TABLE memory_noderow ADD COLUMN read_only bool NOT NULL DEFAULT 0",
+    "ALTER TABLE memory_noderow ADD COLUMN trust_json text NOT NULL DEFAULT '{}'",
+]
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -63,35 +73,42 @@ class Migration(migrations.Migration):
                 'ordering': ['-created', '-id'],
             },
         ),
-        migrations.AddField(
-            model_name='edgerow',
-            name='valid_from',
-            field=models.DateTimeField(blank=True, null=True),
-        ),
-        migrations.AddField(
-            model_name='edgerow',
-            name='valid_until',
-            field=models.DateTimeField(blank=True, null=True),
-        ),
-        migrations.AddField(
-            model_name='noderow',
-            name='authority',
-            field=models.IntegerField(default=0),
-        ),
-        migrations.AddField(
-            model_name='noderow',
-            name='pinned',
-            field=models.BooleanField(default=False),
-        ),
-        migrations.AddField(
-            model_name='noderow',
-            name='read_only',
-            field=models.BooleanField(default=False),
-        ),
-        migrations.AddField(
-            model_name='noderow',
-            name='trust_json',
-            field=models.TextField(default='{}'),
+        # Columns are added with ALTER TABLE, not Django's SQLite table rebuild: a rebuild would drop the FTS and
+        # vec0 triggers on memory_noderow (migration 0002, memory.search.vectors) and copy every row.
+        migrations.SeparateDatabaseAndState(
+            database_operations=[migrations.RunSQL(ADD_COLUMNS, migrations.RunSQL.noop)],
+            state_operations=[
+                migrations.AddField(
+                    model_name='edgerow',
+                    name='valid_from',
+                    field=models.DateTimeField(blank=True, null=True),
+                ),
+                migrations.AddField(
+                    model_name='edgerow',
+                    name='valid_until',
+                    field=models.DateTimeField(blank=True, null=True),
+                ),
+                migrations.AddField(
+                    model_name='noderow',
+                    name='authority',
+                    field=models.IntegerField(default=0),
+                ),
+                migrations.AddField(
+                    model_name='noderow',
+                    name='pinned',
+                    field=models.BooleanField(default=False),
+                ),
+                migrations.AddField(
+                    model_name='noderow',
+                    name='read_only',
+                    field=models.BooleanField(default=False),
+                ),
+                migrations.AddField(
+                    model_name='noderow',
+                    name='trust_json',
+                    field=models.TextField(default='{}'),
+                ),
+            ],
         ),
         migrations.CreateModel(
             name='NodeCitationRow',

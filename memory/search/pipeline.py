@@ -15,6 +15,8 @@ from datetime import datetime
 import numpy as np
 
 from memory import runtime
+from memory.context.warnings import hits_with_warnings
+from memory.context.workspace import workspace_state
 from memory.domain.node import as_utc, utcnow
 from memory.domain.requests import auto_title
 from memory.domain.scoring import RecallConf
@@ -139,8 +141,15 @@ def recall(
     *, query: SearchQuery, now: datetime | None = None, embedder: Embedder | None = None,
     conf: RecallConf = DEFAULT_CONF,
 ) -> list[SearchHit]:
-    """Deliberate recall: ranked, typed hits for a query; surfacing is logged by the caller, never counted as use."""
+    """Deliberate recall: ranked, typed hits for a query; surfacing is logged by the caller, never counted as use.
+
+    Each hit carries its recall warnings (docs/trust.md); drift warnings need `query.workspace`.
+    """
+    now = as_utc(now or utcnow())
     scored = recall_scored(query=query, now=now, embedder=embedder, conf=conf)
     rows = rows_by_id([c.row_id for c in scored] + [c.activated_by for c in scored if c.activated_by is not None])
     uids = {row_id: row.uid for row_id, row in rows.items()}
-    return [_hit(c, rows[c.row_id], uids) for c in scored if c.row_id in rows]
+    hits = [_hit(c, rows[c.row_id], uids) for c in scored if c.row_id in rows]
+    ws = query.workspace
+    workspace = workspace_state(path=ws.path, branch=ws.branch, commit=ws.commit) if ws is not None else None
+    return hits_with_warnings(hits, now=now, workspace=workspace)
