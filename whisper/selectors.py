@@ -11,7 +11,7 @@ from django.db.models import F, Prefetch
 
 from memory.domain.enums import Tier
 from memory.models import EdgeRow, NodeRow
-from memory.search import vectors
+from memory.search.semantic import cosines_for
 from whisper.affinity import FeedbackSample
 from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
 
@@ -40,14 +40,10 @@ def identity_rows(*, now: datetime) -> list[NodeRow]:
 def node_cosines(*, query_vec: np.ndarray, row_ids: Sequence[int]) -> dict[int, float]:
     """Cosine between the query vector and each row's stored embedding (rows without one left out).
 
-    Point lookups by rowid: a vec0 KNN restricted to a few rowids still scans the whole table (40 ms at 20k).
+    Stored vectors read by rowid: a vec0 KNN restricted to a few rowids would still scan the whole table.
     """
-    found = {}
-    for row_id in dict.fromkeys(int(r) for r in row_ids):
-        vector = vectors.get(row_id)
-        if vector is not None:
-            found[row_id] = float(np.dot(vector, query_vec))
-    return found
+    ids = list(dict.fromkeys(int(r) for r in row_ids))
+    return {hit.row_id: hit.cosine for hit in cosines_for(query_vec, ids)} if ids else {}
 
 
 def feedback_samples(*, node_uids: Sequence[str]) -> dict[str, list[FeedbackSample]]:
