@@ -44,12 +44,12 @@ from memory.services import (
     edge_create,
     index_sync,
     node_confirm_use,
-    node_create,
     node_forget,
     node_mark_outdated,
     node_restore,
     node_update,
 )
+from memory.services.evidence import node_remember
 from memory.services.surfacing import surfacing_log
 
 agent_router = Router(tags=["agent"])
@@ -70,8 +70,11 @@ def _answers(ok: dict | type, *codes: int) -> dict:
 
 @agent_router.post("/remember", response=_answers({201: RememberOut}, 413), summary="Remember one memory")
 def remember(request: HttpRequest, payload: NodeIn):
-    """Write a markdown file, index it, auto-link it to similar memories (and to the self node if about_self)."""
-    return Status(201, node_create(request=payload))
+    """Write a markdown file, index it, auto-link it to similar memories (and to the self node if about_self).
+
+    An explicit_memory evidence event is appended first and the memory cites it (`source_event_ids`).
+    """
+    return Status(201, node_remember(request=payload.to_create(), session_id=payload.session_id))
 
 
 @agent_router.post("/remember/batch", response=_answers({201: BatchOut}, 413), summary="Remember up to 1,000")
@@ -81,7 +84,8 @@ def remember_batch(request: HttpRequest, payload: BatchIn):
     if problems:
         first = problems[0]
         raise ValidationFailed(f"{first['loc']}: {first['msg']}", details=problems)
-    return Status(201, {"results": [node_create(request=item) for item in payload.nodes]})
+    return Status(201, {"results": [node_remember(request=item.to_create(), session_id=item.session_id)
+                                    for item in payload.nodes]})
 
 
 # ---------------------------------------------------------------------------

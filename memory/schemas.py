@@ -12,6 +12,7 @@ from pydantic_core import PydanticCustomError
 from memory.domain import requests as domain
 from memory.domain.enums import EdgeType, NodeType, Tier
 from memory.domain.search import SearchQuery
+from memory.trust_schemas import WarningOut
 
 MAX_BATCH = 1000
 MAX_SESSION_CHARS = 200
@@ -24,9 +25,18 @@ TOO_LARGE_ERRORS = frozenset({domain.CONTENT_TOO_LARGE, BATCH_TOO_LARGE})
 # ---------------------------------------------------------------------------
 
 class NodeIn(domain.NodeCreate):
-    """A new memory. `space` is used as given (null: global); `created` back-dates imports."""
+    """A new memory. `space` is used as given (null: global); `created` back-dates imports.
+
+    Remembering appends an explicit_memory evidence event (of `session_id`, when given) that the memory cites.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, title="NodeIn")
+
+    session_id: str | None = Field(default=None, max_length=MAX_SESSION_CHARS)
+
+    def to_create(self) -> domain.NodeCreate:
+        """The create request without the API-only fields."""
+        return domain.NodeCreate.model_validate(self.model_dump(exclude={"session_id"}))
 
 
 class NodePatch(domain.NodePatch):
@@ -110,6 +120,9 @@ class ConnectionOut(Schema):
     edge: EdgeType
     weight: float
     reason: str | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    source_event_ids: list[str] = []
 
 
 class NodeOut(Schema):
@@ -135,6 +148,35 @@ class NodeOut(Schema):
     last_accessed: datetime
     last_review: datetime | None
     valid_until: datetime | None
+    source_event_ids: list[str] = []
+    workspace_path: str | None = None
+    git_branch: str | None = None
+    git_commit: str | None = None
+    file_path: str | None = None
+    content_sha256: str | None = None
+    pinned: bool = False
+    authority: int = 0
+    read_only: bool = False
+
+    @staticmethod
+    def resolve_workspace_path(obj) -> str | None:
+        return obj.provenance.workspace_path
+
+    @staticmethod
+    def resolve_git_branch(obj) -> str | None:
+        return obj.provenance.git_branch
+
+    @staticmethod
+    def resolve_git_commit(obj) -> str | None:
+        return obj.provenance.git_commit
+
+    @staticmethod
+    def resolve_file_path(obj) -> str | None:
+        return obj.provenance.file_path
+
+    @staticmethod
+    def resolve_content_sha256(obj) -> str | None:
+        return obj.provenance.content_sha256
 
 
 class AutoLinkOut(Schema):
@@ -180,6 +222,7 @@ class HitOut(Schema):
     source: str
     activated_by: str | None = None
     activation_edge: str | None = None
+    warnings: list[WarningOut] = []
 
     @staticmethod
     def resolve_id(obj) -> str:

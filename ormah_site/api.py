@@ -25,6 +25,7 @@ from memory.api import admin_router, agent_router
 from memory.domain.requests import is_too_large, validation_message
 from memory.errors import OrmahError
 from memory.schemas import TOO_LARGE_ERRORS
+from memory.trust_api import router as trust_router
 from ormah_site.tokens import token_matches
 from whisper.api import router as whisper_router
 
@@ -104,6 +105,7 @@ api = NinjaAPI(title="Ormah", version="0.1.0", auth=BearerToken(), urls_namespac
 api.add_router("/agent/", agent_router)
 api.add_router("/admin/", admin_router)
 api.add_router("/agent/", whisper_router)
+api.add_router("/agent/", trust_router)
 api.add_router("/", maintenance_router)
 
 

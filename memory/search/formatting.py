@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memory.domain.search import SearchHit
+from memory.domain.trust import warning_line
 
 EMPTY = "No memories found matching your query."
 SNIPPET_CHARS = 200
@@ -28,6 +29,7 @@ def _entry(number: int, hit: SearchHit) -> list[str]:
     elif hit.source == "conflict":
         lines.append(f"   contradicts {seed}...")
     lines.append(f"   {_snippet(hit.content)}")
+    lines += [f"   {warning_line(w)}" for w in hit.warnings]
     return lines
 
 

@@ -20,7 +20,7 @@ def test_recall_answers_hits_with_the_documented_fields(api, billing):
     assert response.status_code == 200
     hit = response.json()["results"][0]
     assert sorted(hit) == ["activated_by", "activation_edge", "content", "created", "id", "legs", "score",
-                           "short_id", "source", "space", "tags", "tier", "title", "type", "valid_until"]
+                           "short_id", "source", "space", "tags", "tier", "title", "type", "valid_until", "warnings"]
     assert (hit["id"], hit["short_id"], hit["title"], hit["type"], hit["tier"], hit["space"], hit["tags"]) == (
         billing.id, billing.short_id, "Billing database", "fact", "working", "billing", ["db"])
     assert 0 < hit["score"] <= 1

@@ -59,3 +59,12 @@ class Repo:
 def repo(tmp_path: Path) -> Repo:
     """A fresh repository under the test's temporary folder."""
     return Repo(tmp_path / "work" / "shop")
+
+
+@pytest.fixture
+def api(home, db, settings):
+    """A client of the real API with a known bearer token."""
+    from tests.api.conftest import TOKEN, ApiClient
+
+    settings.ORMAH = {**settings.ORMAH, "API_TOKEN": TOKEN}
+    return ApiClient(TOKEN)
