@@ -49,7 +49,7 @@ from memory.services import (
     node_restore,
     node_update,
 )
-from memory.services.evidence import node_remember
+from memory.services.evidence import node_remember, nodes_remember
 from memory.services.surfacing import surfacing_log
 
 agent_router = Router(tags=["agent"])
@@ -84,8 +84,8 @@ def remember_batch(request: HttpRequest, payload: BatchIn):
     if problems:
         first = problems[0]
         raise ValidationFailed(f"{first['loc']}: {first['msg']}", details=problems)
-    return Status(201, {"results": [node_remember(request=item.to_create(), session_id=item.session_id)
-                                    for item in payload.nodes]})
+    return Status(201, {"results": nodes_remember(items=[(item.to_create(), item.session_id)
+                                                         for item in payload.nodes])})
 
 
 # ---------------------------------------------------------------------------

@@ -73,22 +73,33 @@ def evidence_sync(*, full: bool = False) -> EvidenceSyncReport:
     return report
 
 
-def node_remember(*, request: NodeCreate, session_id: str | None = None, now: datetime | None = None,
-                  auto_link: bool = True) -> CreateResult:
-    """Remember explicitly: append an explicit_memory event, then create the memory citing it.
-
-    The event is the evidence that the memory was asked for, so it is written first; when the memory then fails
-    validation the event stays (the ledger records what was said, not only what was kept).
-    """
-    now = as_utc(now or utcnow())
+def _explicit_event(request: NodeCreate, session_id: str | None, now: datetime) -> EvidenceEvent:
     scope = Scope(ScopeType.SESSION, session_id) if session_id else (
         Scope(ScopeType.PROJECT, request.space) if request.space else GLOBAL_SCOPE)
-    event = EvidenceEvent(
+    return EvidenceEvent(
         id=new_event_id(now), kind=EvidenceKind.EXPLICIT_MEMORY, at=now, text=request.content,
         session_id=session_id, scope=scope, source=request.source,
         data={k: v for k, v in (("title", request.title), ("type", request.type.value), ("space", request.space))
               if v is not None},
     )
-    evidence_append(events=[event])
-    cited = request.model_copy(update={"source_event_ids": [event.id, *request.source_event_ids]})
-    return node_create(request=cited, now=now, auto_link=auto_link)
+
+
+def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datetime | None = None,
+                   auto_link: bool = True) -> list[CreateResult]:
+    """Remember explicitly: append one explicit_memory event per (request, session_id), then create each memory
+    citing its event. The events go to the ledger in one durable append.
+
+    The events are the evidence that the memories were asked for, so they are written first; a memory that then
+    fails validation leaves its event behind (the ledger records what was said, not only what was kept).
+    """
+    now = as_utc(now or utcnow())
+    events = evidence_append(events=[_explicit_event(request, session, now) for request, session in items])
+    return [node_create(request=request.model_copy(update={"source_event_ids": [event.id, *request.source_event_ids]}),
+                        now=now, auto_link=auto_link)
+            for (request, _), event in zip(items, events)]
+
+
+def node_remember(*, request: NodeCreate, session_id: str | None = None, now: datetime | None = None,
+                  auto_link: bool = True) -> CreateResult:
+    """Remember one memory explicitly (see nodes_remember)."""
+    return nodes_remember(items=[(request, session_id)], now=now, auto_link=auto_link)[0]

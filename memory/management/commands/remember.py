@@ -3,11 +3,12 @@ import sys
 
 from memory.domain.requests import NodeCreate
 from memory.management.base import OrmahCommand
-from memory.services import node_create
+from memory.services import node_remember
 
 
 class Command(OrmahCommand):
-    help = "Remember something: writes a markdown file and indexes it. Use '-' to read the content from stdin."
+    help = ("Remember something: writes a markdown file citing an explicit_memory evidence event, and indexes it. "
+            "Use '-' to read the content from stdin.")
 
     def add_arguments(self, parser):
         parser.add_argument("content")
@@ -19,6 +20,7 @@ class Command(OrmahCommand):
         parser.add_argument("--about-self", action="store_true")
         parser.add_argument("--confidence", type=float, default=1.0)
         parser.add_argument("--source", default="cli")
+        parser.add_argument("--session", help="the session this memory comes from (its evidence event's session)")
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **o):
@@ -28,7 +30,7 @@ class Command(OrmahCommand):
             tags=[t for t in o["tags"].split(",") if t.strip()], about_self=o["about_self"],
             confidence=o["confidence"], source=o["source"],
         )
-        result = node_create(request=request)
+        result = node_remember(request=request, session_id=o["session"])
         node = result.node
         if o["json"]:
             self.stdout.write(json.dumps({"id": node.id, "auto_links": [l.__dict__ for l in result.auto_links]}))
