@@ -108,3 +108,15 @@ def test_session_state_is_projected_from_evidence_and_the_latest_event_wins(home
                               now=NOW + timedelta(hours=1))
     assert (state.status, state.summary, len(state.source_event_ids)) == ("complete", "fixed", 1)
     assert EvidenceRow.objects.filter(session_id="s1", kind="system_event").count() == 2
+
+
+def test_ormah_rebuild_rebuilds_the_evidence_rows_too(home, db):
+    from django.core.management import call_command
+    from io import StringIO
+
+    evidence_record(items=[say("kept in the file")], now=NOW)
+    EvidenceRow.objects.all().delete()
+    out = StringIO()
+    call_command("rebuild", "--json", stdout=out)
+    assert json.loads(out.getvalue())["evidence"]["indexed"] == 1
+    assert list(EvidenceRow.objects.values_list("text", flat=True)) == ["kept in the file"]
