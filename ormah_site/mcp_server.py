@@ -1,4 +1,4 @@
-"""The MCP server (`ormah mcp`): seven tools over stdio, each a thin call to the local REST API (reference §5.3).
+"""The MCP server (`ormah mcp`): eight tools over stdio, each a thin call to the local REST API (reference §5.3).
 
 It holds no memory logic: it detects the client's project space once at start-up, passes it as the default
 space, calls /api/agent/* with the bearer token, and renders the JSON as short text an agent reads.
@@ -155,6 +155,11 @@ def self_text(data: dict) -> str:
     return "\n".join(lines)
 
 
+def context_pack_text(data: dict) -> str:
+    footer = f"-- {data['estimated_tokens']}/{data['budget_tokens']} tokens, {len(data['items'])} items"
+    return (data["text"].rstrip("\n") + "\n" + footer) if data["items"] else "Nothing to pack.\n" + footer
+
+
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
@@ -163,8 +168,8 @@ def _iso(value: datetime | None) -> str | None:
 # The server
 # ---------------------------------------------------------------------------
 
-def build_server(*, api: OrmahApi, default_space: str | None) -> FastMCP:
-    """The FastMCP server with the seven tools, bound to one API and one default space."""
+def build_server(*, api: OrmahApi, default_space: str | None, workspace: str | None = None) -> FastMCP:
+    """The FastMCP server with the eight tools, bound to one API, one default space and the client's workspace."""
     server = FastMCP("ormah", instructions=INSTRUCTIONS)
     where = f"the current project ({default_space})" if default_space else "global (no project detected)"
 
@@ -242,6 +247,26 @@ def build_server(*, api: OrmahApi, default_space: str | None) -> FastMCP:
         data = await api.call("POST", "/feedback", body={k: v for k, v in body.items() if v is not None})
         return f"Feedback {data['signal']:+d} recorded for {data['node_id'][:8]}..."
 
+    @server.tool(description="A bounded, cited context pack for the task at hand: core rules, the session's state, "
+                             "relevant memories, workspace files and evidence, with warnings on anything that may "
+                             "be stale, superseded or contradicted. Never above budget_tokens.")
+    async def context_pack(
+        query: Annotated[str, Field(description="what the task is about")] = "",
+        budget_tokens: Annotated[int, Field(ge=0, le=32000)] = 1200,
+        policy: Annotated[Literal["auto", "task", "workspace"], Field(
+            description="auto: everything; task: core rules and session state; workspace: core rules and files",
+        )] = "auto",
+        scope: Annotated[str | None, Field(
+            description="global, user, project:NAME, workspace:/PATH or session:ID; default: every scope",
+        )] = None,
+        session_id: str | None = None,
+    ) -> str:
+        body: dict[str, Any] = {"query": query, "budget_tokens": budget_tokens, "policy": policy, "scope": scope,
+                                "session_id": session_id, "default_space": default_space,
+                                "workspace": {"path": workspace} if workspace else None}
+        return context_pack_text(await api.call("POST", "/context-pack",
+                                                body={k: v for k, v in body.items() if v is not None}))
+
     return server
 
 
@@ -253,5 +278,7 @@ def _segment(node_id: str) -> str:
 def run_stdio() -> None:
     """Serve the tools on stdin/stdout until the client closes the pipe."""
     space = client_space()
+    top = git_toplevel(Path.cwd())
     logger.info("MCP server for %s (space: %s)", api_base_url(), space or "global")
-    build_server(api=OrmahApi(base_url=api_base_url()), default_space=space).run("stdio")
+    build_server(api=OrmahApi(base_url=api_base_url()), default_space=space,
+                 workspace=str(top) if top else None).run("stdio")

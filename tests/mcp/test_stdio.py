@@ -46,7 +46,7 @@ def test_remember_then_recall_over_stdio(ormah_server, tmp_path):
     (project / "src").mkdir()
     result = asyncio.run(asyncio.wait_for(_round_trip(_session(ormah_server, project / "src", tmp_path)), 60))
     assert result["tools"] == ["remember", "recall", "recall_node", "mark_outdated", "connect", "get_self",
-                              "submit_feedback"]
+                              "submit_feedback", "context_pack"]
     assert not result["remembered"].isError, result["remembered"].content[0].text
     node_id = result["remembered"].content[0].text.split("ID: ")[1].split()[0]
     assert NodeRow.objects.get(uid=node_id).space == "billing-service"

@@ -37,7 +37,7 @@ def test_the_tools_are_listed():
     server = build_server(api=OrmahApi(base_url="http://127.0.0.1:9"), default_space=None)
     names = [t.name for t in asyncio.run(server.list_tools())]
     assert names == ["remember", "recall", "recall_node", "mark_outdated", "connect", "get_self",
-                     "submit_feedback"]
+                     "submit_feedback", "context_pack"]
 
 
 def test_remember_files_under_the_detected_space_unless_told_otherwise(tools):
