@@ -25,6 +25,11 @@ class Filters:
     active_at: datetime | None = None
 
     @property
+    def empty(self) -> bool:
+        """True when nothing is filtered at all."""
+        return self == Filters()
+
+    @property
     def needs_rows(self) -> bool:
         """True when a filter cannot run inside vec0 (tags or dates)."""
         return bool(self.tags) or self.created_after is not None or self.created_before is not None
@@ -80,6 +85,8 @@ def matching_ids(filters: Filters, *, limit: int | None = None, row_ids: Sequenc
     if row_ids is not None:
         if not row_ids:
             return []
+        if filters.empty and limit is None:
+            return list(row_ids)
         where += f" AND n.id IN ({_placeholders(row_ids)})"
         params.extend(int(r) for r in row_ids)
     sql = f"SELECT n.id FROM {NODE_TABLE} n WHERE {where}"

@@ -10,12 +10,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models.functions import Length
+
 from memory.domain import scoring
 from memory.domain.lifecycle import days_between
 from memory.domain.scoring import RecallConf
 from memory.domain.text import title_words
-from django.db.models.functions import Length
-
 from memory.models import NodeRow
 from memory.search.fts import FtsHit
 from memory.search.vectors import VectorHit
