@@ -78,7 +78,8 @@ def stop(proc: subprocess.Popen) -> None:
 @pytest.mark.slow
 def test_a_real_qcluster_fires_the_auto_cluster_schedule(tmp_path):
     home = tmp_path / "home"
-    env = env_for(home, "tests.maintenance.live_settings")
+    # plumbing only (a schedule fires in a real cluster): the deterministic fake embedder spares two model loads
+    env = env_for(home, "tests.maintenance.live_settings") | {"ORMAH_EMBEDDER": "memory.embeddings.HashEmbedder"}
     loose = helper(env, "cluster-scene")["loose"]
     db = home / "index.sqlite3"
     cluster = subprocess.Popen([sys.executable, MANAGE, "qcluster"], env=env, cwd=ROOT, start_new_session=True,
