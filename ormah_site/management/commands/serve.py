@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import signal
@@ -20,6 +21,25 @@ from memory.watcher import NodeFolderWatcher
 
 logger = logging.getLogger(__name__)
 MANAGE = Path(settings.BASE_DIR) / "manage.py"
+PR_SET_PDEATHSIG = 1
+
+
+def _stop_with_supervisor():
+    """A preexec_fn for the children on Linux: SIGTERM them when the supervisor dies, even by SIGKILL.
+
+    Without it a killed `ormah serve` left gunicorn (holding the port) and the job cluster running as orphans,
+    and the next `ormah serve` failed with "Address already in use". None where prctl does not exist.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the supervisor died before the signal was armed
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return arm
 
 
 class Command(BaseCommand):
@@ -39,10 +59,11 @@ class Command(BaseCommand):
                "--threads", str(o_["WEB_THREADS"]), "--worker-class", "gthread", "--timeout", "120",
                "--graceful-timeout", "10", "--access-logfile", "-", "--log-level", "warning"]
         schedules_sync()  # the job schedules are declared in code; bring django-q2's rows in line before jobs start
-        children = {"web": subprocess.Popen(web, env=env, cwd=settings.BASE_DIR)}
+        children = {"web": subprocess.Popen(web, env=env, cwd=settings.BASE_DIR,
+                                            preexec_fn=_stop_with_supervisor())}
         if not o["no_cluster"]:
             children["jobs"] = subprocess.Popen([sys.executable, str(MANAGE), "qcluster"], env=env,
-                                                cwd=settings.BASE_DIR)
+                                                cwd=settings.BASE_DIR, preexec_fn=_stop_with_supervisor())
         watcher = None
         if not o["no_watch"] and o_["WATCH"]:
             watcher = NodeFolderWatcher(get_conf().memory_dir / "nodes", lambda: index_sync(),
