@@ -15,6 +15,7 @@ from ninja import Query, Router, Schema
 from pydantic import ConfigDict, Field
 
 from memory.schemas import ErrorOut
+from memory.trust_schemas import WarningOut
 from memory.spaces import git_toplevel, space_detect
 from whisper import selectors
 from whisper.services import feedback_submit, transcript_capture, whisper_delivered, whisper_respond
@@ -48,6 +49,7 @@ class WhisperOut(Schema):
     nudge: str | None = None
     store_due: bool = False
     elapsed_ms: float | None = None
+    warnings: list[WarningOut] = []  # why a whispered memory may not hold (also lines in `text`)
 
 
 class DeliveredOut(Schema):
@@ -148,7 +150,8 @@ def whisper(request: HttpRequest, payload: WhisperIn):
         return WhisperOut(text="", node_ids=[], estimated_tokens=0, decision=SILENT_ERROR, whisper_log_id=None)
     return WhisperOut(text=result.text, node_ids=list(result.node_ids), estimated_tokens=result.estimated_tokens,
                       decision=result.decision, whisper_log_id=result.whisper_log_id, intent=result.intent,
-                      nudge=result.nudge, store_due=result.store_due, elapsed_ms=result.elapsed_ms)
+                      nudge=result.nudge, store_due=result.store_due, elapsed_ms=result.elapsed_ms,
+                      warnings=[WarningOut.model_validate(w, from_attributes=True) for w in result.warnings])
 
 
 @router.post("/whisper/{whisper_log_id}/delivered", response={200: DeliveredOut, 401: ErrorOut},

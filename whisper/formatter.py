@@ -2,7 +2,8 @@
 
 Order of what is kept when the budget is tight: the heading and the first item's title line, the
 maintenance_due line, the other title lines in rank order, then the content of the top items (up to
-`content_max_chars` each, cut at a word), shortened until the estimate fits.
+`content_max_chars` each, cut at a word), shortened until the estimate fits. An item's recall warnings
+(docs/trust.md) are lines under its title and count as part of it: an item is never shown without them.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memory.domain.trust import warning_line
 from whisper.state import Candidate
 from whisper.text import estimate_tokens, truncate_words
 
@@ -17,6 +19,7 @@ HEADING = "# Ormah whispers"
 MAINTENANCE_LINE = ("maintenance_due: run the ormah-maintenance agent in the background; continue the conversation "
                     "without blocking the user.")
 TITLE_MAX_CHARS = 100
+WARNING_MAX_CHARS = 160
 MIN_CONTENT_CHARS = 40
 
 
@@ -35,9 +38,12 @@ def intro(whisper_log_id: int | None) -> str:
 
 
 def title_line(item: Candidate) -> str:
+    """The item's title line, followed by one line per recall warning (superseded, contradicted, ...)."""
     label = "exploring" if item.exploration else item.type
     title = truncate_words(item.display_title, TITLE_MAX_CHARS)
-    return f"- **[{label}]** {title} (id: {item.short_id})"
+    warnings = item.hit.warnings if item.hit is not None else ()
+    return "\n".join([f"- **[{label}]** {title} (id: {item.short_id})",
+                      *(f"  {truncate_words(warning_line(w), WARNING_MAX_CHARS)}" for w in warnings)])
 
 
 def _content_for(item: Candidate) -> str:

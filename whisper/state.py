@@ -9,6 +9,7 @@ from datetime import datetime
 import numpy as np
 
 from memory.domain.search import SearchHit, SearchQuery
+from memory.domain.trust import RecallWarning
 
 # Decisions: "injected" or "silent:<why>"; the stage that decided names it.
 INJECTED = "injected"
@@ -146,6 +147,7 @@ class WhisperResult:
     nudge: str | None = None
     store_due: bool = False
     elapsed_ms: float | None = None
+    warnings: tuple[RecallWarning, ...] = ()  # of the whispered memories (docs/trust.md)
 
     @property
     def injected(self) -> bool:

@@ -9,6 +9,8 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
+from memory.context.warnings import memory_warnings
+from memory.domain.trust import warning_line
 from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
 from whisper.state import INJECTED
 
@@ -32,6 +34,7 @@ class CandidateView:
     gate_threshold: float | None
     final_rank: int | None
     feedback: int | None  # the latest explicit signal given in this decision's context, if any
+    warnings: tuple[str, ...] = ()  # the memory's recall warnings now (superseded, contradicted, ...)
 
 
 @dataclass(frozen=True)
@@ -62,17 +65,18 @@ class DecisionView:
         return [c for c in self.candidates if not c.injected]
 
 
-def _candidate(c: WhisperCandidateRow, feedback: dict[tuple[int, str], int]) -> CandidateView:
+def _candidate(c: WhisperCandidateRow, feedback: dict[tuple[int, str], int],
+               warnings: dict[str, tuple[str, ...]]) -> CandidateView:
     return CandidateView(
         node_uid=c.node_uid, short_id=c.short_id, title=c.title, source=c.source, stage=c.stage, injected=c.injected,
         retrieval_rank=c.retrieval_rank, retrieval_score=c.retrieval_score, raw_cosine=c.raw_cosine, ce_abs=c.ce_abs,
         affinity=c.affinity, gate_score=c.gate_score, gate_threshold=c.gate_threshold, final_rank=c.final_rank,
-        feedback=feedback.get((c.decision_id, c.node_uid)),
+        feedback=feedback.get((c.decision_id, c.node_uid)), warnings=warnings.get(c.node_uid, ()),
     )
 
 
 def _view(d: WhisperDecisionRow, candidates: list[WhisperCandidateRow],
-          feedback: dict[tuple[int, str], int]) -> DecisionView:
+          feedback: dict[tuple[int, str], int], warnings: dict[str, tuple[str, ...]]) -> DecisionView:
     prompt = d.prompt or ""
     preview = prompt if len(prompt) <= PROMPT_PREVIEW else prompt[: PROMPT_PREVIEW - 1].rstrip() + "…"
     ordered = sorted(candidates, key=lambda c: (not c.injected, c.final_rank if c.final_rank is not None else 999,
@@ -81,7 +85,7 @@ def _view(d: WhisperDecisionRow, candidates: list[WhisperCandidateRow],
         id=d.id, created=d.created, session_id=d.session_id, space=d.space, prompt=prompt, prompt_preview=preview,
         intent=d.intent, decision=d.decision, injected=d.decision == INJECTED, estimated_tokens=d.estimated_tokens,
         budget_tokens=d.budget_tokens, gate=d.gate, reranker=d.reranker, elapsed_ms=d.elapsed_ms,
-        delivered=d.delivered, candidates=[_candidate(c, feedback) for c in ordered],
+        delivered=d.delivered, candidates=[_candidate(c, feedback, warnings) for c in ordered],
     )
 
 
@@ -91,6 +95,14 @@ def _feedback(decision_ids: list[int]) -> dict[tuple[int, str], int]:
                                      .order_by("created", "id").values_list("decision_id", "node_uid", "signal")):
         latest[(decision_id, uid)] = signal
     return latest
+
+
+def _warnings(uids: list[str]) -> dict[str, tuple[str, ...]]:
+    """Each memory's recall warnings as it stands now, as display lines."""
+    if not uids:
+        return {}
+    return {uid: tuple(warning_line(w) for w in found)
+            for uid, found in memory_warnings(uids=list(dict.fromkeys(uids))).items() if found}
 
 
 def decisions_recent(*, outcome: str = "all", session_id: str | None = None, limit: int = 50,
@@ -111,7 +123,8 @@ def decisions_recent(*, outcome: str = "all", session_id: str | None = None, lim
     for c in WhisperCandidateRow.objects.filter(decision_id__in=ids):
         by_decision[c.decision_id].append(c)
     feedback = _feedback(ids)
-    return [_view(r, by_decision[r.id], feedback) for r in rows]
+    warnings = _warnings([c.node_uid for cs in by_decision.values() for c in cs])
+    return [_view(r, by_decision[r.id], feedback, warnings) for r in rows]
 
 
 def decision_one(*, decision_id: int) -> DecisionView | None:
@@ -119,7 +132,8 @@ def decision_one(*, decision_id: int) -> DecisionView | None:
     row = WhisperDecisionRow.objects.defer("prompt_vec").filter(id=decision_id).first()
     if row is None:
         return None
-    return _view(row, list(WhisperCandidateRow.objects.filter(decision_id=row.id)), _feedback([row.id]))
+    candidates = list(WhisperCandidateRow.objects.filter(decision_id=row.id))
+    return _view(row, candidates, _feedback([row.id]), _warnings([c.node_uid for c in candidates]))
 
 
 def decision_outcomes(*, since: datetime | None = None) -> list[tuple[str, int]]:

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from pydantic import ValidationError
 
 from memory import services
+from memory.context.node_trust import node_trust
 from memory.domain.enums import TIER_ORDER, EdgeType, Tier
 from memory.errors import OrmahError
 from memory.ui_selectors import NodeDetail, node_detail, node_file_hash, node_suggest
@@ -50,6 +51,7 @@ def _panel(request: HttpRequest, ref: str, *, status: int = 200, error: str | No
         "tier_moves": [] if detail.is_self else _tier_moves(detail),
         "edit_form": edit_form, "connect_form": connect_form, "outdated_form": OutdatedForm(),
         "error": error, "notice": notice, "defines": EdgeType.DEFINES.value,
+        "trust": node_trust(uid=detail.node.id),
     }
     template = "memory/_node_panel.html" if is_htmx(request) else "memory/node_page.html"
     return render(request, template, context, status=status)

@@ -192,6 +192,7 @@ def whisper_respond(*, prompt: str, session_id: str | None = None, space: str | 
         intent=row.intent or None, elapsed_ms=round(elapsed_ms, 2),
         nudge=NUDGE if count and conf.nudge_interval and count % conf.nudge_interval == 0 else None,
         store_due=bool(count and conf.store_interval and count % conf.store_interval == 0),
+        warnings=tuple(w for c in run.selected if c.hit is not None for w in c.hit.warnings) if injected else (),
     )
 
 
