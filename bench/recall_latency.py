@@ -84,6 +84,41 @@ def _measure(qs, emb, real) -> dict:
             "load": os.getloadavg()[0]}
 
 
+STAGES = ("query_vector", "fts_search", "vector_search", "cosines_for", "row_facts", "score_candidates",
+          "temporal_supplement", "spread_activation", "rows_by_id", "hits_with_warnings")
+
+
+def _stages(qs, emb) -> dict[str, float]:
+    """Mean wall ms per recall spent in each pipeline stage (a separate pass with the stages wrapped in timers)."""
+    from memory.search import pipeline
+
+    spent = dict.fromkeys(STAGES, 0.0)
+    originals = {name: getattr(pipeline, name) for name in STAGES if hasattr(pipeline, name)}
+
+    def timed(name, fn):
+        def run(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - started
+        return run
+
+    for name, fn in originals.items():
+        setattr(pipeline, name, timed(name, fn))
+    try:
+        t = time.perf_counter()
+        for q in qs:
+            pipeline.recall(query=q, now=NOW, embedder=emb)
+        total = time.perf_counter() - t
+    finally:
+        for name, fn in originals.items():
+            setattr(pipeline, name, fn)
+    out = {name: spent[name] * 1000 / len(qs) for name in originals}
+    out["total"] = total * 1000 / len(qs)
+    return out
+
+
 def child(size: int, count: int, home: Path, tuned: bool) -> list[dict]:
     """Build one store, then measure with the default connection (and with the tuning pragmas when asked)."""
     _django(home)
@@ -113,7 +148,7 @@ def child(size: int, count: int, home: Path, tuned: bool) -> list[dict]:
         sqlite_version, vec_version = cur.fetchone()
     facts = {"size": size, "queries": count, "build_s": round(built, 1), "sqlite": sqlite_version,
              "sqlite_vec": vec_version}
-    results = [{**facts, "tuned": False, **_measure(qs, emb, real)}]
+    results = [{**facts, "tuned": False, **_measure(qs, emb, real), "stages": _stages(qs, emb)}]
     if tuned:
         with connection.cursor() as cur:
             for pragma in TUNING:
@@ -162,6 +197,15 @@ def render(results: list[dict], machine: str) -> str:
         lines.append(f"| {r['size']:,} | {conn} | {r['p50']:.1f} | {r['p95']:.1f} | {r['max']:.1f} | "
                      f"{r['cpu_p50']:.1f} / {r['cpu_p95']:.1f} | {r['embed_p50']:.1f} | {r['load']:.1f} | {mark} | "
                      f"{r['build_s']:.0f} |")
+    staged = [r for r in results if r.get("stages")]
+    if staged:
+        names = [n for n in (*STAGES, "total") if n in staged[0]["stages"]]
+        lines += ["", "Where the time goes (mean wall ms per recall, default connection, a separate pass with each "
+                  "stage of `memory.search.pipeline` wrapped in a timer):", "",
+                  "| stage | " + " | ".join(f"{r['size']:,}" for r in staged) + " |",
+                  "|---|" + "---:|" * len(staged)]
+        for name in names:
+            lines.append(f"| {name} | " + " | ".join(f"{r['stages'].get(name, 0.0):.1f}" for r in staged) + " |")
     return "\n".join(lines)
 
 

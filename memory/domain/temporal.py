@@ -10,8 +10,8 @@ Readings (deliberate where the original differs, see docs/benchmarks.md "Recall 
 | today, this morning/afternoon/evening | midnight today -> now                                   |
 | yesterday                             | midnight yesterday -> midnight today (calendar day)     |
 | this week / this month                | Monday 00:00 / the 1st 00:00 -> now                     |
-| last week                             | Monday of the previous week -> now (covers both "the previous calendar week" and "the past 7 days") |
-| last month                            | the 1st of the previous month -> now (same reasoning)   |
+| last week                             | Monday of the previous week -> now (both readings)      |
+| last month                            | the 1st of the previous month -> now (both readings)    |
 | past week / past month                | now - 7 / 30 days -> now                                |
 | recently, lately                      | now - 3 days -> now                                     |
 | last/past N hours/days/weeks/months   | now - N units -> now (days start at midnight)           |
@@ -21,6 +21,7 @@ Readings (deliberate where the original differs, see docs/benchmarks.md "Recall 
 | since March                           | March 1st -> now                                        |
 | recent                                | stripped, never selects a window                        |
 
+"Both readings": the previous calendar week (month) and the past 7 (30) days both fall inside the window.
 When several phrases match, the narrowest window wins; every matched phrase is stripped.
 """
 

@@ -65,7 +65,8 @@ def where_sql(filters: Filters, alias: str = "n") -> tuple[str, list]:
         parts.append("(" + " OR ".join(alternatives or ["0"]) + ")")
         params.extend(named)
     if filters.tags:
-        parts.append(f"{alias}.id IN (SELECT t.node_id FROM {TAG_TABLE} t WHERE t.tag IN ({_placeholders(filters.tags)}))")
+        parts.append(f"{alias}.id IN (SELECT t.node_id FROM {TAG_TABLE} t "
+                     f"WHERE t.tag IN ({_placeholders(filters.tags)}))")
         params.extend(filters.tags)
     if filters.created_after is not None:
         parts.append(f"{alias}.created >= %s")

@@ -83,7 +83,7 @@ def score_candidates(
     fts_hits: Sequence[FtsHit], vector_hits: Sequence[VectorHit], rows: Mapping[int, RowFacts], *,
     text: str, question: bool, now: datetime, default_space: str | None = None, conf: RecallConf = RecallConf(),
 ) -> list[Scored]:
-    """Every candidate of both legs, scored (blend, title bonus, confidence, tier, recency, access, space), best first."""
+    """Every candidate of both legs scored (blend, title, confidence, tier, recency, access, space), best first."""
     fused = dict(fuse([h.row_id for h in fts_hits], [h.row_id for h in vector_hits], question=question, conf=conf))
     normalised = scoring.normalise(fused, min_spread_ratio=conf.min_spread_ratio)
     fts_rank = {h.row_id: h.rank for h in fts_hits}
