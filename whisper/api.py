@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from django.http import HttpRequest
 from ninja import Query, Router, Schema
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, ValidationError
 
+from memory.context.workspace import git_head
+from memory.domain.trust_requests import WorkspaceIn
 from memory.schemas import ErrorOut
 from memory.trust_schemas import WarningOut
 from memory.spaces import git_toplevel, space_detect
@@ -82,6 +84,7 @@ class TranscriptIn(Schema):
     session_id: str | None = Field(default=None, max_length=200)
     space: str | None = Field(default=None, max_length=100)
     cwd: str | None = Field(default=None, max_length=4096)
+    workspace: dict[str, Any] | None = Field(default=None, description="{path, branch, commit} (default: from cwd)")
     min_user_turns: int | None = Field(default=None, ge=0, le=1000)
     dry_run: bool = False
 
@@ -127,6 +130,28 @@ class DecisionOut(Schema):
     elapsed_ms: float | None
     delivered: bool | None
     candidates: list[CandidateOut]
+
+
+def _workspace(given: dict | None, cwd: str | None) -> WorkspaceIn | None:
+    """The workspace the hook read, else the git repository around cwd; None outside one.
+
+    A workspace that does not validate is ignored rather than refused: provenance must never cost a capture.
+    """
+    if given:
+        try:
+            return WorkspaceIn.model_validate(given)
+        except ValidationError:
+            logger.info("Ignoring an invalid workspace from the hook: %r", given)
+    if not cwd or not cwd.startswith("/"):
+        return None
+    top = git_toplevel(Path(cwd).expanduser())
+    if top is None:
+        return None
+    branch, commit = git_head(top)
+    try:
+        return WorkspaceIn(path=str(top), branch=branch, commit=commit)
+    except ValidationError:
+        return WorkspaceIn(path=str(top))
 
 
 def _space(space: str | None, cwd: str | None) -> str | None:
@@ -175,7 +200,7 @@ def ingest_transcript(request: HttpRequest, payload: TranscriptIn):
     """Read the transcript from its byte cursor and store new decisions, preferences and "remember that"s."""
     return transcript_capture(path=payload.transcript_path, session_id=payload.session_id,
                               space=_space(payload.space, payload.cwd), min_user_turns=payload.min_user_turns,
-                              dry_run=payload.dry_run)
+                              dry_run=payload.dry_run, workspace=_workspace(payload.workspace, payload.cwd))
 
 
 @router.get("/whisper/decisions", response={200: list[DecisionOut], 401: ErrorOut}, summary="Why whispers fired")

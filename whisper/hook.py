@@ -8,7 +8,8 @@ inject  reads the agent's hook JSON on stdin (Claude Code UserPromptSubmit: prom
         {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "..."}} or nothing.
         It then confirms delivery, and when the server says capture is due it starts `store` in the background.
 store   reads {transcript_path, session_id, cwd, hook_event_name} and asks /api/agent/ingest/transcript to capture
-        memories from the unread part of the transcript (PreCompact, SessionEnd and Stop capture whatever is new).
+        memories from the unread part of the transcript (PreCompact, SessionEnd and Stop capture whatever is new),
+        with the workspace (git top-level, branch, commit) read from cwd as their provenance.
 
 Whatever goes wrong, the exit status is 0 and nothing is printed: the agent's prompt is never blocked. Errors go
 to hook.log in the Ormah log folder. This is a stand-alone client, so it reads its own environment:
@@ -90,6 +91,44 @@ def space_for(cwd: str | None, home: Path | None = None) -> str | None:
     return top.name.replace("/", "-").strip()[:100] or None
 
 
+def workspace_for(cwd: str | None) -> dict | None:
+    """{path, branch, commit} of the git repository around cwd (read from .git, no subprocess), or None.
+
+    The provenance of memories captured from this session (docs/trust.md). A stand-alone copy of
+    memory.context.workspace.git_head, since this client imports nothing from Ormah.
+    """
+    if not cwd:
+        return None
+    folder = Path(cwd).expanduser()
+    top = next((f for f in (folder, *folder.parents) if (f / ".git").exists()), None)
+    if top is None:
+        return None
+    found = {"path": str(top)}
+    try:
+        git_dir = top / ".git"
+        if git_dir.is_file():
+            text = git_dir.read_text(errors="replace").strip()
+            git_dir = (top / text.removeprefix("gitdir:").strip()).resolve()
+        head = (git_dir / "HEAD").read_text(errors="replace").strip()
+        if not head.startswith("ref:"):
+            return {**found, "commit": head} if head else found
+        ref = head.removeprefix("ref:").strip()
+        found["branch"] = ref.removeprefix("refs/heads/")
+        common = git_dir
+        if (git_dir / "commondir").is_file():
+            common = (git_dir / (git_dir / "commondir").read_text().strip()).resolve()
+        for base in (git_dir, common):
+            if (base / ref).is_file():
+                return {**found, "commit": (base / ref).read_text().strip()}
+        for line in (common / "packed-refs").read_text(errors="replace").splitlines():
+            sha, _, name = line.partition(" ")
+            if name.strip() == ref:
+                return {**found, "commit": sha}
+    except OSError:
+        pass
+    return found
+
+
 def _post(path: str, payload: dict, *, timeout: float) -> dict:
     url = (_env("ORMAH_URL") or DEFAULT_URL).rstrip("/") + "/api/agent" + path
     headers = {"Content-Type": "application/json"}
@@ -159,6 +198,7 @@ def store(event: dict) -> dict | None:
     return _post("/ingest/transcript", {
         "transcript_path": path, "session_id": event.get("session_id"), "cwd": event.get("cwd"),
         "space": space_for(event.get("cwd")), "min_user_turns": 1 if final else None,
+        "workspace": workspace_for(event.get("cwd")),
     }, timeout=STORE_TIMEOUT)
 
 

@@ -47,13 +47,20 @@ __all__ += [
     "memory_export", "memory_import", "node_files_import", "notes_import",
 ]
 
-from memory.services.evidence import evidence_record, evidence_sync, node_remember  # noqa: E402
+from memory.services.evidence import (  # noqa: E402
+    evidence_append,
+    evidence_record,
+    evidence_sync,
+    node_remember,
+    nodes_remember,
+)
 from memory.services.guard import automated_writes  # noqa: E402
 from memory.services.session_state import session_state_set  # noqa: E402
 from memory.services.trust import core_block_set, relation_create  # noqa: E402
 from memory.services.verification import verification_record  # noqa: E402
 
 __all__ += [
-    "automated_writes", "core_block_set", "evidence_record", "evidence_sync", "node_remember", "relation_create",
+    "automated_writes", "core_block_set", "evidence_append", "evidence_record", "evidence_sync", "node_remember",
+    "nodes_remember", "relation_create",
     "session_state_set", "verification_record",
 ]

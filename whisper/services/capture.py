@@ -10,15 +10,18 @@ from pathlib import Path
 import numpy as np
 
 from memory import runtime
+from memory.domain.evidence import MAX_EVENT_TEXT, EvidenceEvent, EvidenceKind, new_event_id
 from memory.domain.node import as_utc, utcnow
 from memory.domain.requests import NodeCreate
+from memory.domain.scopes import GLOBAL_SCOPE, Scope, ScopeType
+from memory.domain.trust_requests import WorkspaceIn
 from memory.search import vectors
-from memory.services import node_create
+from memory.services import evidence_append, node_create
 from whisper.capture import Extracted, extract_candidates
 from whisper.conf import get_conf
 from whisper.errors import TranscriptUnreadable
 from whisper.models import TranscriptCursorRow
-from whisper.transcript import parse_transcript
+from whisper.transcript import TranscriptResult, parse_transcript
 
 logger = logging.getLogger(__name__)
 
@@ -72,11 +75,26 @@ def _novel(candidates: list[Extracted], *, threshold: float) -> tuple[list[tuple
     return keep, dupes
 
 
+def _turn_events(parsed: TranscriptResult, file: Path, *, session_id: str | None, space: str | None,
+                 now: datetime) -> list[EvidenceEvent]:
+    """One evidence event per turn read (user_message / assistant_message), in order (docs/trust.md)."""
+    session = parsed.session_id or session_id
+    scope = Scope(ScopeType.SESSION, session) if session else (
+        Scope(ScopeType.PROJECT, space) if space else GLOBAL_SCOPE)
+    kinds = {"user": EvidenceKind.USER_MESSAGE, "assistant": EvidenceKind.ASSISTANT_MESSAGE}
+    return [EvidenceEvent(id=new_event_id(now), kind=kinds[turn.role], at=now, text=turn.text[:MAX_EVENT_TEXT],
+                          session_id=session, scope=scope, source=f"transcript:{parsed.source}",
+                          data={"transcript": file.name, "turn": i})
+            for i, turn in enumerate(parsed.turns)]
+
+
 def transcript_capture(*, path: str, session_id: str | None = None, space: str | None = None,
-                       min_user_turns: int | None = None, dry_run: bool = False,
-                       now: datetime | None = None) -> CaptureResult:
+                       min_user_turns: int | None = None, dry_run: bool = False, now: datetime | None = None,
+                       workspace: WorkspaceIn | None = None) -> CaptureResult:
     """Store memory candidates from the part of a transcript not read before; the cursor moves on success.
 
+    Every turn read becomes an evidence event and each stored memory cites the event of its turn; `workspace`
+    (the agent's folder, branch and commit) becomes the memories' provenance.
     Waits (status `waiting`, cursor unmoved) until the unread part holds `min_user_turns` user turns.
     Raises TranscriptUnreadable for a path that is not a readable .jsonl file.
     """
@@ -103,10 +121,14 @@ def transcript_capture(*, path: str, session_id: str | None = None, space: str |
         return CaptureResult(status="unchanged", candidates=0, **base)  # another capture got there first
     stored = []
     source = f"transcript:{parsed.source}"
+    where = {} if workspace is None else {"workspace_path": workspace.path, "git_branch": workspace.branch,
+                                          "git_commit": workspace.commit}
     try:
+        events = evidence_append(events=_turn_events(parsed, file, session_id=session_id, space=space, now=now))
         for cand, _ in fresh:
             node = node_create(request=NodeCreate(content=cand.content, type=cand.type, space=space, source=source,
-                                                  tags=[CAPTURE_TAG, f"captured-{cand.rule}"]), now=now).node
+                                                  tags=[CAPTURE_TAG, f"captured-{cand.rule}"],
+                                                  source_event_ids=[events[cand.turn].id], **where), now=now).node
             stored.append(node.id)
     except Exception:
         # Trigger: a write failed mid-way. Why: the unread part must be read again. Outcome: cursor put back.
