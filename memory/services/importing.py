@@ -205,7 +205,7 @@ def _self_link(store: MarkdownStore, self_id: str, connections: list) -> None:
 # Plain markdown folders
 # ---------------------------------------------------------------------------
 
-def _plain_note(path: Path, text: str, space: str | None) -> NodeCreate:
+def _plain_note(path: Path, text: str, space: str | None, folder: Path | None = None) -> NodeCreate:
     meta, body = {}, text
     match = _FRONT.match(text)
     if match:
@@ -221,8 +221,17 @@ def _plain_note(path: Path, text: str, space: str | None) -> NodeCreate:
     if isinstance(tags, str):
         tags = [t for t in re.split(r"[,\s]+", tags) if t]
     created = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
-    return NodeCreate(content=body, title=str(title)[:300], tags=[str(t) for t in tags][:50], space=space,
-                      source=f"import:{path.name}"[:200], created=created)
+    # The note stays bound to its file (docs/trust.md): with the folder as workspace, recall warns when it
+    # changes (file_hash_mismatch) or disappears (file_missing).
+    fields = dict(content=body, title=str(title)[:300], tags=[str(t) for t in tags][:50], space=space,
+                  source=f"import:{path.name}"[:200], created=created)
+    if folder is not None:
+        try:
+            return NodeCreate(**fields, workspace_path=str(folder.resolve()), file_path=str(path.relative_to(folder)),
+                              content_sha256=content_hash(text.encode("utf-8")))
+        except (ValidationError, ValueError):
+            pass  # a path the provenance rules refuse: the note is still imported, unbound
+    return NodeCreate(**fields)
 
 
 def notes_import(*, folder: Path, space: str | None = None) -> ImportReport:
@@ -255,7 +264,7 @@ def notes_import(*, folder: Path, space: str | None = None) -> ImportReport:
             report.skipped.append((str(path), "empty file"))
             continue
         try:
-            request = _plain_note(path, text, space)
+            request = _plain_note(path, text, space, folder)
             if NodeRow.objects.filter(source=request.source, content=request.content).exists():
                 report.skipped.append((str(path), "already imported"))
                 continue
