@@ -2,17 +2,17 @@
 
     python -m bench.whisper_latency [--sizes 1000,10000,100000] [--rounds 3] [--write-docs]
 
-The store is the labelled scenario memories (written through the real services) plus synthetic filler rows
-written straight into the index: NodeRow rows through the ORM (FTS5 fills itself through its triggers) and random
-unit vectors through memory.search.vectors.upsert. The filler has no markdown files; that does not matter for
-reading. Every call goes through the whole pipeline (MiniLM query embedding, hybrid recall, ledger writes).
+The store is the labelled scenario memories (written through the real services) plus the recall benchmark's
+synthetic memories (bench.recall.synthetic.generate) written straight into the index: NodeRow rows through the ORM
+(FTS5 fills itself through its triggers) and topic-clustered stand-in vectors through memory.search.vectors.upsert.
+The filler has no markdown files; that does not matter for reading. Every call goes through the whole pipeline
+(MiniLM query embedding, hybrid recall, ledger writes).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -28,39 +28,29 @@ from bench.whisper_quality import load_scenarios, seed, setup_django, write_sect
 HOOK = Path(__file__).resolve().parent.parent / "whisper" / "hook.py"
 MANAGE = Path(__file__).resolve().parent.parent / "manage.py"
 SECTION = "### Whisper latency"
-WORDS = ("deploy cache index sqlite vector token server port queue worker invoice payment stripe webhook retry "
-         "backup schema migration release branch review test fixture parser budget gate session buffer ledger "
-         "docker laptop editor python golang meeting planning vacation coffee chess garden sensor firmware "
-         "thesis chapter draft latency throughput shard replica lock timeout").split()
-TYPES = ("fact", "decision", "preference", "event", "procedure", "observation")
 
 
-def add_filler(count: int, *, start: int, rng: random.Random, dim: int) -> None:
-    """Append `count` synthetic memories (rows, FTS through triggers, random unit vectors)."""
-    import numpy as np
+def add_filler(nodes, *, start: int) -> None:
+    """Append synthetic memories as index rows (FTS fills itself through its triggers) with their stand-in vectors."""
     from django.db import transaction
 
+    from bench.recall.synthetic import TopicEmbedder
     from memory.models import NodeRow
     from memory.search import vectors
 
-    now = datetime.now(UTC)
-    for offset in range(0, count, 2000):
-        rows = []
-        for i in range(start + offset, start + min(count, offset + 2000)):
-            uid = str(uuid.UUID(int=rng.getrandbits(128)))
-            words = rng.sample(WORDS, 12)
-            created = now - timedelta(days=rng.uniform(0, 400))
-            rows.append(NodeRow(
-                uid=uid, short_id=uid[:8], type=rng.choice(TYPES), tier=rng.choice(("working", "working", "core")),
-                space=rng.choice((None, "ormah", "shopfront", "garden", "thesis")), title=" ".join(words[:4]),
-                content=" ".join(words), source="bench:filler", created=created, updated=created,
-                last_accessed=created, file_path=f"filler/{i}.md", file_hash="x", embed_hash="x",
-            ))
+    stand_in = TopicEmbedder()
+    for offset in range(0, len(nodes), 2000):
+        chunk = nodes[offset:offset + 2000]
+        rows = [NodeRow(
+            uid=n.id, short_id=n.id[:8], type=str(n.type), tier=str(n.tier), space=n.space, title=n.title or "",
+            content=n.content, tags_text=" ".join(n.tags), source="bench:filler", created=n.created,
+            updated=n.updated, last_accessed=n.last_accessed, valid_until=n.valid_until,
+            file_path=f"filler/{start + offset + i}.md", file_hash="x", embed_hash="x",
+        ) for i, n in enumerate(chunk)]
         with transaction.atomic():
             NodeRow.objects.bulk_create(rows, batch_size=500)
             ids = dict(NodeRow.objects.filter(uid__in=[r.uid for r in rows]).values_list("uid", "id"))
-            vecs = np.asarray([rng.gauss(0, 1) for _ in range(len(rows) * dim)], dtype=np.float32).reshape(-1, dim)
-            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+            vecs = stand_in.embed_documents([f"{r.title} {r.content}" for r in rows])
             vectors.upsert((ids[r.uid], v, r.type, r.tier, r.space) for r, v in zip(rows, vecs))
 
 
@@ -127,9 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    rng = random.Random(7)
     with tempfile.TemporaryDirectory(prefix="ormah-whisper-latency-") as tmp:
         setup_django(Path(tmp))
+        from bench.recall.synthetic import generate
         from memory import runtime
 
         memories, prompts = load_scenarios()
@@ -140,9 +130,11 @@ def main(argv: list[str] | None = None) -> int:
         for p in prompts:
             embedder.embed_query(p["prompt"])
         embed_ms = (time.perf_counter() - t) * 1000 / len(prompts)
-        rows, have = [], len(memories) + 1
+        rows, base = [], len(memories) + 1  # + the self node
+        have = base
+        filler = generate(max(sizes) - base)
         for size in sizes:
-            add_filler(size - have, start=have, rng=rng, dim=embedder.dim)
+            add_filler(filler[have - base:size - base], start=have)
             have = size
             load_before = os.getloadavg()[0]
             times, cpu, stages, decisions = measure(prompts, args.rounds)
@@ -157,10 +149,11 @@ def main(argv: list[str] | None = None) -> int:
         "`python -m bench.whisper_latency --write-docs`: warm `whisper_respond` calls in process (the whole pipeline:\n"
         "MiniLM query embedding, hybrid recall, ledger writes), every non-empty scenario prompt "
         f"× {args.rounds} rounds.\n"
-        "Stores: the scenario memories plus synthetic filler rows and random unit vectors written straight into\n"
-        f"the index. Machine: {os.cpu_count()} CPUs, shared with other jobs (load average per size in the table,\n"
-        f"{load:.1f} at the end); the query embedding alone averaged {embed_ms:.1f} ms per prompt. CPU ms counts\n"
-        "every thread of the process, so it is not inflated by waiting for a busy CPU.\n\n"
+        "Stores: the scenario memories plus the recall benchmark's synthetic memories (template sentences,\n"
+        "topic-clustered stand-in vectors) written straight into the index.\n"
+        f"Machine: {os.cpu_count()} CPUs, shared with other jobs (load average per size in the table, {load:.1f} at\n"
+        f"the end); the query embedding alone averaged {embed_ms:.1f} ms per prompt. CPU ms counts every thread of\n"
+        "the process, so it is not inflated by waiting for a busy CPU.\n\n"
         "| memories | calls | p50 ms | p95 ms | CPU ms p50 / p95 | load | slowest stages (mean wall ms) |\n"
         "|---|---|---|---|---|---|---|\n"
         + "\n".join(rows) + "\n\nHook client start-up (median wall time, empty prompt, no request):\n\n"

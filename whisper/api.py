@@ -38,7 +38,8 @@ class WhisperIn(Schema):
     space: str | None = Field(default=None, max_length=100)
     cwd: str | None = Field(default=None, max_length=4096)
     budget_tokens: int | None = Field(default=None, ge=0, le=4000)
-    timeout_ms: float | None = Field(default=None, gt=0, description="the caller's deadline; later answers are not sent")
+    timeout_ms: float | None = Field(default=None, gt=0,
+                                     description="the caller's deadline; a later answer is not sent")
 
 
 class WhisperOut(Schema):

@@ -26,7 +26,8 @@ def hook_event(prompt: str, cwd: Path, transcript: Path, session: str = "e2e-ses
                        "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt})
 
 
-def run_hook(command: str, stdin: str, url: str, tmp_path: Path, timeout: str = "5") -> tuple[subprocess.CompletedProcess, float]:
+def run_hook(command: str, stdin: str, url: str, tmp_path: Path,
+             timeout: str = "5") -> tuple[subprocess.CompletedProcess, float]:
     env = {**os.environ, "ORMAH_URL": url, "ORMAH_API_TOKEN": TOKEN, "ORMAH_WHISPER_TIMEOUT": timeout,
            "ORMAH_LOG_DIR": str(tmp_path / "hook-logs")}
     env.pop("ORMAH_SPACE", None)

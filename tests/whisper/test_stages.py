@@ -216,7 +216,8 @@ def test_overlap_filter_keeps_shared_words_identity_and_strong_cosine(conf):
             cand("b", title="Coffee", content="espresso", cosine=0.5),
             cand("c", title="Name", content="Priya", cosine=0.5, identity=True),
             cand("d", title="Port", content="8787", cosine=0.71)]
-    run = make_run("how is the sqlite index stored?", pool=pool, intent=intent(), query="how is the sqlite index stored?")
+    prompt = "how is the sqlite index stored?"
+    run = make_run(prompt, pool=pool, intent=intent(), query=prompt)
     assert topical_overlap(run, conf, fake_deps()) is None
     assert [c.node_id for c in run.pool] == ["a", "c", "d"]
     assert pool[1].stage == "no_overlap"

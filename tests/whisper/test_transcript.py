@@ -11,7 +11,8 @@ def line(obj) -> bytes:
     return (json.dumps(obj) + "\n").encode()
 
 
-USER = {"type": "user", "sessionId": "abc", "message": {"role": "user", "content": "remember that we deploy on fridays"}}
+USER = {"type": "user", "sessionId": "abc",
+        "message": {"role": "user", "content": "remember that we deploy on fridays"}}
 USER_BLOCKS = {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "and use uv"}]}}
 TOOL_RESULT = {"type": "user", "message": {"role": "user", "content": [
     {"type": "tool_result", "tool_use_id": "t1", "content": "file contents"}]}}
