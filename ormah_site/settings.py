@@ -236,21 +236,26 @@ ORMAH = {
 }
 
 LOG_LEVEL = (_env("LOG_LEVEL", "DEBUG" if DEBUG else "INFO") or "INFO").upper()
+LOG_FILE = LOG_DIR / "ormah.log"
+_LOG_HANDLERS = {
+    "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+    "file": {
+        "class": "logging.handlers.RotatingFileHandler",
+        "filename": str(LOG_FILE),
+        "maxBytes": 5 * 1024 * 1024,
+        "backupCount": 3,
+        "formatter": "plain",
+    },
+}
+# A read-only home must not stop every command in logging setup before it can say what is wrong: console only.
+if not os.access(LOG_DIR, os.W_OK) or (LOG_FILE.exists() and not os.access(LOG_FILE, os.W_OK)):
+    del _LOG_HANDLERS["file"]
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
-        "file": {
-            "class": "logging.handlers.RotatingFileHandler",
-            "filename": str(LOG_DIR / "ormah.log"),
-            "maxBytes": 5 * 1024 * 1024,
-            "backupCount": 3,
-            "formatter": "plain",
-        },
-    },
-    "root": {"handlers": ["console", "file"], "level": "WARNING"},
+    "handlers": _LOG_HANDLERS,
+    "root": {"handlers": list(_LOG_HANDLERS), "level": "WARNING"},
     "loggers": {
         "memory": {"level": LOG_LEVEL},
         "whisper": {"level": LOG_LEVEL},
