@@ -1,9 +1,15 @@
-"""System checks: fail with a clear message when vec0 or FTS5 cannot be used."""
+"""System checks: fail with a clear message when vec0 or FTS5 cannot be used, or the index cannot be opened."""
 
 from __future__ import annotations
 
 from django.core.checks import Error, register
 from django.db import connection
+
+
+def _missing(exc: Exception) -> bool:
+    """True when SQLite says a function or module does not exist (not a disk or permission failure)."""
+    text = str(exc).lower()
+    return "no such" in text or "not authorized" in text or "could not be loaded" in text
 
 
 @register("database")
@@ -13,7 +19,14 @@ def check_sqlite_extensions(app_configs=None, **kwargs):
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT vec_version()")
-    except Exception as exc:  # Trigger: extension missing. Why: search needs it. Outcome: check error.
+    except Exception as exc:  # Trigger: extension missing or index unusable. Why: search needs it. Outcome: error.
+        if not _missing(exc):
+            # A full or read-only disk fails here too; telling the user to reinstall would send them the wrong way.
+            return [Error(
+                f"The index database {connection.settings_dict['NAME']} cannot be used: {exc}",
+                hint="Check that its disk is not full or read-only (df -h; mount) and that you own ORMAH_HOME.",
+                id="ormah.E003",
+            )]
         errors.append(Error(
             f"sqlite-vec (vec0) is not available: {exc}",
             hint="Install the project's dependencies (pip install -e .); the backend needs pysqlite3-binary or sqlean.py.",
