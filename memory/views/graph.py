@@ -49,7 +49,7 @@ def graph_page(request: HttpRequest) -> HttpResponse:
 @gzip_page
 def graph_data(request: HttpRequest) -> JsonResponse:
     """Cytoscape elements for the filters (compact keys; see static/ui/graph.js)."""
-    return JsonResponse(graph_export(filters=filters_from(request.GET)).as_dict())
+    return JsonResponse(graph_export(filters=filters_from(request.GET), limit=GRAPH_NODE_LIMIT).as_dict())
 
 
 @login_required

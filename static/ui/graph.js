@@ -17,7 +17,7 @@
   var EDGES = ["related_to", "supports", "contradicts", "defines", "evolved_from", "derived_from", "part_of",
                "depends_on"];
   var DIRECTED = {defines: 1, evolved_from: 1, derived_from: 1, part_of: 1, depends_on: 1, supports: 1};
-  var BIG = 1500; // above this many nodes: draft layout, haystack edges, textures while panning
+  var BIG = 1500; // above this many nodes: haystack edges, no arrows, textures while panning
 
   var cy = null;
   var order = [];        // node ids by importance, for N / P keyboard navigation
@@ -47,11 +47,12 @@
       {selector: "node", style: {
         "width": "data(size)", "height": "data(size)", "background-color": p.type.fact,
         "border-width": 2, "border-color": p.tier.working,
-        "label": "data(label)", "font-size": 10, "color": p.label, "text-valign": "bottom", "text-margin-y": 3,
-        "text-max-width": 140, "text-wrap": "ellipsis", "min-zoomed-font-size": big ? 9 : 6,
+        "label": big ? "" : "data(label)", "font-size": 10, "color": p.label, "text-valign": "bottom",
+        "text-margin-y": 3, "min-zoomed-font-size": big ? 9 : 6,
         "text-background-color": p.labelBg, "text-background-opacity": 0.75, "text-background-padding": 1,
         "overlay-padding": 6
       }},
+      {selector: "node.lbl, node:selected, node.hit, node.hover", style: {"label": "data(label)"}},
       {selector: "node.r-core", style: {"border-width": 4, "border-color": p.tier.core}},
       {selector: "node.r-working", style: {"border-width": 2, "border-color": p.tier.working}},
       {selector: "node.r-archival", style: {"border-width": 2, "border-color": p.tier.archival, "border-style": "dashed"}},
@@ -121,11 +122,20 @@
             op: Math.max(0.2, e[3] == null ? 0.5 : e[3])}, classes: "e-" + e[2]};
   }
 
+  var LABELLED = 150; // in big graphs only the most important memories carry a label until selected or hit
+
   function rememberOrder() {
-    order = cy.nodes().sort(function (a, b) {
+    var sorted = cy.nodes().sort(function (a, b) {
       return (b.data("self") - a.data("self")) || (b.data("imp") - a.data("imp"));
-    }).map(function (n) { return n.id(); });
+    });
+    order = sorted.map(function (n) { return n.id(); });
     cursor = -1;
+    if (cy.scratch("_big")) {
+      cy.batch(function () {
+        cy.nodes(".lbl").removeClass("lbl");
+        sorted.slice(0, LABELLED).addClass("lbl");
+      });
+    }
   }
 
   function countText(data) {
@@ -137,22 +147,73 @@
 
   // ---- layout and drawing ------------------------------------------------------------------------------------
 
-  function layoutOptions(n) {
-    var me = cy.nodes(".self");
-    var big = n > BIG;
-    var o = {name: "fcose", quality: big ? "draft" : "default", randomize: true, animate: false, fit: true,
-             padding: 30, nodeDimensionsIncludeLabels: false, packComponents: true, nodeRepulsion: 6500,
-             idealEdgeLength: 70, edgeElasticity: 0.45, numIter: 2500, tile: true, samplingType: true,
-             sampleSize: 25};
-    if (me.nonempty()) o.fixedNodeConstraint = [{nodeId: me.id(), position: {x: 0, y: 0}}];
-    return o;
+  var CORE_MIN = 4;      // components with fewer memories are not given to fcose but set around it
+  var DRAFT_ABOVE = 1000; // fcose quality "draft" (spectral only) for cores larger than this
+
+  /* Connected components from the element data (union-find; Cytoscape's own components() is slow at 5,000). */
+  function components() {
+    var nodes = cy.nodes(), index = {}, parent = new Array(nodes.length);
+    nodes.forEach(function (n, i) { index[n.id()] = i; parent[i] = i; });
+    function find(i) { while (parent[i] !== i) { parent[i] = parent[parent[i]]; i = parent[i]; } return i; }
+    cy.edges().forEach(function (e) {
+      var a = find(index[e.data("source")]), b = find(index[e.data("target")]);
+      if (a !== b) parent[a] = b;
+    });
+    var groups = {};
+    nodes.forEach(function (n, i) { var r = find(i); (groups[r] = groups[r] || []).push(n); });
+    return Object.keys(groups).map(function (k) { return groups[k]; });
+  }
+
+  /* Small components on a sunflower spiral around the core, the most important nearest (nodes arrive sorted). */
+  function placeAroundCore(small, bb) {
+    var cx = (bb.x1 + bb.x2) / 2, cy0 = (bb.y1 + bb.y2) / 2;
+    var r0 = bb.empty ? 0 : Math.max(bb.w, bb.h) / 2 + 90, c = 46, golden = Math.PI * (3 - Math.sqrt(5));
+    small.forEach(function (group, i) {
+      var r = Math.sqrt(r0 * r0 + c * c * (i + 1)), a = i * golden;
+      var x = cx + r * Math.cos(a), y = cy0 + r * Math.sin(a);
+      group.forEach(function (n, j) {
+        var off = group.length === 1 ? 0 : 20;
+        var t = (2 * Math.PI * j) / group.length;
+        n.position({x: x + off * Math.cos(t), y: y + off * Math.sin(t)});
+      });
+    });
   }
 
   function runLayout(then) {
-    var n = cy.nodes().length;
-    if (n === 0) { then(); return; }
-    var layout = cy.layout(layoutOptions(n));
-    layout.one("layoutstop", function () { then(); });
+    if (cy.nodes().length === 0) { then(); return; }
+    var me = cy.nodes(".self");
+    var selfId = me.nonempty() ? me.id() : null;
+    var core = [], small = [];
+    components().forEach(function (group) {
+      var hasSelf = selfId && group.some(function (n) { return n.id() === selfId; });
+      if (group.length >= CORE_MIN || (hasSelf && group.length > 1)) core.push.apply(core, group);
+      else small.push(group);
+    });
+    small.sort(function (a, b) {
+      return (b[0].data("self") - a[0].data("self")) || (b[0].data("imp") - a[0].data("imp"));
+    });
+    var coreEles = cy.collection(core);
+    var finish = function () {
+      var bb = coreEles.nonempty() ? coreEles.boundingBox() : {x1: 0, x2: 0, y1: 0, y2: 0, w: 0, h: 0, empty: true};
+      var rest = small;
+      if (selfId && small.length && small[0][0].id() === selfId) {
+        // a self node without connections sits above the core, centred
+        small[0][0].position({x: (bb.x1 + bb.x2) / 2, y: bb.empty ? 0 : bb.y1 - 80});
+        rest = small.slice(1);
+      }
+      cy.batch(function () { placeAroundCore(rest, bb); });
+      then();
+    };
+    if (coreEles.empty()) { finish(); return; }
+    var o = {name: "fcose", quality: core.length > DRAFT_ABOVE ? "draft" : "default", randomize: true,
+             animate: false, fit: false, nodeDimensionsIncludeLabels: false, packComponents: true,
+             nodeRepulsion: 6500, idealEdgeLength: 70, edgeElasticity: 0.45, numIter: 2500, tile: true,
+             samplingType: true, sampleSize: 25};
+    if (selfId && coreEles.getElementById(selfId).nonempty()) {
+      o.fixedNodeConstraint = [{nodeId: selfId, position: {x: 0, y: 0}}];
+    }
+    var layout = coreEles.union(coreEles.connectedEdges()).layout(o);
+    layout.one("layoutstop", finish);
     layout.run();
   }
 
@@ -166,9 +227,12 @@
     cy.one("render", function () {
       window.requestAnimationFrame(function () {
         performance.mark("ormah:graph-drawn");
-        window.ormahGraphTimings = {total_ms: Math.round(performance.now() - started.t0),
-                                    fetch_ms: Math.round(started.fetched - started.t0),
-                                    layout_ms: Math.round(started.laidOut - started.fetched)};
+        var now = performance.now();
+        window.ormahGraphTimings = {start_ms: Math.round(started.t0), fetch_ms: Math.round(started.fetched - started.t0),
+                                    init_ms: Math.round(started.built - started.fetched),
+                                    layout_ms: Math.round(started.laidOut - started.built),
+                                    fit_ms: Math.round(started.fitted - started.laidOut),
+                                    render_ms: Math.round(now - started.fitted), total_ms: Math.round(now)};
         el.dataset.nodeCount = String(cy.nodes().length);
         el.dataset.state = "ready";
         say(countText(data));
@@ -176,6 +240,7 @@
       });
     });
     fitAll();
+    started.fitted = performance.now();
     cy.forceRender();
   }
 
@@ -192,6 +257,7 @@
     window.ormahGraph = cy;
     bindGraphEvents();
     rememberOrder();
+    started.built = performance.now();
     runLayout(function () {
       started.laidOut = performance.now();
       drawn(data, started);
@@ -389,6 +455,8 @@
       openPanel(id);
     });
     cy.on("dbltap", "node", function (ev) { expand(ev.target.id()); });
+    cy.on("mouseover", "node", function (ev) { ev.target.addClass("hover"); });
+    cy.on("mouseout", "node", function (ev) { ev.target.removeClass("hover"); });
   }
 
   // ---- page events -------------------------------------------------------------------------------------------

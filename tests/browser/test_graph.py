@@ -134,3 +134,20 @@ def test_stats_screen(new_page, seeded):
     page.wait_for_selector("svg.chart")
     assert "8" in page.inner_text(".stat-numbers")
     shot(page, "07-stats", full_page=True)
+
+
+def test_beyond_the_limit_double_click_loads_the_neighbourhood(new_page, mem, monkeypatch):
+    self_ensure(name="Robin")
+    hub = mem("The billing service is the hub of many memories", tier="core", auto_link=False)
+    leaves = [mem(f"Billing detail number {i}: the invoice path", auto_link=False) for i in range(3)]
+    for leaf in leaves:
+        edge_create(source_ref=leaf.id, target_ref=hub.id, edge="part_of", weight=0.7)
+    monkeypatch.setattr("memory.views.graph.GRAPH_NODE_LIMIT", 1)
+    page = new_page()
+    sign_in(page)
+    assert wait_for_graph(page) == 2  # the self node and the most important memory
+    assert "of 5" in page.inner_text("#graph-status")
+    assert page.evaluate(f"window.ormahGraph.getElementById('{hub.id}').data('more')") == 3
+    click_node(page, hub.id, double=True)
+    page.wait_for_function("window.ormahGraph.nodes().length === 5")
+    assert page.evaluate(f"window.ormahGraph.getElementById('{hub.id}').connectedEdges().length") == 3

@@ -149,3 +149,12 @@ def test_static_files_are_served_without_debug(client, settings, path):
     response = client.get(f"/static/{path}")
     assert response.status_code == 200
     assert "no-cache" in response["Cache-Control"]
+
+
+def test_the_limit_counts_memories_besides_the_self_node(mem):
+    me = self_ensure()
+    a = mem("First memory", tier="core", auto_link=False)
+    mem("Second memory", auto_link=False)
+    data = graph_export(limit=1)
+    assert [n["id"] for n in data.nodes] == [me.id, a.id]
+    assert (data.total, data.truncated) == (3, True)

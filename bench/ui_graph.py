@@ -1,0 +1,286 @@
+"""Web UI benchmark: time to a drawn graph and page weight, in headless Debian Chromium against `ormah serve`.
+
+    python -m bench.ui_graph [--sizes 1000,5000,10000] [--runs 5] [--write]
+
+For each size N, a child process makes a fresh temporary ORMAH_HOME: N generated memories (bench/_common.py,
+with their connections) written as markdown files and indexed by `memory.index.sync` (vectors from the
+bench-local cache when present, see bench/spine.py), the self node, then `ormah init --quiet` (the UI account).
+`manage.py serve --no-cluster --no-watch` then serves it with gunicorn exactly as in production (static files
+included), and Playwright drives /usr/bin/chromium (tech notes §5):
+
+- drawn: navigation start to the `ormah:graph-drawn` performance mark, which graph.js sets after the fcose layout
+  has run and Cytoscape has rendered the first frame. "cold" is a fresh browser context (empty HTTP cache),
+  "warm" a reload in the same context. The split comes from `window.ormahGraphTimings` (data fetch and parse,
+  layout) measured in the page.
+- weight: bytes transferred for the graph page (Resource Timing `transferSize`), by kind, and the decoded size
+  of the graph JSON (served gzipped).
+- frames: frames painted during a 2-second programmatic pan (requestAnimationFrame count), a rough smoothness
+  figure; headless Chromium without a GPU renders on the CPU, so a laptop with a GPU does better.
+
+`--write` replaces the "Web UI" section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench._common import DEFAULT_CACHE_DIR, REPO, corpus, machine, replace_section
+
+SECTION = "Web UI"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+VIEWPORT = {"width": 1440, "height": 900}
+CORPUS_SEED = 1
+
+
+# ---------------------------------------------------------------------------
+# Child: seed a home
+# ---------------------------------------------------------------------------
+
+def child_seed(home: Path, size: int, cache_dir: Path) -> dict:
+    os.environ["ORMAH_HOME"] = str(home)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "ormah_site.settings"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from bench.spine import _cache_save, _cache_seed, _write_files
+    from memory import index, runtime
+    from memory.services import self_ensure
+
+    call_command("migrate", verbosity=0, interactive=False)
+    store, emb = runtime.store(), runtime.embedder()
+    _, nodes = _write_files(store, corpus(size, seed=CORPUS_SEED))
+    seeded = _cache_seed(cache_dir, nodes, emb.model_id)
+    start = time.perf_counter()
+    report = index.sync(store, embedder=emb)
+    sync_s = time.perf_counter() - start
+    _cache_save(cache_dir, nodes, emb.model_id)
+    self_ensure(name="Bench")
+    call_command("init", "--quiet")
+    from memory.ui_selectors import graph_export
+
+    start = time.perf_counter()
+    data = graph_export()
+    export_s = time.perf_counter() - start
+    return {"indexed": report.indexed, "cache_seeded": seeded, "sync_s": round(sync_s, 2),
+            "export_ms": round(export_s * 1000, 1), "graph_nodes": len(data.nodes), "graph_edges": len(data.edges),
+            "truncated": data.truncated}
+
+
+# ---------------------------------------------------------------------------
+# Parent: serve, drive Chromium
+# ---------------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve(home: Path, port: int) -> subprocess.Popen:
+    env = {**os.environ, "ORMAH_HOME": str(home), "DJANGO_SETTINGS_MODULE": "ormah_site.settings",
+           "ORMAH_LOG_LEVEL": "WARNING"}
+    proc = subprocess.Popen([sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port), "--no-cluster",
+                             "--no-watch"], env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    raise RuntimeError("ormah serve did not start")
+
+
+def _sign_in(context, base: str, password: str) -> None:
+    page = context.new_page()
+    page.goto(base + "/login/")
+    page.fill("#id_username", "ormah")
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_selector("#graph[data-state=ready]", timeout=180_000)
+    page.close()
+
+
+def _measure(page, base: str, *, reload: bool = False) -> dict:
+    if reload:
+        page.reload()
+    else:
+        page.goto(base + "/")
+    page.wait_for_selector("#graph[data-state=ready]", timeout=180_000)
+    return page.evaluate("""() => {
+        const drawn = performance.getEntriesByName('ormah:graph-drawn')[0].startTime;
+        const t = window.ormahGraphTimings;
+        return {drawn_ms: Math.round(drawn), start_ms: t.start_ms, fetch_ms: t.fetch_ms, init_ms: t.init_ms,
+                layout_ms: t.layout_ms, fit_ms: t.fit_ms, render_ms: t.render_ms,
+                nodes: window.ormahGraph.nodes().length, edges: window.ormahGraph.edges().length};
+    }""")
+
+
+def _weight(page) -> dict:
+    return page.evaluate("""() => {
+        const nav = performance.getEntriesByType('navigation')[0];
+        const out = {html: nav.transferSize, vendor_js: 0, ui_js: 0, css: 0, graph_json: 0, graph_json_decoded: 0,
+                     other: 0};
+        for (const r of performance.getEntriesByType('resource')) {
+            const u = new URL(r.name).pathname;
+            if (u.startsWith('/static/vendor/')) out.vendor_js += r.transferSize;
+            else if (u.endsWith('.js')) out.ui_js += r.transferSize;
+            else if (u.endsWith('.css')) out.css += r.transferSize;
+            else if (u.startsWith('/graph/data/')) { out.graph_json += r.transferSize;
+                                                     out.graph_json_decoded += r.decodedBodySize; }
+            else out.other += r.transferSize;
+        }
+        out.total = out.html + out.vendor_js + out.ui_js + out.css + out.graph_json + out.other;
+        return out;
+    }""")
+
+
+def _frames(page, seconds: float = 2.0) -> float:
+    return page.evaluate("""(ms) => new Promise(done => {
+        const cy = window.ormahGraph; let frames = 0; const start = performance.now();
+        function tick(now) {
+            frames += 1; cy.panBy({x: 3, y: 1});
+            if (now - start < ms) requestAnimationFrame(tick); else done(frames * 1000 / (now - start));
+        }
+        requestAnimationFrame(tick);
+    })""", seconds * 1000)
+
+
+def run_size(size: int, runs: int, cache_dir: Path) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="ormah-bench-ui-") as tmp:
+        home = Path(tmp) / "home"
+        out = subprocess.run([sys.executable, "-m", "bench.ui_graph", "--child-seed", str(home), str(size),
+                              str(cache_dir)], cwd=REPO, capture_output=True, text=True, check=True)
+        seed = json.loads(out.stdout.strip().splitlines()[-1])
+        password = (home / "ui_password").read_text().strip()
+        port = _free_port()
+        proc = _serve(home, port)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                # one unmeasured load warms the server (imports, DB pages) the way a first visit would
+                warmup = browser.new_context(viewport=VIEWPORT)
+                _sign_in(warmup, base, password)
+                cookies = warmup.cookies()
+                warmup.close()
+                cold, warm, weight, frames = [], [], None, []
+                for _ in range(runs):
+                    context = browser.new_context(viewport=VIEWPORT)
+                    context.add_cookies(cookies)
+                    page = context.new_page()
+                    cold.append(_measure(page, base))
+                    weight = weight or _weight(page)
+                    warm.append(_measure(page, base, reload=True))
+                    frames.append(_frames(page))
+                    context.close()
+                browser.close()
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
+    med = lambda rows, key: statistics.median(r[key] for r in rows)  # noqa: E731
+    return {"size": size, "seed": seed, "runs": runs,
+            "cold": {k: med(cold, k) for k in ("drawn_ms", "fetch_ms", "layout_ms")},
+            "warm": {k: med(warm, k) for k in ("drawn_ms", "fetch_ms", "layout_ms")},
+            "cold_max_ms": max(r["drawn_ms"] for r in cold),
+            "nodes": cold[0]["nodes"], "edges": cold[0]["edges"], "weight": weight,
+            "fps": round(statistics.median(frames), 1)}
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+def _kb(n: int) -> str:
+    return f"{n / 1024:,.0f} KB"
+
+
+def report(results: list[dict], machine_md: str) -> str:
+    lines = [
+        "Time to a drawn graph (navigation start to the first rendered frame after the fcose layout) and page",
+        "weight, measured by `python -m bench.ui_graph` in headless Debian Chromium (`/usr/bin/chromium`,",
+        "software rendering, no GPU) against `ormah serve` (gunicorn, static files from Django). Median of "
+        f"{results[0]['runs']} runs;",
+        "cold = fresh browser context (empty cache), warm = reload. Generated memories with their connections",
+        "(bench/_common.py); above 5,000 the explorer loads the 5,000 most important and expands on double-click.",
+        "",
+        "| Memories | Drawn nodes / edges | Cold: drawn | data | layout | Warm: drawn | Pan frames/s | Graph JSON (gzip / raw) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        w = r["weight"]
+        lines.append(
+            f"| {r['size']:,} | {r['nodes']:,} / {r['edges']:,} | {r['cold']['drawn_ms'] / 1000:.2f} s | "
+            f"{r['cold']['fetch_ms']:.0f} ms | {r['cold']['layout_ms']:.0f} ms | {r['warm']['drawn_ms'] / 1000:.2f} s | "
+            f"{r['fps']:.0f} | {_kb(w['graph_json'])} / {_kb(w['graph_json_decoded'])} |")
+    w = results[0]["weight"]
+    lines += [
+        "",
+        "Page weight of the graph page, cold (bytes transferred):",
+        "",
+        "| Part | Size |",
+        "|---|---:|",
+        f"| HTML | {_kb(w['html'])} |",
+        f"| Vendored JS (htmx, Cytoscape, layout-base, cose-base, fcose) | {_kb(w['vendor_js'])} |",
+        f"| Ormah JS (app.js, graph.js) | {_kb(w['ui_js'])} |",
+        f"| CSS | {_kb(w['css'])} |",
+        f"| Total without the graph data | {_kb(w['total'] - w['graph_json'])} |",
+        "",
+        "The graph data is the only part that grows with the memory: "
+        + ", ".join(f"{_kb(r['weight']['graph_json'])} gzipped for {r['size']:,}" for r in results) + ".",
+        "Static files are sent uncompressed (local use); the browser revalidates them (`Cache-Control: no-cache`,",
+        "304 on reload). Layout: fcose `default` quality up to 1,500 nodes, `draft` (spectral only) above, with",
+        "haystack edges and textures while panning.",
+        "",
+        "Server side (in the seeding process): `graph_export()` took "
+        + ", ".join(f"{r['seed']['export_ms']:.0f} ms for {r['size']:,}" for r in results) + ".",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,5000")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
+    parser.add_argument("--write", action="store_true", help="replace the Web UI section of docs/benchmarks.md")
+    parser.add_argument("--child-seed", nargs=3, metavar=("HOME", "SIZE", "CACHE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child_seed:
+        home, size, cache = args.child_seed
+        print(json.dumps(child_seed(Path(home), int(size), Path(cache))))
+        return
+    results = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        result = run_size(size, args.runs, args.cache_dir)
+        print(json.dumps(result), flush=True)
+        results.append(result)
+    with tempfile.TemporaryDirectory() as tmp:
+        facts = machine(Path(tmp))
+    machine_md = "\n".join(f"- {k}: {v}" for k, v in facts.items())
+    text = report(results, machine_md)
+    print(text)
+    if args.write:
+        replace_section(SECTION, text, machine_md=machine_md)
+
+
+if __name__ == "__main__":
+    main()
