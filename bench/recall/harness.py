@@ -35,6 +35,8 @@ SOURCE = "bench:recall"
 
 @dataclass(frozen=True)
 class Query:
+    """One labelled query; `bridge` is the edge category's linking memory (from the note)."""
+
     id: str
     text: str
     category: str
@@ -45,6 +47,8 @@ class Query:
 
 @dataclass(frozen=True)
 class Dataset:
+    """The labelled set: memories and edges as plain dicts, queries as Query values, the fixed clock."""
+
     now: datetime
     self_name: str
     memories: tuple[dict, ...]
@@ -54,6 +58,8 @@ class Dataset:
 
 @dataclass
 class Score:
+    """Running sums of recall@5, recall@10 and reciprocal rank over some queries."""
+
     n: int = 0
     recall5: float = 0.0
     recall10: float = 0.0
@@ -74,6 +80,8 @@ class Score:
 
 @dataclass
 class Report:
+    """Scores per mode and category, and the rankings they came from."""
+
     scores: dict[str, dict[str, Score]] = field(default_factory=dict)  # mode -> category ("all" too) -> score
     rankings: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # mode -> query id -> keys
 

@@ -34,8 +34,10 @@ class FtsQuery:
 
 @dataclass(frozen=True, slots=True)
 class FtsHit:
+    """One FTS match: the row, its BM25 score (higher is better, not on [0, 1]) and its 1-based rank."""
+
     row_id: int
-    score: float  # -bm25: higher is better, not on [0, 1]
+    score: float
     rank: int
 
 
