@@ -64,7 +64,7 @@ trust_nodes = st.builds(
 )
 
 
-@settings(max_examples=150, database=None, deadline=None)
+@settings(max_examples=100, database=None, deadline=None)
 @given(trust_nodes)
 def test_trust_fields_round_trip(node):
     assert parse(render(node)) == node

@@ -30,8 +30,8 @@ from memory.services import (
 from memory.domain.requests import NodeCreate
 from tests.trust.conftest import NOW
 
-PURE = settings(max_examples=200, database=None, deadline=None)
-STORES = settings(max_examples=12, database=None, deadline=None,
+PURE = settings(max_examples=100, database=None, deadline=None)
+STORES = settings(max_examples=6, database=None, deadline=None,
                   suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 WORDS = ["port", "proxy", "deploy", "billing", "postgres", "tuesday", "release", "cache", "the", "shop", "api",
