@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from maintenance.schedules import schedules_sync
+from memory import runtime
 from memory.conf import get_conf
 from memory.services import index_sync
 from memory.watcher import NodeFolderWatcher
@@ -66,6 +67,10 @@ class Command(BaseCommand):
                                                 cwd=settings.BASE_DIR, preexec_fn=_stop_with_supervisor())
         watcher = None
         if not o["no_watch"] and o_["WATCH"]:
+            # The watcher's syncs embed edited text: load the model now, not on the first edit, and catch up on
+            # edits made while the server was down.
+            runtime.embedder().embed_query("warm up")
+            index_sync()
             watcher = NodeFolderWatcher(get_conf().memory_dir / "nodes", lambda: index_sync(),
                                         debounce=o_["WATCH_DEBOUNCE_SECONDS"])
             watcher.start()
