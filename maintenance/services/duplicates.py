@@ -56,6 +56,7 @@ def duplicates_run(ctx: RunContext) -> None:
                 continue
             if pair.a.uid in pending or pair.b.uid in pending:
                 ctx.counts["already_proposed"] += 1
+                undecided.add(pair.a.uid)  # examined again once that proposal is decided or expires
                 continue
             if ctx.llm and i not in verdicts:
                 undecided.add(pair.a.uid)
