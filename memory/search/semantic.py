@@ -61,8 +61,8 @@ def vector_search(
     vector: np.ndarray, limit: int, filters: Filters = Filters(), *, min_cosine: float | None = None,
 ) -> list[VectorHit]:
     """Up to `limit` rows passing `filters`, nearest first (only cosine >= min_cosine when given)."""
-    if limit <= 0 or (filters.spaces is not None and not filters.spaces):
-        return []
+    if limit <= 0 or (filters.spaces is not None and not filters.spaces) or vectors.table_dim() is None:
+        return []  # nothing was ever indexed (the vec0 table is created by the first index write)
     limit = min(limit, VEC0_MAX_K)
     hits: list[VectorHit] | None = None
     if filters.needs_rows:
@@ -83,7 +83,7 @@ def vector_search(
 
 def cosines_for(vector: np.ndarray, row_ids: Sequence[int], *, min_cosine: float | None = None) -> list[VectorHit]:
     """Cosine of the query to given rows (a real measurement for FTS candidates the KNN pool did not reach)."""
-    stored = vectors.get_many(row_ids)
+    stored = vectors.get_many(row_ids) if row_ids and vectors.table_dim() is not None else {}
     if not stored:
         return []
     ids = list(stored)

@@ -78,7 +78,6 @@ def test_recall_rejects_bad_queries(api, body, message):
         422, "validation_failed", message)
 
 
-@pytest.mark.xfail(reason="memory.search queries node_vec before the first index creates it (reported)")
 def test_recall_before_anything_was_indexed_is_not_a_server_error(api):
     response = api.post("/api/agent/recall", {"query": "anything"})
     assert response.status_code == 200
