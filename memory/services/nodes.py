@@ -8,6 +8,7 @@ index in one transaction. All of it runs under the cross-process write lock.
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -19,6 +20,7 @@ from memory.domain.enums import EdgeType, Tier
 from memory.domain.identity import is_self_node
 from memory.domain.node import Connection, Node, new_node_id, utcnow, with_connection
 from memory.domain.requests import NodeCreate, NodePatch, apply_patch, build_node
+from memory.domain.slug import node_filename
 from memory.embeddings import embedding_text
 from memory.errors import NodeNotFound, ProtectedNode, ValidationFailed
 from memory.models import NodeRow
@@ -50,18 +52,26 @@ class CreateResult:
 # Plumbing shared by every write
 # ---------------------------------------------------------------------------
 
-def _persist(store: MarkdownStore, node: Node, *, expected: StoredFile | None = None) -> NodeRow:
-    """Write the file (refusing to overwrite a newer manual edit of `expected`), then index it."""
-    if expected is None:
-        stored = store.write(node)
-    else:
+def _persist(
+    store: MarkdownStore, node: Node, *, expected: StoredFile | None = None, fresh: bool = False,
+) -> NodeRow:
+    """Write the file (refusing to overwrite a newer manual edit of `expected`), then index it.
+
+    `fresh` says this write minted the node's id, so no file can hold or name it yet: the file goes straight to
+    its standard name when that is free, instead of the store first listing the whole folder for the id.
+    """
+    if expected is not None:
         stored = store.write(node, expected_hash=expected.hash, path=expected.path)
-    return _index(store, node, stored)
+    elif fresh and not os.path.lexists(path := store.nodes_dir / node_filename(node)):
+        stored = store.write(node, path=path)
+    else:
+        stored = store.write(node)
+    return _index(store, node, stored, fresh=fresh)
 
 
-def _index(store: MarkdownStore, node: Node, stored: StoredFile) -> NodeRow:
+def _index(store: MarkdownStore, node: Node, stored: StoredFile, *, fresh: bool = False) -> NodeRow:
     with transaction.atomic():
-        rows, _ = index.index_nodes(store, [(node, stored)], embedder=runtime.embedder())
+        rows, _ = index.index_nodes(store, [(node, stored)], embedder=runtime.embedder(), fresh=fresh)
     return rows[0]
 
 
@@ -86,8 +96,10 @@ def _auto_links(node: Node, conf: MemoryConf) -> list[AutoLink]:
     vec = index.embed_text(embedding_text(node.title, node.content), emb)
     links = []
     linked = {c.target for c in node.connections}
-    for hit in vectors.knn(vec, AUTO_LINK_CANDIDATES + 1):
-        row = NodeRow.objects.filter(id=hit.row_id).first()
+    hits = vectors.knn(vec, AUTO_LINK_CANDIDATES + 1)
+    rows = NodeRow.objects.in_bulk([hit.row_id for hit in hits])
+    for hit in hits:
+        row = rows.get(hit.row_id)
         if row is None or row.is_self or row.uid in linked:
             continue
         sim = hit.cosine - (conf.cross_space_penalty if (row.space or "") != (node.space or "") else 0.0)
@@ -116,7 +128,7 @@ def node_create(*, request: NodeCreate, now: datetime | None = None, auto_link: 
                 target=link.target_id, edge=EdgeType.RELATED_TO, weight=link.similarity,
                 reason=f"auto-linked at {link.similarity:.2f} similarity",
             ))
-        _persist(store, node)
+        _persist(store, node, fresh=True)
         if request.about_self:
             _link_to_self(store, node, now=now)
         if node.tier == Tier.CORE:

@@ -1,0 +1,1 @@
+"""Benchmarks: speed and memory targets are measured here, never in timed tests (see docs/benchmarks.md)."""

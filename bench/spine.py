@@ -1,0 +1,471 @@
+"""Memory spine benchmark: remember latency, index rebuild throughput and resident memory.
+
+    python -m bench.spine [--sizes 1000,10000] [--calls 200] [--write]
+
+Every scenario runs in its own child process with a fresh temporary ORMAH_HOME (file database, migrated with
+`migrate`), the real offline MiniLM int8 embedder and the real services:
+
+- remember: `memory.services.node_create` (auto-link on) called `--calls` times on top of N existing nodes.
+  The N nodes are generated text (bench/_common.py), written with `MarkdownStore.write` and indexed by one
+  `memory.index.sync`. Their vectors are kept in a bench-local cache (`--cache-dir`) between runs and seeded
+  into the embedding cache, so the setup does not re-embed them; the remembered texts are new and always embedded.
+- rebuild: N files, then `memory.index.sync(store, embedder, full=True)` cold (fresh DB, empty embedding cache,
+  model already loaded; embed time measured around the embedder), again with the cache warm ("unchanged"), and
+  the incremental `sync` with nothing changed.
+
+Targets: remember p50 <= 30 ms; unchanged full rebuild >= 2,000 nodes/s. `--write` replaces the "Memory spine"
+section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from bench._common import DEFAULT_CACHE_DIR, REPO, Memory, corpus, machine, percentile, replace_section, rss_mb
+
+SECTION = "Memory spine"
+REMEMBER_P50_TARGET_MS = 30.0
+REBUILD_TARGET_NODES_S = 2000.0
+CORPUS_SEED = 1
+REMEMBER_SEED = 2
+PASS_ENV = ("ORMAH_EMBEDDING_THREADS", "ORMAH_SQLITE_DRIVER")
+
+
+# ---------------------------------------------------------------------------
+# Child side: runs inside a fresh ORMAH_HOME
+# ---------------------------------------------------------------------------
+
+def _django(home: Path) -> dict:
+    os.environ["ORMAH_HOME"] = str(home)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "ormah_site.settings"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0, interactive=False)
+    db = Path(connection.settings_dict["NAME"])
+    assert db.is_file() and db.is_relative_to(home), f"expected a file database under {home}, got {db}"
+    from ormah_site.sqlitevec import base as sqlitevec
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT sqlite_version(), vec_version()")
+        sqlite_version, vec_version = cur.fetchone()
+    return {"sqlite": sqlite_version, "sqlite_vec": vec_version, "sqlite_driver": sqlitevec.DRIVER, "db": str(db)}
+
+
+class TimedEmbedder:
+    """The real embedder, with the time spent embedding added up (same model id, so the same cache keys)."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.model_id, self.dim = inner, inner.model_id, inner.dim
+        self.seconds, self.texts = 0.0, 0
+
+    def embed_documents(self, texts):
+        start = time.perf_counter()
+        out = self.inner.embed_documents(texts)
+        self.seconds += time.perf_counter() - start
+        self.texts += len(texts)
+        return out
+
+    def embed_query(self, text):
+        return self.embed_documents([text])[0]
+
+    def reset(self) -> None:
+        self.seconds, self.texts = 0.0, 0
+
+
+def _node(m: Memory):
+    from memory.domain.node import Connection, Node
+
+    return Node(
+        id=m.id, type=m.type, tier="working", content=m.content, title=m.title, created=m.created,
+        updated=m.created, last_accessed=m.created, space=m.space, tags=m.tags, source="bench:spine",
+        connections=tuple(Connection(target=t, edge="related_to", weight=0.7, reason="bench") for t in m.connections),
+    )
+
+
+def _write_files(store, memories: list[Memory]) -> tuple[float, list]:
+    """Write the memories as node files exactly as the store names and renders them; returns seconds and nodes.
+
+    A bulk setup, not a measurement of `MarkdownStore.write`: the store looks for an existing file of each new
+    id by listing the whole folder (O(N) per new file, so O(N^2) for N files) and fsyncs every file, which
+    makes 10k files take minutes. Name clashes fall back to `store.write`.
+    """
+    from memory.domain.markdown import render
+    from memory.domain.slug import node_filename
+
+    nodes = [_node(m) for m in memories]
+    start = time.perf_counter()
+    store.nodes_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for node in nodes:
+        path = store.nodes_dir / node_filename(node)
+        if path.exists():
+            store.write(node)
+            continue
+        path.write_bytes(render(node).encode("utf-8"))
+    return time.perf_counter() - start, nodes
+
+
+def _cache_file(cache_dir: Path, model_id: str) -> Path:
+    return cache_dir / ("vectors-" + "".join(c if c.isalnum() else "-" for c in model_id) + ".npz")
+
+
+def _cache_seed(cache_dir: Path, nodes: list, model_id: str) -> int:
+    """Copy cached vectors of these nodes' texts into the (empty) embedding cache; returns how many."""
+    from memory.index import text_hash
+    from memory.models import EmbeddingCacheRow
+
+    path = _cache_file(cache_dir, model_id)
+    if not path.exists():
+        return 0
+    with np.load(path) as data:
+        cached = dict(zip(data["hashes"].tolist(), data["vectors"]))
+    wanted = {text_hash(n) for n in nodes}
+    rows = [EmbeddingCacheRow(text_hash=h, model_id=model_id, vector=cached[h].tobytes())
+            for h in wanted if h in cached]
+    EmbeddingCacheRow.objects.bulk_create(rows, batch_size=500, ignore_conflicts=True)
+    return len(rows)
+
+
+def _cache_save(cache_dir: Path, nodes: list, model_id: str) -> None:
+    """Add the embedding cache's vectors of these nodes' texts to the bench-local cache."""
+    from memory.index import text_hash
+    from memory.models import EmbeddingCacheRow
+
+    path = _cache_file(cache_dir, model_id)
+    cached: dict[str, np.ndarray] = {}
+    if path.exists():
+        with np.load(path) as data:
+            cached = dict(zip(data["hashes"].tolist(), data["vectors"]))
+    wanted = {text_hash(n) for n in nodes} - cached.keys()
+    if not wanted:
+        return
+    for h, vector in EmbeddingCacheRow.objects.filter(model_id=model_id).values_list("text_hash", "vector"):
+        if h in wanted:
+            cached[h] = np.frombuffer(bytes(vector), dtype=np.float32)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp.npz")
+    np.savez(tmp, hashes=np.array(list(cached)), vectors=np.stack(list(cached.values())).astype(np.float32))
+    os.replace(tmp, path)
+
+
+def _load_model(emb) -> float:
+    start = time.perf_counter()
+    emb.embed_query("warm up the model")
+    return time.perf_counter() - start
+
+
+class Phases:
+    """Time spent inside a few wrapped functions during one call (wrapping costs about a microsecond)."""
+
+    def __init__(self) -> None:
+        self.now: dict[str, float] = defaultdict(float)
+
+    def wrap(self, owner, name: str, label: str) -> None:
+        inner = getattr(owner, name)
+        now = self.now
+
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                now[label] += time.perf_counter() - start
+
+        setattr(owner, name, timed)
+
+    def take(self) -> dict[str, float]:
+        out = dict(self.now)
+        self.now.clear()
+        return out
+
+
+def child_remember(home: Path, size: int, calls: int, cache_dir: Path) -> dict:
+    result: dict = {"scenario": "remember", "size": size, "calls": calls, "env": _django(home)}
+    result["rss_setup"] = rss_mb()
+    from memory import index, runtime
+    from memory.domain.requests import NodeCreate
+    from memory.search import vectors
+    from memory.services import node_create
+    from memory.store import MarkdownStore
+
+    store, emb = runtime.store(), runtime.embedder()
+    memories = corpus(size, seed=CORPUS_SEED)
+    result["write_files_s"], nodes = _write_files(store, memories)
+    result["cache_seeded"] = _cache_seed(cache_dir, nodes, emb.model_id)
+    result["model_load_s"] = _load_model(emb)
+    result["rss_model"] = rss_mb()
+    start = time.perf_counter()
+    report = index.sync(store, embedder=emb)
+    result["setup_sync_s"] = time.perf_counter() - start
+    result["setup_embedded"] = report.embedded
+    assert report.indexed == size and not report.malformed, report.as_dict()
+    _cache_save(cache_dir, nodes, emb.model_id)
+
+    phases = Phases()
+    phases.wrap(emb, "embed_documents", "embed")
+    phases.wrap(vectors, "knn", "knn")
+    phases.wrap(MarkdownStore, "write", "write")
+    phases.wrap(index, "index_nodes", "index")
+    requests = [
+        NodeCreate(content=m.content, title=m.title, type=m.type, tags=list(m.tags), space=m.space,
+                   source="bench:spine")
+        for m in corpus(calls, seed=REMEMBER_SEED, exclude={f"{m.title or ''} {m.content}" for m in memories},
+                        connect=False)
+    ]
+    totals, cpu, split, links = [], [], defaultdict(list), []
+    result["load_start"] = os.getloadavg()[0]
+    for request in requests:
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        created = node_create(request=request, auto_link=True)
+        elapsed = time.perf_counter() - start
+        cpu.append((time.thread_time() - start_cpu) * 1000)
+        totals.append(elapsed * 1000)
+        taken = phases.take()
+        for label in ("embed", "knn", "write", "index"):
+            split[label].append(taken.get(label, 0.0) * 1000)
+        split["other"].append((elapsed - sum(taken.values())) * 1000)
+        links.append(len(created.auto_links))
+    result["ms"], result["cpu_ms"], result["load_end"] = totals, cpu, os.getloadavg()[0]
+    result["split_p50_ms"] = {k: percentile(v, 50) for k, v in split.items()}
+    result["auto_links_mean"] = float(np.mean(links))
+    result["rss_end"] = rss_mb()
+    return result
+
+
+def child_rebuild(home: Path, size: int, repeat: int, cache_dir: Path) -> dict:
+    result: dict = {"scenario": "rebuild", "size": size, "env": _django(home)}
+    result["rss_setup"] = rss_mb()
+    from memory import index, runtime
+
+    store, emb = runtime.store(), runtime.embedder()
+    result["write_files_s"], nodes = _write_files(store, corpus(size, seed=CORPUS_SEED))
+    result["model_load_s"] = _load_model(emb)
+    result["rss_model"] = rss_mb()
+    timed = TimedEmbedder(emb)
+
+    result["load_start"] = os.getloadavg()[0]
+    start = time.perf_counter()
+    report = index.sync(store, embedder=timed, full=True)
+    total = time.perf_counter() - start
+    assert report.indexed == size and report.embedded == size, report.as_dict()
+    result["cold"] = {"total_s": total, "embed_s": timed.seconds, "index_s": total - timed.seconds,
+                      "embedded": report.embedded}
+    result["rss_cold"] = rss_mb()
+    _cache_save(cache_dir, nodes, emb.model_id)
+
+    result["unchanged_s"], result["unchanged_cpu_s"] = [], []
+    for _ in range(repeat):
+        timed.reset()
+        start, start_cpu = time.perf_counter(), time.process_time()
+        report = index.sync(store, embedder=timed, full=True)
+        result["unchanged_s"].append(time.perf_counter() - start)
+        result["unchanged_cpu_s"].append(time.process_time() - start_cpu)
+        assert report.indexed == size and report.embedded == 0 and timed.texts == 0, report.as_dict()
+    result["incremental_s"] = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        report = index.sync(store, embedder=timed)
+        result["incremental_s"].append(time.perf_counter() - start)
+        assert report.indexed == 0 and report.unchanged == size, report.as_dict()
+    result["rss_end"], result["load_end"] = rss_mb(), os.getloadavg()[0]
+    result["db_mb"] = os.path.getsize(result["env"]["db"]) / 1024 / 1024
+    return result
+
+
+# ---------------------------------------------------------------------------
+# Parent side: one child per scenario, then the report
+# ---------------------------------------------------------------------------
+
+def _run_child(args: list[str], temp_root: Path, keep: bool) -> dict:
+    home = Path(tempfile.mkdtemp(prefix="ormah-bench-", dir=temp_root))
+    out = home.parent / (home.name + ".json")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORMAH_") or k in PASS_ENV}
+    env["DJANGO_SETTINGS_MODULE"] = "ormah_site.settings"
+    cmd = [sys.executable, "-m", "bench.spine", "--child", *args, "--home", str(home), "--out", str(out)]
+    try:
+        subprocess.run(cmd, cwd=REPO, env=env, check=True)
+        return json.loads(out.read_text())
+    finally:
+        out.unlink(missing_ok=True)
+        if not keep:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def _fmt(value: float, digits: int = 1) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def _load(r: dict) -> str:
+    return f"{r['load_start']:.1f} / {r['load_end']:.1f}"
+
+
+def _mark(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def report_markdown(results: list[dict], facts: dict, command: str) -> str:
+    env = next((r["env"] for r in results), {})
+    versions = ", ".join(f"{p} {metadata.version(p)}" for p in ("Django", "fastembed", "onnxruntime", "sqlite-vec"))
+    lines = [
+        f"Measured {facts['date']} with `{command}` (bench/spine.py); every scenario in a fresh process and a fresh "
+        "temporary ORMAH_HOME with a file database.",
+        "",
+        f"- Machine: {facts['cpus']} CPUs ({facts['cpu']}), {facts['ram']} RAM, {facts['os']}; "
+        f"temp folder on {facts['temp_fs']}",
+        f"- Python {facts['python']}, SQLite {env.get('sqlite', '?')} ({env.get('sqlite_driver', '?')} driver), "
+        f"sqlite-vec {env.get('sqlite_vec', '?')}; {versions}",
+        "- Embedder: ormah/all-MiniLM-L6-v2-int8 (offline, 384 dims), onnxruntime threads = "
+        f"{os.environ.get('ORMAH_EMBEDDING_THREADS') or 'default'}",
+        "- Corpus: generated memory-like texts (bench/_common.py, seed 1, 16 templates, 10 node types, 30% with "
+        "1-2 connections, 70% in one of 8 spaces)",
+        "",
+    ]
+    remember = [r for r in results if r["scenario"] == "remember"]
+    if remember:
+        lines += [
+            f"### remember (`node_create`, real embedder, auto-link on), {remember[0]['calls']} calls",
+            "",
+            f"| existing nodes | p50 ms | p95 ms | mean ms | max ms | target p50 <= {REMEMBER_P50_TARGET_MS:.0f} ms "
+            "| embed | knn | file write | index | other | CPU p50 ms | auto-links/call | load avg |",
+            "|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in remember:
+            ms, s = r["ms"], r["split_p50_ms"]
+            p50 = percentile(ms, 50)
+            lines.append(
+                f"| {r['size']:,} | {_fmt(p50)} | {_fmt(percentile(ms, 95))} | {_fmt(float(np.mean(ms)))} "
+                f"| {_fmt(max(ms))} | {_mark(p50 <= REMEMBER_P50_TARGET_MS)} | {_fmt(s['embed'])} | {_fmt(s['knn'])} "
+                f"| {_fmt(s['write'])} | {_fmt(s['index'])} | {_fmt(s['other'])} | {_fmt(percentile(r['cpu_ms'], 50))} "
+                f"| {r['auto_links_mean']:.2f} | {_load(r)} |"
+            )
+        lines += [
+            "",
+            "embed / knn / file write / index / other: p50 ms of each phase of one call (the embedding happens once, "
+            "in auto-link; indexing then hits the embedding cache). CPU: the calling thread's CPU time (the "
+            "embedder's extra onnxruntime threads not included), a check on wall times taken on a busy machine. "
+            "Load avg: the 1-minute load average at the start and end of the calls. Setup per size (not timed above): "
+            + "; ".join(
+                f"{r['size']:,} nodes: files {_fmt(r['write_files_s'])} s, sync {_fmt(r['setup_sync_s'])} s "
+                f"({r['setup_embedded']:,} embedded, {r['cache_seeded']:,} vectors from the bench cache)"
+                for r in remember
+            ) + ".",
+            "",
+        ]
+    rebuild = [r for r in results if r["scenario"] == "rebuild"]
+    if rebuild:
+        lines += [
+            "### rebuild (`memory.index.sync`)",
+            "",
+            f"| nodes | cold total s | cold nodes/s | embed s | index s | unchanged full s | unchanged nodes/s "
+            f"| target >= {REBUILD_TARGET_NODES_S:,.0f}/s | unchanged CPU s | incremental, nothing changed, s "
+            "| load avg |",
+            "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
+        ]
+        for r in rebuild:
+            cold, full = r["cold"], float(np.median(r["unchanged_s"]))
+            rate = r["size"] / full
+            lines.append(
+                f"| {r['size']:,} | {_fmt(cold['total_s'], 2)} | {_fmt(r['size'] / cold['total_s'], 0)} "
+                f"| {_fmt(cold['embed_s'], 2)} | {_fmt(cold['index_s'], 2)} | {_fmt(full, 2)} | {_fmt(rate, 0)} "
+                f"| {_mark(rate >= REBUILD_TARGET_NODES_S)} | {_fmt(float(np.median(r['unchanged_cpu_s'])), 2)} "
+                f"| {_fmt(float(np.median(r['incremental_s'])), 3)} "
+                f"| {_load(r)} |"
+            )
+        lines += [
+            "",
+            "Cold: fresh DB and empty embedding cache, model already loaded; embed s is the time inside "
+            "`embed_documents`, index s the rest (file reads, parsing, rows, FTS, vectors, edges). Unchanged: "
+            "`sync(full=True)` again with the embedding cache warm (CPU s: process CPU time of the same runs). "
+            "Median of "
+            f"{len(rebuild[0]['unchanged_s'])} runs for unchanged and incremental. Writing the files first "
+            "(rendered and named as the store does, no fsync): "
+            + "; ".join(f"{r['size']:,} in {_fmt(r['write_files_s'])} s" for r in rebuild) + ".",
+            "",
+        ]
+    lines += [
+        "### resident memory (VmRSS, MiB)",
+        "",
+        "| scenario | nodes | after setup | model load s | after model load | after cold rebuild | end | peak |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        cold = _fmt(r["rss_cold"]["rss"], 0) if "rss_cold" in r else "-"
+        lines.append(
+            f"| {r['scenario']} | {r['size']:,} | {_fmt(r['rss_setup']['rss'], 0)} | {_fmt(r['model_load_s'], 2)} "
+            f"| {_fmt(r['rss_model']['rss'], 0)} | {cold} | {_fmt(r['rss_end']['rss'], 0)} "
+            f"| {_fmt(r['rss_end']['peak'], 0)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _machine_md(facts: dict, env: dict) -> str:
+    return (
+        f"- {facts['cpus']} CPUs: {facts['cpu']}\n- RAM: {facts['ram']}\n- OS: {facts['os']}\n"
+        f"- Python {facts['python']}, SQLite {env.get('sqlite', '?')}\n"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.spine", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000", help="existing-node counts, comma-separated")
+    parser.add_argument("--calls", type=int, default=200, help="remember calls per size")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of the unchanged and incremental syncs")
+    parser.add_argument("--scenarios", default="rebuild,remember", help="rebuild and/or remember")
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="bench-local vector cache")
+    parser.add_argument("--temp-root", type=Path, default=Path(tempfile.gettempdir()))
+    parser.add_argument("--keep", action="store_true", help="keep the temporary homes")
+    parser.add_argument("--write", action="store_true", help=f"replace the '{SECTION}' section of docs/benchmarks.md")
+    parser.add_argument("--json", type=Path, help="also dump raw results here")
+    parser.add_argument("--child", choices=["remember", "rebuild"], help=argparse.SUPPRESS)
+    parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.child:
+        if args.child == "remember":
+            result = child_remember(args.home, args.size, args.calls, args.cache_dir)
+        else:
+            result = child_rebuild(args.home, args.size, args.repeat, args.cache_dir)
+        args.out.write_text(json.dumps(result))
+        return 0
+
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
+    common = ["--cache-dir", str(args.cache_dir), "--calls", str(args.calls), "--repeat", str(args.repeat)]
+    results = []
+    for size in sizes:
+        for scenario in ("rebuild", "remember"):
+            if scenario in scenarios:
+                print(f"[bench.spine] {scenario} with {size:,} nodes ...", file=sys.stderr, flush=True)
+                results.append(_run_child([scenario, "--size", str(size), *common], args.temp_root, args.keep))
+    facts = machine(args.temp_root) | {"date": datetime.now(UTC).strftime("%Y-%m-%d")}
+    command = "python -m bench.spine " + " ".join(a for a in (argv if argv is not None else sys.argv[1:]))
+    body = report_markdown(results, facts, command.strip())
+    print(body)
+    if args.json:
+        args.json.write_text(json.dumps({"machine": facts, "results": results}, indent=1))
+    if args.write:
+        replace_section(SECTION, body, machine_md=_machine_md(facts, results[0]["env"] if results else {}))
+        print(f"[bench.spine] wrote the '{SECTION}' section of docs/benchmarks.md", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
