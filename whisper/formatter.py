@@ -8,6 +8,7 @@ maintenance_due line, the other title lines in rank order, then the content of t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,6 +22,16 @@ MAINTENANCE_LINE = ("maintenance_due: run the ormah-maintenance agent in the bac
 TITLE_MAX_CHARS = 100
 WARNING_MAX_CHARS = 160
 MIN_CONTENT_CHARS = 40
+# The tags agent harnesses wrap injected context in (Claude Code: <system-reminder>). A memory that holds one could
+# close the wrapper and pass as the harness's own words, so its "<" becomes "‹" in the whisper (never in the file).
+_WRAPPER_TAG = re.compile(
+    r"<(?=\s*/?\s*(?:system[-_ ]?reminder|system|user[-_ ]?prompt[-_ ]?submit[-_ ]?hook|human|assistant|user)\b)",
+    re.IGNORECASE)
+
+
+def defang(text: str) -> str:
+    """The text with the "<" of every harness wrapper tag (`</system-reminder>`, `<system>`, ...) turned into "‹"."""
+    return _WRAPPER_TAG.sub("\u2039", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +51,15 @@ def intro(whisper_log_id: int | None) -> str:
 def title_line(item: Candidate) -> str:
     """The item's title line, followed by one line per recall warning (superseded, contradicted, ...)."""
     label = "exploring" if item.exploration else item.type
-    title = truncate_words(item.display_title, TITLE_MAX_CHARS)
+    title = truncate_words(defang(item.display_title), TITLE_MAX_CHARS)
     warnings = item.hit.warnings if item.hit is not None else ()
     return "\n".join([f"- **[{label}]** {title} (id: {item.short_id})",
-                      *(f"  {truncate_words(warning_line(w), WARNING_MAX_CHARS)}" for w in warnings)])
+                      *(f"  {truncate_words(defang(warning_line(w)), WARNING_MAX_CHARS)}" for w in warnings)])
 
 
 def _content_for(item: Candidate) -> str:
     content = " ".join(item.content.split())
-    return "" if content == " ".join(item.display_title.split()) else content
+    return "" if content == " ".join(item.display_title.split()) else defang(content)
 
 
 def _assemble(head: list[str], lines: list[str], contents: dict[int, str], tail: list[str]) -> str:
