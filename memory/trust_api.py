@@ -11,7 +11,7 @@ from ninja import Query, Router, Schema, Status
 from pydantic import ConfigDict, Field
 
 from memory.context.pack import context_pack_build
-from memory.context.selectors import evidence_list, session_state_get, verification_list
+from memory.context.selectors import evidence_list, evidence_rows, session_state_get, verification_list
 from memory.domain.evidence import EvidenceEvent, EvidenceKind
 from memory.domain.packing import pack_text
 from memory.domain.trust_requests import (
@@ -101,7 +101,7 @@ def evidence_query(request: HttpRequest, filters: Query[EvidenceQuery]):
     if filters.q:
         hits = evidence_search(filters.q, filters.limit, session_id=filters.session_id,
                                kinds=(filters.kind.value,) if filters.kind else ())
-        rows = {r.uid: r for r in EvidenceRow.objects.filter(uid__in=[h.uid for h in hits])}
+        rows = evidence_rows(uids=[h.uid for h in hits])
         found = [rows[h.uid] for h in hits if h.uid in rows]
     else:
         found = evidence_list(session_id=filters.session_id, kind=filters.kind.value if filters.kind else None,

@@ -25,8 +25,8 @@ MAX_EVENTS = 500
 def _data(value: dict[str, Any]) -> dict[str, Any]:
     try:
         size = len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
-    except (TypeError, ValueError, UnicodeEncodeError):
-        raise ValueError("must be JSON") from None
+    except (TypeError, ValueError, UnicodeEncodeError, RecursionError):
+        raise ValueError("must be JSON (and not nested too deeply)") from None
     if size > MAX_DATA_BYTES:
         raise ValueError(f"must be at most {MAX_DATA_BYTES} bytes of JSON")
     return value
