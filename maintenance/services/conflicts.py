@@ -11,7 +11,7 @@ from maintenance.llm.judges import judge_conflicts
 from maintenance.selectors import facts_all, linked_keys, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
 from maintenance.services.pairs import edge_apply, pairs_by_node
-from maintenance.services.proposals import proposal_create
+from maintenance.services.proposals import propose
 from memory.errors import OrmahError
 
 logger = logging.getLogger(__name__)
@@ -40,8 +40,8 @@ def conflicts_run(ctx: RunContext) -> None:
         if not ctx.llm:
             for pair in pairs:
                 draft = cf.heuristic_conflict(pair)
-                if draft and proposal_create(draft=draft, conf=ctx.conf, now=ctx.now) == "created":
-                    ctx.counts["proposed"] += 1
+                if draft:
+                    propose(ctx, draft)
             work.done.extend(chunk)
             continue
         try:

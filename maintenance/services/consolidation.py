@@ -15,7 +15,7 @@ from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
 from maintenance.llm.judges import consolidate
 from maintenance.selectors import facts_all, pending_proposal_uids, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
-from maintenance.services.proposals import proposal_create
+from maintenance.services.proposals import propose
 from memory.domain.enums import NodeType
 from memory.errors import OrmahError
 from memory.services import nodes_consolidate
@@ -52,8 +52,7 @@ def consolidation_run(ctx: RunContext) -> None:
         if ctx.llm is None:
             title, content = cl.lossless_digest(cluster)
             draft = cl.consolidation_draft(cluster, title=title, content=content, type_=cl.majority_type(cluster))
-            if proposal_create(draft=draft, conf=ctx.conf, now=ctx.now) == "created":
-                ctx.counts["proposed"] += 1
+            propose(ctx, draft)
             continue
         try:
             answer = consolidate(ctx.llm, cluster)

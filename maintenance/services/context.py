@@ -29,6 +29,7 @@ class RunContext:
     llm: LLMProvider | None = None
     counts: Counter = field(default_factory=Counter)
     complete: bool = True
+    queue_floor: float | None = None  # a full review queue refused drafts of this priority (see propose)
 
     def out_of_time(self) -> bool:
         """True (and the run marked incomplete) once the run's time bound has passed."""

@@ -12,7 +12,7 @@ from maintenance.llm.judges import judge_duplicates
 from maintenance.selectors import facts_all, pending_proposal_uids, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
 from maintenance.services.pairs import pairs_by_node
-from maintenance.services.proposals import proposal_create
+from maintenance.services.proposals import propose
 from memory.errors import OrmahError
 from memory.services import node_merge
 
@@ -92,6 +92,5 @@ def _decide(ctx: RunContext, pair: Pair, score: dup.DuplicateScore, verdict, gon
         gone.add(draft.payload["discard_id"])
         ctx.counts["merged"] += 1
         return
-    if proposal_create(draft=draft, conf=ctx.conf, now=ctx.now) == "created":
+    if propose(ctx, draft):
         pending.update(draft.node_uids)
-        ctx.counts["proposed"] += 1

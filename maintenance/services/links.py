@@ -12,7 +12,7 @@ from maintenance.llm.judges import judge_links
 from maintenance.selectors import facts_all, linked_keys, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
 from maintenance.services.pairs import edge_apply, pairs_by_node
-from maintenance.services.proposals import proposal_create
+from maintenance.services.proposals import propose
 from memory.errors import OrmahError
 
 logger = logging.getLogger(__name__)
@@ -37,11 +37,10 @@ def links_run(ctx: RunContext) -> None:
             break
         chunk = work.candidates[start:start + CHUNK]
         by_node = pairs_by_node(chunk, facts, neighbours, seen=seen, gone=set())
-        link, propose = lk.link_candidates([p for ps in by_node.values() for p in ps], linked=linked,
+        link, cross = lk.link_candidates([p for ps in by_node.values() for p in ps], linked=linked,
                                            threshold=threshold, penalty=penalty)
-        for pair, sim in propose:
-            if proposal_create(draft=lk.link_draft(pair, sim), conf=ctx.conf, now=ctx.now) == "created":
-                ctx.counts["proposed"] += 1
+        for pair, sim in cross:
+            propose(ctx, lk.link_draft(pair, sim))
         try:
             verdicts = judge_links(ctx.llm, [p for p, _ in link], per_call=ctx.conf.llm.pairs_per_call) \
                 if ctx.llm and link else {}

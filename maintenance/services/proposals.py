@@ -12,6 +12,7 @@ from maintenance.conf import MaintenanceConf
 from maintenance.detectors.facts import ProposalDraft
 from maintenance.errors import ProposalNotFound
 from maintenance.models import ProposalRow
+from maintenance.services.context import RunContext
 from memory.domain.enums import EdgeType, NodeType, Tier
 from memory.domain.node import utcnow
 from memory.domain.requests import validation_message
@@ -24,6 +25,27 @@ KIND_WEIGHT = {"decay": 1.0, "merge": 1.0, "consolidation": 0.9, "conflict": 0.8
 ACTIONS = {"approve": "approved", "approved": "approved", "reject": "rejected", "rejected": "rejected"}
 
 
+def draft_priority(draft: ProposalDraft) -> float:
+    """The draft's score (0-1) times its kind's weight."""
+    return round(draft.score * KIND_WEIGHT.get(draft.kind, 0.5), 4)
+
+
+def propose(ctx: RunContext, draft: ProposalDraft) -> bool:
+    """Queue a draft from a job run and count the outcome (proposed, exists, dropped); True when it was queued.
+
+    Once the queue has refused a draft, weaker ones in the same run are dropped without asking the database.
+    """
+    priority = draft_priority(draft)
+    if ctx.queue_floor is not None and priority <= ctx.queue_floor:
+        ctx.counts["dropped"] += 1
+        return False
+    outcome = proposal_create(draft=draft, conf=ctx.conf, now=ctx.now)
+    if outcome == "dropped":
+        ctx.queue_floor = max(priority, ctx.queue_floor or 0.0)
+    ctx.counts["proposed" if outcome == "created" else outcome] += 1
+    return outcome == "created"
+
+
 def proposal_create(*, draft: ProposalDraft, conf: MaintenanceConf, now: datetime) -> str:
     """Queue a draft: "created", "exists" (already pending) or "dropped" (queue full of stronger proposals).
 
@@ -32,7 +54,7 @@ def proposal_create(*, draft: ProposalDraft, conf: MaintenanceConf, now: datetim
     """
     if ProposalRow.objects.filter(status="pending", key=draft.key).exists():
         return "exists"
-    priority = round(draft.score * KIND_WEIGHT.get(draft.kind, 0.5), 4)
+    priority = draft_priority(draft)
     pending = ProposalRow.objects.filter(status="pending")
     if pending.count() >= conf.proposal_cap:
         weakest = pending.order_by("priority", "created_at", "id").first()

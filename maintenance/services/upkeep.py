@@ -10,7 +10,7 @@ from maintenance.detectors import lifecycle as lc
 from maintenance.models import JobRunRow, MaintenanceSessionRow, NodeSeenRow, ProposalRow
 from maintenance.selectors import decided_at_by_key, degrees, facts_all, facts_where, neighbour_spaces
 from maintenance.services.context import RunContext
-from maintenance.services.proposals import proposal_create, proposals_expire
+from maintenance.services.proposals import propose, proposals_expire
 from memory.domain.enums import Tier
 from memory.domain.lifecycle import LifecycleConf
 from memory.domain.requests import NodePatch
@@ -59,7 +59,7 @@ def decay_run(ctx: RunContext) -> None:
             draft = lc.decay_draft(node, lc.retrievability(node, ctx.now))
             if decided.get(draft.key, node.last_accessed) > node.last_accessed:
                 continue  # reviewed since it was last used: not offered again
-            ctx.counts["proposed"] += proposal_create(draft=draft, conf=ctx.conf, now=ctx.now) == "created"
+            propose(ctx, draft)
             continue
         try:
             node_set_tier(ref=node.uid, tier=Tier.ARCHIVAL, now=ctx.now)
