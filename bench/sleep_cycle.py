@@ -60,6 +60,7 @@ def child(home: Path, size: int, cache_dir: Path) -> dict:
     os.environ.setdefault("ORMAH_LLM_PROVIDER", "none")
     from memory import index, runtime
     from memory.domain.requests import NodeCreate
+    from memory.domain.slug import node_filename
     from memory.models import EdgeRow, NodeRow
     from memory.services import node_create
 
@@ -68,8 +69,8 @@ def child(home: Path, size: int, cache_dir: Path) -> dict:
     memories = corpus(size, seed=1)
     nodes = [_node(m, rng) for m in memories]
     start = time.perf_counter()
-    for node in nodes:
-        store.write(node)
+    for node in nodes:  # fresh ids: straight to the standard name, no lookup of the id in a growing folder
+        store.write(node, path=store.nodes_dir / node_filename(node))
     result["write_files_s"] = time.perf_counter() - start
     result["cache_seeded"] = _cache_seed(cache_dir, nodes, emb.model_id)
     result["model_load_s"] = _load_model(emb)
@@ -107,11 +108,12 @@ def _tiers() -> dict:
 # Parent side
 # ---------------------------------------------------------------------------
 
-def _run_child(size: int, temp_root: Path, cache_dir: Path) -> dict:
+def _run_child(size: int, temp_root: Path, cache_dir: Path, time_limit: float) -> dict:
     home = Path(tempfile.mkdtemp(prefix="ormah-bench-", dir=temp_root))
     out = home.parent / (home.name + ".json")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ORMAH_")}
-    env.update(DJANGO_SETTINGS_MODULE="ormah_site.settings", ORMAH_LLM_PROVIDER="none", ORMAH_LOG_LEVEL="WARNING")
+    env.update(DJANGO_SETTINGS_MODULE="ormah_site.settings", ORMAH_LLM_PROVIDER="none", ORMAH_LOG_LEVEL="WARNING",
+               ORMAH_MAINTENANCE_JOB_TIME_LIMIT_SECONDS=str(time_limit))
     cmd = [sys.executable, "-m", "bench.sleep_cycle", "--child", "--size", str(size), "--home", str(home),
            "--out", str(out), "--cache-dir", str(cache_dir)]
     try:
@@ -134,7 +136,9 @@ def report_markdown(results: list[dict], facts: dict, command: str) -> str:
         f"- Machine: {facts['cpus']} CPUs ({facts['cpu']}), {facts['ram']} RAM, {facts['os']}; Python "
         f"{facts['python']}; temp folder on {facts['temp_fs']}",
         "- Store: the bench corpus (seed 1), 30% with 1-2 connections, `last_accessed` spread over the last 10 days; "
-        f"incremental = after {NEW_MEMORIES} new memories through `node_create`.",
+        f"incremental = after {NEW_MEMORIES} new memories through `node_create`. Per-job time bound "
+        f"{facts['time_limit']} s (`ORMAH_MAINTENANCE_JOB_TIME_LIMIT_SECONDS`; the default 60 s spreads a cold "
+        "backlog over several cycles, each job stopping as `partial`).",
         "",
         "| nodes | cold cycle s | warm cycle s | incremental cycle s | peak RSS MiB | DB MiB |",
         "|---:|---:|---:|---:|---:|---:|",
@@ -159,6 +163,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--write", action="store_true", help="replace the section in docs/benchmarks.md")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
+    parser.add_argument("--time-limit", type=float, default=3600.0,
+                        help="per-job time bound in seconds (the product default is 60; large = one cycle does it all)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
@@ -168,10 +174,10 @@ def main() -> None:
         args.out.write_text(json.dumps(child(args.home, args.size, args.cache_dir), default=str))
         return
     temp_root = Path(tempfile.gettempdir())
-    results = [_run_child(int(s), temp_root, args.cache_dir) for s in args.sizes.split(",")]
+    results = [_run_child(int(s), temp_root, args.cache_dir, args.time_limit) for s in args.sizes.split(",")]
     facts = machine(temp_root) | {"date": datetime.now(UTC).strftime("%Y-%m-%d")}
     command = "python -m bench.sleep_cycle " + " ".join(sys.argv[1:])
-    text = report_markdown(results, facts, command.strip())
+    text = report_markdown(results, facts | {"time_limit": f"{args.time_limit:g}"}, command.strip())
     print(text)
     if args.write:
         replace_section(SECTION, text, machine_md="\n".join(f"- {k}: {v}" for k, v in facts.items()))

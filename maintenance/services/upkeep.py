@@ -79,6 +79,8 @@ def ledgers_prune(ctx: RunContext) -> None:
     ctx.counts["audit_pruned"] = audit_prune(now=now, default_days=conf.audit_retention_days,
                                              max_rows=conf.audit_max_rows, days_by_operation=AUDIT_DAYS_BY_OPERATION)
     MaintenanceSessionRow.objects.filter(status="awaiting_results", expires_at__lte=now).update(status="expired")
+    JobRunRow.objects.filter(finished_at__isnull=True, started_at__lt=now - timedelta(days=1)).update(
+        status="abandoned", error="the process ended before the run did")
     ctx.counts["ledger_pruned"] = sum((
         ProposalRow.objects.exclude(status="pending").filter(decided_at__lt=old).delete()[0],
         JobRunRow.objects.filter(started_at__lt=old).delete()[0],
