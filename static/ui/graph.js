@@ -164,16 +164,18 @@
     return Object.keys(groups).map(function (k) { return groups[k]; });
   }
 
-  /* Small components on a sunflower spiral around the core, the most important nearest (nodes arrive sorted). */
-  function placeAroundCore(small, bb) {
-    var cx = (bb.x1 + bb.x2) / 2, cy0 = (bb.y1 + bb.y2) / 2;
-    var r0 = bb.empty ? 0 : Math.max(bb.w, bb.h) / 2 + 90, c = 46, golden = Math.PI * (3 - Math.sqrt(5));
-    small.forEach(function (group, i) {
-      var r = Math.sqrt(r0 * r0 + c * c * (i + 1)), a = i * golden;
+  /* Small components on rings around the core, the most important on the innermost ring (nodes arrive sorted). */
+  function placeAroundCore(small, bb, centreTaken) {
+    var cx = (bb.x1 + bb.x2) / 2, cy0 = (bb.y1 + bb.y2) / 2, gap = 64;
+    var r = bb.empty ? (centreTaken ? gap * 1.5 : 0) : Math.max(bb.w, bb.h) / 2 + 90;
+    var slots = r === 0 ? 1 : Math.floor((2 * Math.PI * r) / gap), k = 0;
+    small.forEach(function (group) {
+      if (k >= slots) { r += gap; slots = Math.floor((2 * Math.PI * r) / gap); k = 0; }
+      var a = (2 * Math.PI * k) / slots - Math.PI / 2;
       var x = cx + r * Math.cos(a), y = cy0 + r * Math.sin(a);
+      k += 1;
       group.forEach(function (n, j) {
-        var off = group.length === 1 ? 0 : 20;
-        var t = (2 * Math.PI * j) / group.length;
+        var off = group.length === 1 ? 0 : 18, t = (2 * Math.PI * j) / group.length;
         n.position({x: x + off * Math.cos(t), y: y + off * Math.sin(t)});
       });
     });
@@ -195,13 +197,13 @@
     var coreEles = cy.collection(core);
     var finish = function () {
       var bb = coreEles.nonempty() ? coreEles.boundingBox() : {x1: 0, x2: 0, y1: 0, y2: 0, w: 0, h: 0, empty: true};
-      var rest = small;
-      if (selfId && small.length && small[0][0].id() === selfId) {
-        // a self node without connections sits above the core, centred
+      var rest = small, selfAlone = selfId && small.length && small[0][0].id() === selfId;
+      if (selfAlone) {
+        // a self node without connections sits in the centre, or above the core when there is one
         small[0][0].position({x: (bb.x1 + bb.x2) / 2, y: bb.empty ? 0 : bb.y1 - 80});
         rest = small.slice(1);
       }
-      cy.batch(function () { placeAroundCore(rest, bb); });
+      cy.batch(function () { placeAroundCore(rest, bb, selfAlone); });
       then();
     };
     if (coreEles.empty()) { finish(); return; }

@@ -128,12 +128,16 @@ def test_keyboard_reaches_a_memory_and_dark_mobile_layout_renders(new_page, seed
     shot(page, "06-graph-dark-mobile", full_page=True)
 
 
-def test_stats_screen(new_page, seeded):
+def test_stats_and_admin_screens(new_page, seeded):
     page = new_page()
     sign_in(page, "/stats/")
     page.wait_for_selector("svg.chart")
     assert "8" in page.inner_text(".stat-numbers")
     shot(page, "07-stats", full_page=True)
+    page.goto("/admin/memory/noderow/")
+    page.wait_for_selector("#result_list")
+    assert page.locator("#result_list tbody tr").count() == len(seeded) + 1
+    shot(page, "12-admin-nodes")
 
 
 def test_beyond_the_limit_double_click_loads_the_neighbourhood(new_page, mem, monkeypatch):
