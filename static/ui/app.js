@@ -20,6 +20,15 @@
     });
   });
 
+  // A signed-out htmx request is redirected to the sign-in page: go there instead of swapping it into a panel.
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var xhr = ev.detail && ev.detail.xhr;
+    if (xhr && xhr.responseURL && new URL(xhr.responseURL).pathname === "/login/") {
+      ev.detail.shouldSwap = false;
+      window.location.assign("/login/?next=" + encodeURIComponent(window.location.pathname + window.location.search));
+    }
+  });
+
   // "/" focuses the search box (where there is one).
   document.addEventListener("keydown", function (ev) {
     if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey || typing(document.activeElement)) return;

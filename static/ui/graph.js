@@ -564,4 +564,8 @@
 
   window.ormahGraphReload = load;
   load();
+  document.addEventListener("DOMContentLoaded", function () {  // after htmx has processed the page
+    var q = document.getElementById("q");
+    if (q && q.value && window.htmx) window.htmx.trigger(q.form, "submit");  // ?q= in the URL: search at once
+  });
 })();

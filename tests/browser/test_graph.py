@@ -155,3 +155,14 @@ def test_beyond_the_limit_double_click_loads_the_neighbourhood(new_page, mem, mo
     click_node(page, hub.id, double=True)
     page.wait_for_function("window.ormahGraph.nodes().length === 5")
     assert page.evaluate(f"window.ormahGraph.getElementById('{hub.id}').connectedEdges().length") == 3
+
+
+def test_a_search_in_the_url_runs_and_an_expired_session_goes_to_sign_in(new_page, seeded):
+    page = new_page()
+    sign_in(page, "/?q=idempotency+key")
+    wait_for_graph(page)
+    page.wait_for_function("Number(document.getElementById('graph').dataset.hits) > 0")
+    assert seeded["idem"].id in page.evaluate("window.ormahGraph.nodes('.hit').map(n => n.id())")
+    page.context.clear_cookies()
+    click_node(page, seeded["idem"].id)
+    page.wait_for_url("**/login/?next=*")
