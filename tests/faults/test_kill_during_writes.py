@@ -33,7 +33,7 @@ def test_sigkill_of_web_worker_and_supervisor_loses_no_acknowledged_write(fault_
     supervisor_children = [server.web_master(), server.cluster()]
     kill(server.proc.pid)
     ledger_until_kill = stream.acks
-    stopped = wait_until(lambda: not any(p in server.tree() for p in supervisor_children), 20, 0.2)
+    stopped = wait_until(lambda: not any(p in server.tree() for p in supervisor_children), 60, 0.2)
     ledger = stream.finish()
     orphans = server.tree()
     server.kill_all()
