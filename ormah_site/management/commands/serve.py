@@ -23,6 +23,9 @@ from memory.watcher import NodeFolderWatcher
 logger = logging.getLogger(__name__)
 MANAGE = Path(settings.BASE_DIR) / "manage.py"
 PR_SET_PDEATHSIG = 1
+# gunicorn's default minus the query string and the referer: UI searches carry memory text in their query
+# (/search/?q=...), and the access log is written at every log level.
+ACCESS_LOG_FORMAT = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s"'
 
 
 def _stop_with_supervisor():
@@ -58,7 +61,8 @@ class Command(BaseCommand):
         web = [sys.executable, "-m", "gunicorn", "ormah_site.wsgi:application",
                "--bind", f"{o['host']}:{o['port']}", "--workers", str(o_["WEB_WORKERS"]),
                "--threads", str(o_["WEB_THREADS"]), "--worker-class", "gthread", "--timeout", "120",
-               "--graceful-timeout", "10", "--access-logfile", "-", "--log-level", "warning"]
+               "--graceful-timeout", "10", "--access-logfile", "-", "--access-logformat", ACCESS_LOG_FORMAT,
+               "--log-level", "warning"]
         schedules_sync()  # the job schedules are declared in code; bring django-q2's rows in line before jobs start
         children = {"web": subprocess.Popen(web, env=env, cwd=settings.BASE_DIR,
                                             preexec_fn=_stop_with_supervisor())}
