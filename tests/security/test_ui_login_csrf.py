@@ -1,0 +1,91 @@
+"""Claims: every page and form of the web UI needs a signed-in user, every POST needs the CSRF token, signing in
+cannot be turned into an open redirect, and the cookies and headers are the strict ones (docs/security.md §3).
+
+The routes come from Django's resolver: a view added without login_required fails here.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from django.test import Client
+
+from tests.security.conftest import PASSWORD, signed_in
+from tests.security.urls import ui_urls
+
+
+def test_the_resolver_finds_the_ui():
+    assert {"/", "/stats/", "/proposals/", "/jobs/", "/whisper/", "/nodes/abcd1234/edit/"} <= set(ui_urls())
+
+
+@pytest.mark.parametrize("url", ui_urls())
+def test_anonymous_visitors_are_sent_to_sign_in(db, url):
+    response = Client().get(url)
+    assert response.status_code == 302, (url, response.status_code)
+    assert response["Location"] == f"/login/?next={quote(url)}"
+
+
+@pytest.mark.parametrize("url", ui_urls())
+def test_anonymous_posts_are_refused(db, url):
+    assert Client(enforce_csrf_checks=True).post(url, {"x": "1"}).status_code == 403
+    assert Client().post(url, {"x": "1"}).status_code == 302  # and without CSRF checks: sent to sign in
+
+
+@pytest.mark.parametrize("url", [*ui_urls(), "/login/", "/logout/", "/admin/login/", "/admin/logout/"])
+def test_a_signed_in_post_without_the_csrf_token_is_403(users, url):
+    client = signed_in(users["superuser"])
+    assert client.post(url, {"x": "1"}).status_code == 403
+    assert client.post(url, {"x": "1"}, HTTP_X_CSRFTOKEN="forged-token-value-0123456789abcd").status_code == 403
+
+
+def test_a_signed_in_post_with_the_csrf_token_gets_through(users, home):
+    client = signed_in(users["superuser"])
+    client.get("/stats/")
+    token = client.cookies["csrftoken"].value
+    response = client.post("/jobs/auto_linker/pause/", {"paused": "1"}, HTTP_X_CSRFTOKEN=token)
+    assert response.status_code == 302
+
+
+def _sign_in(next_url: str):
+    client = Client(enforce_csrf_checks=True)
+    page = client.get(f"/login/?next={quote(next_url, safe='')}")
+    token = page.cookies["csrftoken"].value
+    return client.post("/login/", {"username": "ormah", "password": PASSWORD, "next": next_url,
+                                   "csrfmiddlewaretoken": token})
+
+
+@pytest.mark.parametrize("next_url", ["https://evil.example/", "//evil.example/", "javascript:alert(1)",
+                                      "/\\evil.example", "http://127.0.0.1.evil.example/"])
+def test_signing_in_never_redirects_off_site(users, next_url):
+    response = _sign_in(next_url)
+    assert response.status_code == 302
+    assert response["Location"] == "/"
+
+
+def test_a_wrong_password_signs_nobody_in(users):
+    client = Client()
+    client.post("/login/", {"username": "ormah", "password": "wrong"})
+    assert client.get("/stats/").status_code == 302
+
+
+def test_cookies_and_headers_are_strict(users):
+    response = _sign_in("/stats/")
+    session, csrf = response.cookies["sessionid"], response.cookies["csrftoken"]
+    assert (session["httponly"], session["samesite"]) == (True, "Lax")
+    assert csrf["samesite"] == "Strict"
+    page = Client()
+    page.force_login(users["superuser"])
+    answer = page.get("/stats/")
+    assert answer["X-Frame-Options"] == "DENY"
+    assert answer["X-Content-Type-Options"] == "nosniff"
+    assert answer["Referrer-Policy"] == "same-origin"
+
+
+@pytest.mark.parametrize("host", ["evil.example", "127.0.0.1.nip.io", "localhost.evil.example"])
+def test_requests_for_another_host_name_are_refused(users, api_token, host):
+    """ALLOWED_HOSTS holds only loopback names: a DNS-rebinding page cannot reach the UI or the API."""
+    client = Client(HTTP_HOST=host, raise_request_exception=False)
+    client.force_login(users["superuser"])
+    assert client.get("/stats/").status_code == 400
+    assert client.get("/api/admin/health", HTTP_AUTHORIZATION=f"Bearer {api_token}").status_code == 400
