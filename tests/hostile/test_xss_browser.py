@@ -30,8 +30,9 @@ RUN = "window.__xss=1"
 SCRIPT = f"<script>{RUN}</script>"
 IMG = f'<img src=x onerror="{RUN};alert(1)">'
 PAYLOADS = [
-    SCRIPT, IMG, f"<svg onload={RUN}>", f'"><img src=x onerror={RUN}>', f"'-alert(1)-'", f"</textarea>{IMG}",
-    f"</title>{SCRIPT}", f"[click me](javascript:{RUN})", f"![x](javascript:{RUN})", f"<a href=\"javascript:{RUN}\">a</a>",
+    SCRIPT, IMG, f"<svg onload={RUN}>", f'"><img src=x onerror={RUN}>', "'-alert(1)-'", f"</textarea>{IMG}",
+    f"</title>{SCRIPT}", f"[click me](javascript:{RUN})", f"![x](javascript:{RUN})",
+    f"<a href=\"javascript:{RUN}\">a</a>",
     f"<iframe srcdoc=\"<script>parent.{RUN}</script>\"></iframe>", f"<details open ontoggle={RUN}>",
     "{{ 7|add:7 }} {% debug %}", f"<style>@import 'javascript:{RUN}'</style>", f"<body onload={RUN}>",
 ]

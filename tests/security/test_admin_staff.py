@@ -13,7 +13,8 @@ from tests.security.conftest import signed_in
 from tests.security.urls import admin_urls
 
 PUBLIC = {"/admin/login/", "/admin/logout/"}
-MODEL_PAGES = [u for u in admin_urls() if u.count("/") >= 4 and not u.startswith(("/admin/r/", "/admin/password_change/"))]
+MODEL_PAGES = [u for u in admin_urls()
+               if u.count("/") >= 4 and not u.startswith(("/admin/r/", "/admin/password_change/"))]
 
 
 def test_the_resolver_finds_the_admin():

@@ -48,7 +48,8 @@ def test_a_new_token_file_is_created_0600(home, db):
 
 
 def _settings_probe(tmp_path, **env) -> list[str]:
-    code = "import django; django.setup(); from django.conf import settings; print(settings.HOST, *settings.ALLOWED_HOSTS)"
+    code = ("import django; django.setup(); from django.conf import settings; "
+            "print(settings.HOST, *settings.ALLOWED_HOSTS)")
     done = subprocess.run([sys.executable, "-c", code], env=child_env(tmp_path / "home", **env), capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -68,7 +68,8 @@ def test_secrets_never_reach_a_log_even_at_debug(sandboxed, tmp_path):
         assert ui.get("/nodes/suggest/", params={"target": MARKER}).status_code == 200
         ui.post("/logout/")
         hook_env = {"ORMAH_URL": f"http://127.0.0.1:{free_port()}", "ORMAH_API_TOKEN": server.token,
-                    "ORMAH_HOME": str(home), "PATH": "/usr/bin:/bin"}  # a server that is down: the hook logs it
+                    "ORMAH_HOME": str(home), "PATH": "/usr/bin:/bin", "PYTHONPATH": SANDBOX,
+                    "ORMAH_NET_LOG": str(net_log)}  # a server that is down: the hook logs it
         subprocess.run([sys.executable, str(HOOK), "inject"], input=json.dumps({"prompt": "when is the deploy?"}),
                        env=hook_env, capture_output=True, text=True, timeout=30)
         assert wait_until(lambda: (home / "logs" / "hook.log").exists(), 10)
