@@ -50,9 +50,9 @@ OK = {200, 201}
 # The server
 # ---------------------------------------------------------------------------
 
-def _env(home: Path) -> dict[str, str]:
+def _env(home: Path, log_level: str = "WARNING") -> dict[str, str]:
     env = {**os.environ, "ORMAH_HOME": str(home), "DJANGO_SETTINGS_MODULE": "ormah_site.settings",
-           "ORMAH_LOG_LEVEL": "WARNING", "ORMAH_API_TOKEN": "", "ORMAH_LLM_PROVIDER": "none"}
+           "ORMAH_LOG_LEVEL": log_level, "ORMAH_API_TOKEN": "", "ORMAH_LLM_PROVIDER": "none"}
     for key in ("ORMAH_DB_PATH", "ORMAH_MEMORY_DIR", "ORMAH_TOKEN_FILE", "ORMAH_LOG_DIR", "ORMAH_SECRET_KEY"):
         env.pop(key, None)
     return env
@@ -116,6 +116,16 @@ def _rss_mib(pid: int) -> float | None:
     return None
 
 
+def _pressure(kind: str) -> float:
+    """Linux PSI: the share of the last 10 s that tasks were stalled on `kind` ("full" for io, "some" for cpu)."""
+    try:
+        lines = Path(f"/proc/pressure/{kind}").read_text().splitlines()
+    except OSError:
+        return float("nan")
+    line = lines[1] if kind == "io" else lines[0]
+    return float(line.split()[1].split("=")[1])
+
+
 def roles(supervisor: int) -> dict[int, str]:
     """pid -> role for every process of the server: supervisor, web master/worker, cluster main/sentinel/children."""
     out = {supervisor: "serve supervisor"}
@@ -143,7 +153,9 @@ class Stats:
         self.latency: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, int] = defaultdict(int)
         self.samples: list[str] = []
+        self.error_times: list[float] = []
         self.measuring = False
+        self.t0 = 0.0
 
     def record(self, route: str, seconds: float, status: int | None, detail: str = "") -> None:
         if not self.measuring:
@@ -152,6 +164,7 @@ class Stats:
             self.latency[route].append(seconds)
             if status not in OK:
                 self.errors[route] += 1
+                self.error_times.append(round(time.monotonic() - self.t0, 1))
                 if len(self.samples) < 10:
                     self.samples.append(f"{route}: {status} {detail[:200]}")
 
@@ -280,7 +293,10 @@ def cycle_loop(port: int, token: str, password: str, every: float, stop: threadi
     ui = _ui_session(port, password)
     pending_since = None
     while not stop.wait(0 if pending_since is None else 1.0):
-        finished = len(_cycle_runs(port, token))
+        try:
+            finished = len(_cycle_runs(port, token))
+        except (OSError, http.client.HTTPException, ValueError):
+            continue  # the server did not answer in time: try again (the agents count their own errors)
         if pending_since is not None and finished > len([e for e in log if e["done"]]):
             log[-1]["done"] = time.monotonic()
             pending_since = None
@@ -379,6 +395,13 @@ def markdown(result: dict, args, facts: dict) -> str:
         for name in sorted(s["jobs"], key=lambda j: order.index(j) if j in order else 99):
             j = s["jobs"][name]
             lines.append(f"| {name} | {j['finished']} | {j['max_s']:.1f} s | {j['unfinished']} |")
+    restarts = s.get("web_workers_started_s", [])[1:]
+    if restarts:
+        lines += ["", f"The gunicorn worker was replaced at {', '.join(f'{t:.0f} s' for t in restarts)} of the window; "
+                      f"errors at {', '.join(f'{t:.0f} s' for t in s['error_times_s'][:10])}."]
+    if "pressure" in s:
+        lines += ["", f"Pressure (Linux PSI): I/O full avg10 peaked at {s['pressure']['io_full_avg10_max']:.1f} %, "
+                      f"CPU some avg10 averaged {s['pressure']['cpu_some_avg10_mean']:.1f} %."]
     if s["error_samples"]:
         lines += ["", "First errors: " + "; ".join(f"`{e}`" for e in s["error_samples"])]
     return "\n".join(lines)
@@ -399,7 +422,8 @@ def run(args) -> dict:
     print(f"init with {args.memories} memories: {time.monotonic() - started:.1f} s", file=sys.stderr)
     port = _free_port()
     log = open(root / "serve.out", "w")  # noqa: SIM115
-    server = subprocess.Popen([sys.executable, MANAGE, "serve", "--port", str(port)], env=_env(home), stdout=log,
+    server = subprocess.Popen([sys.executable, MANAGE, "serve", "--port", str(port)],
+                              env=_env(home, args.log_level), stdout=log,
                               stderr=subprocess.STDOUT, start_new_session=True)
     result: dict = {"load_before": " ".join(Path("/proc/loadavg").read_text().split()[:3])}
     try:
@@ -422,13 +446,18 @@ def run(args) -> dict:
                                   daemon=True)
         cycler.start()
         rss: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        pressure: list[tuple[float, float, float]] = []
+        workers: dict[int, float] = {}
+        t0 = stats.t0 = time.monotonic()
         stats.measuring = True
-        t0 = time.monotonic()
         while (elapsed := time.monotonic() - t0) < args.seconds:
             for pid, role in roles(server.pid).items():
                 value = _rss_mib(pid)
                 if value is not None:
                     rss[f"{role} ({pid})" if role.startswith("qcluster worker") else role].append((elapsed, value))
+                if role.startswith("gunicorn worker"):
+                    workers.setdefault(pid, round(elapsed, 1))
+            pressure.append((round(elapsed, 1), _pressure("io"), _pressure("cpu")))
             time.sleep(1.0)
         stats.measuring = False
         seconds = time.monotonic() - t0
@@ -438,6 +467,12 @@ def run(args) -> dict:
         cycler.join(timeout=60)
         result["summary"] = summarise(stats, seconds, rss, cycles)
         result["summary"]["jobs"] = job_times(port, token)
+        result["summary"]["error_times_s"] = stats.error_times
+        result["summary"]["web_workers_started_s"] = sorted(workers.values())
+        result["summary"]["pressure"] = {
+            "io_full_avg10_max": max((p[1] for p in pressure), default=float("nan")),
+            "cpu_some_avg10_mean": sum(p[2] for p in pressure) / len(pressure) if pressure else float("nan"),
+            "series": pressure}
         result["load_after"] = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         result["serve_tail"] = (root / "serve.out").read_text(errors="replace")[-2000:]
     finally:
@@ -473,7 +508,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="route weights, e.g. remember=0,recall=45,whisper=45,feedback=10 (default 30/30/30/10)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the full result here")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary home")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary home (and the server's output)")
+    parser.add_argument("--log-level", default="WARNING", help="ORMAH_LOG_LEVEL of the server")
     parser.add_argument("--write-docs", action="store_true", help='replace the "Soak" section of docs/benchmarks.md')
     args = parser.parse_args(argv)
     result = run(args)

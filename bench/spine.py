@@ -292,6 +292,17 @@ def child_rebuild(home: Path, size: int, repeat: int, cache_dir: Path) -> dict:
 # Parent side: one child per scenario, then the report
 # ---------------------------------------------------------------------------
 
+def _wait_for_load(limit: float | None, timeout: float = 1800.0) -> None:
+    """On a shared machine, wait (up to `timeout` s) until the 1-minute load average is below `limit`."""
+    if not limit:
+        return
+    deadline = time.monotonic() + timeout
+    while os.getloadavg()[0] >= limit and time.monotonic() < deadline:
+        time.sleep(10)
+    if os.getloadavg()[0] >= limit:
+        print(f"[bench.spine] load still {os.getloadavg()[0]:.1f}; running anyway", file=sys.stderr, flush=True)
+
+
 def _run_child(args: list[str], temp_root: Path, keep: bool) -> dict:
     home = Path(tempfile.mkdtemp(prefix="ormah-bench-", dir=temp_root))
     out = home.parent / (home.name + ".json")
@@ -432,6 +443,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary homes")
     parser.add_argument("--write", action="store_true", help=f"replace the '{SECTION}' section of docs/benchmarks.md")
     parser.add_argument("--json", type=Path, help="also dump raw results here")
+    parser.add_argument("--from-json", type=Path, help="report (and --write) the results of an earlier --json run")
+    parser.add_argument("--wait-load", type=float, help="before each scenario, wait until the load average is below")
     parser.add_argument("--child", choices=["remember", "rebuild"], help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
@@ -446,6 +459,15 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps(result))
         return 0
 
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        facts, results, command = saved["machine"], saved["results"], saved.get("command", "python -m bench.spine")
+        body = report_markdown(results, facts, command)
+        print(body)
+        if args.write:
+            replace_section(SECTION, body, machine_md=_machine_md(facts, results[0]["env"] if results else {}))
+        return 0
+
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     common = ["--cache-dir", str(args.cache_dir), "--calls", str(args.calls), "--repeat", str(args.repeat)]
@@ -453,6 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     for size in sizes:
         for scenario in ("rebuild", "remember"):
             if scenario in scenarios:
+                _wait_for_load(args.wait_load)
                 print(f"[bench.spine] {scenario} with {size:,} nodes ...", file=sys.stderr, flush=True)
                 results.append(_run_child([scenario, "--size", str(size), *common], args.temp_root, args.keep))
     facts = machine(args.temp_root) | {"date": datetime.now(UTC).strftime("%Y-%m-%d")}
@@ -460,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     body = report_markdown(results, facts, command.strip())
     print(body)
     if args.json:
-        args.json.write_text(json.dumps({"machine": facts, "results": results}, indent=1))
+        args.json.write_text(json.dumps({"machine": facts, "results": results, "command": command.strip()}, indent=1))
     if args.write:
         replace_section(SECTION, body, machine_md=_machine_md(facts, results[0]["env"] if results else {}))
         print(f"[bench.spine] wrote the '{SECTION}' section of docs/benchmarks.md", file=sys.stderr)
