@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test setup clean bench lint
+.PHONY: run test setup system-deps clean bench lint
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,11 +16,15 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-run: setup
-	$(PY) manage.py init
-	$(PY) manage.py serve
+# What pip cannot install (Chromium for the browser tests): apt as root, else one line saying what to install.
+system-deps:
+	@./scripts/system-deps.sh
 
-test: setup
+run: setup
+	$(VENV)/bin/ormah init
+	$(VENV)/bin/ormah serve
+
+test: setup system-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 	$(VENV)/bin/lint-imports
 
