@@ -1,0 +1,80 @@
+"""The labelled stores of bench/datasets/: they load, every label points at a memory, the split is the seeded one
+and stays put when queries are added."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+
+import pytest
+
+from bench.datasets.check import check_data, check_store
+from bench.datasets.loader import STORES, load_store, raw_store, to_recall_dataset
+from bench.datasets.split import SEED, assign_splits
+
+
+@pytest.mark.parametrize("name", STORES)
+def test_store_passes_the_checker(name):
+    errors, counts = check_store(name)
+    assert errors == []
+    assert sum(counts.values()) >= 40
+
+
+def test_at_least_150_labelled_queries_split_dev_and_test():
+    splits = Counter(q["split"] for name in STORES for q in raw_store(name)["queries"])
+    assert splits["dev"] + splits["test"] >= 150
+    assert abs(splits["dev"] - splits["test"]) <= 12
+
+
+def test_docs_are_read_from_the_installed_packages_with_long_documents():
+    store = load_store("docs")
+    sizes = sorted(len(m["content"].encode()) for m in store.memories)
+    assert all(size > 500 for size in sizes)
+    assert sum(size > 8_000 for size in sizes) >= 8  # long documents: chunking matters
+    middle = [q for q in store.queries if q.category == "middle"]
+    assert len(middle) >= 15
+    by_key = {m["key"]: m for m in store.memories}
+    for q in middle:
+        text = by_key[q.relevant[0]]["content"]
+        assert 0.25 <= text.find(q.anchor) / len(text) <= 0.75, q.id
+
+
+def test_checker_finds_a_dangling_label_and_a_moved_split():
+    data = copy.deepcopy(raw_store("lifelog"))
+    data["queries"][0]["relevant"] = ["l999"]
+    data["queries"][1]["split"] = "test" if data["queries"][1]["split"] == "dev" else "dev"
+    errors, _ = check_data("lifelog", data, resolve=False)
+    assert any("'l999' does not exist" in e for e in errors)
+    assert any(data["queries"][1]["id"] in e and "seeded split" in e for e in errors)
+
+
+def test_checker_finds_an_anchor_missing_from_its_document():
+    data = copy.deepcopy(raw_store("docs"))
+    data["queries"][0]["anchor"] = "this sentence is in no installed document"
+    errors, _ = check_data("docs", data)
+    assert any("anchor" in e and data["queries"][0]["id"] in e for e in errors)
+
+
+def test_split_is_pinned_balanced_and_stable_when_queries_are_added():
+    queries = raw_store("devprojects")["queries"]
+    split = assign_splits("devprojects", queries, seed=SEED)
+    assert split == assign_splits("devprojects", list(reversed(queries)), seed=SEED)  # order does not matter
+    assert {q["id"]: q["split"] for q in queries} == split
+    for category in {q["category"] for q in queries}:
+        n = Counter(split[q["id"]] for q in queries if q["category"] == category)
+        assert 0 <= n["dev"] - n["test"] <= 1
+    grown = [*queries, *({"id": f"new{i}", "category": "project"} for i in range(3))]
+    moved = [qid for qid, s in assign_splits("devprojects", grown, seed=SEED).items() if qid in split and s != split[qid]]
+    assert len(moved) <= 2  # three additions shift the cut by at most a query or two
+    assert assign_splits("devprojects", queries, seed=SEED + 1) != split  # the seed is what fixes it
+
+
+def test_recall_dataset_view_keeps_answerable_queries_of_one_split():
+    store = load_store("lifelog")
+    ds = to_recall_dataset(store, "dev")
+    assert ds.queries and all(q.relevant for q in ds.queries)
+    dev_ids = {q.id for q in store.queries_in("dev")}
+    assert {q.id for q in ds.queries} <= dev_ids
+    offtopic_dev = [q for q in store.queries_in("dev") if not q.answerable]
+    assert offtopic_dev and all(q.category == "offtopic" for q in offtopic_dev)
+    assert ds.now == store.now and len(ds.memories) == len(store.memories)
