@@ -72,7 +72,7 @@ def child_seed(home: Path, size: int, cache_dir: Path) -> dict:
     _cache_save(cache_dir, nodes, emb.model_id)
     self_ensure(name="Bench")
     call_command("init", "--quiet")
-    from memory.ui_selectors import graph_export
+    from memory.graph import graph_export
 
     start = time.perf_counter()
     data = graph_export()

@@ -111,6 +111,16 @@ def proposals_list(*, status: str | None = "pending", kind: str | None = None, l
     return list(rows.order_by("-priority", "-created_at")[:limit])
 
 
+def proposal_get(*, proposal_id: str) -> ProposalRow | None:
+    """One proposal by id, or None."""
+    return ProposalRow.objects.filter(proposal_id=proposal_id).first()
+
+
+def proposal_status_counts() -> dict[str, int]:
+    """How many proposals there are per status."""
+    return dict(Counter(ProposalRow.objects.values_list("status", flat=True)))
+
+
 def node_briefs(uids: list[str]) -> dict[str, dict]:
     """Short views of nodes for proposal listings: id, title, type, tier, space, content (first 400 chars)."""
     return {r["uid"]: {"id": r["uid"], "title": r["title"], "type": r["type"], "tier": r["tier"],

@@ -14,6 +14,7 @@ from memory.models import EdgeRow, NodeRow
 from memory.search.semantic import cosines_for
 from whisper.affinity import FeedbackSample
 from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
+from whisper.state import INJECTED
 
 IDENTITY_LIMIT = 200
 SERVED_LOOKBACK = 50
@@ -116,3 +117,35 @@ def decision_counts(*, since: datetime | None = None) -> dict[str, int]:
     for decision in qs.values_list("decision", flat=True):
         counts[decision] += 1
     return dict(counts)
+
+
+def decisions_page(*, outcome: str = "all", session_id: str | None = None, limit: int = 50,
+                   before_id: int | None = None) -> list[WhisperDecisionRow]:
+    """Decided (not pending) decisions, newest first: all, "injected" or "silent", before an id, of one session."""
+    qs = WhisperDecisionRow.objects.exclude(decision="pending").defer("prompt_vec")
+    if outcome == "injected":
+        qs = qs.filter(decision=INJECTED)
+    elif outcome == "silent":
+        qs = qs.exclude(decision=INJECTED)
+    if session_id:
+        qs = qs.filter(session_id=session_id)
+    if before_id:
+        qs = qs.filter(id__lt=before_id)
+    return list(qs.order_by("-created", "-id")[:limit])
+
+
+def candidates_by_decision(*, decision_ids: Sequence[int]) -> dict[int, list[WhisperCandidateRow]]:
+    """The candidate rows of each decision (every id is a key)."""
+    out: dict[int, list[WhisperCandidateRow]] = {i: [] for i in decision_ids}
+    for c in WhisperCandidateRow.objects.filter(decision_id__in=list(decision_ids)):
+        out[c.decision_id].append(c)
+    return out
+
+
+def explicit_feedback(*, decision_ids: Sequence[int]) -> dict[tuple[int, str], int]:
+    """The latest explicit signal per (decision, memory)."""
+    latest: dict[tuple[int, str], int] = {}
+    for decision_id, uid, signal in (AffinityRow.objects.filter(decision_id__in=list(decision_ids), source="explicit")
+                                     .order_by("created", "id").values_list("decision_id", "node_uid", "signal")):
+        latest[(decision_id, uid)] = signal
+    return latest

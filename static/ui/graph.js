@@ -1,4 +1,4 @@
-/* Ormah graph explorer: Cytoscape + fcose. Data comes from /graph/data/ (compact keys, see memory/ui_selectors.py):
+/* Ormah graph explorer: Cytoscape + fcose. Data comes from /graph/data/ (compact keys, see memory/graph.py):
  *   node {id, label, type, tier, space, imp, acc, self?, idn?, old?, more?}   edge [source, target, type, weight]
  * The instance is window.ormahGraph; #graph gets data-state="ready" and data-node-count once the graph is drawn.
  */

@@ -146,7 +146,7 @@ def test_beyond_the_limit_double_click_loads_the_neighbourhood(new_page, mem, mo
     leaves = [mem(f"Billing detail number {i}: the invoice path", auto_link=False) for i in range(3)]
     for leaf in leaves:
         edge_create(source_ref=leaf.id, target_ref=hub.id, edge="part_of", weight=0.7)
-    monkeypatch.setattr("memory.views.graph.GRAPH_NODE_LIMIT", 1)
+    monkeypatch.setattr("ormah_site.ui.views.graph.GRAPH_NODE_LIMIT", 1)
     page = new_page()
     sign_in(page)
     assert wait_for_graph(page) == 2  # the self node and the most important memory

@@ -155,7 +155,7 @@ def test_maintenance_screens_need_sign_in(client, db, path):
 def test_dashboard_counts_sleep_cycle_progress_from_the_run_ledger(db):
     from datetime import timedelta
 
-    from maintenance.ui_selectors import jobs_dashboard
+    from ormah_site.ui.view_models.jobs import jobs_dashboard
 
     now = utcnow()
     queued_at = now - timedelta(seconds=30)

@@ -16,7 +16,7 @@ def file_text(node_id: str) -> str:
 
 def edit_form(ui, node_id: str) -> dict:
     """The edit form's current values, as the page would submit them."""
-    from memory.ui_selectors import node_detail
+    from ormah_site.ui.view_models.nodes import node_detail
 
     d = node_detail(ref=node_id)
     n = d.node

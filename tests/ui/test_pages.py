@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from memory.services import edge_create, node_mark_outdated, self_ensure
-from memory.ui_selectors import GraphFilters, graph_export, graph_neighbourhood
+from memory.graph import GraphFilters, graph_export, graph_neighbourhood
 from tests.ui.conftest import PASSWORD
 
 UI_PAGES = ["/", "/graph/data/", "/search/?q=x", "/stats/", "/nodes/suggest/?target=a"]

@@ -1,17 +1,17 @@
-"""Read-only selectors for the whisper screen: recent decisions with every candidate, and the feedback given.
+"""The whisper screen's view-models: recent decisions with every candidate, the feedback given, warnings now.
 
-Everything returned is evaluated (dataclasses and lists), so the template never queries while it renders.
+Built on whisper.selectors and memory's warnings; everything returned is evaluated (dataclasses and lists), so the
+template never queries while it renders.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
 from memory.context.warnings import memory_warnings
 from memory.domain.trust import warning_line
-from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
+from whisper.selectors import candidates_by_decision, decision_counts, decision_get, decisions_page, explicit_feedback
 from whisper.state import INJECTED
 
 PROMPT_PREVIEW = 280
@@ -65,7 +65,7 @@ class DecisionView:
         return [c for c in self.candidates if not c.injected]
 
 
-def _candidate(c: WhisperCandidateRow, feedback: dict[tuple[int, str], int],
+def _candidate(c, feedback: dict[tuple[int, str], int],
                warnings: dict[str, tuple[str, ...]]) -> CandidateView:
     return CandidateView(
         node_uid=c.node_uid, short_id=c.short_id, title=c.title, source=c.source, stage=c.stage, injected=c.injected,
@@ -75,7 +75,7 @@ def _candidate(c: WhisperCandidateRow, feedback: dict[tuple[int, str], int],
     )
 
 
-def _view(d: WhisperDecisionRow, candidates: list[WhisperCandidateRow],
+def _view(d, candidates: list,
           feedback: dict[tuple[int, str], int], warnings: dict[str, tuple[str, ...]]) -> DecisionView:
     prompt = d.prompt or ""
     preview = prompt if len(prompt) <= PROMPT_PREVIEW else prompt[: PROMPT_PREVIEW - 1].rstrip() + "…"
@@ -89,14 +89,6 @@ def _view(d: WhisperDecisionRow, candidates: list[WhisperCandidateRow],
     )
 
 
-def _feedback(decision_ids: list[int]) -> dict[tuple[int, str], int]:
-    latest: dict[tuple[int, str], int] = {}
-    for decision_id, uid, signal in (AffinityRow.objects.filter(decision_id__in=decision_ids, source="explicit")
-                                     .order_by("created", "id").values_list("decision_id", "node_uid", "signal")):
-        latest[(decision_id, uid)] = signal
-    return latest
-
-
 def _warnings(uids: list[str]) -> dict[str, tuple[str, ...]]:
     """Each memory's recall warnings as it stands now, as display lines."""
     if not uids:
@@ -108,37 +100,25 @@ def _warnings(uids: list[str]) -> dict[str, tuple[str, ...]]:
 def decisions_recent(*, outcome: str = "all", session_id: str | None = None, limit: int = 50,
                      before_id: int | None = None) -> list[DecisionView]:
     """The newest decisions (all, "injected" or "silent"), each with its candidates and the feedback given."""
-    qs = WhisperDecisionRow.objects.exclude(decision="pending").defer("prompt_vec")
-    if outcome == "injected":
-        qs = qs.filter(decision=INJECTED)
-    elif outcome == "silent":
-        qs = qs.exclude(decision=INJECTED)
-    if session_id:
-        qs = qs.filter(session_id=session_id)
-    if before_id:
-        qs = qs.filter(id__lt=before_id)
-    rows = list(qs.order_by("-created", "-id")[:limit])
+    rows = decisions_page(outcome=outcome, session_id=session_id, limit=limit, before_id=before_id)
     ids = [r.id for r in rows]
-    by_decision: dict[int, list[WhisperCandidateRow]] = {i: [] for i in ids}
-    for c in WhisperCandidateRow.objects.filter(decision_id__in=ids):
-        by_decision[c.decision_id].append(c)
-    feedback = _feedback(ids)
+    by_decision = candidates_by_decision(decision_ids=ids)
+    feedback = explicit_feedback(decision_ids=ids)
     warnings = _warnings([c.node_uid for cs in by_decision.values() for c in cs])
     return [_view(r, by_decision[r.id], feedback, warnings) for r in rows]
 
 
 def decision_one(*, decision_id: int) -> DecisionView | None:
     """One decision with its candidates, or None."""
-    row = WhisperDecisionRow.objects.defer("prompt_vec").filter(id=decision_id).first()
+    row = decision_get(whisper_log_id=decision_id)
     if row is None:
         return None
-    candidates = list(WhisperCandidateRow.objects.filter(decision_id=row.id))
-    return _view(row, candidates, _feedback([row.id]), _warnings([c.node_uid for c in candidates]))
+    candidates = candidates_by_decision(decision_ids=[row.id])[row.id]
+    return _view(row, candidates, explicit_feedback(decision_ids=[row.id]),
+                 _warnings([c.node_uid for c in candidates]))
 
 
 def decision_outcomes(*, since: datetime | None = None) -> list[tuple[str, int]]:
-    """How often each outcome was decided (most frequent first)."""
-    qs = WhisperDecisionRow.objects.exclude(decision="pending")
-    if since is not None:
-        qs = qs.filter(created__gte=since)
-    return sorted(Counter(qs.values_list("decision", flat=True)).items(), key=lambda kv: (-kv[1], kv[0]))
+    """How often each outcome was decided (most frequent first; pending decisions left out)."""
+    counts = decision_counts(since=since)
+    return sorted(((k, n) for k, n in counts.items() if k != "pending"), key=lambda kv: (-kv[1], kv[0]))

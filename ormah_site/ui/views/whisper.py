@@ -1,4 +1,4 @@
-"""Web UI of the whisper app: recent prompts and decisions, what was injected and why, and feedback buttons.
+"""The whisper screen: recent prompts and decisions, what was injected and why, and feedback buttons.
 
 Feedback goes through whisper.services.feedback.feedback_submit (explicit feedback, in the decision's context).
 """
@@ -14,8 +14,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memory.domain.node import utcnow
 from memory.errors import OrmahError
+from ormah_site.ui.http import is_htmx
+from ormah_site.ui.view_models.whisper import decision_one, decision_outcomes, decisions_recent
 from whisper.services.feedback import feedback_submit
-from whisper.ui_selectors import decision_one, decision_outcomes, decisions_recent
 
 OUTCOMES = ("all", "injected", "silent")
 PAGE = 40
@@ -49,7 +50,7 @@ def whisper_feedback(request: HttpRequest, decision_id: int) -> HttpResponse:
         feedback_submit(node_ref=node_id, signal=signal, source="explicit", whisper_log_id=decision_id)
     except OrmahError as exc:
         error = exc.message
-    if request.headers.get("HX-Request") != "true":
+    if not is_htmx(request):
         return redirect("ui:whisper")
     decision = decision_one(decision_id=decision_id)
     candidate = next((c for c in decision.candidates if c.node_uid == node_id), None) if decision else None

@@ -7,13 +7,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from memory.ui_selectors import stats_overview
-from memory.views.render import bar_chart, line_chart
+from memory.stats import stats_overview
+from ormah_site.ui.render import bar_chart, line_chart
 
 
 @login_required
 @require_GET
 def stats_page(request: HttpRequest) -> HttpResponse:
+    """Counts and charts of the whole memory."""
     stats = stats_overview()
     return render(request, "memory/stats.html", {
         "stats": stats,

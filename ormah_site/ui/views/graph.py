@@ -13,7 +13,7 @@ from memory.domain.enums import EdgeType, NodeType, Tier
 from memory.domain.search import SearchQuery
 from memory.errors import OrmahError
 from memory.search import recall
-from memory.ui_selectors import GRAPH_NODE_LIMIT, GraphFilters, graph_export, graph_facets, graph_neighbourhood
+from memory.graph import GRAPH_NODE_LIMIT, GraphFilters, graph_export, graph_facets, graph_neighbourhood
 
 SEARCH_LIMIT = 20
 _TIERS = {t.value for t in Tier}

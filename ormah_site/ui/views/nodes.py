@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -14,25 +13,16 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from pydantic import ValidationError
 
 from memory import services
-from memory.context.node_trust import node_trust
+from memory.cards import node_suggest
 from memory.domain.enums import TIER_ORDER, EdgeType, Tier
 from memory.errors import OrmahError
-from memory.ui_selectors import NodeDetail, node_detail, node_file_hash, node_suggest
-from memory.views.forms import ConnectForm, NodeEditForm, OutdatedForm, TierForm
-from memory.views.render import markdown_html
+from ormah_site.ui.forms import ConnectForm, NodeEditForm, OutdatedForm, TierForm
+from ormah_site.ui.http import is_htmx, with_trigger
+from ormah_site.ui.render import markdown_html
+from ormah_site.ui.view_models.node_trust import node_trust
+from ormah_site.ui.view_models.nodes import NodeDetail, node_detail, node_file_hash
 
 _TIER_VERBS = {Tier.CORE: "Promote to core", Tier.WORKING: "Move to working", Tier.ARCHIVAL: "Archive"}
-
-
-def is_htmx(request: HttpRequest) -> bool:
-    """True for requests htmx makes (they get partials instead of pages)."""
-    return request.headers.get("HX-Request") == "true"
-
-
-def with_trigger(response: HttpResponse, event: str, detail: dict) -> HttpResponse:
-    """Tell the page (graph.js) what changed, through htmx's HX-Trigger response header."""
-    response["HX-Trigger"] = json.dumps({event: detail})
-    return response
 
 
 def _tier_moves(detail: NodeDetail) -> list[tuple[str, str, bool]]:

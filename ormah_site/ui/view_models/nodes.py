@@ -1,0 +1,74 @@
+"""The node panel's view-model: the memory as its file says, its edges both ways, identity and audit history.
+
+Built from memory's selectors only; everything is evaluated, so the template never queries while rendering.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from memory import runtime
+from memory.cards import AuditEntry, node_audit, node_label
+from memory.domain.enums import EdgeType
+from memory.domain.node import Node, utcnow
+from memory.selectors import Neighbour, node_neighbours, node_read, node_row_get
+
+
+@dataclass(frozen=True)
+class EdgeView:
+    uid: str
+    short_id: str
+    label: str
+    edge_type: str
+    weight: float
+    reason: str | None
+    direction: str  # "out" | "in"
+
+
+@dataclass(frozen=True)
+class NodeDetail:
+    """Everything the node panel shows: the node as its file says, edges, identity and audit history."""
+
+    node: Node
+    file_path: str
+    file_hash: str
+    label: str
+    outdated: bool
+    is_self: bool
+    defined_by_self: bool
+    defines_count: int
+    edges_out: list[EdgeView]
+    edges_in: list[EdgeView]
+    audit: list[AuditEntry]
+
+
+def _edge_view(n: Neighbour) -> EdgeView:
+    return EdgeView(uid=n.row.uid, short_id=n.row.short_id, label=node_label(n.row.title, n.row.content),
+                    edge_type=n.edge_type, weight=n.weight, reason=n.reason, direction=n.direction)
+
+
+def node_detail(*, ref: str, now: datetime | None = None) -> NodeDetail:
+    """The node panel's data for an id or unique prefix; the node itself is read from its markdown file.
+
+    Raises NodeNotFound or AmbiguousNodeRef.
+    """
+    now = now or utcnow()
+    row = node_row_get(ref=ref)
+    node, stored = node_read(store=runtime.store(), row=row)
+    neighbours = sorted(node_neighbours(row=row), key=lambda n: (n.edge_type, -n.weight, n.row.uid))
+    return NodeDetail(
+        node=node, file_path=row.file_path, file_hash=stored.hash, label=node_label(node.title or "", node.content),
+        outdated=node.is_outdated(now), is_self=row.is_self,
+        defined_by_self=any(n.direction == "in" and n.edge_type == EdgeType.DEFINES and n.row.is_self
+                            for n in neighbours),
+        defines_count=sum(1 for n in neighbours if n.direction == "out" and n.edge_type == EdgeType.DEFINES),
+        edges_out=[_edge_view(n) for n in neighbours if n.direction == "out"],
+        edges_in=[_edge_view(n) for n in neighbours if n.direction == "in"],
+        audit=node_audit(node_uid=row.uid),
+    )
+
+
+def node_file_hash(*, ref: str) -> str:
+    """The hash of a memory's file as it is on disk now (to detect edits made while a form was open)."""
+    return node_read(store=runtime.store(), row=node_row_get(ref=ref))[1].hash
