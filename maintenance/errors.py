@@ -12,6 +12,13 @@ class JobBusy(Conflict):
     http_status = 409
 
 
+class StaleProposal(Conflict):
+    """A memory a proposal was made from changed or vanished since; the proposal has expired."""
+
+    code = "stale_proposal"
+    http_status = 409
+
+
 class UnknownJob(NodeNotFound):
     """No job by that name."""
 

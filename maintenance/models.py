@@ -61,6 +61,9 @@ class ProposalRow(models.Model):
     score = models.FloatField(default=0.0)
     priority = models.FloatField(default=0.0, db_index=True)
     payload = models.JSONField(default=dict)
+    basis = models.JSONField(default=dict)  # node uid -> content hash of the memory as the detector saw it
+    group_key = models.CharField(max_length=80, blank=True, default="", db_index=True)  # proposals of one cause
+    group_label = models.CharField(max_length=300, blank=True, default="")
     created_at = models.DateTimeField(db_index=True)
     expires_at = models.DateTimeField(db_index=True)
     decided_at = models.DateTimeField(null=True, blank=True)

@@ -6,7 +6,7 @@ from collections import Counter
 
 from django.db.models import Max
 
-from maintenance.detectors.facts import NodeFacts
+from maintenance.detectors.facts import NodeFacts, text_hash
 from maintenance.detectors.similarity import VectorTable
 from maintenance.models import JobRunRow, JobStateRow, MaintenanceSessionRow, NodeSeenRow, ProposalRow
 from memory.models import EdgeRow, MergeHistoryRow, NodeRow
@@ -32,6 +32,15 @@ def facts_all() -> dict[int, NodeFacts]:
 def facts_where(**filters) -> list[NodeFacts]:
     """Facts of the rows matching ORM filters, in write order."""
     return [_facts(v) for v in NodeRow.objects.filter(**filters).order_by("indexed_seq", "id").values_list(*FACT_FIELDS)]
+
+
+def text_hashes(uids: list[str]) -> dict[str, str]:
+    """What each live memory says now (uid -> text hash); missing uids are gone."""
+    out: dict[str, str] = {}
+    for i in range(0, len(uids), 500):
+        out.update((uid, text_hash(title, content)) for uid, title, content in
+                   NodeRow.objects.filter(uid__in=uids[i:i + 500]).values_list("uid", "title", "content"))
+    return out
 
 
 def vector_table() -> VectorTable:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from maintenance.detectors.facts import NodeFacts, ProposalDraft
+from maintenance.detectors.facts import NodeFacts, ProposalDraft, ProposalKind, basis_of
 
 CLUSTER_MIN_COS = 0.6
 CLUSTER_MAX_SIZE = 5
@@ -66,10 +66,11 @@ def lossless_digest(cluster: Sequence[NodeFacts]) -> tuple[str, str]:
 def consolidation_draft(cluster: Sequence[NodeFacts], *, title: str, content: str, type_: str,
                         why: str = "") -> ProposalDraft:
     return ProposalDraft(
-        kind="consolidation", node_uids=tuple(n.uid for n in cluster),
+        kind=ProposalKind.CONSOLIDATION, node_uids=tuple(n.uid for n in cluster),
         action=f"Consolidate {len(cluster)} working memories into one {type_} and archive them",
         reason=why or "Similar working memories (cosine ≥ 0.6)", score=round(0.5 + 0.1 * len(cluster), 2),
         payload={"node_ids": [n.uid for n in cluster], "title": title, "content": content, "type": type_},
+        basis=basis_of(*cluster),
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from maintenance.detectors.facts import EdgeDraft, NodeFacts, Pair, ProposalDraft
+from maintenance.detectors.facts import EdgeDraft, NodeFacts, Pair, ProposalDraft, ProposalKind, basis_of
 from maintenance.detectors.text import dates, has_change_phrase, negated, numbers
 
 BELIEF_TYPES = frozenset({"preference", "fact", "observation", "goal"})
@@ -69,11 +69,12 @@ def heuristic_conflict(pair: Pair) -> ProposalDraft | None:
         edge = EdgeDraft(newer.uid, older.uid, "contradicts", CONFLICT_WEIGHT, "One states the negation of the other")
         action = "Record that the two memories contradict each other (contradicts)"
     return ProposalDraft(
-        kind="conflict", node_uids=(newer.uid, older.uid), action=action,
+        kind=ProposalKind.CONFLICT, node_uids=(newer.uid, older.uid), action=action,
         reason=f"Similar beliefs (cosine {pair.cosine:.2f}) with {', '.join(fired)} differing",
         score=round(pair.cosine, 4),
         payload={"source_id": edge.source_uid, "target_id": edge.target_uid, "edge": edge.edge,
                  "weight": edge.weight, "edge_reason": edge.reason, "signals": fired},
+        basis=basis_of(newer, older),
     )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from maintenance.detectors.conflicts import change_signals
-from maintenance.detectors.facts import NodeFacts, Pair, ProposalDraft
+from maintenance.detectors.facts import NodeFacts, Pair, ProposalDraft, ProposalKind, basis_of
 from maintenance.detectors.text import content_words, jaccard, title_ratio, tokens
 
 TIER_RANK = {"core": 2, "working": 1, "archival": 0}
@@ -93,8 +93,9 @@ def merge_draft(pair: Pair, score: DuplicateScore, *, merged_title: str | None =
     keep, gone = keeper_first(pair.a, pair.b)
     reason = f"{why} ({score.describe()})" if why else f"Near-duplicate ({score.describe()})"
     return ProposalDraft(
-        kind="merge", node_uids=(keep.uid, gone.uid), action=f"Merge two {keep.type} memories into one",
+        kind=ProposalKind.MERGE, node_uids=(keep.uid, gone.uid), action=f"Merge two {keep.type} memories into one",
         reason=reason, score=round(score.composite, 4),
         payload={"keep_id": keep.uid, "discard_id": gone.uid, "merged_title": merged_title,
                  "merged_content": merged_content},
+        basis=basis_of(keep, gone),
     )

@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 
 ABOUT_SELF_TAG = "about_self"
+
+
+def text_hash(title: str | None, content: str) -> str:
+    """The hash of what a memory says (title and content): a proposal made from it is stale once it changes."""
+    return hashlib.sha256(f"{title or ''}\n\x00{content}".encode()).hexdigest()
+
+
+class ProposalKind(StrEnum):
+    MERGE = "merge"
+    CONFLICT = "conflict"
+    DECAY = "decay"
+    LINK = "link"
+    CONSOLIDATION = "consolidation"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +54,10 @@ class NodeFacts:
     def label(self) -> str:
         return self.title or self.content[:60]
 
+    @property
+    def text_hash(self) -> str:
+        return text_hash(self.title, self.content)
+
 
 @dataclass(frozen=True, slots=True)
 class Pair:
@@ -57,12 +76,14 @@ class Pair:
 class ProposalDraft:
     """A change to offer for review; `payload` holds what approving it applies."""
 
-    kind: str
+    kind: ProposalKind
     node_uids: tuple[str, ...]
     action: str
     reason: str
     score: float
     payload: dict = field(default_factory=dict)
+    basis: dict[str, str] = field(default_factory=dict)  # uid -> text hash of each memory as it was judged
+    group: tuple[str, str] | None = None  # (key, label) of the cause it shares with other proposals
 
     @property
     def key(self) -> str:
@@ -78,3 +99,8 @@ class EdgeDraft:
     edge: str
     weight: float
     reason: str
+
+
+def basis_of(*nodes: NodeFacts) -> dict[str, str]:
+    """What each memory said when a draft was made from it."""
+    return {n.uid: n.text_hash for n in nodes}

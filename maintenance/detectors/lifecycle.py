@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from maintenance.detectors.facts import NodeFacts, ProposalDraft
+from maintenance.detectors.facts import NodeFacts, ProposalDraft, ProposalKind, basis_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,8 @@ def decays(node: NodeFacts, now: datetime, threshold: float) -> bool:
 def decay_draft(node: NodeFacts, r: float) -> ProposalDraft:
     """Identity memories are not archived silently: a proposal instead."""
     return ProposalDraft(
-        kind="decay", node_uids=(node.uid,), action="Move this identity memory to archival",
+        kind=ProposalKind.DECAY, node_uids=(node.uid,), action="Move this identity memory to archival",
         reason=f"Not recalled for a while (retrievability {r:.2f})", score=round(1.0 - r, 4),
         payload={"node_id": node.uid, "tier": "archival"},
+        basis=basis_of(node),
     )

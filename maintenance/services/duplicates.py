@@ -12,7 +12,7 @@ from maintenance.llm.judges import judge_duplicates
 from maintenance.selectors import facts_all, pending_proposal_uids, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
 from maintenance.services.pairs import pairs_by_node
-from maintenance.services.proposals import propose
+from maintenance.services.proposals import propose, proposals_expire_stale
 from memory.errors import OrmahError
 from memory.services import node_merge
 
@@ -30,6 +30,9 @@ def duplicates_run(ctx: RunContext) -> None:
     neighbours = nearest(vector_table(), [f.row_id for f in work.candidates], k=dup.NEIGHBOURS, min_cos=min_cos)
     seen: set[str] = set()
     gone: set[str] = set()
+    stale = proposals_expire_stale(now=ctx.now)  # their memories changed: the pairs may be proposed afresh
+    if stale:
+        ctx.counts["stale_expired"] = stale
     pending = pending_proposal_uids("merge")
     for start in range(0, len(work.candidates), CHUNK):
         if ctx.out_of_time():

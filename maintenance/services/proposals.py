@@ -10,14 +10,17 @@ from pydantic import ValidationError
 
 from maintenance.conf import MaintenanceConf
 from maintenance.detectors.facts import ProposalDraft
-from maintenance.errors import ProposalNotFound
+from maintenance.errors import ProposalNotFound, StaleProposal
 from maintenance.models import ProposalRow
+from maintenance.selectors import text_hashes
 from maintenance.services.context import RunContext
+from memory.conf import get_conf as memory_conf
 from memory.domain.enums import EdgeType, NodeType, Tier
 from memory.domain.node import utcnow
 from memory.domain.requests import validation_message
 from memory.errors import Conflict, OrmahError, ValidationFailed
 from memory.services import audit_note_many, edge_create, node_merge, node_set_tier, nodes_consolidate
+from memory.services.locking import write_lock
 
 logger = logging.getLogger(__name__)
 # Which proposals a full queue keeps: identity decay and merges first, cross-space links last.
@@ -61,13 +64,29 @@ def proposal_create(*, draft: ProposalDraft, conf: MaintenanceConf, now: datetim
         if weakest is None or weakest.priority >= priority:
             return "dropped"
         _close(weakest, "expired", now, {"reason": "displaced by a stronger proposal"})
+    group_key, group_label = draft.group or ("", "")
     ProposalRow.objects.create(
         proposal_id=str(uuid.uuid4()), kind=draft.kind, key=draft.key, node_uids=list(draft.node_uids),
         action=draft.action, reason=draft.reason, score=draft.score, priority=priority, payload=draft.payload,
+        basis=draft.basis or text_hashes(list(draft.node_uids)), group_key=group_key, group_label=group_label,
         created_at=now,
         expires_at=now + timedelta(days=conf.proposal_ttl_days),
     )
     return "created"
+
+
+def _changed(row: ProposalRow, now_hashes: dict[str, str]) -> list[str]:
+    """The uids of the proposal's basis that changed or vanished since it was made."""
+    return [uid for uid, h in row.basis.items() if now_hashes.get(uid) != h]
+
+
+def proposals_expire_stale(*, now: datetime) -> int:
+    """Expire pending proposals whose memories changed or vanished (their pair is examined afresh); returns how many."""
+    rows = list(ProposalRow.objects.filter(status="pending").exclude(basis={}))
+    current = text_hashes(sorted({uid for r in rows for uid in r.basis}))
+    stale = [r.pk for r in rows if _changed(r, current)]
+    return ProposalRow.objects.filter(pk__in=stale, status="pending").update(
+        status="expired", decided_at=now, result={"reason": "a memory it was made from changed"})
 
 
 def proposals_expire(*, now: datetime) -> int:
@@ -96,23 +115,42 @@ def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent",
         raise ProposalNotFound(f"No proposal {proposal_id}")
     if row.status == "pending" and row.expires_at <= now:
         _close(row, "expired", now, {"reason": "expired before a decision"})
-    claimed = ProposalRow.objects.filter(pk=row.pk, status="pending").update(
-        status=status, decided_at=now, decided_by=decided_by[:100])
-    if not claimed:
+    # The memory write lock spans the staleness check and the apply, so no write lands in between.
+    with write_lock(memory_conf().lock_file):
+        if row.status == "pending":
+            _refuse_if_stale(row, now)
+        claimed = ProposalRow.objects.filter(pk=row.pk, status="pending").update(
+            status=status, decided_at=now, decided_by=decided_by[:100])
+        if not claimed:
+            row.refresh_from_db()
+            raise Conflict(f"Proposal {proposal_id} is already {row.status}")
         row.refresh_from_db()
-        raise Conflict(f"Proposal {proposal_id} is already {row.status}")
-    row.refresh_from_db()
-    if status == "rejected":
-        return row
-    try:
-        result = _apply(row, now)
-    except (OrmahError, ValidationError) as exc:
-        message = exc.message if isinstance(exc, OrmahError) else validation_message(exc)
-        _close(row, "expired", now, {"error": message})
-        raise Conflict(f"Proposal {proposal_id} no longer applies: {message}") from exc
+        if status == "rejected":
+            return row
+        try:
+            result = _apply(row, now)
+        except (OrmahError, ValidationError) as exc:
+            message = exc.message if isinstance(exc, OrmahError) else validation_message(exc)
+            _close(row, "expired", now, {"error": message})
+            raise Conflict(f"Proposal {proposal_id} no longer applies: {message}") from exc
     row.result = result
     row.save(update_fields=["result"])
     return row
+
+
+def _refuse_if_stale(row: ProposalRow, now: datetime) -> None:
+    """Expire the proposal and raise StaleProposal when a memory it was made from changed or vanished."""
+    changed = _changed(row, text_hashes(list(row.basis)))
+    if not changed:
+        return
+    gone = [u for u in changed if u not in text_hashes(changed)]
+    what = ", ".join(u[:8] + (" (forgotten)" if u in gone else "") for u in changed)
+    ProposalRow.objects.filter(pk=row.pk, status="pending").update(
+        status="expired", decided_at=now, result={"reason": "a memory it was made from changed", "changed": changed})
+    raise StaleProposal(
+        f"Proposal {row.proposal_id} is stale: memory {what} changed after it was proposed, so it was not applied "
+        "and has expired; the next sleep cycle looks at these memories again",
+        details={"proposal_id": row.proposal_id, "changed": changed})
 
 
 def _apply(row: ProposalRow, now: datetime) -> dict:

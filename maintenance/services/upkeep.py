@@ -10,7 +10,7 @@ from maintenance.detectors import lifecycle as lc
 from maintenance.models import JobRunRow, MaintenanceSessionRow, NodeSeenRow, ProposalRow
 from maintenance.selectors import decided_at_by_key, degrees, facts_all, facts_where, neighbour_spaces
 from maintenance.services.context import RunContext
-from maintenance.services.proposals import propose, proposals_expire
+from maintenance.services.proposals import propose, proposals_expire, proposals_expire_stale
 from memory.domain.enums import Tier
 from memory.domain.lifecycle import LifecycleConf
 from memory.domain.requests import NodePatch
@@ -75,7 +75,7 @@ def ledgers_prune(ctx: RunContext) -> None:
     """Retention for every ledger maintenance touches: proposals, audit log, runs, sessions, merges, seen marks."""
     now, conf = ctx.now, ctx.conf
     old = now - timedelta(days=conf.ledger_retention_days)
-    ctx.counts["proposals_expired"] = proposals_expire(now=now)
+    ctx.counts["proposals_expired"] = proposals_expire(now=now) + proposals_expire_stale(now=now)
     ctx.counts["audit_pruned"] = audit_prune(now=now, default_days=conf.audit_retention_days,
                                              max_rows=conf.audit_max_rows, days_by_operation=AUDIT_DAYS_BY_OPERATION)
     MaintenanceSessionRow.objects.filter(status="awaiting_results", expires_at__lte=now).update(status="expired")
