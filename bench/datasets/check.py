@@ -18,11 +18,15 @@ import sys
 from collections import Counter
 from datetime import datetime
 
-from bench.datasets.loader import NO_ANSWER, STORES, DatasetUnavailable, doc_text, installed_license, raw_store
+from bench.datasets.loader import (
+    NO_ANSWER, STORES, DatasetUnavailable, doc_text, installed_license, raw_store, raw_whisper,
+)
 from bench.datasets.split import SPLITS, assign_splits
 
 MAX_CONTENT_BYTES = 64 * 1024
 MIN_QUERIES_TOTAL = 150
+MIN_WHISPER_PROMPTS = 250
+KINDS = ("inject", "silent")
 MIDDLE = (0.25, 0.75)
 MEMORY_KEYS = ("key", "type", "tier", "space", "title", "tags", "about_self", "created", "confidence",
                "valid_until")
@@ -130,6 +134,45 @@ def check_data(name: str, data: dict, *, resolve: bool = True) -> tuple[list[str
     return errors, counts
 
 
+def check_whisper(data: dict) -> tuple[list[str], Counter]:
+    """(errors, prompts per split/kind) for the whisper scenarios: labels exist in the named stores, inject
+    prompts expect something and silent ones nothing, spaces exist, and the split is the seeded one."""
+    errors: list[str] = []
+    keys: set[str] = set()
+    spaces: set[str] = set()
+    for name in data["stores"]:
+        for m in raw_store(name)["memories"]:
+            keys.add(m["key"])
+            if m.get("space"):
+                spaces.add(m["space"])
+    expected_split = assign_splits(data["name"], data["prompts"], seed=data["split_seed"])
+    counts: Counter = Counter()
+    seen: set[str] = set()
+    for p in data["prompts"]:
+        where = f"whisper: prompt {p['id']}"
+        if p["id"] in seen:
+            errors.append(f"{where}: duplicate id")
+        seen.add(p["id"])
+        if p.get("kind") not in KINDS:
+            errors.append(f"{where}: kind must be one of {KINDS}")
+        if p.get("split") != expected_split[p["id"]]:
+            errors.append(f"{where}: split {p.get('split')!r} differs from the seeded split {expected_split[p['id']]!r}")
+        counts[(p.get("split"), p.get("kind"))] += 1
+        expect, accept = p.get("expect", []), p.get("accept", [])
+        if (p.get("kind") == "inject") != bool(expect):
+            errors.append(f"{where}: inject prompts and only they expect memories")
+        for ref in [*expect, *accept]:
+            if ref not in keys:
+                errors.append(f"{where}: label {ref!r} does not exist")
+        if p.get("space") is not None and p["space"] not in spaces:
+            errors.append(f"{where}: space {p['space']!r} is used by no memory")
+        if not isinstance(p.get("history", []), list):
+            errors.append(f"{where}: history must be a list of prompts")
+    if len(data["prompts"]) < MIN_WHISPER_PROMPTS:
+        errors.append(f"whisper: only {len(data['prompts'])} prompts (need >= {MIN_WHISPER_PROMPTS})")
+    return errors, counts
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     errors: list[str] = []
@@ -148,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"all stores: {n} queries (dev {total['dev']}, test {total['test']})")
     if n < MIN_QUERIES_TOTAL:
         errors.append(f"only {n} labelled queries (need >= {MIN_QUERIES_TOTAL})")
+    whisper_errors, wcounts = check_whisper(raw_whisper())
+    errors += whisper_errors
+    print("whisper: " + ", ".join(f"{split} {kind} {n}" for (split, kind), n in sorted(wcounts.items())))
     for e in errors:
         print(f"ERROR: {e}")
     print("OK" if not errors else f"FAILED with {len(errors)} error(s)")

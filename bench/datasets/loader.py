@@ -159,3 +159,37 @@ def to_recall_dataset(store: Store, split: str | None = None) -> Dataset:
                     for q in store.queries_in(split) if q.answerable)
     return Dataset(now=store.now, self_name=store.self_name, memories=store.memories, edges=store.edges,
                    queries=queries)
+
+
+@dataclass(frozen=True)
+class WhisperSet:
+    """The whisper scenarios (whisper.json): prompts as dicts (id, kind, category, space, prompt, expect, accept,
+    history, split) over the memories of `stores` loaded into one home."""
+
+    now: datetime
+    stores: tuple[str, ...]
+    seed: int
+    prompts: tuple[dict, ...]
+
+    def prompts_in(self, split: str | None) -> tuple[dict, ...]:
+        return self.prompts if split is None else tuple(p for p in self.prompts if p["split"] == split)
+
+
+def raw_whisper() -> dict:
+    return json.loads((HERE / "whisper.json").read_text(encoding="utf-8"))
+
+
+def load_whisper() -> WhisperSet:
+    data = raw_whisper()
+    return WhisperSet(now=_time(data["now"]), stores=tuple(data["stores"]), seed=data["split_seed"],
+                      prompts=tuple(data["prompts"]))
+
+
+def merged_memories(stores: tuple[str, ...] = STORES) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
+    """(memories, edges) of several stores for one home; keys are unique across stores (d, l, p prefixes)."""
+    loaded = [load_store(name) for name in stores]
+    memories = tuple(m for s in loaded for m in s.memories)
+    keys = [m["key"] for m in memories]
+    if len(keys) != len(set(keys)):
+        raise ValueError("memory keys collide across stores")
+    return memories, tuple(e for s in loaded for e in s.edges)

@@ -78,3 +78,29 @@ def test_recall_dataset_view_keeps_answerable_queries_of_one_split():
     offtopic_dev = [q for q in store.queries_in("dev") if not q.answerable]
     assert offtopic_dev and all(q.category == "offtopic" for q in offtopic_dev)
     assert ds.now == store.now and len(ds.memories) == len(store.memories)
+
+
+def test_whisper_scenarios_pass_the_checker_and_cover_every_kind_of_prompt():
+    from bench.datasets.check import check_whisper
+    from bench.datasets.loader import load_whisper, raw_whisper
+
+    errors, counts = check_whisper(raw_whisper())
+    assert errors == []
+    scenarios = load_whisper()
+    assert len(scenarios.prompts) >= 250
+    cats = Counter(p["category"] for p in scenarios.prompts)
+    for cat in ("project", "cross_project", "identity", "follow_up", "paraphrase", "near_miss", "machine", "docs"):
+        assert cats[cat] >= 10, cat
+    for split in ("dev", "test"):
+        assert {p["kind"] for p in scenarios.prompts_in(split)} == {"inject", "silent"}
+        assert counts[(split, "inject")] >= 60
+
+
+def test_whisper_checker_finds_a_dangling_label():
+    from bench.datasets.check import check_whisper
+    from bench.datasets.loader import raw_whisper
+
+    data = copy.deepcopy(raw_whisper())
+    data["prompts"][0]["expect"] = ["p999"]
+    errors, _ = check_whisper(data)
+    assert any("'p999' does not exist" in e for e in errors)
