@@ -219,6 +219,7 @@ def index_nodes(
         batch_size=CHUNK,
     )
     embedded = _index_vectors([(n, rows[n.id]) for n, _ in pairs], embedder)
+    vectors.prune_log()
     if link:
         _rebuild_edges([rows[u] for u in uids])
         if new_rows and not fresh:

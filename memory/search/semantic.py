@@ -1,6 +1,10 @@
 """The vector leg: nearest memories by cosine, with every filter applied so that none starves the list.
 
-Type, tier and space run inside vec0 as metadata constraints. vec0 pushes `rowid IN (...)` into its scan but
+By default the leg searches the in-process matrix (memory/search/matrix.py: exact, filters as masks).
+settings.ORMAH["VECTOR_INDEX"] = "vec0" searches the vec0 table instead, as described below; both give the same
+rows in the same order (tests/embeddings/test_matrix.py).
+
+In vec0, type, tier and space run inside vec0 as metadata constraints. vec0 pushes `rowid IN (...)` into its scan but
 applies anything else only after it has picked k rows, and caps k at 4096, so the remaining filters work so:
 - outdated memories (valid_until passed): the KNN asks for a few more than `limit`, the rows it returns are
   checked against the filters by primary key, and k grows while too few are left (no scan for outdated rows);
@@ -17,9 +21,10 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from django.conf import settings
 
 from memory.models import NodeRow
-from memory.search import vectors
+from memory.search import matrix, vectors
 from memory.search.filters import Filters, matching_ids
 from memory.search.vectors import VectorHit
 
@@ -35,7 +40,7 @@ def _native(filters: Filters) -> dict:
 
 def _by_candidates(vector: np.ndarray, k: int, filters: Filters, candidates: Sequence[int]) -> list[VectorHit]:
     if len(candidates) <= POINT_LOOKUP_MAX:
-        return cosines_for(vector, candidates)[:k]
+        return _stored_cosines(vector, candidates)[:k]
     hits: list[VectorHit] = []
     k = min(k, VEC0_MAX_K)
     for i in range(0, len(candidates), CANDIDATE_CHUNK):
@@ -57,12 +62,28 @@ def _overfetch(vector: np.ndarray, limit: int, filters: Filters, k: int) -> list
         k = min(VEC0_MAX_K, k * 4)
 
 
+def uses_matrix() -> bool:
+    """True unless settings.ORMAH["VECTOR_INDEX"] asks for vec0."""
+    return settings.ORMAH.get("VECTOR_INDEX", "matrix") != "vec0"
+
+
 def vector_search(
     vector: np.ndarray, limit: int, filters: Filters = Filters(), *, min_cosine: float | None = None,
 ) -> list[VectorHit]:
     """Up to `limit` rows passing `filters`, nearest first (only cosine >= min_cosine when given)."""
-    if limit <= 0 or (filters.spaces is not None and not filters.spaces) or vectors.table_dim() is None:
-        return []  # nothing was ever indexed (the vec0 table is created by the first index write)
+    if limit <= 0 or (filters.spaces is not None and not filters.spaces):
+        return []
+    hits = matrix.search(vector, limit, filters) if uses_matrix() else vec0_search(vector, limit, filters)
+    hits = hits or []  # None: nothing was ever indexed (the vector table is created by the first index write)
+    return hits if min_cosine is None else [h for h in hits if h.cosine >= min_cosine]
+
+
+def vec0_search(vector: np.ndarray, limit: int, filters: Filters = Filters()) -> list[VectorHit] | None:
+    """The vec0 way of `vector_search` (no min_cosine); None when the vec0 table does not exist."""
+    if limit <= 0 or (filters.spaces is not None and not filters.spaces):
+        return []
+    if vectors.table_dim() is None:
+        return None
     limit = min(limit, VEC0_MAX_K)
     hits: list[VectorHit] | None = None
     if filters.needs_rows:
@@ -78,11 +99,20 @@ def vector_search(
             hits = _by_candidates(vector, limit, filters, matching_ids(filters))
     else:
         hits = vectors.knn(vector, limit, **_native(filters))
-    return hits if min_cosine is None else [h for h in hits if h.cosine >= min_cosine]
+    return hits
 
 
 def cosines_for(vector: np.ndarray, row_ids: Sequence[int], *, min_cosine: float | None = None) -> list[VectorHit]:
     """Cosine of the query to given rows (a real measurement for FTS candidates the KNN pool did not reach)."""
+    if uses_matrix() and row_ids:
+        found = matrix.cosines(vector, row_ids) or {}
+        hits = sorted((VectorHit(row_id=i, cosine=c) for i, c in found.items()), key=lambda h: (-h.cosine, h.row_id))
+    else:
+        hits = _stored_cosines(vector, row_ids)
+    return hits if min_cosine is None else [h for h in hits if h.cosine >= min_cosine]
+
+
+def _stored_cosines(vector: np.ndarray, row_ids: Sequence[int]) -> list[VectorHit]:
     stored = vectors.get_many(row_ids) if row_ids and vectors.table_dim() is not None else {}
     if not stored:
         return []
@@ -90,4 +120,4 @@ def cosines_for(vector: np.ndarray, row_ids: Sequence[int], *, min_cosine: float
     sims = np.stack([stored[i] for i in ids]) @ np.asarray(vector, dtype=np.float32)
     hits = [VectorHit(row_id=i, cosine=float(c)) for i, c in zip(ids, sims)]
     hits.sort(key=lambda h: (-h.cosine, h.row_id))
-    return hits if min_cosine is None else [h for h in hits if h.cosine >= min_cosine]
+    return hits

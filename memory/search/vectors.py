@@ -14,6 +14,8 @@ import numpy as np
 from django.db import connection
 
 TABLE = "node_vec"
+LOG_TABLE = "node_vec_log"  # migration 0007: (gen, row_id) per row write; row_id 0 = the whole table changed
+LOG_KEEP = 200_000  # generations kept; a process further behind reloads its matrix in full
 GLOBAL_SPACE = ""
 
 
@@ -46,6 +48,13 @@ def create_table(dim: int) -> None:
             f"CREATE TRIGGER {TABLE}_ad AFTER DELETE ON memory_noderow BEGIN "
             f"DELETE FROM {TABLE} WHERE rowid = old.id; END"
         )
+        cur.execute(f"INSERT INTO {LOG_TABLE}(row_id) VALUES (0)")
+
+
+def prune_log() -> None:
+    """Drop change-log entries older than LOG_KEEP generations (a primary-key range: free when there are none)."""
+    with connection.cursor() as cur:
+        cur.execute(f"DELETE FROM {LOG_TABLE} WHERE gen <= (SELECT max(gen) FROM {LOG_TABLE}) - %s", [LOG_KEEP])
 
 
 def upsert(rows: Iterable[tuple[int, np.ndarray, str, str, str | None]]) -> None:

@@ -1,0 +1,332 @@
+"""The in-process vector matrix: exact cosine search in numpy, kept in step with the index by a change log.
+
+Every process that searches keeps the vectors of its database as one float32 matrix plus the metadata filters
+need (type, tier, space, created, valid_until per vector). A query is one matrix-vector product over all rows
+with the filters applied as boolean masks before the top-k, so a filter can never starve the list and the
+result is the exact cosine ranking vec0 would give (tests/embeddings/test_matrix.py checks both against each
+other under random filters).
+
+Staying in step: migration 0007's triggers append (generation, row id) to `node_vec_log` in the same transaction
+as every write to an index row, and `vectors.create_table` logs row id 0 (everything changed). Each query reads
+the newest generation (one primary-key lookup); when it moved, only the rows logged since are loaded again
+(a delta), unless the table was recreated or the log was pruned past this process, which reloads in full.
+Inside a transaction (a writer searching its own uncommitted rows) the delta is applied to a throwaway overlay,
+so a rollback can never leave the shared matrix ahead of the database.
+
+Vectors are read from the embedding cache (the very bytes vec0 holds, one B-tree lookup each; vec0 point lookups
+read a whole chunk of 1,024 vectors) and from vec0 only where the cache lacks them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+
+import numpy as np
+from django.db import connection, transaction
+
+from memory.search import vectors
+from memory.search.filters import NODE_TABLE, Filters, matching_ids
+from memory.search.vectors import LOG_TABLE, META_MODEL_KEY, VectorHit
+
+_LOCK = threading.RLock()
+_STATES: dict[str, Matrix] = {}
+FULL_RELOAD_SHARE = 0.5  # a delta touching more rows than this share of the matrix reloads it in full
+OVERLAY_MAX = 5_000  # inside a transaction, deltas up to this many rows are searched as an overlay
+_ROWS_SQL = (
+    f"SELECT n.id, n.type, n.tier, n.space, CAST(n.created AS TEXT), CAST(n.valid_until AS TEXT), c.vector "
+    f"FROM {NODE_TABLE} n LEFT JOIN memory_embeddingcacherow c ON c.text_hash = n.embed_hash AND c.model_id = "
+    f"(SELECT value FROM memory_indexmetarow WHERE key = '{META_MODEL_KEY}') WHERE n.embed_hash != ''"
+)
+
+
+def _utc_naive(value: datetime) -> np.datetime64:
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return np.datetime64(value, "us")
+
+
+class Matrix:
+    """Vectors of one database with their metadata; slots of removed rows stay dead until the next compaction."""
+
+    def __init__(self, dim: int, gen: int) -> None:
+        self.dim, self.gen, self.n, self.dead = dim, gen, 0, 0
+        self.codes: dict[str, int] = {}
+        self.slots: dict[int, list[int]] = {}
+        self._alloc(1024)
+
+    def _alloc(self, cap: int) -> None:
+        old = self.n
+        grown = {
+            "ids": np.zeros(cap, np.int64), "vecs": np.zeros((cap, self.dim), np.float32),
+            "alive": np.zeros(cap, bool), "type_c": np.zeros(cap, np.int32), "tier_c": np.zeros(cap, np.int32),
+            "space_c": np.zeros(cap, np.int32), "created": np.full(cap, np.datetime64("NaT"), "datetime64[us]"),
+            "valid_until": np.full(cap, np.datetime64("NaT"), "datetime64[us]"),
+        }
+        for name, array in grown.items():
+            if old:
+                array[:old] = getattr(self, name)[:old]
+            setattr(self, name, array)
+        self.cap = cap
+
+    def code(self, value: str | None) -> int:
+        """The integer code of a type, tier or space value (None and "" are the same space, as in vec0)."""
+        return self.codes.setdefault(value or "", len(self.codes))
+
+    def remove(self, row_ids: Iterable[int]) -> None:
+        for row_id in row_ids:
+            for slot in self.slots.pop(row_id, ()):
+                self.alive[slot] = False
+                self.dead += 1
+
+    def add(self, rows: Sequence[tuple]) -> None:
+        """Append (row_id, type, tier, space, created, valid_until, vector) rows (the row ids must be absent)."""
+        if not rows:
+            return
+        if self.n + len(rows) > self.cap:
+            self._alloc(max(self.cap * 2, self.n + len(rows)))
+        lo, hi = self.n, self.n + len(rows)
+        vecs = np.stack([np.asarray(r[6], np.float32) for r in rows])
+        self.vecs[lo:hi] = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), np.float32(1e-12))
+        self.ids[lo:hi] = [r[0] for r in rows]
+        self.type_c[lo:hi] = [self.code(r[1]) for r in rows]
+        self.tier_c[lo:hi] = [self.code(r[2]) for r in rows]
+        self.space_c[lo:hi] = [self.code(r[3]) for r in rows]
+        self.created[lo:hi] = np.array([r[4] for r in rows], dtype="datetime64[us]")
+        self.valid_until[lo:hi] = np.array([r[5] for r in rows], dtype="datetime64[us]")
+        self.alive[lo:hi] = True
+        for offset, row in enumerate(rows):
+            self.slots.setdefault(row[0], []).append(lo + offset)
+        self.n = hi
+
+    def compact(self) -> None:
+        """Drop dead slots once they are a quarter of the matrix."""
+        if self.dead * 4 < max(self.n, 1024):
+            return
+        keep = np.flatnonzero(self.alive[:self.n])
+        for name in ("ids", "vecs", "alive", "type_c", "tier_c", "space_c", "created", "valid_until"):
+            array = getattr(self, name)
+            array[:len(keep)] = array[keep]
+        self.n, self.dead = len(keep), 0
+        self.alive[self.n:] = False
+        self.slots = {}
+        for slot, row_id in enumerate(self.ids[:self.n].tolist()):
+            self.slots.setdefault(row_id, []).append(slot)
+
+    @property
+    def size(self) -> int:
+        """Number of live vectors."""
+        return self.n - self.dead
+
+    def mask(self, filters: Filters, exclude: Iterable[int] = ()) -> np.ndarray:
+        """Live slots passing the filters (tags through SQL, the rest on the arrays)."""
+        n = self.n
+        keep = self.alive[:n].copy()
+        for values, column in ((filters.types, self.type_c), (filters.tiers, self.tier_c)):
+            if values:
+                keep &= np.isin(column[:n], [self.codes.get(v, -1) for v in values])
+        if filters.spaces is not None:
+            keep &= np.isin(self.space_c[:n], [self.codes.get(s or "", -1) for s in filters.spaces])
+        if filters.created_after is not None:
+            keep &= self.created[:n] >= _utc_naive(filters.created_after)
+        if filters.created_before is not None:
+            keep &= self.created[:n] < _utc_naive(filters.created_before)
+        if filters.active_at is not None:
+            until = self.valid_until[:n]
+            keep &= np.isnat(until) | (until > _utc_naive(filters.active_at))
+        if filters.tags:
+            keep &= np.isin(self.ids[:n], matching_ids(Filters(tags=filters.tags)))
+        exclude = list(exclude)
+        if exclude:
+            keep &= ~np.isin(self.ids[:n], exclude)
+        return keep
+
+    def top(self, query: np.ndarray, limit: int, keep: np.ndarray) -> list[VectorHit]:
+        """The `limit` best rows among `keep` (a row's score is its best vector), nearest first."""
+        n = self.n
+        valid = int(keep.sum())
+        if valid == 0 or limit <= 0:
+            return []
+        scores = np.where(keep, self.vecs[:n] @ query, np.float32(-np.inf))
+        ids = self.ids[:n]
+        m = min(valid, limit + 8)
+        while True:
+            part = np.argpartition(-scores, m - 1)[:m] if m < n else np.arange(n)
+            order = part[np.lexsort((ids[part], -scores[part]))]
+            hits: dict[int, VectorHit] = {}
+            for slot in order[:m].tolist():
+                row_id = int(ids[slot])
+                if row_id not in hits and keep[slot]:
+                    hits[row_id] = VectorHit(row_id=row_id, cosine=float(scores[slot]))
+                    if len(hits) == limit:
+                        return list(hits.values())
+            if m >= valid:
+                return list(hits.values())
+            m = min(valid, m * 4)
+
+    def cosines(self, query: np.ndarray, row_ids: Sequence[int]) -> dict[int, float]:
+        """The best cosine of each given row that has a vector."""
+        out: dict[int, float] = {}
+        for row_id in row_ids:
+            slots = self.slots.get(int(row_id))
+            if slots:
+                out[int(row_id)] = float(np.max(self.vecs[slots] @ query))
+        return out
+
+
+# --- Loading and keeping in step ---------------------------------------------------------------------------
+
+
+def _newest_gen() -> int:
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT max(gen) FROM {LOG_TABLE}")
+        return int(cur.fetchone()[0] or 0)
+
+
+def _fetch(row_ids: Sequence[int] | None) -> list[tuple]:
+    """(row_id, type, tier, space, created, valid_until, vector) of the given rows (all when None) with a vector."""
+    rows: list[tuple] = []
+    ids = None if row_ids is None else [int(r) for r in row_ids]
+    with connection.cursor() as cur:
+        chunks = [None] if ids is None else [ids[i:i + 500] for i in range(0, len(ids), 500)]
+        for chunk in chunks:
+            if chunk is not None and not chunk:
+                continue
+            sql, params = _ROWS_SQL, []
+            if chunk is not None:
+                sql += f" AND n.id IN ({', '.join(['%s'] * len(chunk))})"
+                params = chunk
+            cur.execute(sql, params)
+            rows.extend(cur.fetchall())
+    missing = [r[0] for r in rows if r[6] is None]
+    from_vec0: dict[int, bytes] = {}
+    if missing:
+        with connection.cursor() as cur:
+            if len(missing) > 200:
+                wanted = set(missing)
+                cur.execute(f"SELECT rowid, embedding FROM {vectors.TABLE}")
+                from_vec0 = {r[0]: bytes(r[1]) for r in cur.fetchall() if r[0] in wanted}
+            else:
+                for row_id in missing:
+                    cur.execute(f"SELECT embedding FROM {vectors.TABLE} WHERE rowid = %s", [row_id])
+                    found = cur.fetchone()
+                    if found is not None:
+                        from_vec0[row_id] = bytes(found[0])
+    out = []
+    for r in rows:
+        blob = r[6] if r[6] is not None else from_vec0.get(r[0])
+        if blob is not None:
+            out.append((r[0], r[1], r[2], r[3], r[4], r[5], np.frombuffer(bytes(blob), dtype=np.float32)))
+    return out
+
+
+def _full(dim: int, gen: int) -> Matrix:
+    matrix = Matrix(dim, gen)
+    matrix.add([r for r in _fetch(None) if len(r[6]) == dim])
+    return matrix
+
+
+def _delta(since: int) -> tuple[set[int], bool]:
+    """Row ids logged after `since`, and whether the whole table changed (or the log no longer reaches back)."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT min(gen) FROM {LOG_TABLE}")
+        oldest = cur.fetchone()[0]
+        cur.execute(f"SELECT DISTINCT row_id FROM {LOG_TABLE} WHERE gen > %s", [since])
+        changed = {r[0] for r in cur.fetchall()}
+    return changed, 0 in changed or oldest is None or oldest > since + 1
+
+
+def _refresh(state: Matrix | None, dim: int, gen: int) -> Matrix:
+    """The matrix at `gen`: `state` with the delta applied in place, or a full load."""
+    if state is None or state.dim != dim or gen < state.gen:  # backwards: another database file (a restore)
+        return _full(dim, gen)
+    changed, everything = _delta(state.gen)
+    if everything or len(changed) > FULL_RELOAD_SHARE * state.size + 1_000:
+        return _full(dim, gen)
+    state.remove(changed)
+    state.add([r for r in _fetch(sorted(changed)) if len(r[6]) == dim])
+    state.compact()
+    state.gen = gen
+    return state
+
+
+def _key() -> str:
+    return str(connection.settings_dict["NAME"])
+
+
+def current() -> list[tuple[Matrix, set[int]]] | None:
+    """The parts to search: (matrix, row ids to skip in it); None when no vector table exists yet."""
+    dim = vectors.table_dim()
+    if dim is None:
+        return None
+    with _LOCK:
+        state = _STATES.get(_key())
+        if connection.in_atomic_block:
+            return _in_transaction(state, dim)
+        gen = _newest_gen()
+        if state is not None and state.gen == gen and state.dim == dim:
+            return [(state, set())]
+        with transaction.atomic():  # one snapshot: the generation and the rows it describes
+            gen = _newest_gen()
+            state = _refresh(state, dim, gen)
+        _STATES[_key()] = state
+        return [(state, set())]
+
+
+def _in_transaction(state: Matrix | None, dim: int) -> list[tuple[Matrix, set[int]]]:
+    """Search parts that include this transaction's own writes without moving the shared matrix."""
+    gen = _newest_gen()
+    if state is None or state.dim != dim or gen < state.gen:
+        return [(_full(dim, gen), set())]
+    if state.gen == gen:
+        return [(state, set())]
+    changed, everything = _delta(state.gen)
+    if everything or len(changed) > OVERLAY_MAX:
+        return [(_full(dim, gen), set())]
+    overlay = Matrix(dim, gen)
+    overlay.add([r for r in _fetch(sorted(changed)) if len(r[6]) == dim])
+    return [(state, changed), (overlay, set())]
+
+
+def reset() -> None:
+    """Forget every loaded matrix (tests and benchmarks that swap databases)."""
+    with _LOCK:
+        _STATES.clear()
+
+
+# --- Queries ---------------------------------------------------------------------------------------------------
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    q = np.asarray(vector, dtype=np.float32).reshape(-1)
+    return q / max(float(np.linalg.norm(q)), 1e-12)
+
+
+def search(vector: np.ndarray, limit: int, filters: Filters = Filters(), *,
+           exclude: Iterable[int] = ()) -> list[VectorHit] | None:
+    """Exactly the `limit` nearest rows passing `filters`; None when there is no vector table."""
+    parts = current()
+    if parts is None:
+        return None
+    query, exclude = _unit(vector), set(exclude)
+    hits: list[VectorHit] = []
+    with _LOCK:
+        for matrix, skip in parts:
+            if matrix.n and len(query) == matrix.dim:
+                hits.extend(matrix.top(query, limit, matrix.mask(filters, skip | exclude)))
+    hits.sort(key=lambda h: (-h.cosine, h.row_id))
+    return hits[:limit]
+
+
+def cosines(vector: np.ndarray, row_ids: Sequence[int]) -> dict[int, float] | None:
+    """The cosine of the query to each given row that has a vector; None when there is no vector table."""
+    parts = current()
+    if parts is None:
+        return None
+    query, out = _unit(vector), {}
+    with _LOCK:
+        for matrix, skip in parts:
+            if len(query) == matrix.dim:
+                out.update(matrix.cosines(query, [r for r in row_ids if r not in skip]))
+    return out
