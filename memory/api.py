@@ -36,6 +36,7 @@ from memory.search import recall as search_recall
 from memory.selectors import (
     batch_connection_problems,
     health_report,
+    node_get,
     node_neighbours,
     node_row_get,
     self_get,
@@ -115,8 +116,11 @@ def _detail(node) -> dict:
 
 
 @agent_router.get("/nodes/{node_id}", response=_answers(NodeDetailOut, 404, 409), summary="Recall one memory")
-def node_detail(request: HttpRequest, node_id: str):
-    """The memory (id or unique prefix) with its edges in and out. Counts as confirmed use."""
+def node_detail(request: HttpRequest, node_id: str, use: bool = True):
+    """The memory (id or unique prefix) with its edges in and out. Counts as confirmed use unless `use=false`
+    (a person looking at it, as `ormah show` does)."""
+    if not use:
+        return _detail(node_get(store=runtime.store(), ref=node_id))
     return _detail(node_confirm_use(ref=node_id, source="recall_node"))
 
 

@@ -13,7 +13,7 @@ store   reads {transcript_path, session_id, cwd, hook_event_name} and asks /api/
 
 Whatever goes wrong, the exit status is 0 and nothing is printed: the agent's prompt is never blocked. Errors go
 to hook.log in the Ormah log folder. This is a stand-alone client, so it reads its own environment:
-ORMAH_URL, ORMAH_API_TOKEN, ORMAH_TOKEN_FILE, ORMAH_HOME, ORMAH_LOG_DIR, ORMAH_SPACE, ORMAH_WHISPER_TIMEOUT.
+ORMAH_URL (else ORMAH_HOST and ORMAH_PORT), ORMAH_API_TOKEN, ORMAH_TOKEN_FILE, ORMAH_HOME, ORMAH_LOG_DIR, ORMAH_SPACE, ORMAH_WHISPER_TIMEOUT.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import time  # noqa: E402
 import urllib.request  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-DEFAULT_URL = "http://127.0.0.1:8787"
+DEFAULT_PORT = "8787"
 DEFAULT_TIMEOUT = 5.0
 STORE_TIMEOUT = 60.0
 ACK_TIMEOUT = 1.0
@@ -66,6 +66,17 @@ def api_token() -> str | None:
         return path.read_text().strip() or None
     except OSError:
         return None
+
+
+def server_url() -> str:
+    """ORMAH_URL, else http://ORMAH_HOST:ORMAH_PORT (each defaulting to the server's own 127.0.0.1 and 8787)."""
+    url = _env("ORMAH_URL")
+    if url:
+        return url.rstrip("/")
+    host = _env("ORMAH_HOST") or "127.0.0.1"
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"  # an IPv6 address
+    return f"http://{host}:{_env('ORMAH_PORT') or DEFAULT_PORT}"
 
 
 def time_limit() -> float:
@@ -130,7 +141,7 @@ def workspace_for(cwd: str | None) -> dict | None:
 
 
 def _post(path: str, payload: dict, *, timeout: float) -> dict:
-    url = (_env("ORMAH_URL") or DEFAULT_URL).rstrip("/") + "/api/agent" + path
+    url = server_url() + "/api/agent" + path
     headers = {"Content-Type": "application/json"}
     token = api_token()
     if token:

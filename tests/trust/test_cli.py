@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 
+from django.core.management import call_command
+
 from memory.domain.trust import RelationKind
 from memory.domain.trust_requests import RelationIn
 from memory.services import relation_create
-from ormah_site.cli import main
 
 
 def test_context_pack_text_shows_items_and_warnings(mem, capsys):
     old = mem("The shop API listens on port 8080", auto_link=False)
     new = mem("The shop API listens on port 9090 behind the proxy", auto_link=False)
     relation_create(request=RelationIn(from_id=new.id, to_id=old.id, relation=RelationKind.SUPERSEDES))
-    main(["context-pack", "shop API port", "--budget", "300"])
+    call_command("context_pack", "shop API port", "--budget", "300")
     out = capsys.readouterr().out
     assert f"[fact {old.short_id}] The shop API listens on port 8080\n" in out
     assert f"  ! temporal_supersession: superseded by {new.short_id}" in out
@@ -24,6 +25,6 @@ def test_context_pack_text_shows_items_and_warnings(mem, capsys):
 def test_context_pack_json_stays_within_the_budget(mem, capsys):
     for i in range(6):
         mem(f"Deploy step {i}: run the release checklist item number {i} and wait for green", auto_link=False)
-    main(["context-pack", "deploy release checklist", "--budget", "60", "--json", "--policy", "auto"])
+    call_command("context_pack", "deploy release checklist", "--budget", "60", "--json", "--policy", "auto")
     body = json.loads(capsys.readouterr().out)
     assert body["estimated_tokens"] <= 60 and body["budget_tokens"] == 60 and body["items"]

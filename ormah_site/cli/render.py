@@ -1,0 +1,53 @@
+"""Terminal text for the API's answers (the same for the server path and the in-process path)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+
+def _when(value: str | None) -> str:
+    return datetime.fromisoformat(value).strftime("%Y-%m-%d %H:%M") if value else ""
+
+
+def node_text(node: dict) -> str:
+    """A compact human rendering of a memory (the API's NodeOut)."""
+    lines = [f"[{node['type']}] {node['title'] or '(untitled)'}",
+             f"ID: {node['id']} | Tier: {node['tier']} | Space: {node['space'] or 'global'} | "
+             f"Created: {_when(node['created'])}"]
+    if node.get("tags"):
+        lines.append("Tags: " + ", ".join(node["tags"]))
+    if node.get("valid_until"):
+        lines.append(f"Outdated since {_when(node['valid_until'])}")
+    lines += ["", node["content"]]
+    if node.get("connections"):
+        lines += ["", "Connections:"]
+        lines += [f"  -> {c['edge']} ({c['weight']:.2f}) {c['target']}" + (f"  {c['reason']}" if c.get("reason") else "")
+                  for c in node["connections"]]
+    return "\n".join(lines)
+
+
+def remembered(data: dict) -> str:
+    node = data["node"]
+    lines = [f"Remembered [{node['type']}]: {node['title'] or node['content'][:60]}", f"ID: {node['id']}"]
+    if data["auto_links"]:
+        lines.append(f"Auto-linked to {len(data['auto_links'])} related memories:")
+        lines += [f"  -> {link['title']} ({link['similarity']:.0%} similar)" for link in data["auto_links"]]
+    return "\n".join(lines)
+
+
+def shown_json(node: dict) -> str:
+    return json.dumps({k: node[k] for k in ("id", "type", "tier", "title", "content", "space", "tags")})
+
+
+def self_text(data: dict) -> str:
+    defined = data["defines"]
+    lines = [node_text(data["node"]), f"\nDefined by {len(defined)} memories:" if defined else "\nNo identity memories yet."]
+    lines += [f"  [{row['type']}] {row['title'] or row['content'][:60]}  ({row['short_id']}, {row['tier']})"
+              for row in defined]
+    return "\n".join(lines)
+
+
+def pack_text(data: dict) -> str:
+    text = data["text"].rstrip("\n") or "Nothing to pack."
+    return f"{text}\n-- {data['estimated_tokens']}/{data['budget_tokens']} tokens, {len(data['items'])} items"
