@@ -12,7 +12,9 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -33,6 +35,7 @@ _MARKER = "verified.json"
 _LOCK = threading.RLock()
 _MODELS: dict[tuple[str, str | None, str | None], Any] = {}
 _EMBEDDERS: dict[tuple[str, tuple[tuple[str, Any], ...]], Embedder] = {}
+QUERY_CACHE_SIZE = 512  # recent query embeddings kept per embedder (repeated and follow-up prompts)
 
 
 @runtime_checkable
@@ -174,6 +177,32 @@ def _text_embedding_class() -> Any:
     return TextEmbedding
 
 
+@contextmanager
+def _no_spinning() -> Iterator[None]:
+    """Sessions created inside get `allow_spinning = 0`: idle onnxruntime threads sleep instead of busy-waiting.
+
+    fastembed builds its SessionOptions itself and exposes no way to add config entries, so the class is swapped
+    for a subclass while the model loads (under _LOCK). Spinning threads kept a core busy after each inference,
+    the core SQLite needs on a shared 2-core machine (docs/benchmarks.md, "Embedding throughput").
+    """
+    _text_embedding_class()  # sets the telemetry switch before onnxruntime is first imported
+    import onnxruntime as ort
+
+    base = ort.SessionOptions
+
+    class QuietOptions(base):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            super().__init__()
+            self.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            self.add_session_config_entry("session.inter_op.allow_spinning", "0")
+
+    ort.SessionOptions = QuietOptions
+    try:
+        yield
+    finally:
+        ort.SessionOptions = base
+
+
 class FastEmbedEmbedder:
     """Embedder backed by fastembed; the default model runs offline from the installed package."""
 
@@ -188,6 +217,7 @@ class FastEmbedEmbedder:
         self.batch_size = batch_size
         self.model_file = model_file
         self.is_default = model_name == DEFAULT_MODEL
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         if self.is_default:
             self.model_id, self.dim = f"{DEFAULT_MODEL}@{MODEL_SHA256[:8]}", DEFAULT_DIM
         else:
@@ -199,7 +229,8 @@ class FastEmbedEmbedder:
         key = (self.model_name, self.cache_dir, str(self.model_file) if self.model_file else None)
         with _LOCK:
             if key not in _MODELS:
-                _MODELS[key] = self._load()
+                with _no_spinning():
+                    _MODELS[key] = self._load()
             return _MODELS[key]
 
     def _load(self) -> Any:
@@ -214,16 +245,37 @@ class FastEmbedEmbedder:
         )
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """Return an (n, dim) float32 array of L2-normalised vectors, embedded batch_size at a time."""
+        """Return an (n, dim) float32 array of L2-normalised vectors, embedded batch_size at a time.
+
+        Texts run shortest first, so each batch is padded to a length close to its own texts' (a batch pads to its
+        longest text; mixed lengths wasted most of the model's time on padding), and come back in input order.
+        """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return _normalised(np.stack(list(self.model.embed(list(texts), batch_size=self.batch_size))))
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        embedded = np.stack(list(self.model.embed([texts[i] for i in order], batch_size=self.batch_size)))
+        out = np.empty_like(embedded)
+        out[order] = embedded
+        return _normalised(out)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Return a (dim,) vector; MiniLM embeds queries as documents, other models use query_embed."""
+        """Return a (dim,) vector (read-only; recent queries come from an LRU); MiniLM embeds queries as documents,
+        other models use query_embed."""
+        with _LOCK:
+            cached = self._queries.get(text)
+            if cached is not None:
+                self._queries.move_to_end(text)
+                return cached
         if self.is_default:
-            return self.embed_documents([text])[0]
-        return _normalised(np.asarray(next(iter(self.model.query_embed(text)))))
+            vector = self.embed_documents([text])[0]
+        else:
+            vector = _normalised(np.asarray(next(iter(self.model.query_embed(text)))))
+        vector.flags.writeable = False
+        with _LOCK:
+            self._queries[text] = vector
+            while len(self._queries) > QUERY_CACHE_SIZE:
+                self._queries.popitem(last=False)
+        return vector
 
 
 # --- Fake and loader -------------------------------------------------------------------------------

@@ -270,3 +270,18 @@ def test_load_embedder_rejects_bad_paths(path: str) -> None:
 )
 def test_embedding_text(title: str | None, content: str, max_chars: int, expected: str) -> None:
     assert embedding_text(title, content, max_chars=max_chars) == expected
+
+
+def test_recent_query_embeddings_come_from_an_lru(embedder: FastEmbedEmbedder) -> None:
+    """A repeated query is not embedded again: the same read-only vector comes back."""
+    first = embedder.embed_query("where is the billing runbook?")
+    assert embedder.embed_query("where is the billing runbook?") is first
+    assert not first.flags.writeable
+    assert np.allclose(embedder.embed_documents(["where is the billing runbook?"])[0], first, atol=1e-6)
+
+
+def test_documents_come_back_in_input_order_whatever_their_length(embedder: FastEmbedEmbedder) -> None:
+    texts = ["a much longer text about the garden sensors and their soil moisture readings", "cat", "tax receipts"]
+    together = embedder.embed_documents(texts)
+    for text, row in zip(texts, together):
+        assert np.allclose(embedder.embed_documents([text])[0], row, atol=1e-5)
