@@ -1,0 +1,169 @@
+"""Whisper over the three labelled stores: hit rate, precision and silence on the dev and test splits.
+
+    python -m bench.whisper_stores [--split dev|test|both] [--show] [--sweep] [--write-docs]
+
+Loads the docs, lifelog and devprojects stores (bench/datasets/) into one fresh temporary home through the real
+services (document vectors come from a disk cache of the real model's output: bench/datasets/embed_cache.py),
+then runs every scenario of bench/datasets/whisper.json through whisper_respond at the scenarios' fixed clock
+(history prompts first, in the same session). Scores per split:
+
+* hit rate: should-inject prompts that got at least one expected memory / should-inject prompts
+* precision: injected memories that are expected or accepted / all injected memories (silent prompts included)
+* silence: should-stay-silent prompts that got nothing / should-stay-silent prompts
+
+`--sweep` runs the split with the gate open, reads every candidate's gate score from the decision ledger and
+prints hit rate, precision and silence per gate threshold: that is how the gate is tuned, on dev only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from bench.whisper_quality import Outcome, run_prompt, score, setup_django, write_section
+
+SECTION = "### Whisper on the labelled stores"
+EMBEDDER = "bench.datasets.embed_cache.CachedEmbedder"
+SWEEP = [round(0.05 * i, 2) for i in range(1, 20)]
+GATE_OPEN = 0.0001  # every candidate reaches the gate and passes it during a sweep
+
+
+def seed_stores() -> tuple[dict[str, str], object]:
+    """Write the three stores into the current home; returns (key -> node id, the whisper scenarios)."""
+    from bench.datasets.loader import load_whisper, merged_memories
+    from bench.recall.harness import Dataset, seed
+
+    scenarios = load_whisper()
+    memories, edges = merged_memories(scenarios.stores)
+    ds = Dataset(now=scenarios.now, self_name="Noor Haddad", memories=memories, edges=edges, queries=())
+    return seed(ds, auto_link=False), scenarios
+
+
+def run_split(prompts, ids: dict[str, str], now) -> list[Outcome]:
+    return [run_prompt(p, ids, now=now) for p in prompts]
+
+
+def metrics(outcomes: list[Outcome]) -> dict[str, float]:
+    s = score(outcomes)
+    lat = sorted(o.elapsed_ms for o in outcomes)
+    return {"prompts": len(outcomes), "inject": s.inject_total, "silent": s.silent_total,
+            "hit_rate": s.inject_hit / s.inject_total if s.inject_total else 1.0, "hits": s.inject_hit,
+            "precision": s.precision, "correct": s.correct, "injected": s.injected,
+            "silence": s.silence_accuracy, "silent_ok": s.silent_ok,
+            "p50": lat[len(lat) // 2], "p95": lat[min(len(lat) - 1, int(len(lat) * 0.95))]}
+
+
+def per_category(outcomes: list[Outcome]) -> dict[str, list[int]]:
+    return dict(sorted(score(outcomes).by_category.items()))
+
+
+def sweep(prompts, ids: dict[str, str], now) -> list[tuple[float, float, float, float]]:
+    """(threshold, hit rate, precision, silence) per gate threshold, from one run with the gate open."""
+    from whisper.conf import get_conf
+    from whisper.models import WhisperCandidateRow
+    from whisper.services import whisper_respond
+
+    cap = get_conf().max_nodes
+    keys = {v: k for k, v in ids.items()}
+    scored = []  # (prompt, [(gate score, key)])
+    for p in prompts:
+        session = f"sweep-{p['id']}"
+        for earlier in p.get("history", []):
+            whisper_respond(prompt=earlier, session_id=session, space=p.get("space"), now=now)
+        result = whisper_respond(prompt=p["prompt"], session_id=session, space=p.get("space"), now=now)
+        rows = WhisperCandidateRow.objects.filter(decision_id=result.whisper_log_id, gate_score__isnull=False)
+        scored.append((p, [(c.gate_score, keys.get(c.node_uid, c.node_uid)) for c in rows
+                           if c.stage != "already_served"]))
+    out = []
+    for t in SWEEP:
+        hits = inject = silent = silent_ok = injected = correct = 0
+        for p, cands in scored:
+            passed = [k for g, k in sorted(cands, reverse=True) if g >= t][:cap]
+            good = set(p.get("expect", [])) | set(p.get("accept", []))
+            injected += len(passed)
+            correct += sum(k in good for k in passed)
+            if p["kind"] == "inject":
+                inject += 1
+                hits += bool(set(p["expect"]) & set(passed))
+            else:
+                silent += 1
+                silent_ok += not passed
+        out.append((t, hits / inject, correct / injected if injected else 1.0, silent_ok / silent))
+    return out
+
+
+def render(results: dict[str, dict], categories: dict[str, dict], gate_note: str) -> str:
+    lines = [SECTION, "",
+             "`python -m bench.whisper_stores --write-docs`: the 256 scenarios of `bench/datasets/whisper.json` over",
+             "the docs, lifelog and devprojects stores in one home (real services, real MiniLM vectors), at the",
+             f"scenarios' clock. {gate_note}", "",
+             "| split | prompts | hit rate (target ≥ 0.85) | precision (≥ 0.9) | silence (≥ 0.95) | p50 / p95 ms |",
+             "|---|---|---|---|---|---|"]
+    for split, m in results.items():
+        lines.append(f"| {split} | {m['prompts']} ({m['inject']} inject, {m['silent']} silent) "
+                     f"| {m['hit_rate']:.3f} ({m['hits']}/{m['inject']}) "
+                     f"| {m['precision']:.3f} ({m['correct']}/{m['injected']}) "
+                     f"| {m['silence']:.3f} ({m['silent_ok']}/{m['silent']}) | {m['p50']:.0f} / {m['p95']:.0f} |")
+    cats = sorted({c for table in categories.values() for c in table})
+    splits = list(categories)
+    lines += ["", "Prompts fully right per category:", "",
+              "| category | " + " | ".join(splits) + " |", "|---|" + "---|" * len(splits)]
+    for c in cats:
+        cells = [f"{categories[s][c][0]}/{categories[s][c][1]}" if c in categories[s] else "-" for s in splits]
+        lines.append(f"| {c} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
+    parser.add_argument("--show", action="store_true", help="print every prompt's outcome")
+    parser.add_argument("--sweep", action="store_true", help="sweep the gate on the split (tune on dev only)")
+    parser.add_argument("--write-docs", action="store_true", help="update this section of docs/benchmarks.md")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
+    if args.sweep:
+        os.environ["ORMAH_WHISPER_GATE_NO_RERANKER"] = str(GATE_OPEN)
+        os.environ["ORMAH_WHISPER_IDENTITY_GATE"] = str(GATE_OPEN)
+    splits = ("dev", "test") if args.split == "both" else (args.split,)
+    with tempfile.TemporaryDirectory(prefix="ormah-whisper-stores-") as tmp:
+        setup_django(Path(tmp))
+        started = time.process_time()
+        ids, scenarios = seed_stores()
+        print(f"seeded {len(ids)} memories in {time.process_time() - started:.1f} s CPU", file=sys.stderr)
+        results, categories = {}, {}
+        for split in splits:
+            prompts = scenarios.prompts_in(split)
+            if args.sweep:
+                print(f"Gate sweep on {split} ({len(prompts)} prompts):\n| gate | hit rate | precision | silence |\n"
+                      "|---|---|---|---|")
+                for t, hit, prec, sil in sweep(prompts, ids, scenarios.now):
+                    print(f"| {t:.2f} | {hit:.3f} | {prec:.3f} | {sil:.3f} |")
+                continue
+            outcomes = run_split(prompts, ids, scenarios.now)
+            results[split], categories[split] = metrics(outcomes), per_category(outcomes)
+            if args.show:
+                for o in outcomes:
+                    p = o.prompt
+                    print(f"{split} {p['id']:5} {p['kind']:6} {o.decision:22} {o.injected} expect={p.get('expect', [])}")
+            print(f"{split}: " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
+                                            for k, v in results[split].items()))
+        if results:
+            from whisper.conf import get_conf
+
+            conf = get_conf()
+            note = (f"Gate {conf.gate_no_reranker} (identity gate {conf.identity_gate}); tuned on dev only.")
+            text = render(results, categories, note)
+            print(text)
+            if args.write_docs:
+                write_section(text, SECTION)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
