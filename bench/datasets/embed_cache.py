@@ -37,13 +37,14 @@ class CachedEmbedder(FastEmbedEmbedder):
         self._db = sqlite3.connect(cache_path(), check_same_thread=False)
         self._db.execute("CREATE TABLE IF NOT EXISTS vec (model TEXT, sha TEXT, v BLOB, PRIMARY KEY (model, sha))")
         self.hits = self.misses = 0
+        self._query = threading.local()  # set while embed_query runs: its vectors bypass the disk cache
 
     def _key(self, text: str) -> str:
         return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
-        if not texts:
+        if not texts or getattr(self._query, "active", False):
             return super().embed_documents(texts)
         keys = [self._key(t) for t in texts]
         with _LOCK:
@@ -68,7 +69,9 @@ class CachedEmbedder(FastEmbedEmbedder):
         return np.stack([np.frombuffer(found[k], dtype=np.float32) for k in keys])
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Always computed (never cached), as the real embedder does."""
-        if self.is_default:
-            return super().embed_documents([text])[0]
-        return super().embed_query(text)
+        """The real embedder's query path (its in-process LRU included), never the disk cache."""
+        self._query.active = True
+        try:
+            return super().embed_query(text)
+        finally:
+            self._query.active = False
