@@ -58,7 +58,7 @@ def _cycle() -> dict:
 def child(home: Path, size: int, cache_dir: Path) -> dict:
     result: dict = {"size": size, "env": _django(home)}
     os.environ.setdefault("ORMAH_LLM_PROVIDER", "none")
-    from memory import index, runtime
+    from memory import files, index, runtime
     from memory.domain.requests import NodeCreate
     from memory.domain.slug import node_filename
     from memory.models import EdgeRow, NodeRow
@@ -70,7 +70,7 @@ def child(home: Path, size: int, cache_dir: Path) -> dict:
     nodes = [_node(m, rng) for m in memories]
     start = time.perf_counter()
     for node in nodes:  # fresh ids: straight to the standard name, no lookup of the id in a growing folder
-        store.write(node, path=store.nodes_dir / node_filename(node))
+        files.write_node(store, node, path=store.nodes_dir / node_filename(node))
     result["write_files_s"] = time.perf_counter() - start
     result["cache_seeded"] = _cache_seed(cache_dir, nodes, emb.model_id)
     result["model_load_s"] = _load_model(emb)

@@ -62,6 +62,7 @@ def _write_memories(home: Path, memories: list[Memory]) -> None:
     """The corpus as markdown files in the home's node folder (pure domain code, no Django)."""
     sys.path.insert(0, str(REPO))
     from memory.domain.node import Connection, Node
+    from memory import files
     from memory.store import MarkdownStore
 
     from memory.domain.node import utcnow
@@ -76,7 +77,7 @@ def _write_memories(home: Path, memories: list[Memory]) -> None:
                     updated=created, last_accessed=accessed, space=m.space, tags=m.tags, source="bench:soak",
                     connections=tuple(Connection(target=t, edge="related_to", weight=0.7, reason="bench")
                                       for t in m.connections))
-        store.write(node)
+        files.write_node(store, node)
 
 
 def _free_port() -> int:

@@ -6,7 +6,7 @@ Every scenario runs in its own child process with a fresh temporary ORMAH_HOME (
 `migrate`), the real offline MiniLM int8 embedder and the real services:
 
 - remember: `memory.services.node_create` (auto-link on) called `--calls` times on top of N existing nodes.
-  The N nodes are generated text (bench/_common.py), written with `MarkdownStore.write` and indexed by one
+  The N nodes are generated text (bench/_common.py), written with `memory.files.write_node` and indexed by one
   `memory.index.sync`. Their vectors are kept in a bench-local cache (`--cache-dir`) between runs and seeded
   into the embedding cache, so the setup does not re-embed them; the remembered texts are new and always embedded.
 - rebuild: N files, then `memory.index.sync(store, embedder, full=True)` cold (fresh DB, empty embedding cache,
@@ -102,10 +102,11 @@ def _node(m: Memory):
 def _write_files(store, memories: list[Memory]) -> tuple[float, list]:
     """Write the memories as node files exactly as the store names and renders them; returns seconds and nodes.
 
-    A bulk setup, not a measurement of `MarkdownStore.write`: the store looks for an existing file of each new
+    A bulk setup, not a measurement of `memory.files.write_node`: the store looks for an existing file of each new
     id by listing the whole folder (O(N) per new file, so O(N^2) for N files) and fsyncs every file, which
-    makes 10k files take minutes. Name clashes fall back to `store.write`.
+    makes 10k files take minutes. Name clashes fall back to `files.write_node`.
     """
+    from memory import files
     from memory.domain.markdown import render
     from memory.domain.slug import node_filename
 
@@ -115,7 +116,7 @@ def _write_files(store, memories: list[Memory]) -> tuple[float, list]:
     for node in nodes:
         path = store.nodes_dir / node_filename(node)
         if path.exists():
-            store.write(node)
+            files.write_node(store, node)
             continue
         path.write_bytes(render(node).encode("utf-8"))
     return time.perf_counter() - start, nodes
@@ -201,8 +202,8 @@ def child_remember(home: Path, size: int, calls: int, cache_dir: Path) -> dict:
     from memory import index, runtime
     from memory.domain.requests import NodeCreate
     from memory.search import vectors
+    from memory import files
     from memory.services import node_create
-    from memory.store import MarkdownStore
 
     store, emb = runtime.store(), runtime.embedder()
     memories = corpus(size, seed=CORPUS_SEED)
@@ -220,7 +221,7 @@ def child_remember(home: Path, size: int, calls: int, cache_dir: Path) -> dict:
     phases = Phases()
     phases.wrap(emb, "embed_documents", "embed")
     phases.wrap(vectors, "knn", "knn")
-    phases.wrap(MarkdownStore, "write", "write")
+    phases.wrap(files, "write_node", "write")
     phases.wrap(index, "index_nodes", "index")
     requests = [
         NodeCreate(content=m.content, title=m.title, type=m.type, tags=list(m.tags), space=m.space,

@@ -1,29 +1,25 @@
-"""Markdown node files on disk: lookup, atomic writes, conflict copies, soft delete, restore, iteration. No Django.
+"""Markdown node files on disk: layout, lookup, reading, iteration. No Django.
 
 Layout under the memory root: `nodes/` (live), `deleted/` (tombstones), `conflicts/` (the app's version of a
-write that lost to an edit on disk). Every single write is atomic (temp file in the same folder, fsync, rename,
-fsync of the folder); serialising writers across processes is the caller's job (the services' write lock).
+write that lost to an edit on disk). Reading only: every change to these folders is made by memory.files, which
+only the write door (memory.writes) calls.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import hashlib
 import itertools
 import logging
 import os
 import re
-import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
 
 from memory.domain.markdown import parse, render
-from memory.domain.node import Node, as_utc, utcnow
-from memory.domain.slug import node_filename
-from memory.errors import Conflict, MalformedNodeFile, NodeNotFound, StorageError, ValidationFailed, WriteConflict
+from memory.domain.node import Node
+from memory.errors import MalformedNodeFile, StorageError, ValidationFailed
 
 logger = logging.getLogger(__name__)
 
@@ -149,74 +145,6 @@ class MarkdownStore:
         return found
 
     # -----------------------------------------------------------------------
-    # Writing
-    # -----------------------------------------------------------------------
-
-    def write(self, node: Node, *, expected_hash: str | None = None, path: Path | None = None) -> StoredFile:
-        """Write a node atomically to its file (named at first save, never renamed).
-
-        With `expected_hash`, a file changed or deleted on disk is not overwritten: the app's version goes to
-        conflicts/ and WriteConflict is raised. Raises Conflict when `path` holds another node, StorageError
-        when the disk refuses.
-        """
-        data = _encode(node)
-        if path is None:
-            target = self.path_for(node.id)
-            if target is None and expected_hash is not None:
-                target = self._last_path(node.id)
-            if target is None:
-                target = _free_path(self.nodes_dir, node_filename(node))
-        else:
-            target = Path(path)
-            owner = _id_of(target)
-            if owner is not None and owner != node.id:
-                raise Conflict(f"{target.name} holds memory {owner}, not {node.id}", details={"path": str(target)})
-        if expected_hash is not None:
-            self._check_unchanged(target, expected_hash, data)
-        stored = self._atomic_write(target, data, node.id)
-        _LAST_PATH[node.id] = target
-        return stored
-
-    def soft_delete(self, node_id: str, *, now: datetime) -> Path:
-        """Move a node to deleted/ with `deleted_at` stamped (the purge clock); raises NodeNotFound."""
-        path = self.path_for(node_id)
-        if path is None:
-            raise NodeNotFound(f"No memory file for {node_id}")
-        node, _ = self.read(path)
-        dest = self.deleted_dir / path.name
-        if os.path.lexists(dest) and _id_of(dest) != node_id:
-            dest = _free_path(self.deleted_dir, path.name)
-        self._atomic_write(dest, _encode(replace(node, deleted_at=as_utc(now))), node_id)
-        _unlink(path)
-        _LAST_PATH[node_id] = dest
-        return dest
-
-    def restore(self, node_id: str) -> Path:
-        """Move a tombstone back to nodes/ without `deleted_at`; raises NodeNotFound, or Conflict if a live file exists."""
-        tomb = self._find(self.deleted_dir, node_id)
-        if tomb is None:
-            raise NodeNotFound(f"No deleted memory {node_id}")
-        live = self.path_for(node_id)
-        if live is not None:
-            raise Conflict(f"Memory {node_id} already has a live file {live.name}", details={"path": str(live)})
-        node, _ = self.read(tomb)
-        dest = _free_path(self.nodes_dir, tomb.name)
-        self._atomic_write(dest, _encode(replace(node, deleted_at=None)), node_id)
-        _unlink(tomb)
-        _LAST_PATH[node_id] = dest
-        return dest
-
-    def purge(self, node_id: str) -> list[Path]:
-        """Hard-delete the tombstone(s) of a node; raises NodeNotFound when there is none."""
-        removed: list[Path] = []
-        while (tomb := self._find(self.deleted_dir, node_id)) is not None:
-            _unlink(tomb)
-            removed.append(tomb)
-        if not removed:
-            raise NodeNotFound(f"No deleted memory {node_id}")
-        return removed
-
-    # -----------------------------------------------------------------------
     # Internals
     # -----------------------------------------------------------------------
 
@@ -238,50 +166,6 @@ class MarkdownStore:
             if not _STANDARD_TAIL.search(candidate.name) and _id_of(candidate) == node_id:
                 return candidate
         return None
-
-    def _check_unchanged(self, target: Path, expected_hash: str, data: bytes) -> None:
-        try:
-            current: bytes | None = _load(target)[0]
-        except FileNotFoundError:
-            current = None
-        if current is not None and (current == data or content_hash(current) == expected_hash):
-            return
-        copy = _free_path(self.conflicts_dir, f"{target.stem}.{utcnow().strftime('%Y%m%dT%H%M%S%fZ')}.md")
-        self._atomic_write(copy, data, None)
-        what = "was deleted on disk" if current is None else "changed on disk since it was read"
-        raise WriteConflict(
-            f"{target.name} {what}; the new version was saved to {copy.name}",
-            details={"path": str(target), "conflict_path": str(copy)},
-        )
-
-    def _atomic_write(self, target: Path, data: bytes, node_id: str | None) -> StoredFile:
-        folder = target.parent
-        try:
-            if folder.is_relative_to(self.root):
-                self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
-        except OSError as exc:
-            raise _storage_error(exc, target) from exc
-        done = False
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-                st = os.fstat(fh.fileno())
-            os.replace(tmp, target)
-            done = True
-        except OSError as exc:
-            raise _storage_error(exc, target) from exc
-        finally:
-            if not done:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-        _fsync_folder(folder, target)
-        if node_id is not None:
-            _remember(target, st, node_id)
-        return _stored(target, data, st)
 
 
 # ---------------------------------------------------------------------------
@@ -367,33 +251,11 @@ def _free_path(folder: Path, name: str) -> Path:
     return next(p for p in candidates if not os.path.lexists(p))
 
 
-def _unlink(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        raise _storage_error(exc, path) from exc
+def forget_id(path: Path) -> None:
+    """Drop the cached id of a file that was removed."""
     _ID_CACHE.pop(os.path.abspath(path), None)
-
-
-def _fsync_folder(folder: Path, target: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError as exc:
-        raise _storage_error(exc, target) from exc
-    try:
-        os.fsync(fd)
-    except OSError as exc:
-        if exc.errno not in (errno.EINVAL, errno.ENOTSUP):
-            raise _storage_error(exc, target) from exc
-    finally:
-        os.close(fd)
 
 
 def _reason(exc: OSError) -> str:
     return _REASONS.get(exc.errno or 0) or exc.strerror or str(exc)
 
-
-def _storage_error(exc: OSError, path: Path) -> StorageError:
-    return StorageError(f"Cannot write {path}: {_reason(exc)}", details={"path": str(path), "errno": exc.errno})

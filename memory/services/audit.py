@@ -1,33 +1,14 @@
-"""Audit ledger writes: a snapshot of a node before an operation changes or removes it, and the ledger's retention."""
+"""Audit ledger: the rows (memory.audit, written by the write door) and the ledger's retention."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
-from memory.domain.markdown import render
-from memory.domain.node import Node
+from memory.audit import CHUNK, audit_note_many, audit_record
 from memory.models import AuditRow
 
-CHUNK = 500
-
-
-def audit_record(*, operation: str, node: Node, now: datetime, detail: dict | None = None) -> AuditRow:
-    """Append one audit row holding the node's markdown as it was before `operation`."""
-    return AuditRow.objects.create(
-        operation=operation, node_uid=node.id, snapshot=render(node), detail=detail or {}, performed_at=now,
-    )
-
-
-def audit_note_many(*, operation: str, entries: Iterable[tuple[str, dict]], now: datetime) -> int:
-    """Append snapshot-free rows (node uid, detail) for bookkeeping writes such as importance or new edges.
-
-    The detail says what changed, so these rows stay small; returns how many were written.
-    """
-    rows = [AuditRow(operation=operation, node_uid=uid, snapshot="", detail=detail, performed_at=now)
-            for uid, detail in entries]
-    AuditRow.objects.bulk_create(rows, batch_size=CHUNK)
-    return len(rows)
+__all__ = ["audit_note_many", "audit_prune", "audit_record"]
 
 
 def audit_prune(

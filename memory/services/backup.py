@@ -29,7 +29,7 @@ from memory.errors import OrmahError, StorageError, ValidationFailed
 from memory.index import SyncReport
 from memory.services.importing import MEMORY_FOLDERS, MemoryFile, memory_folder_files
 from memory.services.indexing import index_sync
-from memory.services.locking import write_lock
+from memory.writes import exclusive
 from memory.services.portability import file_counts, file_entries, files_verify
 
 logger = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ def backup_create(*, reason: str = "manual", now: datetime | None = None) -> Bac
     """
     conf, bconf = get_conf(), backup_conf()
     now = now or utcnow()
-    with write_lock(conf.lock_file):
+    with exclusive(conf):
         info = _snapshot(root=conf.memory_dir, folder=bconf.folder, name=now.strftime(NAME_FORMAT),
                          reason=reason, now=now, move=False)
     backup_prune(keep=bconf.keep)
@@ -162,7 +162,7 @@ def backup_restore(*, name: str) -> RestoreReport:
     conf, bconf = get_conf(), backup_conf()
     source = _locate(bconf.folder, name)
     now = utcnow()
-    with write_lock(conf.lock_file):
+    with exclusive(conf):
         files, snapshot = backup_verify(path=source)
         pre = _snapshot(root=conf.memory_dir, folder=bconf.folder, name=f"{now.strftime(NAME_FORMAT)}_{PRE_RESTORE}",
                         reason=f"{PRE_RESTORE} of {source.name}", now=now, move=True)

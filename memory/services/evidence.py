@@ -20,7 +20,7 @@ from memory.domain.trust_requests import EvidenceIn
 from memory.evidence import index as evidence_index
 from memory.evidence.index import EvidenceSyncReport
 from memory.evidence.log import EvidenceLog
-from memory.services.locking import write_lock
+from memory.writes import exclusive
 from memory.services.nodes import CreateResult, node_create
 
 logger = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ def evidence_append(*, events: Sequence[EvidenceEvent]) -> list[EvidenceEvent]:
         return []
     conf = get_conf()
     log = evidence_log(conf)
-    with write_lock(conf.lock_file):
+    with exclusive(conf):
         log.append(events)
         evidence_index.sync(log, days=[e.day for e in events])
     return list(events)
@@ -66,7 +66,7 @@ def evidence_record(*, items: Sequence[EvidenceIn], now: datetime | None = None)
 def evidence_sync(*, full: bool = False) -> EvidenceSyncReport:
     """Index what the day files hold and the rows do not; `full` rebuilds the evidence rows from the files."""
     conf = get_conf()
-    with write_lock(conf.lock_file):
+    with exclusive(conf):
         report = evidence_index.sync(evidence_log(conf), full=full)
     for file_name, offset, reason in report.malformed:
         logger.warning("Skipping malformed evidence line %s@%s: %s", file_name, offset, reason)

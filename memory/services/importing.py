@@ -17,8 +17,6 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from memory import runtime
-from memory.conf import get_conf
 from memory.domain.enums import EdgeType
 from memory.domain.identity import is_self_node
 from memory.domain.markdown import parse
@@ -28,9 +26,9 @@ from memory.errors import MalformedNodeFile, OrmahError, StorageError, Validatio
 from memory.index import SyncReport
 from memory.models import NodeRow
 from memory.services.indexing import index_sync
-from memory.services.locking import write_lock
 from memory.services.nodes import node_create
 from memory.store import DELETED_DIR, NODES_DIR, MarkdownStore, content_hash
+from memory.writes import WriteUnit, write_unit
 
 logger = logging.getLogger(__name__)
 _FRONT = re.compile(r"\A---\r?\n(.*?)\r?\n---\r?\n?(.*)\Z", re.S)
@@ -106,11 +104,9 @@ def node_files_import(*, files: list[MemoryFile]) -> ImportReport:
     Existing ids are skipped. An incoming self node, when this memory already has one, is not written: its
     `defines` connections are added to the existing self node. Raises StorageError when the disk refuses.
     """
-    conf = get_conf()
-    store = runtime.store(conf)
     report = ImportReport()
-    with write_lock(conf.lock_file):
-        known, me = _known_ids(store)
+    with write_unit() as unit:
+        known, me = _known_ids(unit.store)
         defines: list = []
         for f in files:
             origin = f.origin or f.rel
@@ -131,7 +127,7 @@ def node_files_import(*, files: list[MemoryFile]) -> ImportReport:
                 report.skipped.append((origin, f"a second self node; its identity links were added to {me}"))
                 continue
             try:
-                _write(store, node, f, live=live)
+                _write(unit, node, f, live=live)
             except StorageError:
                 raise
             except OrmahError as exc:
@@ -142,7 +138,7 @@ def node_files_import(*, files: list[MemoryFile]) -> ImportReport:
             if live and me is None and is_self_node(node):
                 me = node.id
         if defines and me is not None:
-            _self_link(store, me, defines)
+            _self_link(unit, me, defines)
         if report.imported or defines:
             report.index = index_sync()
     return report
@@ -166,14 +162,13 @@ def _known_ids(store: MarkdownStore) -> tuple[set[str], str | None]:
     return known, selves[0].id if selves else None
 
 
-def _write(store: MarkdownStore, node: Node, f: MemoryFile, *, live: bool) -> None:
-    folder = store.nodes_dir if live else store.deleted_dir
+def _write(unit: WriteUnit, node: Node, f: MemoryFile, *, live: bool) -> None:
+    folder = unit.store.nodes_dir if live else unit.store.deleted_dir
     if not live and node.deleted_at is None:
         node = replace(node, deleted_at=utcnow())
     name = f.name if valid_file_name(f.name) else f"{node.type}_{node.short_id}.md"
-    stored = store.write(node, path=_free(folder, name))
-    if f.mtime_ns is not None:
-        os.utime(stored.path, ns=(f.mtime_ns, f.mtime_ns))
+    # Not staged: the import ends with one incremental sync of the folder, which indexes them all in batches.
+    unit.save(node, path=_free(folder, name), mtime_ns=f.mtime_ns, index=False)
 
 
 def _free(folder: Path, name: str) -> Path:
@@ -188,7 +183,8 @@ def _free(folder: Path, name: str) -> Path:
     return folder / f"{base}-{n}{end}"
 
 
-def _self_link(store: MarkdownStore, self_id: str, connections: list) -> None:
+def _self_link(unit: WriteUnit, self_id: str, connections: list) -> None:
+    store = unit.store
     path = store.path_for(self_id)
     if path is None:
         return
@@ -198,7 +194,7 @@ def _self_link(store: MarkdownStore, self_id: str, connections: list) -> None:
         if conn.target != self_id:
             new = with_connection(new, conn)
     if new != node:
-        store.write(replace(new, updated=utcnow()), expected_hash=stored.hash, path=stored.path)
+        unit.save(replace(new, updated=utcnow()), expected=stored, index=False)
 
 
 # ---------------------------------------------------------------------------

@@ -8,29 +8,25 @@ node from an agent's or LLM's synthesis, links it `derived_from` each source and
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
 
-from django.db import transaction
 from pydantic import ValidationError
 
-from memory import index, runtime
-from memory.conf import get_conf
 from memory.domain.enums import TIER_ORDER, EdgeType, NodeType, Tier
 from memory.domain.markdown import format_timestamp, render
 from memory.domain.node import Connection, Node, utcnow
 from memory.domain.requests import ABOUT_SELF_TAG, ConnectionIn, NodeCreate, NodePatch, validation_message
-from memory.errors import Conflict, NodeNotFound, OrmahError, ProtectedNode, ValidationFailed, WriteConflict
+from memory.errors import Conflict, NodeNotFound, ProtectedNode, ValidationFailed, WriteConflict
 from memory.models import EdgeRow, MergeHistoryRow, NodeRow
-from memory.selectors import node_read, node_row_get
-from memory.services.audit import audit_note_many, audit_record
+from memory.selectors import node_row_get
 from memory.services.guard import automation_actor, guard_write
-from memory.services.locking import write_lock
-from memory.services.nodes import _persist, node_create
-from memory.store import MarkdownStore, StoredFile, content_hash
+from memory.services.nodes import node_create
+from memory.store import StoredFile, content_hash
+from memory.writes import write_unit
 
 CONSOLIDATED_TAG = "consolidated"
 SUPERSEDED_BY = "superseded_by"
@@ -114,18 +110,17 @@ def node_merge(
 
     Raises NodeNotFound, ProtectedNode (the self node), ValidationFailed (same node), Conflict (edited meanwhile).
     """
-    conf = get_conf()
-    store = runtime.store(conf)
     now = now or utcnow()
     merged_title, merged_content = _checked_text(merged_title, merged_content)
-    with write_lock(conf.lock_file):
+    with write_unit() as unit:
+        store = unit.store
         keep_row, gone_row = node_row_get(ref=keep_ref), node_row_get(ref=discard_ref)
         if keep_row.uid == gone_row.uid:
             raise ValidationFailed("A memory cannot be merged into itself")
         if keep_row.is_self or gone_row.is_self:
             raise ProtectedNode("The self node cannot be merged")
-        keeper, keep_stored = node_read(store=store, row=keep_row)
-        gone, gone_stored = node_read(store=store, row=gone_row)
+        keeper, keep_stored = unit.read_row(keep_row)
+        gone, gone_stored = unit.read_row(gone_row)
         guard_write(keeper)
         guard_write(gone)
         new_keeper = _merged_keeper(keeper, gone, merged_title, merged_content, now)
@@ -134,7 +129,7 @@ def node_merge(
                        .exclude(target=keep_row).values_list("target__uid", flat=True))
         neighbours, pending = [], []
         for row in NodeRow.objects.filter(uid__in=sorted(sources)).order_by("uid"):
-            node, stored = node_read(store=store, row=row)
+            node, stored = unit.read_row(row)
             new, moved = _retargeted(node, gone.id, new_keeper, now)
             if new.connections == node.connections and new.extra == node.extra:
                 continue
@@ -142,31 +137,23 @@ def node_merge(
             neighbours.append({"uid": node.id, "path": str(stored.path.relative_to(store.root)), "before": _text(stored),
                                "after_hash": content_hash(render(new).encode("utf-8")), "remapped": moved})
             pending.append((new, stored))
-        history = MergeHistoryRow.objects.create(
+        kept_before, removed_before = _text(keep_stored), _text(gone_stored)
+        # Every file write below is guarded by the hash read above; if one fails (an edit on disk meanwhile, its
+        # new version in conflicts/) the unit puts back what was written and no history row is left behind.
+        for new, stored in [(new_keeper, keep_stored), *pending]:
+            unit.save(new, expected=stored)
+        unit.forget(gone.id, now=now)
+        history = MergeHistoryRow(
             merge_id=str(uuid.uuid4()), proposal_id=proposal_id, kept_uid=keeper.id, removed_uid=gone.id,
             kept_path=str(keep_stored.path.relative_to(store.root)),
             removed_path=str(gone_stored.path.relative_to(store.root)),
-            kept_before=_text(keep_stored), removed_before=_text(gone_stored),
+            kept_before=kept_before, removed_before=removed_before,
             kept_after_hash=content_hash(render(new_keeper).encode("utf-8")), neighbours=neighbours,
             reason=reason, detail=detail or {}, merged_at=now,
         )
-        pairs: list = []
-        try:
-            for new, stored in [(new_keeper, keep_stored), *pending]:
-                pairs.append((new, store.write(new, expected_hash=stored.hash, path=stored.path)))
-            store.soft_delete(gone.id, now=now)
-        except OrmahError:
-            # A file changed on disk mid-merge (its new version is in conflicts/): put back what was written.
-            befores = {keeper.id: history.kept_before, **{nb["uid"]: nb["before"] for nb in neighbours}}
-            for node, written in pairs:
-                _restore_bytes(store, written.path, befores[node.id], node.id)
-            history.delete()
-            raise
-        with transaction.atomic():
-            index.index_nodes(store, pairs, embedder=runtime.embedder(conf))
-            index.remove_nodes([gone.id])
-            audit_record(operation="merge", node=keeper, now=now, detail={"merge_id": history.merge_id, "role": "kept"})
-            audit_record(operation="merge", node=gone, now=now, detail={"merge_id": history.merge_id, "role": "removed"})
+        unit.on_commit(lambda: history.save(force_insert=True))
+        unit.audit(operation="merge", node=keeper, now=now, detail={"merge_id": history.merge_id, "role": "kept"})
+        unit.audit(operation="merge", node=gone, now=now, detail={"merge_id": history.merge_id, "role": "removed"})
     return MergeResult(merge_id=history.merge_id, kept=new_keeper, removed_id=gone.id)
 
 
@@ -183,11 +170,6 @@ def merge_history_get(*, ref: str) -> MergeHistoryRow:
     if len(rows) != 1:
         raise NodeNotFound(f"No merge {ref}") if not rows else ValidationFailed(f"Merge prefix {ref} is ambiguous")
     return rows[0]
-
-
-def _restore_bytes(store: MarkdownStore, path: Path, text: str, node_id: str) -> None:
-    # Byte-exact: the snapshot's own bytes go back, never a re-render (hand-formatted files stay as they were).
-    store._atomic_write(path, text.encode("utf-8"), node_id)
 
 
 def _unretarget(node: Node, kept_id: str, gone_id: str, remapped: list[str], now: datetime) -> Node:
@@ -210,10 +192,9 @@ def merge_undo(*, ref: str, now: datetime | None = None) -> MergeHistoryRow:
 
     Raises NodeNotFound, Conflict (already undone, removed node live again, keeper forgotten).
     """
-    conf = get_conf()
-    store = runtime.store(conf)
     now = now or utcnow()
-    with write_lock(conf.lock_file):
+    with write_unit() as unit:
+        store = unit.store
         history = merge_history_get(ref=ref)
         if history.undone_at is not None:
             raise Conflict(f"Merge {history.merge_id} was already undone")
@@ -223,32 +204,29 @@ def merge_undo(*, ref: str, now: datetime | None = None) -> MergeHistoryRow:
         if keep_path is None:
             raise Conflict(f"The kept memory {history.kept_uid} no longer exists; restore it first")
         current, _ = store.read(keep_path)
-        audit_record(operation="merge_undo", node=current, now=now, detail={"merge_id": history.merge_id})
-        _restore_bytes(store, keep_path, history.kept_before, history.kept_uid)
         removed_path = store.root / history.removed_path
-        if removed_path.exists():
+        if os.path.lexists(removed_path):
             raise Conflict(f"{removed_path.name} holds another file; the merge cannot be undone")
-        _restore_bytes(store, removed_path, history.removed_before, history.removed_uid)
+        unit.audit(operation="merge_undo", node=current, now=now, detail={"merge_id": history.merge_id})
+        # Byte-exact: the snapshots' own bytes go back, never a re-render (hand-formatted files stay as they were).
+        unit.put_bytes(keep_path, history.kept_before, history.kept_uid)
+        unit.put_bytes(removed_path, history.removed_before, history.removed_uid)
         try:
-            store.purge(history.removed_uid)
+            unit.purge(history.removed_uid)
         except NodeNotFound:
             pass
-        paths = [keep_path, removed_path]
         for nb in history.neighbours:
             path = store.path_for(nb["uid"])
             if path is None:
                 continue
             node, stored = store.read(path)
             if stored.hash == nb["after_hash"]:
-                _restore_bytes(store, path, nb["before"], nb["uid"])
+                unit.put_bytes(path, nb["before"], nb["uid"])
             else:
-                new = _unretarget(node, history.kept_uid, history.removed_uid, nb["remapped"], now)
-                store.write(new, expected_hash=stored.hash, path=path)
-            paths.append(path)
-        with transaction.atomic():
-            index.index_nodes(store, [store.read(p) for p in paths], embedder=runtime.embedder(conf))
-            history.undone_at = now
-            history.save(update_fields=["undone_at"])
+                unit.save(_unretarget(node, history.kept_uid, history.removed_uid, nb["remapped"], now),
+                          expected=stored)
+        history.undone_at = now
+        unit.on_commit(lambda: history.save(update_fields=["undone_at"]))
     return history
 
 
@@ -264,16 +242,14 @@ def nodes_consolidate(
 
     Raises ValidationFailed (fewer than two sources), NodeNotFound, ProtectedNode (the self node).
     """
-    conf = get_conf()
-    store = runtime.store(conf)
     now = now or utcnow()
-    with write_lock(conf.lock_file):
+    with write_unit() as unit:
         rows = list(dict.fromkeys(node_row_get(ref=ref) for ref in source_refs))
         if len({r.uid for r in rows}) < 2:
             raise ValidationFailed("Consolidation needs at least two distinct memories")
         if any(r.is_self for r in rows):
             raise ProtectedNode("The self node cannot be consolidated")
-        sources = [node_read(store=store, row=r) for r in rows]
+        sources = [unit.read_row(r) for r in rows]
         for node, _ in sources:
             guard_write(node)
         spaces = Counter(n.space for n, _ in sources)
@@ -285,10 +261,10 @@ def nodes_consolidate(
             connections=[ConnectionIn(target=n.id, edge=EdgeType.DERIVED_FROM, weight=1.0) for n, _ in sources],
         ), now=now, auto_link=False).node
         for node, stored in sources:
-            audit_record(operation="consolidate", node=node, now=now, detail={"into": new.id, "reason": reason})
+            unit.audit(operation="consolidate", node=node, now=now, detail={"into": new.id, "reason": reason})
             tier = node.tier if node.tier == Tier.CORE else Tier.ARCHIVAL
             extra = {**node.extra, SUPERSEDED_BY: new.id, ARCHIVED_AT: format_timestamp(now)}
-            _persist(store, replace(node, tier=tier, extra=extra, updated=now), expected=stored)
+            unit.save(replace(node, tier=tier, extra=extra, updated=now), expected=stored)
     return new
 
 
@@ -301,31 +277,27 @@ def nodes_importance_set(*, values: dict[str, float], now: datetime | None = Non
 
     Files that vanished or changed on disk meanwhile are skipped (the next run sees them again).
     """
-    conf = get_conf()
-    store = runtime.store(conf)
     now = now or utcnow()
     uids = sorted(values)
     written = 0
     for i in range(0, len(uids), IMPORTANCE_CHUNK):
-        with write_lock(conf.lock_file):
-            pairs, notes = [], []
+        with write_unit() as unit:
+            notes = []
             for row in NodeRow.objects.filter(uid__in=uids[i:i + IMPORTANCE_CHUNK]):
                 try:
-                    node, stored = node_read(store=store, row=row)
+                    node, stored = unit.read_row(row)
                 except NodeNotFound:
                     continue
                 value = round(min(1.0, max(0.0, values[row.uid])), 4)
                 if value == node.importance or (node.read_only and automation_actor() is not None):
                     continue
-                new = replace(node, importance=value)
                 try:
-                    pairs.append((new, store.write(new, expected_hash=stored.hash, path=stored.path)))
+                    unit.save(replace(node, importance=value), expected=stored)
                 except WriteConflict:
                     continue
                 notes.append((node.id, {"from": node.importance, "to": value}))
-            with transaction.atomic():
-                index.index_nodes(store, pairs, embedder=runtime.embedder(conf))
-                written += audit_note_many(operation="importance", entries=notes, now=now)
+            unit.audit_notes(operation="importance", entries=notes, now=now)
+            written += len(notes)
     return written
 
 

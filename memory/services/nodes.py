@@ -1,35 +1,28 @@
 """Writes to memories: create (remember), update, forget, restore, connect, mark outdated.
 
-Every write follows the protocol in docs/architecture.md: validate and build
-with pure domain code, write the markdown file atomically, then update the
-index in one transaction. All of it runs under the cross-process write lock.
+Every write goes through the write door (memory.writes): validate and build with pure domain code, then save
+the file and index it in one unit of work under the cross-process write lock (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from django.db import transaction
-
 from memory import index, runtime
-from memory.conf import MemoryConf, get_conf
+from memory.conf import MemoryConf
 from memory.domain.enums import EdgeType, Tier
 from memory.domain.identity import is_self_node
 from memory.domain.node import Connection, Node, new_node_id, utcnow, with_connection
 from memory.domain.requests import NodeCreate, NodePatch, apply_patch, build_node
-from memory.domain.slug import node_filename
 from memory.embeddings import embedding_text
 from memory.errors import NodeNotFound, ProtectedNode, ValidationFailed
 from memory.models import NodeRow
 from memory.search import vectors
-from memory.selectors import node_read, node_row_get, self_row
-from memory.services.audit import audit_record
+from memory.selectors import node_row_get, self_row
 from memory.services.guard import guard_write
-from memory.services.locking import write_lock
-from memory.store import MarkdownStore, StoredFile
+from memory.writes import WriteUnit, write_unit
 
 logger = logging.getLogger(__name__)
 AUTO_LINK_CANDIDATES = 6
@@ -49,31 +42,8 @@ class CreateResult:
 
 
 # ---------------------------------------------------------------------------
-# Plumbing shared by every write
+# Validation and auto-links
 # ---------------------------------------------------------------------------
-
-def _persist(
-    store: MarkdownStore, node: Node, *, expected: StoredFile | None = None, fresh: bool = False,
-) -> NodeRow:
-    """Write the file (refusing to overwrite a newer manual edit of `expected`), then index it.
-
-    `fresh` says this write minted the node's id, so no file can hold or name it yet: the file goes straight to
-    its standard name when that is free, instead of the store first listing the whole folder for the id.
-    """
-    if expected is not None:
-        stored = store.write(node, expected_hash=expected.hash, path=expected.path)
-    elif fresh and not os.path.lexists(path := store.nodes_dir / node_filename(node)):
-        stored = store.write(node, path=path)
-    else:
-        stored = store.write(node)
-    return _index(store, node, stored, fresh=fresh)
-
-
-def _index(store: MarkdownStore, node: Node, stored: StoredFile, *, fresh: bool = False) -> NodeRow:
-    with transaction.atomic():
-        rows, _ = index.index_nodes(store, [(node, stored)], embedder=runtime.embedder(), fresh=fresh)
-    return rows[0]
-
 
 def _resolve_connections(node: Node) -> Node:
     """Replace id prefixes in connections with full ids; unknown targets are a validation error."""
@@ -117,20 +87,18 @@ def node_create(*, request: NodeCreate, now: datetime | None = None, auto_link: 
 
     Raises ValidationFailed for unknown connection targets, StorageError when the file cannot be written.
     """
-    conf = get_conf()
-    store = runtime.store(conf)
     now = now or utcnow()
-    with write_lock(conf.lock_file):
+    with write_unit() as unit:
         node = _resolve_connections(build_node(request, node_id=new_node_id(), now=now))
-        links = _auto_links(node, conf) if auto_link else []
+        links = _auto_links(node, unit.conf) if auto_link else []
         for link in links:
             node = with_connection(node, Connection(
                 target=link.target_id, edge=EdgeType.RELATED_TO, weight=link.similarity,
                 reason=f"auto-linked at {link.similarity:.2f} similarity",
             ))
-        _persist(store, node, fresh=True)
+        unit.save(node, fresh=True)
         if request.about_self:
-            _link_to_self(store, node, now=now)
+            _link_to_self(unit, node)
         if node.tier == Tier.CORE:
             core_cap_enforce(now=now)
     return CreateResult(node=node, auto_links=links)
@@ -142,11 +110,9 @@ def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None, auto
     Raises NodeNotFound, AmbiguousNodeRef, ValidationFailed, WriteConflict, ProtectedNode (an automated write to a
     read-only block, see memory.services.guard).
     """
-    conf = get_conf()
-    store = runtime.store(conf)
     now = now or utcnow()
-    with write_lock(conf.lock_file):
-        node, stored = node_read(store=store, row=node_row_get(ref=ref))
+    with write_unit() as unit:
+        node, stored = unit.read(ref)
         new = apply_patch(node, patch, now=now)
         if new is node:
             return node
@@ -154,8 +120,8 @@ def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None, auto
         new = _resolve_connections(new)
         if is_self_node(node) and not is_self_node(new):
             raise ProtectedNode("The self node keeps its source and `self` tag")
-        audit_record(operation="update", node=node, now=now, detail={"fields": sorted(patch.changes())})
-        _persist(store, new, expected=stored)
+        unit.audit(operation="update", node=node, now=now, detail={"fields": sorted(patch.changes())})
+        unit.save(new, expected=stored)
         if new.tier == Tier.CORE and node.tier != Tier.CORE:
             core_cap_enforce(now=now)
     return new
@@ -163,31 +129,22 @@ def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None, auto
 
 def node_forget(*, ref: str, now: datetime | None = None) -> Node:
     """Soft delete: the file moves to deleted/ (restorable); the self node cannot be forgotten."""
-    conf = get_conf()
-    store = runtime.store(conf)
     now = now or utcnow()
-    with write_lock(conf.lock_file):
-        row = node_row_get(ref=ref)
-        node, _ = node_read(store=store, row=row)
+    with write_unit() as unit:
+        node, _ = unit.read(ref)
         if is_self_node(node):
             raise ProtectedNode("The self node cannot be forgotten")
         guard_write(node)
-        audit_record(operation="delete", node=node, now=now)
-        store.soft_delete(node.id, now=now)
-        with transaction.atomic():
-            index.remove_nodes([node.id])
+        unit.audit(operation="delete", node=node, now=now)
+        unit.forget(node.id, now=now)
     return node
 
 
 def node_restore(*, node_id: str, now: datetime | None = None) -> Node:
     """Bring a forgotten memory back from deleted/ and index it again (its edges return with it)."""
-    conf = get_conf()
-    store = runtime.store(conf)
-    with write_lock(conf.lock_file):
-        path = store.restore(node_id)
-        node, stored = store.read(path)
-        _index(store, node, stored)
-        audit_record(operation="restore", node=node, now=now or utcnow())
+    with write_unit() as unit:
+        node = unit.restore(node_id)
+        unit.audit(operation="restore", node=node, now=now or utcnow())
     return node
 
 
@@ -205,37 +162,33 @@ def edge_create(
         raise ValidationFailed("valid_until must be after valid_from")
     if not 0.0 <= weight <= 1.0:
         raise ValidationFailed("weight must be between 0 and 1")
-    conf = get_conf()
-    store = runtime.store(conf)
-    with write_lock(conf.lock_file):
+    with write_unit() as unit:
         source_row = node_row_get(ref=source_ref)
         target_row = node_row_get(ref=target_ref)
         if source_row.uid == target_row.uid:
             raise ValidationFailed("A memory cannot connect to itself")
-        node, stored = node_read(store=store, row=source_row)
+        node, stored = unit.read_row(source_row)
         conn = Connection(target=target_row.uid, edge=EdgeType(edge), weight=weight, reason=reason,
                           valid_from=valid_from, valid_until=valid_until, source_event_ids=tuple(source_event_ids))
         new = with_connection(node, conn)
         if new != node:
             guard_write(node, automated=automated)
-            _persist(store, replace(new, updated=utcnow()), expected=stored)
+            unit.save(replace(new, updated=utcnow()), expected=stored)
     return conn
 
 
 def node_mark_outdated(*, ref: str, reason: str | None = None, now: datetime | None = None) -> Node:
     """Set valid_until to now and append the reason to the content; search then skips it unless asked for history."""
-    conf = get_conf()
-    store = runtime.store(conf)
     now = now or utcnow()
-    with write_lock(conf.lock_file):
-        node, stored = node_read(store=store, row=node_row_get(ref=ref))
+    with write_unit() as unit:
+        node, stored = unit.read(ref)
         if is_self_node(node):
             raise ProtectedNode("The self node cannot be marked outdated")
         guard_write(node)
         content = node.content + (f"\n\n[Outdated: {reason.strip()}]" if reason and reason.strip() else "")
         new = replace(node, valid_until=now, content=content, updated=now)
-        audit_record(operation="mark_outdated", node=node, now=now, detail={"reason": reason})
-        _persist(store, new, expected=stored)
+        unit.audit(operation="mark_outdated", node=node, now=now, detail={"reason": reason})
+        unit.save(new, expected=stored)
     return new
 
 
@@ -248,13 +201,13 @@ def node_set_tier(*, ref: str, tier: Tier, now: datetime | None = None, automate
 # Identity and tiers
 # ---------------------------------------------------------------------------
 
-def _link_to_self(store: MarkdownStore, node: Node, *, now: datetime) -> None:
+def _link_to_self(unit: WriteUnit, node: Node) -> None:
     me = self_row()
     if me is None or me.uid == node.id:
         return
-    self_node, stored = node_read(store=store, row=me)
+    self_node, stored = unit.read_row(me)
     conn = Connection(target=node.id, edge=EdgeType.DEFINES, weight=1.0, reason="about_self")
-    _persist(store, with_connection(self_node, conn), expected=stored)
+    unit.save(with_connection(self_node, conn), expected=stored)
 
 
 def core_cap_enforce(*, now: datetime | None = None) -> list[str]:
@@ -263,20 +216,19 @@ def core_cap_enforce(*, now: datetime | None = None) -> list[str]:
     Never the self node, a pinned block or a read-only block: the cap is automatic, and those are standing rules a
     person put there (docs/trust.md), so core may hold more than the cap when they alone exceed it.
     """
-    conf = get_conf()
-    store = runtime.store(conf)
     now = now or utcnow()
     demoted = []
-    with write_lock(conf.lock_file):
+    with write_unit() as unit:
+        conf = unit.conf
         core = NodeRow.objects.filter(tier=Tier.CORE, is_self=False)
         excess = core.count() - conf.core_cap
         if excess <= 0:
             return []
         movable = core.filter(pinned=False, read_only=False)
         for row in movable.order_by("importance", "last_accessed", "created")[:excess]:
-            node, stored = node_read(store=store, row=row)
-            _persist(store, replace(node, tier=Tier.WORKING, updated=now), expected=stored)
-            audit_record(operation="demote", node=node, now=now, detail={"reason": "core cap"})
+            node, stored = unit.read_row(row)
+            unit.save(replace(node, tier=Tier.WORKING, updated=now), expected=stored)
+            unit.audit(operation="demote", node=node, now=now, detail={"reason": "core cap"})
             demoted.append(node.id)
     logger.info("Core cap %s: demoted %s memories to working", conf.core_cap, len(demoted))
     return demoted

@@ -32,7 +32,7 @@ from memory.services.importing import (
     notes_import,
     valid_file_name,
 )
-from memory.services.locking import write_lock
+from memory.writes import exclusive
 from memory.store import NODES_DIR
 
 EXPORT_FORMAT = "ormah-export"
@@ -126,7 +126,7 @@ def memory_export(*, path: Path, now: datetime | None = None) -> ExportReport:
     if not path.parent.is_dir():
         raise ValidationFailed(f"{path.parent} is not a folder")
     conf = get_conf()
-    with write_lock(conf.lock_file):
+    with exclusive(conf):
         files = memory_folder_files(runtime.store(conf).root)
     manifest = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION,
                 "exported_at": format_timestamp(now or utcnow()), "counts": file_counts(files),

@@ -12,7 +12,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from memory import runtime  # noqa: E402
+from memory import files, runtime  # noqa: E402
 from memory.domain.node import new_node_id, utcnow  # noqa: E402
 from memory.domain.requests import ConnectionIn, NodeCreate, build_node  # noqa: E402
 from memory.services import index_sync  # noqa: E402
@@ -25,7 +25,7 @@ for i in range(int(sys.argv[1])):
     request = NodeCreate(content=f"Seeded memory {i} about item {i * 7919 % 1000}", title=f"seeded {i}",
                          tags=[f"t{i % 5}"], connections=connections)
     node = build_node(request, node_id=new_node_id(), now=now)
-    store.write(node, path=store.nodes_dir / f"fact_seeded-{i}_{node.short_id}.md")
+    files.write_node(store, node, path=store.nodes_dir / f"fact_seeded-{i}_{node.short_id}.md")
     previous = node.id
 index_sync(full=True)
 print("SEEDED", flush=True)

@@ -23,7 +23,7 @@ from django.core.management import call_command  # noqa: E402
 from django.utils import timezone  # noqa: E402
 from django_q.models import Schedule  # noqa: E402
 
-from memory import runtime  # noqa: E402
+from memory import files, runtime  # noqa: E402
 from memory.domain.node import new_node_id, utcnow  # noqa: E402
 from memory.domain.requests import NodeCreate, build_node  # noqa: E402
 from memory.services import edge_create, index_sync, node_create  # noqa: E402
@@ -68,7 +68,7 @@ def store(n: int) -> dict:
               ("The billing service runs on port 8080", None), ("The billing service runs on port 9090", None)]
     md = runtime.store()
     for content, space in texts:
-        md.write(build_node(NodeCreate(content=content, space=space), node_id=new_node_id(), now=utcnow()))
+        files.write_node(md, build_node(NodeCreate(content=content, space=space), node_id=new_node_id(), now=utcnow()))
     return {"nodes": index_sync().indexed}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory import runtime
+from memory import files, runtime
 from memory.domain.enums import EdgeType, Tier
 from memory.errors import Conflict, ProtectedNode
 from memory.models import AuditRow, MergeHistoryRow, NodeRow
@@ -77,17 +77,16 @@ def test_merge_takes_the_higher_tier(mem):
 
 def test_a_neighbour_edited_on_disk_mid_merge_rolls_the_merge_back(scene, home, monkeypatch):
     _, keep, gone, _, pointer = scene
-    store = runtime.store()
     files_before = files_snapshot(home)
-    real_write = type(store).write
+    real_write = files.write_node
 
-    def edited_meanwhile(self, node, **kw):
+    def edited_meanwhile(store, node, **kw):
         if node.id == pointer.id:
-            path = self.path_for(node.id)
+            path = store.path_for(node.id)
             path.write_text(path.read_text() + "\nedited by hand")
-        return real_write(self, node, **kw)
+        return real_write(store, node, **kw)
 
-    monkeypatch.setattr(type(store), "write", edited_meanwhile)
+    monkeypatch.setattr(files, "write_node", edited_meanwhile)
     with pytest.raises(Conflict):
         node_merge(keep_ref=keep.id, discard_ref=gone.id, merged_content="rewritten")
     after = files_snapshot(home)

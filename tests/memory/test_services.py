@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory import runtime
+from memory import files, runtime
 from memory.domain.enums import EdgeType, Tier
 from memory.domain.markdown import render
 from memory.domain.requests import NodeCreate, NodePatch, build_node
@@ -146,7 +146,7 @@ def test_update_never_overwrites_a_newer_manual_edit(mem, home):
     _, stored = store.read(path)
     path.write_text(path.read_text().replace("Original text", "Edited by hand"))
     with pytest.raises(WriteConflict):
-        store.write(node, expected_hash=stored.hash, path=path)
+        files.write_node(store, node, expected_hash=stored.hash, path=path)
     assert "Edited by hand" in path.read_text()
     assert len(list((home / "memory" / "conflicts").iterdir())) == 1
 

@@ -15,6 +15,7 @@ from memory.domain.enums import NodeType
 from memory.domain.markdown import render
 from memory.domain.node import Node
 from memory.errors import Conflict, MalformedNodeFile, NodeNotFound, StorageError, WriteConflict
+from memory import files
 from memory.store import MarkdownStore, StoredFile, content_hash
 
 T0 = datetime(2026, 7, 1, 10, 0, tzinfo=UTC)
@@ -47,17 +48,17 @@ def names(folder: Path) -> list[str]:
 # ---------------------------------------------------------------------------
 
 def test_write_creates_named_file(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     assert stored.path == store.nodes_dir / "decision_chose-sqlite-over-postgres_3f2a9c1e.md"
 
 
 def test_write_stores_rendered_bytes(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     assert stored.path.read_bytes() == render(make_node()).encode("utf-8")
 
 
 def test_stored_file_describes_the_bytes(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     data = stored.path.read_bytes()
     assert (stored.hash, stored.size, stored.mtime_ns) == (
         content_hash(data), len(data), stored.path.stat().st_mtime_ns,
@@ -69,43 +70,43 @@ def test_content_hash_is_full_sha256():
 
 
 def test_root_is_private(store):
-    store.write(make_node())
+    files.write_node(store, make_node())
     assert stat.S_IMODE(store.root.stat().st_mode) == 0o700
 
 
 def test_write_leaves_no_temp_files(store):
-    store.write(make_node())
-    store.write(make_node(content="Second version."))
+    files.write_node(store, make_node())
+    files.write_node(store, make_node(content="Second version."))
     assert names(store.nodes_dir) == ["decision_chose-sqlite-over-postgres_3f2a9c1e.md"]
 
 
 def test_filename_is_fixed_at_first_save(store):
-    first = store.write(make_node())
-    again = store.write(make_node(title="Moved to Postgres after all", type=NodeType.FACT))
+    first = files.write_node(store, make_node())
+    again = files.write_node(store, make_node(title="Moved to Postgres after all", type=NodeType.FACT))
     assert (again.path, names(store.nodes_dir)) == (first.path, [first.path.name])
 
 
 def test_rewrite_replaces_content(store):
-    store.write(make_node())
-    stored = store.write(make_node(content="Changed."))
+    files.write_node(store, make_node())
+    stored = files.write_node(store, make_node(content="Changed."))
     assert store.read(stored.path)[0].content == "Changed."
 
 
 def test_write_to_explicit_path(store):
     path = store.nodes_dir / "my-note.md"
-    store.write(make_node(), path=path)
+    files.write_node(store, make_node(), path=path)
     assert store.path_for(ID_A) == path
 
 
 def test_write_refuses_a_path_holding_another_node(store):
-    other = store.write(make_node(ID_B, title="Other"))
+    other = files.write_node(store, make_node(ID_B, title="Other"))
     with pytest.raises(Conflict):
-        store.write(make_node(), path=other.path)
+        files.write_node(store, make_node(), path=other.path)
 
 
 def test_same_name_for_two_nodes_gets_a_suffix(store):
-    store.write(make_node(ID_A))
-    second = store.write(make_node(ID_B))
+    files.write_node(store, make_node(ID_A))
+    second = files.write_node(store, make_node(ID_B))
     assert second.path.name == "decision_chose-sqlite-over-postgres-2_3f2a9c1e.md"
 
 
@@ -124,11 +125,11 @@ def test_failed_write_raises_storage_error(store, monkeypatch, code, reason):
 
     monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(StorageError, match=reason):
-        store.write(make_node())
+        files.write_node(store, make_node())
 
 
 def test_failed_write_leaves_no_partial_or_temp_file(store, monkeypatch):
-    original = store.write(make_node())
+    original = files.write_node(store, make_node())
     before = original.path.read_bytes()
 
     def broken_replace(src, dst):
@@ -136,7 +137,7 @@ def test_failed_write_leaves_no_partial_or_temp_file(store, monkeypatch):
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(StorageError):
-        store.write(make_node(content="Never lands."))
+        files.write_node(store, make_node(content="Never lands."))
     assert (names(store.nodes_dir), original.path.read_bytes()) == ([original.path.name], before)
 
 
@@ -146,7 +147,7 @@ def test_failed_first_write_creates_no_file(store, monkeypatch):
 
     monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(StorageError):
-        store.write(make_node())
+        files.write_node(store, make_node())
     assert names(store.nodes_dir) == []
 
 
@@ -155,23 +156,23 @@ def test_failed_first_write_creates_no_file(store, monkeypatch):
 # ---------------------------------------------------------------------------
 
 def test_write_with_matching_hash_succeeds(store):
-    stored = store.write(make_node())
-    assert store.write(make_node(content="Next."), expected_hash=stored.hash).path == stored.path
+    stored = files.write_node(store, make_node())
+    assert files.write_node(store, make_node(content="Next."), expected_hash=stored.hash).path == stored.path
 
 
 def test_write_conflict_keeps_the_edit_on_disk(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     stored.path.write_text(render(make_node(content="Edited by hand.")), encoding="utf-8")
     with pytest.raises(WriteConflict):
-        store.write(make_node(content="App version."), expected_hash=stored.hash)
+        files.write_node(store, make_node(content="App version."), expected_hash=stored.hash)
     assert store.read(stored.path)[0].content == "Edited by hand."
 
 
 def test_write_conflict_saves_the_app_version(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     stored.path.write_text(render(make_node(content="Edited by hand.")), encoding="utf-8")
     with pytest.raises(WriteConflict) as info:
-        store.write(make_node(content="App version."), expected_hash=stored.hash)
+        files.write_node(store, make_node(content="App version."), expected_hash=stored.hash)
     copy = Path(info.value.details["conflict_path"])
     assert (copy.parent, copy.read_bytes()) == (
         store.conflicts_dir, render(make_node(content="App version.")).encode("utf-8"),
@@ -179,29 +180,29 @@ def test_write_conflict_saves_the_app_version(store):
 
 
 def test_write_conflict_details(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     stored.path.write_text("changed", encoding="utf-8")
     with pytest.raises(WriteConflict) as info:
-        store.write(make_node(), expected_hash=stored.hash)
+        files.write_node(store, make_node(), expected_hash=stored.hash)
     assert (info.value.code, info.value.http_status, info.value.details["path"]) == (
         "write_conflict", 409, str(stored.path),
     )
 
 
 def test_conflict_copy_name_keeps_the_stem(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     stored.path.write_text("changed", encoding="utf-8")
     with pytest.raises(WriteConflict) as info:
-        store.write(make_node(), expected_hash=stored.hash)
+        files.write_node(store, make_node(), expected_hash=stored.hash)
     name = Path(info.value.details["conflict_path"]).name
     assert name.startswith("decision_chose-sqlite-over-postgres_3f2a9c1e.") and name.endswith("Z.md")
 
 
 def test_write_conflict_when_file_was_deleted_on_disk(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     stored.path.unlink()
     with pytest.raises(WriteConflict, match="deleted on disk"):
-        store.write(make_node(content="App version."), expected_hash=stored.hash)
+        files.write_node(store, make_node(content="App version."), expected_hash=stored.hash)
     assert names(store.nodes_dir) == []
 
 
@@ -214,25 +215,25 @@ def test_path_for_unknown_id(store):
 
 
 def test_path_for_with_same_short_id_returns_the_right_file(store):
-    first = store.write(make_node(ID_A, title="Alpha"))
-    second = store.write(make_node(ID_B, title="Beta"))
+    first = files.write_node(store, make_node(ID_A, title="Alpha"))
+    second = files.write_node(store, make_node(ID_B, title="Beta"))
     fresh = MarkdownStore(store.root)
     assert (fresh.path_for(ID_A), fresh.path_for(ID_B)) == (first.path, second.path)
 
 
 def test_path_for_never_returns_another_node_with_the_same_prefix(store):
-    store.write(make_node(ID_B, title="Beta"))
+    files.write_node(store, make_node(ID_B, title="Beta"))
     assert store.path_for(ID_A) is None
 
 
 def test_path_for_rechecks_a_cached_path(store):
-    stored = store.write(make_node(ID_A))
+    stored = files.write_node(store, make_node(ID_A))
     stored.path.write_text(render(make_node(ID_B)), encoding="utf-8")
     assert store.path_for(ID_A) is None
 
 
 def test_path_for_finds_a_file_renamed_by_hand(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     renamed = stored.path.with_name("sqlite-notes.md")
     stored.path.rename(renamed)
     assert MarkdownStore(store.root).path_for(ID_A) == renamed
@@ -243,7 +244,7 @@ def test_path_for_rejects_non_hex_ids(store):
 
 
 def test_read_returns_node_and_file_state(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     assert store.read(stored.path) == (make_node(), stored)
 
 
@@ -270,12 +271,12 @@ def test_read_non_utf8_file(store):
 
 
 def test_stat_hashes_the_bytes(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     assert store.stat(stored.path) == stored
 
 
 def test_iter_paths_skips_dotfiles_and_other_files(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     (store.nodes_dir / ".ormah_abc.tmp").write_text("partial")
     (store.nodes_dir / ".hidden.md").write_text("x")
     (store.nodes_dir / "notes.txt").write_text("x")
@@ -287,14 +288,14 @@ def test_iter_paths_of_a_new_root_is_empty(store):
 
 
 def test_scan_yields_nodes(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     assert [(i.path, i.node, i.stored, i.error) for i in store.scan()] == [
         (stored.path, make_node(), stored, None),
     ]
 
 
 def test_scan_reports_malformed_file_and_leaves_it_untouched(store):
-    store.write(make_node())
+    files.write_node(store, make_node())
     path = store.nodes_dir / "fact_broken_00000000.md"
     path.write_bytes(MALFORMED)
     before = path.stat().st_mtime_ns
@@ -309,7 +310,7 @@ def test_write_never_overwrites_a_malformed_file_with_the_same_name(store):
     store.nodes_dir.mkdir(parents=True)
     taken = store.nodes_dir / "decision_chose-sqlite-over-postgres_3f2a9c1e.md"
     taken.write_bytes(MALFORMED)
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     assert (stored.path.name, taken.read_bytes()) == ("decision_chose-sqlite-over-postgres-2_3f2a9c1e.md", MALFORMED)
 
 
@@ -318,62 +319,62 @@ def test_write_never_overwrites_a_malformed_file_with_the_same_name(store):
 # ---------------------------------------------------------------------------
 
 def test_soft_delete_moves_file_and_stamps_deleted_at(store):
-    stored = store.write(make_node())
-    tomb = store.soft_delete(ID_A, now=T1)
+    stored = files.write_node(store, make_node())
+    tomb = files.soft_delete(store, ID_A, now=T1)
     assert (tomb, store.read(tomb)[0].deleted_at, stored.path.exists()) == (
         store.deleted_dir / stored.path.name, T1, False,
     )
 
 
 def test_soft_deleted_node_is_not_found_live(store):
-    store.write(make_node())
-    store.soft_delete(ID_A, now=T1)
+    files.write_node(store, make_node())
+    files.soft_delete(store, ID_A, now=T1)
     assert (store.path_for(ID_A), store.iter_paths()) == (None, [])
 
 
 def test_soft_delete_unknown_node(store):
     with pytest.raises(NodeNotFound):
-        store.soft_delete(ID_A, now=T1)
+        files.soft_delete(store, ID_A, now=T1)
 
 
 def test_restore_round_trip_gives_back_the_same_bytes(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     before = stored.path.read_bytes()
-    store.soft_delete(ID_A, now=T1)
-    path = store.restore(ID_A)
+    files.soft_delete(store, ID_A, now=T1)
+    path = files.restore(store, ID_A)
     assert (path, path.read_bytes(), store.deleted_paths()) == (stored.path, before, [])
 
 
 def test_restore_unknown_node(store):
     with pytest.raises(NodeNotFound):
-        store.restore(ID_A)
+        files.restore(store, ID_A)
 
 
 def test_restore_refuses_when_a_live_file_exists(store):
-    store.write(make_node())
-    store.soft_delete(ID_A, now=T1)
-    store.write(make_node(title="Recreated"))
+    files.write_node(store, make_node())
+    files.soft_delete(store, ID_A, now=T1)
+    files.write_node(store, make_node(title="Recreated"))
     with pytest.raises(Conflict):
-        store.restore(ID_A)
+        files.restore(store, ID_A)
 
 
 def test_purge_removes_the_tombstone(store):
-    store.write(make_node())
-    tomb = store.soft_delete(ID_A, now=T1)
-    assert (store.purge(ID_A), store.deleted_paths()) == ([tomb], [])
+    files.write_node(store, make_node())
+    tomb = files.soft_delete(store, ID_A, now=T1)
+    assert (files.purge(store, ID_A), store.deleted_paths()) == ([tomb], [])
 
 
 def test_purge_without_tombstone(store):
-    store.write(make_node())
+    files.write_node(store, make_node())
     with pytest.raises(NodeNotFound):
-        store.purge(ID_A)
+        files.purge(store, ID_A)
 
 
 def test_soft_delete_keeps_another_nodes_tombstone(store):
-    store.write(make_node(ID_B))
-    other = store.soft_delete(ID_B, now=T1)
-    store.write(make_node(ID_A))
-    tomb = store.soft_delete(ID_A, now=T1)
+    files.write_node(store, make_node(ID_B))
+    other = files.soft_delete(store, ID_B, now=T1)
+    files.write_node(store, make_node(ID_A))
+    tomb = files.soft_delete(store, ID_A, now=T1)
     assert (other.name, tomb.name) == (
         "decision_chose-sqlite-over-postgres_3f2a9c1e.md", "decision_chose-sqlite-over-postgres-2_3f2a9c1e.md",
     )
@@ -381,8 +382,8 @@ def test_soft_delete_keeps_another_nodes_tombstone(store):
 
 def test_deleted_node_keeps_its_other_fields(store):
     node = make_node(tags=("a",))
-    store.write(node)
-    tomb = store.soft_delete(ID_A, now=T1)
+    files.write_node(store, node)
+    tomb = files.soft_delete(store, ID_A, now=T1)
     assert store.read(tomb)[0] == replace(node, deleted_at=T1)
 
 
@@ -391,15 +392,15 @@ def test_stored_file_is_a_value():
 
 
 def test_guarded_write_of_identical_bytes_is_not_a_conflict(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     stored.path.write_text(render(make_node(content="Same on both sides.")), encoding="utf-8")
-    again = store.write(make_node(content="Same on both sides."), expected_hash=stored.hash)
+    again = files.write_node(store, make_node(content="Same on both sides."), expected_hash=stored.hash)
     assert (again.path, names(store.root)) == (stored.path, ["nodes"])
 
 
 def test_guarded_write_after_hand_edit_broke_the_file_is_a_conflict(store):
-    stored = store.write(make_node())
+    stored = files.write_node(store, make_node())
     stored.path.write_bytes(MALFORMED)
     with pytest.raises(WriteConflict):
-        store.write(make_node(content="App version."), expected_hash=stored.hash)
+        files.write_node(store, make_node(content="App version."), expected_hash=stored.hash)
     assert (stored.path.read_bytes(), names(store.nodes_dir)) == (MALFORMED, [stored.path.name])

@@ -1,0 +1,227 @@
+"""The write door: the one unit of work through which every service changes memory files.
+
+    with write_unit() as unit:
+        node, stored = unit.read(ref)               # the file as it is now, with its hash
+        unit.audit(operation="update", node=node, now=now)
+        unit.save(new, expected=stored)             # guarded write: a hand edit since the read is never lost
+    # on a clean exit: rows, tags, edges, FTS, vectors and audit rows in ONE transaction
+
+A unit holds the cross-process write lock for its whole life. Every file change is journalled (memory.files);
+if the block raises, the files it changed are put back (a file edited by hand meanwhile is left as the person
+made it) and the index is brought back in line, so a failed merge, undo or consolidation leaves nothing half
+done. Units nest: a service called inside another service's unit joins it (the index is flushed first, so the
+inner service sees what the outer one wrote), and only the outermost unit commits or rolls back.
+
+If the index transaction itself fails the files stay (they are the truth) and the next sync heals the index
+(docs/architecture.md, "The write door").
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from django.db import transaction
+
+from memory import files, index, runtime
+from memory.conf import MemoryConf, get_conf
+from memory.domain.node import Node
+from memory.domain.slug import node_filename
+from memory.models import NodeRow
+from memory.selectors import node_read, node_row_get
+from memory.audit import audit_note_many, audit_record
+from memory.locking import write_lock
+from memory.store import MarkdownStore, StoredFile, content_hash
+
+logger = logging.getLogger(__name__)
+_local = threading.local()
+
+
+class WriteUnit:
+    """One locked unit of work over the memory files and their index (see the module docstring)."""
+
+    def __init__(self, conf: MemoryConf) -> None:
+        self.conf = conf
+        self.store: MarkdownStore = runtime.store(conf)
+        self._journal: files.Journal = []
+        self._staged: dict[str, tuple[Node, StoredFile]] = {}
+        self._fresh: set[str] = set()
+        self._removed: dict[str, None] = {}
+        self._after: list[Callable[[], object]] = []
+        self._flushed = False
+
+    # -- reading ------------------------------------------------------------
+
+    def read(self, ref: str) -> tuple[Node, StoredFile]:
+        """The node for an id or unique prefix as its file says now, with the file's hash; raises NodeNotFound."""
+        return node_read(store=self.store, row=node_row_get(ref=ref))
+
+    def read_row(self, row: NodeRow) -> tuple[Node, StoredFile]:
+        """The node of an index row as its file says now; raises NodeNotFound when the file is gone."""
+        return node_read(store=self.store, row=row)
+
+    # -- writing files ------------------------------------------------------
+
+    def save(self, node: Node, *, expected: StoredFile | None = None, fresh: bool = False, path: Path | None = None,
+             mtime_ns: int | None = None, index: bool = True) -> StoredFile:
+        """Write a node's file and stage it for indexing.
+
+        `expected`: the file as it was read; if it changed or vanished since, the app's version goes to conflicts/
+        and WriteConflict is raised. `fresh`: the write minted the id, so no file can hold it yet and it takes
+        its standard name when free. `index=False`: the caller syncs the folder itself (imports).
+        Raises WriteConflict, Conflict (the path holds another node), StorageError.
+        """
+        if expected is not None:
+            stored = files.write_node(self.store, node, expected_hash=expected.hash, path=expected.path,
+                                      journal=self._journal)
+        else:
+            if path is None and fresh and not _taken(target := self.store.nodes_dir / node_filename(node)):
+                path = target
+            stored = files.write_node(self.store, node, path=path, mtime_ns=mtime_ns, journal=self._journal)
+        if index:
+            self._stage(node, stored, fresh=fresh)
+        return stored
+
+    def put_bytes(self, path: Path, text: str, node_id: str) -> StoredFile:
+        """Put a snapshot back byte for byte (merge undo) and stage the node it holds for indexing."""
+        stored = files.write_bytes(self.store, path, text.encode("utf-8"), node_id, journal=self._journal)
+        if path.parent == self.store.nodes_dir:
+            node, stored = self.store.read(path)
+            self._stage(node, stored)
+        return stored
+
+    def forget(self, node_id: str, *, now: datetime) -> Path:
+        """Soft delete: the file moves to deleted/ and the node's rows go; returns the tombstone."""
+        dest = files.soft_delete(self.store, node_id, now=now, journal=self._journal)
+        self._staged.pop(node_id, None)
+        self._removed[node_id] = None
+        return dest
+
+    def restore(self, node_id: str) -> Node:
+        """Bring a tombstone back to nodes/ and stage it; raises NodeNotFound, Conflict (a live file exists)."""
+        path = files.restore(self.store, node_id, journal=self._journal)
+        node, stored = self.store.read(path)
+        self._stage(node, stored)
+        return node
+
+    def purge(self, node_id: str) -> list[Path]:
+        """Hard-delete a node's tombstones; raises NodeNotFound when there is none."""
+        return files.purge(self.store, node_id, journal=self._journal)
+
+    # -- ledgers written with the index -------------------------------------
+
+    def audit(self, *, operation: str, node: Node, now: datetime, detail: dict | None = None) -> None:
+        """Record `node` as it was before `operation`, in the same transaction as the index update."""
+        self._after.append(lambda: audit_record(operation=operation, node=node, now=now, detail=detail))
+
+    def audit_notes(self, *, operation: str, entries: Iterable[tuple[str, dict]], now: datetime) -> None:
+        """Snapshot-free audit rows (bookkeeping writes), in the same transaction as the index update."""
+        entries = list(entries)
+        self._after.append(lambda: audit_note_many(operation=operation, entries=entries, now=now))
+
+    def on_commit(self, fn: Callable[[], object]) -> None:
+        """Run `fn` (a ledger row write) inside the index transaction of the next flush."""
+        self._after.append(fn)
+
+    # -- index --------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Index what was staged (rows, tags, edges, FTS, vectors) and write the ledger rows, in one transaction."""
+        if not (self._staged or self._removed or self._after):
+            return
+        pairs = list(self._staged.values())
+        fresh = bool(pairs) and all(n.id in self._fresh for n, _ in pairs)
+        removed, after = list(self._removed), self._after
+        self._staged, self._fresh, self._removed, self._after = {}, set(), {}, []
+        self._flushed = True
+        with transaction.atomic():
+            if pairs:
+                index.index_nodes(self.store, pairs, embedder=runtime.embedder(self.conf), fresh=fresh)
+            if removed:
+                index.remove_nodes(removed)
+            for fn in after:
+                fn()
+
+    def _stage(self, node: Node, stored: StoredFile, *, fresh: bool = False) -> None:
+        self._removed.pop(node.id, None)
+        self._staged[node.id] = (node, stored)
+        if fresh:
+            self._fresh.add(node.id)
+
+    # -- rollback -----------------------------------------------------------
+
+    def rollback(self) -> None:
+        """Put back every file this unit changed, newest change first, then re-sync the index if it moved.
+
+        A file whose bytes are no longer the ones this unit wrote was changed by someone else meanwhile (a hand
+        edit): it is left alone, never overwritten.
+        """
+        self._staged, self._removed, self._after = {}, {}, []
+        for change in reversed(self._journal):
+            try:
+                _undo(self.store, change)
+            except Exception:  # Trigger: the disk refuses mid-rollback. Why: keep undoing the rest. Outcome: logged; the sync below and doctor see the rest.
+                logger.exception("Could not roll back %s", change.path)
+        self._journal = []
+        if self._flushed:
+            index.sync(self.store, embedder=runtime.embedder(self.conf))
+
+
+def _taken(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
+
+
+def _undo(store: MarkdownStore, change: files.Change) -> None:
+    try:
+        now: bytes | None = change.path.read_bytes()
+    except FileNotFoundError:
+        now = None
+    if change.after_hash is None:
+        if now is None and change.before is not None:
+            files.write_bytes(store, change.path, change.before, None)
+        return
+    if now is None or content_hash(now) != change.after_hash:
+        logger.warning("Not rolling back %s: it changed on disk meanwhile", change.path)
+        return
+    if change.before is None:
+        files.remove(change.path)
+    else:
+        files.write_bytes(store, change.path, change.before, None)
+
+
+@contextmanager
+def write_unit(conf: MemoryConf | None = None) -> Iterator[WriteUnit]:
+    """Take the write lock and open a unit of work; inside an open unit, join it (flushing it first).
+
+    Raises StorageError when the lock cannot be taken; re-raises whatever the block raised after rolling back.
+    """
+    current: WriteUnit | None = getattr(_local, "unit", None)
+    if current is not None:
+        current.flush()
+        yield current
+        current.flush()
+        return
+    conf = conf or get_conf()
+    with write_lock(conf.lock_file):
+        unit = WriteUnit(conf)
+        _local.unit = unit
+        try:
+            yield unit
+            unit.flush()
+        except BaseException:
+            unit.rollback()
+            raise
+        finally:
+            _local.unit = None
+
+
+@contextmanager
+def exclusive(conf: MemoryConf | None = None) -> Iterator[MemoryConf]:
+    """Hold the write lock without a unit (ledgers beside the node files, folder-wide copies); yields the conf."""
+    conf = conf or get_conf()
+    with write_lock(conf.lock_file):
+        yield conf
