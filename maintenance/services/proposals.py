@@ -14,13 +14,12 @@ from maintenance.errors import ProposalNotFound, StaleProposal
 from maintenance.models import ProposalRow
 from maintenance.selectors import text_hashes
 from maintenance.services.context import RunContext
-from memory.conf import get_conf as memory_conf
 from memory.domain.enums import EdgeType, NodeType, Tier
 from memory.domain.node import utcnow
 from memory.domain.requests import validation_message
 from memory.errors import Conflict, OrmahError, ValidationFailed
 from memory.services import audit_note_many, edge_create, node_merge, node_set_tier, nodes_consolidate
-from memory.services.locking import write_lock
+from memory.writes import write_unit
 
 logger = logging.getLogger(__name__)
 # Which proposals a full queue keeps: identity decay and merges first, cross-space links last.
@@ -116,7 +115,7 @@ def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent",
     if row.status == "pending" and row.expires_at <= now:
         _close(row, "expired", now, {"reason": "expired before a decision"})
     # The memory write lock spans the staleness check and the apply, so no write lands in between.
-    with write_lock(memory_conf().lock_file):
+    with write_unit():
         if row.status == "pending":
             _refuse_if_stale(row, now)
         claimed = ProposalRow.objects.filter(pk=row.pk, status="pending").update(
