@@ -7,6 +7,14 @@ import secrets
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _asset_dir(name: str) -> Path:
+    """templates/ and static/: top-level folders in a checkout, ormah_site/<name> inside the wheel (setup.py)."""
+    packaged = PACKAGE_DIR / name
+    return packaged if packaged.is_dir() else BASE_DIR / name
+
 
 # No telemetry and no model hub: onnxruntime >= 1.29 phones home unless told not to before it is imported.
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -102,7 +110,7 @@ WSGI_APPLICATION = "ormah_site.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [_asset_dir("templates")],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -132,7 +140,7 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [_asset_dir("static")]
 STATIC_ROOT = ORMAH_HOME / "static"
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -21,7 +20,8 @@ from memory.services import index_sync
 from memory.watcher import NodeFolderWatcher
 
 logger = logging.getLogger(__name__)
-MANAGE = Path(settings.BASE_DIR) / "manage.py"
+# Children start through the installed package (no manage.py at run time): the cluster is `ormah admin qcluster`.
+CLUSTER = [sys.executable, "-m", "ormah_site.cli", "admin", "qcluster"]
 PR_SET_PDEATHSIG = 1
 # gunicorn's default minus the query string and the referer: UI searches carry memory text in their query
 # (/search/?q=...), and the access log is written at every log level.
@@ -67,7 +67,7 @@ class Command(BaseCommand):
         children = {"web": subprocess.Popen(web, env=env, cwd=settings.BASE_DIR,
                                             preexec_fn=_stop_with_supervisor())}
         if not o["no_cluster"]:
-            children["jobs"] = subprocess.Popen([sys.executable, str(MANAGE), "qcluster"], env=env,
+            children["jobs"] = subprocess.Popen(CLUSTER, env=env,
                                                 cwd=settings.BASE_DIR, preexec_fn=_stop_with_supervisor())
         watcher = None
         if not o["no_watch"] and o_["WATCH"]:
