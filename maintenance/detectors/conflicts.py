@@ -8,8 +8,10 @@ only (→ tension).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 
+from maintenance.detectors.compare import compare
 from maintenance.detectors.facts import EdgeDraft, NodeFacts, Pair, ProposalDraft, ProposalKind, basis_of
 from maintenance.detectors.text import dates, has_change_phrase, negated, numbers
 
@@ -19,6 +21,7 @@ CANDIDATE_MIN_COS = 0.40
 HEURISTIC_MIN_COS = 0.60
 NEIGHBOURS = 15
 CONFLICT_EDGES = frozenset({"contradicts", "evolved_from"})
+MARKER_MIN_SHARED = 0.3
 
 
 def spaces_compatible(a: NodeFacts, b: NodeFacts) -> bool:
@@ -54,28 +57,53 @@ def evolution_edge(newer: NodeFacts, older: NodeFacts, reason: str) -> EdgeDraft
 
 
 def heuristic_conflict(pair: Pair) -> ProposalDraft | None:
-    """Without an LLM: a conflict proposal when a cheap signal fires on a similar pair, else None."""
+    """Without an LLM: a conflict proposal when the pair's difference says so (maintenance/detectors/compare.py).
+
+    A changed value in the same sentence or a change marker on one side -> supersession (`evolved_from`
+    newer -> older); an antonym, a one-sided negation or a reversed preference -> tension (`contradicts`).
+    Entries of a recurring event, different identifiers and differently numbered documents are never conflicts.
+    """
     if pair.cosine < HEURISTIC_MIN_COS:
         return None
-    signals = change_signals(pair.a, pair.b)
-    fired = sorted(k for k, v in signals.items() if v)
-    if not fired:
+    cmp = compare(pair.a.title, pair.a.content, pair.b.title, pair.b.content)
+    if cmp.distinct:
         return None
     newer, older = newer_older(pair.a, pair.b)
-    if signals["numbers"] or signals["dates"] or signals["change"]:
-        edge = evolution_edge(newer, older, f"Changed {', '.join(fired)}")
+    slot = cmp.slot
+    if slot and (cmp.quantity_change or cmp.date_change):
+        old, new = (slot[0], slot[1]) if older is pair.a else (slot[1], slot[0])
+        signal, why = "value", f"The newer memory changes {' '.join(old)} to {' '.join(new)}"
+    elif cmp.change_marker and cmp.shared >= MARKER_MIN_SHARED:
+        signal, why = "change", "The newer memory says this changed"
+    elif slot and cmp.antonym:
+        signal, why = "antonym", f"One says {' '.join(slot[0])}, the other {' '.join(slot[1])}"
+    elif cmp.negation_only:
+        signal, why = "negation", "One states the negation of the other"
+    elif cmp.reversed_order:
+        signal, why = "reversed", "They state opposite preferences"
+    else:
+        return None
+    if signal in ("value", "change"):
+        edge = evolution_edge(newer, older, why)
         action = "Record that the newer memory supersedes the older one (evolved_from)"
     else:
-        edge = EdgeDraft(newer.uid, older.uid, "contradicts", CONFLICT_WEIGHT, "One states the negation of the other")
+        edge = EdgeDraft(newer.uid, older.uid, "contradicts", CONFLICT_WEIGHT, why)
         action = "Record that the two memories contradict each other (contradicts)"
     return ProposalDraft(
         kind=ProposalKind.CONFLICT, node_uids=(newer.uid, older.uid), action=action,
-        reason=f"Similar beliefs (cosine {pair.cosine:.2f}) with {', '.join(fired)} differing",
-        score=round(pair.cosine, 4),
+        reason=f"{why} (similarity {pair.cosine:.2f})", score=round(pair.cosine, 4),
         payload={"source_id": edge.source_uid, "target_id": edge.target_uid, "edge": edge.edge,
-                 "weight": edge.weight, "edge_reason": edge.reason, "signals": fired},
+                 "weight": edge.weight, "edge_reason": edge.reason, "signals": [signal]},
         basis=basis_of(newer, older),
+        group=conflict_group(signal, edge.edge, cmp.shape),
     )
+
+
+def conflict_group(signal: str, edge: str, shape: str) -> tuple[str, str]:
+    """Proposals of one cause: the same signal on the same template of sentence."""
+    key = hashlib.sha1(f"conflict|{signal}|{shape}".encode()).hexdigest()[:16]
+    what = "supersedes" if edge == "evolved_from" else "contradicts"
+    return f"conflict:{key}", f"Newer {what} older: {shape or signal}"
 
 
 def verdict_edge(pair: Pair, *, same_subject: bool, conflict: bool, kind: str, evolved_node: str | None,

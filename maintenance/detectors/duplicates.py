@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from maintenance.detectors.compare import compare
 from maintenance.detectors.conflicts import change_signals
 from maintenance.detectors.facts import NodeFacts, Pair, ProposalDraft, ProposalKind, basis_of
 from maintenance.detectors.text import content_words, jaccard, title_ratio, tokens
@@ -33,8 +34,12 @@ class DuplicateScore:
     composite: float
 
     def describe(self) -> str:
-        title = "n/a" if self.title is None else f"{self.title:.2f}"
-        return f"score={self.composite:.2f}, embed={self.cosine:.2f}, title={title}, token={self.token:.2f}"
+        """In plain words, for a person deciding."""
+        return f"similarity {self.cosine:.2f}, {round(self.token * 100)}% of the words shared"
+
+    def as_dict(self) -> dict:
+        return {"composite": round(self.composite, 4), "cosine": round(self.cosine, 4),
+                "title": None if self.title is None else round(self.title, 4), "token": round(self.token, 4)}
 
 
 def duplicate_score(a: NodeFacts, b: NodeFacts, cosine: float) -> DuplicateScore:
@@ -74,9 +79,19 @@ def protected(node: NodeFacts) -> bool:
     return node.tier == "core" or node.identity
 
 
+def differs(pair: Pair) -> bool:
+    """The two say different things: distinct items, a replaced word or value, a negation, a change, new numbers."""
+    cmp = compare(pair.a.title, pair.a.content, pair.b.title, pair.b.content)
+    if (cmp.distinct or cmp.substitution or cmp.negation_differs or cmp.reversed_order or cmp.change_marker
+            or cmp.quantities_differ):
+        return True
+    signals = change_signals(pair.a, pair.b)
+    return signals["numbers"] or signals["dates"]
+
+
 def heuristic_verdict(pair: Pair, score: DuplicateScore, *, auto_threshold: float) -> str | None:
     """Without an LLM: "clear" (merge now, undoable), "likely" (propose) or None (leave alone)."""
-    if any(change_signals(pair.a, pair.b).values()):
+    if differs(pair):
         return None
     keep, gone = keeper_first(pair.a, pair.b)
     adds_nothing = content_words(f"{gone.title} {gone.content}") <= content_words(f"{keep.title} {keep.content}")
@@ -91,11 +106,11 @@ def merge_draft(pair: Pair, score: DuplicateScore, *, merged_title: str | None =
                 merged_content: str | None = None, why: str = "") -> ProposalDraft:
     """A merge proposal: keeper and removed by the keeper rule, the merged text to preview (if any)."""
     keep, gone = keeper_first(pair.a, pair.b)
-    reason = f"{why} ({score.describe()})" if why else f"Near-duplicate ({score.describe()})"
+    reason = f"{why} ({score.describe()})" if why else f"They say the same thing in other words ({score.describe()})"
     return ProposalDraft(
         kind=ProposalKind.MERGE, node_uids=(keep.uid, gone.uid), action=f"Merge two {keep.type} memories into one",
         reason=reason, score=round(score.composite, 4),
         payload={"keep_id": keep.uid, "discard_id": gone.uid, "merged_title": merged_title,
-                 "merged_content": merged_content},
+                 "merged_content": merged_content, "score": score.as_dict()},
         basis=basis_of(keep, gone),
     )

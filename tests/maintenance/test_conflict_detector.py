@@ -34,15 +34,15 @@ def test_without_llm_signals_make_proposals_and_nothing_is_written(no_llm, seede
     got = {(p.payload["source_id"], p.payload["target_id"], p.payload["edge"], tuple(p.payload["signals"]))
            for p in ProposalRow.objects.filter(kind="conflict")}
     s = seeded
-    # changed numbers -> evolution, newer -> older; a one-sided negation -> tension. Global memories are checked
-    # against every project (#224), but two projects (shop, crm) never against each other.
+    # a changed value in the same sentence -> evolution, newer -> older; a one-sided negation -> tension. Global
+    # memories are checked against every project (#224), but two projects (shop, crm) never against each other.
     assert got == {
-        (s["port_new"], s["port_old"], "evolved_from", ("numbers",)),
+        (s["port_new"], s["port_old"], "evolved_from", ("value",)),
         (s["no_tabs"], s["tabs"], "contradicts", ("negation",)),
-        (s["port_new"], s["other_project"], "evolved_from", ("numbers",)),
-        (s["port_new"], s["billing"], "evolved_from", ("numbers",)),
-        (s["other_project"], s["port_old"], "evolved_from", ("numbers",)),
-        (s["billing"], s["port_old"], "evolved_from", ("numbers",)),
+        (s["port_new"], s["other_project"], "evolved_from", ("value",)),
+        (s["port_new"], s["billing"], "evolved_from", ("value",)),
+        (s["other_project"], s["port_old"], "evolved_from", ("value",)),
+        (s["billing"], s["port_old"], "evolved_from", ("value",)),
     }
     assert edges_of(s["port_old"]) == []
 

@@ -16,6 +16,8 @@ DARK = "Robin prefers dark mode in every editor"
 LIGHT = "Robin prefers light mode in every editor"
 TABS = "I like tabs over spaces"
 NO_TABS = "I do not like tabs over spaces"
+GRAFANA_A = "Our team uses Grafana for dashboards of the billing service"
+GRAFANA_B = "The billing service dashboards live in Grafana, which our team uses"
 
 
 @pytest.fixture
@@ -33,18 +35,21 @@ def live() -> list[str]:
     return sorted(NodeRow.objects.values_list("content", flat=True))
 
 
-def test_without_llm_clear_duplicates_merge_and_likely_ones_are_proposed(no_llm, seeded):
+def test_without_llm_clear_duplicates_merge_and_likely_ones_are_proposed(no_llm, seeded, remember):
+    seeded.update(grafana_a=remember(GRAFANA_A).id, grafana_b=remember(GRAFANA_B).id)
     outcome = job_execute("duplicate_merger")
     assert outcome.status == "ok"
     assert (outcome.counts["merged"], outcome.counts["proposed"]) == (1, 1)
-    # the longer SQLITE_B is the keeper; negated tabs are not duplicates
-    assert live() == sorted([SQLITE_B, DARK, LIGHT, TABS, NO_TABS, "The billing service runs on port 8080"])
+    # the longer SQLITE_B is the keeper; negated tabs and dark/light (one word swapped for its opposite) are not
+    # duplicates; the Grafana paraphrase adds "live" and is only proposed
+    assert live() == sorted([SQLITE_B, DARK, LIGHT, TABS, NO_TABS, "The billing service runs on port 8080",
+                             GRAFANA_A, GRAFANA_B])
     history = MergeHistoryRow.objects.get()
     assert (history.kept_uid, history.removed_uid) == (seeded["sqlite_b"], seeded["sqlite_a"])
     assert runtime.store().path_for(seeded["sqlite_a"]) is None
     proposal = ProposalRow.objects.get()
-    assert (proposal.kind, sorted(proposal.node_uids)) == ("merge", sorted([seeded["dark"], seeded["light"]]))
-    assert proposal.reason.startswith("Near-duplicate (score=0.86, embed=0.89, title=n/a, token=0.75)")
+    assert (proposal.kind, sorted(proposal.node_uids)) == ("merge", sorted([seeded["grafana_a"], seeded["grafana_b"]]))
+    assert proposal.reason == "They say the same thing in other words (similarity 0.92, 62% of the words shared)"
 
 
 def test_a_second_run_has_nothing_new_to_examine(no_llm, seeded):
@@ -82,7 +87,8 @@ def test_with_llm_a_duplicate_below_the_auto_line_becomes_a_proposal_with_previe
     assert job_execute("duplicate_merger").counts["proposed"] == 1
     proposal = ProposalRow.objects.get()
     assert (proposal.payload["keep_id"], proposal.payload["merged_content"]) == (b.id, "CI deploys take twelve minutes.")
-    assert proposal.reason.startswith("same duration (score=0.79")
+    assert proposal.reason == "same duration (similarity 0.91, 42% of the words shared)"
+    assert round(proposal.payload["score"]["composite"], 2) == 0.79
     assert NodeRow.objects.count() == 2
 
 
