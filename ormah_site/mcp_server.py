@@ -50,7 +50,9 @@ Memories default to the current project's space; pass space="global" for things 
 # ---------------------------------------------------------------------------
 
 def api_base_url() -> str:
-    """http://HOST:PORT of the local server (a wildcard bind address is reached on loopback)."""
+    """ORMAH_URL, else http://HOST:PORT of the local server (a wildcard bind address is reached on loopback)."""
+    if getattr(settings, "SERVER_URL", None):
+        return settings.SERVER_URL.rstrip("/")
     host = settings.HOST or "127.0.0.1"
     if host in ("0.0.0.0", "::"):
         host = "127.0.0.1"

@@ -77,6 +77,7 @@ SECRET_KEY = _secret_key()
 DEBUG = _env_bool("DEBUG", False)
 HOST = _env("HOST", "127.0.0.1")
 PORT = _env_int("PORT", 8787)
+SERVER_URL = _env("URL")  # how clients (the MCP server, the hook) reach the server, when not http://HOST:PORT
 ALLOWED_HOSTS = [h for h in (_env("ALLOWED_HOSTS", "") or "").split(",") if h] or [
     "127.0.0.1", "localhost", "[::1]", "testserver", HOST,
 ]

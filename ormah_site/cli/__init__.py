@@ -11,7 +11,7 @@ import sys
 
 from ormah_site import __version__
 
-NO_HOME_CHECK = {"init", "admin"}
+NO_HOME_CHECK = {"init", "admin", "setup"}
 
 
 def _fail(message: str) -> int:
@@ -52,6 +52,10 @@ def _run(argv: list[str]) -> int:
         problem = port_problem(options.host, options.port)
         if problem:
             return _fail(problem)
+    if command == "setup":
+        from ormah_site.cli.setup_command import run_setup
+
+        return run_setup(options)
     from ormah_site.cli.thin import COMMANDS
 
     if command in COMMANDS and not getattr(options, "markdown", False):

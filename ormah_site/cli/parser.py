@@ -144,6 +144,18 @@ def _agent_commands(sub) -> None:
     p.add_argument("--global", dest="global_", action="store_true", help="setup: the user-wide settings")
     p.add_argument("--path", help="setup: write this settings file instead")
 
+    p = sub.add_parser("setup", help="plug Ormah into an agent: MCP server and hooks (claude, codex)",
+                       description="Register Ormah's MCP server with the agent and, for Claude Code, the whisper "
+                                   "hooks. Each command written carries ORMAH_URL and the token file; every file "
+                                   "touched is backed up first; running it again changes nothing.")
+    p.add_argument("agent", choices=["claude", "codex"], help="which agent: claude (Claude Code) or codex")
+    p.add_argument("--project", action="store_true",
+                   help="claude: this project only (.mcp.json, .claude/settings.local.json) instead of user-wide")
+    p.add_argument("--print", dest="print_only", action="store_true", help="show what would be written; write nothing")
+    p.add_argument("--check", action="store_true",
+                   help="self-test the installed setup: files, server, token, and what the hook returns for a prompt")
+    p.add_argument("--prompt", default=None, help="--check: the sample prompt to feed the hook")
+
     sub.add_parser("mcp", help="serve Ormah's MCP tools over stdio (for an agent; the server must run)")
 
     sub.add_parser("admin", help="Django's management commands (migrate, createsuperuser, ...): ormah admin help",

@@ -25,9 +25,11 @@ def test_hooks_are_added_next_to_existing_settings(tmp_path):
         "UserPromptSubmit": [other, {"hooks": [{"type": "command", "command": "/venv/bin/python "
                                                 "/opt/ormah/whisper/hook.py inject", "timeout": 10}]}],
         "PreCompact": [{"matcher": "", "hooks": [{"type": "command", "command": "/venv/bin/python "
-                                                  "/opt/ormah/whisper/hook.py store", "timeout": 300}]}],
+                                                  "/opt/ormah/whisper/hook.py store", "timeout": 300,
+                                                  "async": True}]}],
         "SessionEnd": [{"matcher": "", "hooks": [{"type": "command", "command": "/venv/bin/python "
-                                                  "/opt/ormah/whisper/hook.py store", "timeout": 300}]}],
+                                                  "/opt/ormah/whisper/hook.py store", "timeout": 300,
+                                                  "async": True}]}],
     }}
 
 

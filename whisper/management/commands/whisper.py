@@ -25,7 +25,7 @@ class Command(BaseCommand):
             return
         target = Path(path) if path else claude_settings.settings_path(global_=global_)
         try:
-            changed, backup = claude_settings.install(target, python=sys.executable)
+            changed, backup = claude_settings.install(target, python=sys.executable, env=claude_settings.hook_env())
         except (OSError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
         if not changed:
