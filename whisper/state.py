@@ -169,3 +169,4 @@ class Deps:
     self_ids: Callable[[], frozenset[str]] = lambda: frozenset()
     maintenance_due: Callable[[], bool] = lambda: False
     reranker: object | None = None  # reranker.Reranker
+    warnings: Callable[[list[SearchHit]], list[SearchHit]] = list  # the hits with their recall warnings

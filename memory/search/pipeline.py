@@ -139,17 +139,20 @@ def _hit(c: Scored, row: NodeRow, uids: dict[int, str]) -> SearchHit:
 
 def recall(
     *, query: SearchQuery, now: datetime | None = None, embedder: Embedder | None = None,
-    conf: RecallConf = DEFAULT_CONF,
+    conf: RecallConf = DEFAULT_CONF, warnings: bool = True,
 ) -> list[SearchHit]:
     """Deliberate recall: ranked, typed hits for a query; surfacing is logged by the caller, never counted as use.
 
-    Each hit carries its recall warnings (docs/trust.md); drift warnings need `query.workspace`.
+    Each hit carries its recall warnings (docs/trust.md); drift warnings need `query.workspace`. A caller that
+    shows only some hits (whisper) passes `warnings=False` and asks `hits_with_warnings` for the ones it shows.
     """
     now = as_utc(now or utcnow())
     scored = recall_scored(query=query, now=now, embedder=embedder, conf=conf)
     rows = rows_by_id([c.row_id for c in scored] + [c.activated_by for c in scored if c.activated_by is not None])
     uids = {row_id: row.uid for row_id, row in rows.items()}
     hits = [_hit(c, rows[c.row_id], uids) for c in scored if c.row_id in rows]
+    if not warnings:
+        return hits
     ws = query.workspace
     workspace = workspace_state(path=ws.path, branch=ws.branch, commit=ws.commit) if ws is not None else None
     return hits_with_warnings(hits, now=now, workspace=workspace)

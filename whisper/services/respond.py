@@ -13,6 +13,7 @@ from django.db import transaction
 
 from memory import runtime
 from memory.conf import get_conf as memory_conf
+from memory.context.warnings import hits_with_warnings
 from memory.domain.node import as_utc, utcnow
 from memory.domain.requests import auto_title
 from memory.domain.search import SearchHit, SearchQuery
@@ -92,7 +93,7 @@ def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, em
     return Deps(
         embed=emb.embed_query,
         archetypes=lambda: archetype_matrices(emb),
-        search=lambda query: recall(query=query, now=now, embedder=emb),
+        search=lambda query: recall(query=query, now=now, embedder=emb, warnings=False),
         cosines=lambda vec, row_ids: selectors.node_cosines(query_vec=vec, row_ids=row_ids),
         identity=lambda: [_identity_hit(r) for r in selectors.identity_rows(now=now)],
         feedback=lambda uids: selectors.feedback_samples(node_uids=uids),
@@ -103,6 +104,7 @@ def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, em
         self_ids=selectors.self_ids,
         maintenance_due=_maintenance_due(conf.maintenance_due),
         reranker=load_reranker(conf.reranker, model_name=conf.reranker_model, cache_dir=cache_dir),
+        warnings=lambda hits: hits_with_warnings(hits, now=now),
     )
 
 

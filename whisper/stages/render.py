@@ -8,7 +8,14 @@ from whisper.state import SILENT_BUDGET, STAGE_BUDGET, STAGE_EXPLORATION, STAGE_
 
 
 def render_text(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
-    """Format the selected memories; those the budget cannot hold stop at `budget`."""
+    """Format the selected memories; those the budget cannot hold stop at `budget`.
+
+    Recall warnings are computed here, for the few memories about to be shown, not for every candidate.
+    """
+    warned = {h.node_id: h for h in deps.warnings([c.hit for c in run.pool if c.hit is not None])}
+    for cand in run.pool:
+        if cand.hit is not None and cand.hit.node_id in warned:
+            cand.hit = warned[cand.hit.node_id]
     rendered = render(run.pool, budget_tokens=run.budget_tokens, content_max_chars=conf.content_max_chars,
                       full_items=conf.full_items, whisper_log_id=run.log_id, maintenance_due=deps.maintenance_due())
     included = set(rendered.node_ids)

@@ -69,12 +69,14 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     if run.intent is not None and run.intent.has(IDENTITY):
         pairs += [(h, _candidate(h, None, source="identity", identity=True, conf=conf, current_space=space,
                                  named=named)) for h in identity_hits if h.node_id not in seen]
-    found = deps.cosines(run.query_vec, [h.row_id for h, _ in pairs]) if run.query_vec is not None else {}
+    # Recall already has the cosine of every hit its vector leg found: read stored vectors only for the others.
+    missing = [h.row_id for h, _ in pairs if h.raw_cosine is None]
+    found = deps.cosines(run.query_vec, missing) if run.query_vec is not None and missing else {}
     for hit, cand in pairs:
-        if hit.row_id in found:
-            cand.raw_cosine = round(found[hit.row_id], 4)
-        elif hit.raw_cosine is not None:
+        if hit.raw_cosine is not None:
             cand.raw_cosine = round(hit.raw_cosine, 4)
+        elif hit.row_id in found:
+            cand.raw_cosine = round(found[hit.row_id], 4)
         if cand.source == "identity":
             cand.score = cand.raw_cosine or 0.0
     identity_extra = sorted((c for _, c in pairs if c.source == "identity"), key=lambda c: -c.score)
