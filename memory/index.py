@@ -19,11 +19,20 @@ from pathlib import Path
 import numpy as np
 from django.db import connection, transaction
 
+from memory.domain import chunking
 from memory.domain.identity import is_self_node
 from memory.domain.node import PROVENANCE_KEYS, Node
 from memory.embeddings import Embedder, embedding_text
 from memory.errors import MalformedNodeFile
-from memory.models import EdgeRow, EmbeddingCacheRow, IndexMetaRow, NodeCitationRow, NodeRow, NodeTagRow
+from memory.models import (
+    EdgeRow,
+    EmbeddingCacheRow,
+    IndexMetaRow,
+    NodeCitationRow,
+    NodeRow,
+    NodeTagRow,
+    PassageRow,
+)
 from memory.search import vectors
 from memory.store import MarkdownStore, StoredFile
 
@@ -84,6 +93,7 @@ def ensure_vector_table(embedder: Embedder) -> bool:
             logger.warning("Embedding model changed from %s to %s: every node will be re-embedded",
                            model_id, embedder.model_id)
         vectors.create_table(embedder.dim)
+        PassageRow.objects.all().delete()
         NodeRow.objects.update(embed_hash="")
         _meta_set(META_MODEL, embedder.model_id)
         _meta_set(META_DIM, str(embedder.dim))
@@ -238,9 +248,11 @@ def _index_vectors(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) ->
     for _, row in same:
         if row.id in keep_ids:
             vectors.update_metadata(row.id, type=row.type, tier=row.tier, space=row.space)
+    embedded = _index_passages(pairs, embedder)
     if not todo:
-        return 0
-    found, embedded = _vectors_for([n for n, _ in todo], embedder)
+        return embedded
+    found, fresh = _vectors_for([n for n, _ in todo], embedder)
+    embedded += fresh
     vectors.upsert((r.id, found[hashes[r.id]], r.type, r.tier, r.space) for _, r in todo)
     for _, row in todo:
         row.embed_hash = hashes[row.id]
@@ -250,6 +262,37 @@ def _index_vectors(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) ->
             f"UPDATE {NodeRow._meta.db_table} SET embed_hash = %s WHERE id = %s",
             [(r.embed_hash, r.id) for _, r in todo],
         )
+    return embedded
+
+
+def _index_passages(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) -> int:
+    """Passages of long memories: a row whose passages (spans and text hashes) changed gets them written again,
+    their vectors through the embedding cache; returns how many texts were embedded."""
+    ids = [row.id for _, row in pairs]
+    existing: dict[int, list[tuple]] = {}
+    for i in range(0, len(ids), CHUNK):
+        found = PassageRow.objects.filter(node_id__in=ids[i:i + CHUNK]).order_by("node_id", "ordinal")
+        for node_id, *entry in found.values_list("node_id", "ordinal", "start", "end", "text_hash"):
+            existing.setdefault(node_id, []).append(tuple(entry))
+    wanted: dict[int, list[tuple]] = {}
+    texts: dict[str, str] = {}
+    for node, row in pairs:
+        wanted[row.id] = []
+        for passage in chunking.passages(node.content):
+            text = chunking.passage_text(node.title, node.content, passage)
+            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            texts[digest] = text
+            wanted[row.id].append((passage.ordinal, passage.start, passage.end, digest))
+    changed = [row_id for row_id in ids if existing.get(row_id, []) != wanted[row_id]]
+    if not changed:
+        return 0
+    for i in range(0, len(changed), CHUNK):
+        PassageRow.objects.filter(node_id__in=changed[i:i + CHUNK]).delete()
+    found, embedded = _vectors_for_texts({h: texts[h] for r in changed for *_, h in wanted[r]}, embedder)
+    PassageRow.objects.bulk_create(
+        [PassageRow(node_id=row_id, ordinal=o, start=a, end=b, text_hash=h, vector=found[h].tobytes())
+         for row_id in changed for o, a, b, h in wanted[row_id]], batch_size=CHUNK,
+    )
     return embedded
 
 
@@ -318,6 +361,7 @@ def sync(
             # (vec0 point deletes made the wipe ~5x slower).
             vectors.create_table(embedder.dim)
             EdgeRow.objects.all().delete()
+            PassageRow.objects.all().delete()
             NodeCitationRow.objects.all().delete()
             NodeTagRow.objects.all().delete()
             NodeRow.objects.all().delete()

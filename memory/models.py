@@ -90,6 +90,21 @@ class EmbeddingCacheRow(models.Model):
         constraints = [models.UniqueConstraint(fields=["text_hash", "model_id"], name="embedding_cache_key")]
 
 
+class PassageRow(models.Model):
+    """Derived: one embedded passage of a long memory (memory/domain/chunking.py); ordinal 0 is the row's own
+    vector in vec0, so passages start at 1. The vector is stored here (float32 bytes of the table's model)."""
+
+    node = models.ForeignKey(NodeRow, on_delete=models.CASCADE, related_name="passages")
+    ordinal = models.IntegerField()
+    start = models.IntegerField()
+    end = models.IntegerField()
+    text_hash = models.CharField(max_length=64)
+    vector = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["node", "ordinal"], name="passage_unique_ordinal")]
+
+
 class IndexMetaRow(models.Model):
     """Derived: facts about the index itself (embedding model id and dimension, write sequence)."""
 

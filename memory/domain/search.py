@@ -71,3 +71,9 @@ class SearchHit:
     activated_by: str | None = None
     activation_edge: str | None = None
     warnings: tuple[RecallWarning, ...] = ()
+    passage: tuple[int, int] | None = None  # (start, end) in content of the passage that matched a long memory
+
+    @property
+    def snippet_text(self) -> str:
+        """The matching passage of a long memory, else the content."""
+        return self.content[self.passage[0]:self.passage[1]] if self.passage else self.content

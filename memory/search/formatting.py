@@ -28,7 +28,7 @@ def _entry(number: int, hit: SearchHit) -> list[str]:
         lines.append(f"   via {hit.activation_edge} from {seed}...")
     elif hit.source == "conflict":
         lines.append(f"   contradicts {seed}...")
-    lines.append(f"   {_snippet(hit.content)}")
+    lines.append(f"   {_snippet(hit.snippet_text)}")
     lines += [f"   {warning_line(w)}" for w in hit.warnings]
     return lines
 

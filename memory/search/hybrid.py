@@ -12,7 +12,7 @@ from datetime import datetime
 
 from django.db.models.functions import Length
 
-from memory.domain import scoring
+from memory.domain import chunking, scoring
 from memory.domain.lifecycle import days_between
 from memory.domain.scoring import RecallConf
 from memory.domain.text import title_words
@@ -96,8 +96,10 @@ def score_candidates(
         if row is None:
             continue
         raw = cosine.get(row_id)
+        # Every vector covers at most one passage (chunking.MAX_CHARS), so a long memory is not penalised for
+        # the length of text no single vector holds.
         penalised = None if raw is None else scoring.length_penalty(
-            raw, row.content_length, threshold=conf.length_penalty_threshold)
+            raw, min(row.content_length, chunking.MAX_CHARS), threshold=conf.length_penalty_threshold)
         s = scoring.blend(rrf, penalised, question=question, conf=conf)
         if not question:
             s = scoring.title_bonus(s, query_words, title_words(row.title or ""), boost=conf.title_match_boost)

@@ -39,6 +39,10 @@ _ROWS_SQL = (
     f"FROM {NODE_TABLE} n LEFT JOIN memory_embeddingcacherow c ON c.text_hash = n.embed_hash AND c.model_id = "
     f"(SELECT value FROM memory_indexmetarow WHERE key = '{META_MODEL_KEY}') WHERE n.embed_hash != ''"
 )
+_PASSAGES_SQL = (
+    f"SELECT n.id, n.type, n.tier, n.space, CAST(n.created AS TEXT), CAST(n.valid_until AS TEXT), p.vector, "
+    f"p.ordinal FROM memory_passagerow p JOIN {NODE_TABLE} n ON n.id = p.node_id WHERE n.embed_hash != ''"
+)
 
 
 def _utc_naive(value: datetime) -> np.datetime64:
@@ -59,7 +63,7 @@ class Matrix:
     def _alloc(self, cap: int) -> None:
         old = self.n
         grown = {
-            "ids": np.zeros(cap, np.int64), "vecs": np.zeros((cap, self.dim), np.float32),
+            "ids": np.zeros(cap, np.int64), "part": np.zeros(cap, np.int32), "vecs": np.zeros((cap, self.dim), np.float32),
             "alive": np.zeros(cap, bool), "type_c": np.zeros(cap, np.int32), "tier_c": np.zeros(cap, np.int32),
             "space_c": np.zeros(cap, np.int32), "created": np.full(cap, np.datetime64("NaT"), "datetime64[us]"),
             "valid_until": np.full(cap, np.datetime64("NaT"), "datetime64[us]"),
@@ -81,7 +85,7 @@ class Matrix:
                 self.dead += 1
 
     def add(self, rows: Sequence[tuple]) -> None:
-        """Append (row_id, type, tier, space, created, valid_until, vector) rows (the row ids must be absent)."""
+        """Append (row_id, type, tier, space, created, valid_until, vector, passage) rows (row ids must be absent)."""
         if not rows:
             return
         if self.n + len(rows) > self.cap:
@@ -90,6 +94,7 @@ class Matrix:
         vecs = np.stack([np.asarray(r[6], np.float32) for r in rows])
         self.vecs[lo:hi] = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), np.float32(1e-12))
         self.ids[lo:hi] = [r[0] for r in rows]
+        self.part[lo:hi] = [r[7] for r in rows]
         self.type_c[lo:hi] = [self.code(r[1]) for r in rows]
         self.tier_c[lo:hi] = [self.code(r[2]) for r in rows]
         self.space_c[lo:hi] = [self.code(r[3]) for r in rows]
@@ -105,7 +110,7 @@ class Matrix:
         if self.dead * 4 < max(self.n, 1024):
             return
         keep = np.flatnonzero(self.alive[:self.n])
-        for name in ("ids", "vecs", "alive", "type_c", "tier_c", "space_c", "created", "valid_until"):
+        for name in ("ids", "part", "vecs", "alive", "type_c", "tier_c", "space_c", "created", "valid_until"):
             array = getattr(self, name)
             array[:len(keep)] = array[keep]
         self.n, self.dead = len(keep), 0
@@ -158,20 +163,22 @@ class Matrix:
             for slot in order[:m].tolist():
                 row_id = int(ids[slot])
                 if row_id not in hits and keep[slot]:
-                    hits[row_id] = VectorHit(row_id=row_id, cosine=float(scores[slot]))
+                    hits[row_id] = VectorHit(row_id=row_id, cosine=float(scores[slot]), passage=int(self.part[slot]))
                     if len(hits) == limit:
                         return list(hits.values())
             if m >= valid:
                 return list(hits.values())
             m = min(valid, m * 4)
 
-    def cosines(self, query: np.ndarray, row_ids: Sequence[int]) -> dict[int, float]:
-        """The best cosine of each given row that has a vector."""
-        out: dict[int, float] = {}
+    def cosines(self, query: np.ndarray, row_ids: Sequence[int]) -> dict[int, tuple[float, int]]:
+        """The best cosine of each given row that has a vector, with the passage it belongs to."""
+        out: dict[int, tuple[float, int]] = {}
         for row_id in row_ids:
             slots = self.slots.get(int(row_id))
             if slots:
-                out[int(row_id)] = float(np.max(self.vecs[slots] @ query))
+                sims = self.vecs[slots] @ query
+                best = int(np.argmax(sims))
+                out[int(row_id)] = (float(sims[best]), int(self.part[slots[best]]))
         return out
 
 
@@ -185,20 +192,23 @@ def _newest_gen() -> int:
 
 
 def _fetch(row_ids: Sequence[int] | None) -> list[tuple]:
-    """(row_id, type, tier, space, created, valid_until, vector) of the given rows (all when None) with a vector."""
+    """(row_id, type, tier, space, created, valid_until, vector, passage) of the given rows (all when None): the
+    row's own vector (passage 0) and its passages' vectors."""
     rows: list[tuple] = []
+    passages: list[tuple] = []
     ids = None if row_ids is None else [int(r) for r in row_ids]
     with connection.cursor() as cur:
         chunks = [None] if ids is None else [ids[i:i + 500] for i in range(0, len(ids), 500)]
         for chunk in chunks:
             if chunk is not None and not chunk:
                 continue
-            sql, params = _ROWS_SQL, []
-            if chunk is not None:
-                sql += f" AND n.id IN ({', '.join(['%s'] * len(chunk))})"
-                params = chunk
-            cur.execute(sql, params)
-            rows.extend(cur.fetchall())
+            for sql, into in ((_ROWS_SQL, rows), (_PASSAGES_SQL, passages)):
+                params = []
+                if chunk is not None:
+                    sql += f" AND n.id IN ({', '.join(['%s'] * len(chunk))})"
+                    params = chunk
+                cur.execute(sql, params)
+                into.extend(cur.fetchall())
     missing = [r[0] for r in rows if r[6] is None]
     from_vec0: dict[int, bytes] = {}
     if missing:
@@ -217,7 +227,9 @@ def _fetch(row_ids: Sequence[int] | None) -> list[tuple]:
     for r in rows:
         blob = r[6] if r[6] is not None else from_vec0.get(r[0])
         if blob is not None:
-            out.append((r[0], r[1], r[2], r[3], r[4], r[5], np.frombuffer(bytes(blob), dtype=np.float32)))
+            out.append((*r[:6], np.frombuffer(bytes(blob), dtype=np.float32), 0))
+    with_own = {r[0] for r in out}
+    out.extend((*r[:6], np.frombuffer(bytes(r[6]), dtype=np.float32), r[7]) for r in passages if r[0] in with_own)
     return out
 
 
@@ -289,6 +301,13 @@ def _in_transaction(state: Matrix | None, dim: int) -> list[tuple[Matrix, set[in
     return [(state, changed), (overlay, set())]
 
 
+def with_passages(row_ids: Sequence[int]) -> set[int]:
+    """The given rows that have passage vectors besides their own."""
+    parts = current() or []
+    with _LOCK:
+        return {int(r) for m, skip in parts for r in row_ids if r not in skip and len(m.slots.get(int(r), ())) > 1}
+
+
 def reset() -> None:
     """Forget every loaded matrix (tests and benchmarks that swap databases)."""
     with _LOCK:
@@ -319,8 +338,8 @@ def search(vector: np.ndarray, limit: int, filters: Filters = Filters(), *,
     return hits[:limit]
 
 
-def cosines(vector: np.ndarray, row_ids: Sequence[int]) -> dict[int, float] | None:
-    """The cosine of the query to each given row that has a vector; None when there is no vector table."""
+def cosines(vector: np.ndarray, row_ids: Sequence[int]) -> dict[int, tuple[float, int]] | None:
+    """(best cosine, its passage) of the query to each given row that has a vector; None without a vector table."""
     parts = current()
     if parts is None:
         return None

@@ -30,6 +30,7 @@ from memory.search.activation import spread_activation
 from memory.search.filters import Filters
 from memory.search.fts import fts_search
 from memory.search.hybrid import Scored, row_facts, rows_by_id, score_candidates
+from memory.search.passages import with_passages
 from memory.search.semantic import cosines_for, vector_search
 from memory.search.supplement import temporal_supplement
 
@@ -151,6 +152,8 @@ def recall(
     rows = rows_by_id([c.row_id for c in scored] + [c.activated_by for c in scored if c.activated_by is not None])
     uids = {row_id: row.uid for row_id, row in rows.items()}
     hits = [_hit(c, rows[c.row_id], uids) for c in scored if c.row_id in rows]
+    plan = recall_plan(query, now)  # only for hits on long memories; the embedder's LRU has the vector
+    hits = with_passages(hits, lambda: None if plan.topicless else query_vector(plan.text, embedder))
     if not warnings:
         return hits
     ws = query.workspace

@@ -106,7 +106,8 @@ def cosines_for(vector: np.ndarray, row_ids: Sequence[int], *, min_cosine: float
     """Cosine of the query to given rows (a real measurement for FTS candidates the KNN pool did not reach)."""
     if uses_matrix() and row_ids:
         found = matrix.cosines(vector, row_ids) or {}
-        hits = sorted((VectorHit(row_id=i, cosine=c) for i, c in found.items()), key=lambda h: (-h.cosine, h.row_id))
+        hits = sorted((VectorHit(row_id=i, cosine=c, passage=p) for i, (c, p) in found.items()),
+                      key=lambda h: (-h.cosine, h.row_id))
     else:
         hits = _stored_cosines(vector, row_ids)
     return hits if min_cosine is None else [h for h in hits if h.cosine >= min_cosine]

@@ -110,8 +110,12 @@ def all_vectors() -> list[tuple[int, bytes]]:
 
 @dataclass(frozen=True, slots=True)
 class VectorHit:
+    """A row and its best cosine; `passage` is the ordinal of the passage that scored it (0: the row's own vector,
+    n >= 1: memory_passagerow of a long memory, memory/domain/chunking.py)."""
+
     row_id: int
     cosine: float
+    passage: int = 0
 
 
 def knn(
