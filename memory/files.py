@@ -10,33 +10,30 @@ the hash it left or None when it removed the file), which is exactly what a roll
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
-import tempfile
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from memory.domain.node import Node, as_utc, utcnow
-from memory.domain.slug import node_filename
-from memory.errors import Conflict, NodeNotFound, StorageError, WriteConflict
-from memory.store import (
-    _LAST_PATH,
-    TEMP_PREFIX,
-    TEMP_SUFFIX,
-    MarkdownStore,
-    StoredFile,
-    _encode,
-    _free_path,
-    _id_of,
-    _load,
-    _reason,
-    _remember,
-    _stored,
-    content_hash,
-    forget_id,
+from memory.atomic import (
+    aside,
+    atomic_write,
+    conflict_copy,
+    current,
+    discard,
+    fsync_folder,
+    guarded_write,
+    put_back,
+    storage_error,
+    temp_file,
 )
+from memory.domain.node import Node, as_utc
+from memory.domain.slug import node_filename
+from memory.errors import Conflict, NodeNotFound, WriteConflict
+from memory.store import _LAST_PATH, MarkdownStore, StoredFile, _encode, _free_path, _id_of, content_hash, forget_id
+
+__all__ = ["Change", "Journal", "conflict_copy", "purge", "remove", "restore", "restore_bytes", "soft_delete",
+           "write_bytes", "write_node"]
 
 
 @dataclass(frozen=True)
@@ -77,37 +74,70 @@ def write_node(
         owner = _id_of(target)
         if owner is not None and owner != node.id:
             raise Conflict(f"{target.name} holds memory {owner}, not {node.id}", details={"path": str(target)})
-    before = _current(target)
     if expected_hash is not None:
-        _check_unchanged(store, target, expected_hash, data, before)
-    stored = atomic_write(store, target, data, node.id, mtime_ns=mtime_ns)
-    _note(journal, target, before, stored.hash)
+        stored, displaced = guarded_write(store, target, data, node.id, expected_hash=expected_hash)
+        _note(journal, target, displaced, stored.hash)
+    else:
+        before = current(target)
+        stored = atomic_write(store, target, data, node.id, mtime_ns=mtime_ns)
+        _note(journal, target, before, stored.hash)
     _LAST_PATH[node.id] = target
     return stored
 
 
 def write_bytes(store: MarkdownStore, path: Path, data: bytes, node_id: str | None, *,
-                journal: Journal | None = None) -> StoredFile:
-    """Put exact bytes at `path` (undo restores snapshots byte for byte, never a re-render)."""
-    before = _current(path)
-    stored = atomic_write(store, path, data, node_id)
-    _note(journal, path, before, stored.hash)
+                expected_hash: str | None = None, journal: Journal | None = None) -> StoredFile:
+    """Put exact bytes at `path` (undo restores snapshots byte for byte, never a re-render).
+
+    With `expected_hash` the write is guarded like `write_node`'s (raises WriteConflict).
+    """
+    if expected_hash is not None:
+        stored, displaced = guarded_write(store, path, data, node_id, expected_hash=expected_hash)
+        _note(journal, path, displaced, stored.hash)
+    else:
+        before = current(path)
+        stored = atomic_write(store, path, data, node_id)
+        _note(journal, path, before, stored.hash)
     if node_id is not None:
         _LAST_PATH[node_id] = path
     return stored
 
 
-def soft_delete(store: MarkdownStore, node_id: str, *, now: datetime, journal: Journal | None = None) -> Path:
-    """Move a node to deleted/ with `deleted_at` stamped (the purge clock); raises NodeNotFound."""
+def soft_delete(store: MarkdownStore, node_id: str, *, now: datetime, expected_hash: str | None = None,
+                journal: Journal | None = None) -> Path:
+    """Move a node to deleted/ with `deleted_at` stamped (the purge clock); returns the tombstone.
+
+    The live file is first renamed aside (atomically taking whatever is there), so an edit on disk that lands
+    meanwhile is seen: with `expected_hash`, a file that is not the one read is put back and WriteConflict is
+    raised. Raises NodeNotFound.
+    """
     path = store.path_for(node_id)
     if path is None:
         raise NodeNotFound(f"No memory file for {node_id}")
-    node, _ = store.read(path)
+    node, stored = store.read(path)
+    expected_hash = expected_hash or stored.hash
+    if stored.hash != expected_hash:
+        raise WriteConflict(f"{path.name} changed on disk since it was read; it was not forgotten",
+                            details={"path": str(path)})
+    hold = aside(path)
+    if hold is None:
+        raise WriteConflict(f"{path.name} was deleted on disk meanwhile", details={"path": str(path)})
+    data = current(hold) or b""
+    if content_hash(data) != expected_hash:
+        put_back(store, hold, path)
+        raise WriteConflict(f"{path.name} changed on disk while it was being forgotten; it was not forgotten",
+                            details={"path": str(path)})
     dest = store.deleted_dir / path.name
     if os.path.lexists(dest) and _id_of(dest) != node_id:
         dest = _free_path(store.deleted_dir, path.name)
-    write_bytes(store, dest, _encode(replace(node, deleted_at=as_utc(now))), node_id, journal=journal)
-    remove(path, journal=journal)
+    try:
+        write_bytes(store, dest, _encode(replace(node, deleted_at=as_utc(now))), node_id, journal=journal)
+    except BaseException:
+        put_back(store, hold, path)
+        raise
+    discard(hold)
+    forget_id(path)
+    _note(journal, path, data, None)
     _LAST_PATH[node_id] = dest
     return dest
 
@@ -123,7 +153,7 @@ def restore(store: MarkdownStore, node_id: str, *, journal: Journal | None = Non
     node, _ = store.read(tomb)
     dest = _free_path(store.nodes_dir, tomb.name)
     write_bytes(store, dest, _encode(replace(node, deleted_at=None)), node_id, journal=journal)
-    remove(tomb, journal=journal)
+    remove(store, tomb, journal=journal)
     _LAST_PATH[node_id] = dest
     return dest
 
@@ -132,109 +162,54 @@ def purge(store: MarkdownStore, node_id: str, *, journal: Journal | None = None)
     """Hard-delete the tombstone(s) of a node; raises NodeNotFound when there is none."""
     removed: list[Path] = []
     while (tomb := store._find(store.deleted_dir, node_id)) is not None:
-        remove(tomb, journal=journal)
+        remove(store, tomb, journal=journal)
         removed.append(tomb)
     if not removed:
         raise NodeNotFound(f"No deleted memory {node_id}")
     return removed
 
 
-def remove(path: Path, *, journal: Journal | None = None) -> None:
-    """Unlink a file (gone already is fine); raises StorageError when the disk refuses."""
-    before = _current(path)
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise _storage_error(exc, path) from exc
+def remove(store: MarkdownStore, path: Path, *, expected_hash: str | None = None, journal: Journal | None = None) -> None:
+    """Unlink a file (gone already is fine); raises StorageError when the disk refuses.
+
+    With `expected_hash` the file is renamed aside first and removed only if it is the expected one; otherwise
+    it is put back and WriteConflict is raised.
+    """
+    if expected_hash is not None:
+        hold = aside(path)
+        if hold is None:
+            return
+        before = current(hold)
+        if before is None or content_hash(before) != expected_hash:
+            put_back(store, hold, path)
+            raise WriteConflict(f"{path.name} changed on disk; it was not removed", details={"path": str(path)})
+        discard(hold)
+    else:
+        before = current(path)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise storage_error(exc, path) from exc
     forget_id(path)
     _note(journal, path, before, None)
 
 
-# ---------------------------------------------------------------------------
-# Internals
-# ---------------------------------------------------------------------------
-
-def _current(path: Path) -> bytes | None:
+def restore_bytes(store: MarkdownStore, path: Path, data: bytes) -> None:
+    """Recreate a removed file with `data`, never over a file that appeared meanwhile (rollback of a removal)."""
+    tmp, _ = temp_file(store, path, data)
     try:
-        return _load(path)[0]
-    except FileNotFoundError:
-        return None
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise storage_error(exc, path) from exc
+    finally:
+        discard(tmp)
+    fsync_folder(path.parent, path)
 
 
 def _note(journal: Journal | None, path: Path, before: bytes | None, after_hash: str | None) -> None:
     if journal is not None:
         journal.append(Change(path=Path(path), before=before, after_hash=after_hash))
-
-
-def _check_unchanged(store: MarkdownStore, target: Path, expected_hash: str, data: bytes,
-                     current: bytes | None) -> None:
-    if current is not None and (current == data or content_hash(current) == expected_hash):
-        return
-    copy = conflict_copy(store, target, data)
-    what = "was deleted on disk" if current is None else "changed on disk since it was read"
-    raise WriteConflict(
-        f"{target.name} {what}; the new version was saved to {copy.name}",
-        details={"path": str(target), "conflict_path": str(copy)},
-    )
-
-
-def conflict_copy(store: MarkdownStore, target: Path, data: bytes) -> Path:
-    """Save the app's version of `target` under conflicts/ (a timestamped name); returns its path."""
-    copy = _free_path(store.conflicts_dir, f"{target.stem}.{utcnow().strftime('%Y%m%dT%H%M%S%fZ')}.md")
-    atomic_write(store, copy, data, None)
-    return copy
-
-
-def atomic_write(store: MarkdownStore, target: Path, data: bytes, node_id: str | None, *,
-                 mtime_ns: int | None = None) -> StoredFile:
-    """Temp file in the same folder, flush, fsync, rename over `target`, fsync the folder."""
-    folder = target.parent
-    try:
-        if folder.is_relative_to(store.root):
-            store.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
-    except OSError as exc:
-        raise _storage_error(exc, target) from exc
-    done = False
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            if mtime_ns is not None:
-                os.utime(fh.fileno(), ns=(mtime_ns, mtime_ns))
-            os.fsync(fh.fileno())
-            st = os.fstat(fh.fileno())
-        os.replace(tmp, target)
-        done = True
-    except OSError as exc:
-        raise _storage_error(exc, target) from exc
-    finally:
-        if not done:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-    fsync_folder(folder, target)
-    if node_id is not None:
-        _remember(target, st, node_id)
-    return _stored(target, data, st)
-
-
-def fsync_folder(folder: Path, target: Path) -> None:
-    """Make a rename in `folder` durable (EINVAL/ENOTSUP from file systems without directory fsync are fine)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError as exc:
-        raise _storage_error(exc, target) from exc
-    try:
-        os.fsync(fd)
-    except OSError as exc:
-        if exc.errno not in (errno.EINVAL, errno.ENOTSUP):
-            raise _storage_error(exc, target) from exc
-    finally:
-        os.close(fd)
-
-
-def _storage_error(exc: OSError, path: Path) -> StorageError:
-    return StorageError(f"Cannot write {path}: {_reason(exc)}", details={"path": str(path), "errno": exc.errno})

@@ -31,6 +31,7 @@ from memory import files, index, runtime
 from memory.conf import MemoryConf, get_conf
 from memory.domain.node import Node
 from memory.domain.slug import node_filename
+from memory.errors import WriteConflict
 from memory.models import NodeRow
 from memory.selectors import node_read, node_row_get
 from memory.audit import audit_note_many, audit_record
@@ -86,17 +87,25 @@ class WriteUnit:
             self._stage(node, stored, fresh=fresh)
         return stored
 
-    def put_bytes(self, path: Path, text: str, node_id: str) -> StoredFile:
-        """Put a snapshot back byte for byte (merge undo) and stage the node it holds for indexing."""
-        stored = files.write_bytes(self.store, path, text.encode("utf-8"), node_id, journal=self._journal)
+    def put_bytes(self, path: Path, text: str, node_id: str, *, expected: StoredFile | None = None) -> StoredFile:
+        """Put a snapshot back byte for byte (merge undo) and stage the node it holds for indexing.
+
+        `expected`: the file as it was read (guarded as in `save`; raises WriteConflict).
+        """
+        stored = files.write_bytes(self.store, path, text.encode("utf-8"), node_id,
+                                   expected_hash=expected.hash if expected else None, journal=self._journal)
         if path.parent == self.store.nodes_dir:
             node, stored = self.store.read(path)
             self._stage(node, stored)
         return stored
 
-    def forget(self, node_id: str, *, now: datetime) -> Path:
-        """Soft delete: the file moves to deleted/ and the node's rows go; returns the tombstone."""
-        dest = files.soft_delete(self.store, node_id, now=now, journal=self._journal)
+    def forget(self, node_id: str, *, now: datetime, expected: StoredFile | None = None) -> Path:
+        """Soft delete: the file moves to deleted/ and the node's rows go; returns the tombstone.
+
+        `expected`: the file as it was read; an edit on disk since then raises WriteConflict (nothing moves).
+        """
+        dest = files.soft_delete(self.store, node_id, now=now, expected_hash=expected.hash if expected else None,
+                                 journal=self._journal)
         self._staged.pop(node_id, None)
         self._removed[node_id] = None
         return dest
@@ -182,15 +191,18 @@ def _undo(store: MarkdownStore, change: files.Change) -> None:
         now = None
     if change.after_hash is None:
         if now is None and change.before is not None:
-            files.write_bytes(store, change.path, change.before, None)
+            files.restore_bytes(store, change.path, change.before)
         return
     if now is None or content_hash(now) != change.after_hash:
         logger.warning("Not rolling back %s: it changed on disk meanwhile", change.path)
         return
-    if change.before is None:
-        files.remove(change.path)
-    else:
-        files.write_bytes(store, change.path, change.before, None)
+    try:
+        if change.before is None:
+            files.remove(store, change.path, expected_hash=change.after_hash)
+        else:
+            files.write_bytes(store, change.path, change.before, None, expected_hash=change.after_hash)
+    except WriteConflict:
+        logger.warning("Not rolling back %s: it changed on disk meanwhile", change.path)
 
 
 @contextmanager

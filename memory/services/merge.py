@@ -142,7 +142,7 @@ def node_merge(
         # new version in conflicts/) the unit puts back what was written and no history row is left behind.
         for new, stored in [(new_keeper, keep_stored), *pending]:
             unit.save(new, expected=stored)
-        unit.forget(gone.id, now=now)
+        unit.forget(gone.id, now=now, expected=gone_stored)
         history = MergeHistoryRow(
             merge_id=str(uuid.uuid4()), proposal_id=proposal_id, kept_uid=keeper.id, removed_uid=gone.id,
             kept_path=str(keep_stored.path.relative_to(store.root)),
@@ -203,13 +203,13 @@ def merge_undo(*, ref: str, now: datetime | None = None) -> MergeHistoryRow:
         keep_path = store.path_for(history.kept_uid)
         if keep_path is None:
             raise Conflict(f"The kept memory {history.kept_uid} no longer exists; restore it first")
-        current, _ = store.read(keep_path)
+        current, current_stored = store.read(keep_path)
         removed_path = store.root / history.removed_path
         if os.path.lexists(removed_path):
             raise Conflict(f"{removed_path.name} holds another file; the merge cannot be undone")
         unit.audit(operation="merge_undo", node=current, now=now, detail={"merge_id": history.merge_id})
         # Byte-exact: the snapshots' own bytes go back, never a re-render (hand-formatted files stay as they were).
-        unit.put_bytes(keep_path, history.kept_before, history.kept_uid)
+        unit.put_bytes(keep_path, history.kept_before, history.kept_uid, expected=current_stored)
         unit.put_bytes(removed_path, history.removed_before, history.removed_uid)
         try:
             unit.purge(history.removed_uid)
@@ -221,7 +221,7 @@ def merge_undo(*, ref: str, now: datetime | None = None) -> MergeHistoryRow:
                 continue
             node, stored = store.read(path)
             if stored.hash == nb["after_hash"]:
-                unit.put_bytes(path, nb["before"], nb["uid"])
+                unit.put_bytes(path, nb["before"], nb["uid"], expected=stored)
             else:
                 unit.save(_unretarget(node, history.kept_uid, history.removed_uid, nb["remapped"], now),
                           expected=stored)

@@ -131,12 +131,12 @@ def node_forget(*, ref: str, now: datetime | None = None) -> Node:
     """Soft delete: the file moves to deleted/ (restorable); the self node cannot be forgotten."""
     now = now or utcnow()
     with write_unit() as unit:
-        node, _ = unit.read(ref)
+        node, stored = unit.read(ref)
         if is_self_node(node):
             raise ProtectedNode("The self node cannot be forgotten")
         guard_write(node)
         unit.audit(operation="delete", node=node, now=now)
-        unit.forget(node.id, now=now)
+        unit.forget(node.id, now=now, expected=stored)
     return node
 
 
