@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.db.models import Max
+from django.db.models import Count, Max
 
 from maintenance.detectors.facts import NodeFacts, text_hash
 from maintenance.detectors.similarity import VectorTable
@@ -127,7 +127,7 @@ def proposal_get(*, proposal_id: str) -> ProposalRow | None:
 
 def proposal_status_counts() -> dict[str, int]:
     """How many proposals there are per status."""
-    return dict(Counter(ProposalRow.objects.values_list("status", flat=True)))
+    return {s: n for s, n in ProposalRow.objects.values_list("status").annotate(n=Count("id")).order_by()}
 
 
 def node_briefs(uids: list[str]) -> dict[str, dict]:

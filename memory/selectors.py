@@ -14,7 +14,7 @@ from memory.domain.node import Node
 from memory.errors import AmbiguousNodeRef, NodeNotFound, ValidationFailed
 from memory.index import META_MODEL
 from memory.models import EdgeRow, IndexMetaRow, NodeRow
-from memory.store import MarkdownStore, StoredFile
+from memory.store import MarkdownStore, StoredFile, content_hash
 
 MIN_PREFIX = 4
 
@@ -52,6 +52,23 @@ def node_read(*, store: MarkdownStore, row: NodeRow) -> tuple[Node, StoredFile]:
 def node_get(*, store: MarkdownStore, ref: str) -> Node:
     """The node for an id or unique prefix, read from its markdown file."""
     return node_read(store=store, row=node_row_get(ref=ref))[0]
+
+
+@dataclass(frozen=True)
+class FileSnapshot:
+    """A memory's file as it is now: its text and hash (what an undo puts back, see services.revert)."""
+
+    uid: str
+    text: str
+    hash: str
+
+
+def node_snapshot(*, store: MarkdownStore, ref: str) -> FileSnapshot:
+    """The current text and hash of a memory's file; raises NodeNotFound, AmbiguousNodeRef."""
+    row = node_row_get(ref=ref)
+    _, stored = node_read(store=store, row=row)
+    data = stored.path.read_bytes()
+    return FileSnapshot(uid=row.uid, text=data.decode("utf-8"), hash=content_hash(data))
 
 
 def self_row() -> NodeRow | None:

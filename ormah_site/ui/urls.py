@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from ormah_site.ui.views import graph, jobs, nodes, review, stats, whisper
+from ormah_site.ui.views import graph, inbox, jobs, nodes, review, stats, whisper
 
 app_name = "ui"
 
@@ -20,10 +20,11 @@ urlpatterns = [
     path("nodes/<str:uid>/forget/", nodes.node_forget, name="node-forget"),
     path("nodes/<str:uid>/restore/", nodes.node_restore, name="node-restore"),
     path("stats/", stats.stats_page, name="stats"),
-    path("proposals/", review.proposals_page, name="proposals"),
-    path("proposals/bulk/", review.proposals_bulk, name="proposals-bulk"),
+    path("inbox/", inbox.inbox_page, name="inbox"),
+    path("inbox/decide/", inbox.inbox_decide, name="inbox-decide"),
+    path("undo/", inbox.undo_view, name="undo"),
+    path("proposals/", inbox.proposals_redirect, name="proposals"),
     path("proposals/node/<str:uid>/", review.node_proposals, name="node-proposals"),
-    path("proposals/<str:proposal_id>/decide/", review.proposal_decision, name="proposal-decide"),
     path("merges/<str:merge_id>/undo/", review.merge_undo_view, name="merge-undo"),
     path("jobs/", jobs.jobs_page, name="jobs"),
     path("jobs/table/", jobs.jobs_table, name="jobs-table"),

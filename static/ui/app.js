@@ -11,21 +11,20 @@
     document.querySelectorAll("details[data-open-wide]").forEach(function (d) { d.open = false; });
   }
 
-  // "Select all" boxes of the proposal groups.
-  document.addEventListener("change", function (ev) {
-    var kind = ev.target.getAttribute && ev.target.getAttribute("data-select-all");
-    if (!kind) return;
-    document.querySelectorAll('input[data-group="' + kind + '"]').forEach(function (box) {
-      box.checked = ev.target.checked;
-    });
-  });
-
   // A signed-out htmx request is redirected to the sign-in page: go there instead of swapping it into a panel.
   document.addEventListener("htmx:beforeSwap", function (ev) {
     var xhr = ev.detail && ev.detail.xhr;
     if (xhr && xhr.responseURL && new URL(xhr.responseURL).pathname === "/login/") {
       ev.detail.shouldSwap = false;
       window.location.assign("/login/?next=" + encodeURIComponent(window.location.pathname + window.location.search));
+    }
+  });
+
+  // After an undo, the node panel shows the memory as it is now.
+  document.body.addEventListener("ormah:undone", function () {
+    var shown = document.querySelector("#panel article.node[data-node-id]");
+    if (shown && window.htmx) {
+      window.htmx.ajax("GET", "/nodes/" + shown.getAttribute("data-node-id") + "/", {target: "#panel"});
     }
   });
 

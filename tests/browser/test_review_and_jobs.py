@@ -34,22 +34,20 @@ def twins(mem):
 def test_approving_a_merge_proposal_updates_the_graph(new_page, twins):
     keep, gone = twins
     page = new_page()
-    sign_in(page, "/proposals/")
-    page.wait_for_selector("article.proposal[data-kind=merge]")
-    shot(page, "08-proposals", full_page=True)
-    page.goto("/")
+    sign_in(page, "/")
     before = wait_for_graph(page)
     click_node(page, keep.id)
-    page.wait_for_selector("#panel .node-proposals article.proposal")
-    page.click("#panel .node-proposals button:has-text('Approve')")
-    page.wait_for_selector("#panel article.proposal[data-status=approved]")
+    page.wait_for_selector("#panel .node-proposals article.inbox-card")
+    page.click("#panel .node-proposals button[data-action=approve]")
+    page.wait_for_selector("#panel article.inbox-card[data-status=approved]")
     page.wait_for_function(f"window.ormahGraph.nodes().length === {before - 1}")
     assert page.evaluate(f"window.ormahGraph.getElementById('{gone.id}').length") == 0
     page.wait_for_function(
         f"window.ormahGraph.getElementById('{keep.id}').data('name') === 'Neovim for code review'")
     assert runtime.store().path_for(gone.id) is None
     shot(page, "09-graph-after-merge")
-    page.goto("/proposals/?status=approved")
+    page.goto("/inbox/?view=decided&status=approved")
+    page.click("details.merge-history summary")
     page.wait_for_selector("#merge-history button:has-text('Undo')")
 
 

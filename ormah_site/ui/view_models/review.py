@@ -1,4 +1,4 @@
-"""The review screen's view-models: proposals grouped by kind with cards of their memories, merge history.
+"""Proposal view-models: each proposal with cards of its memories; the merge history.
 
 Built on maintenance.selectors and memory.cards (reads only); every value returned is evaluated.
 """
@@ -10,13 +10,6 @@ from datetime import datetime
 
 from maintenance.selectors import merges_list, proposal_get, proposals_list
 from memory.cards import NodeCard, node_cards
-
-KIND_TITLES = {
-    "merge": "Merges (near-duplicates)", "conflict": "Conflicts and evolutions", "link": "New connections",
-    "consolidation": "Consolidations", "decay": "Archive (decay)",
-}
-KIND_ORDER = ("merge", "conflict", "consolidation", "link", "decay")
-
 
 # ---------------------------------------------------------------------------
 # Proposals
@@ -41,16 +34,13 @@ class ProposalView:
     keep_id: str | None = None
     discard_id: str | None = None
     edge: dict | None = None  # link/conflict: source, target, edge, weight
+    payload: dict | None = None
+    group_key: str = ""  # proposals that share a cause (set by the detectors when they group)
+    group_label: str = ""
 
 
-@dataclass(frozen=True)
-class ProposalGroup:
-    kind: str
-    title: str
-    proposals: list[ProposalView]
-
-
-def _views(rows: list) -> list[ProposalView]:
+def proposal_views(rows: list) -> list[ProposalView]:
+    """Views of proposal rows with cards of their memories (one query for all the cards)."""
     cards = node_cards(uids=sorted({u for r in rows for u in r.node_uids}))
     out = []
     for r in rows:
@@ -65,31 +55,22 @@ def _views(rows: list) -> list[ProposalView]:
             result=r.result or {}, nodes=[cards[u] for u in r.node_uids],
             preview_title=p.get("merged_title") or p.get("title"),
             preview_content=p.get("merged_content") or p.get("content"),
-            keep_id=p.get("keep_id"), discard_id=p.get("discard_id"), edge=edge,
+            keep_id=p.get("keep_id"), discard_id=p.get("discard_id"), edge=edge, payload=p,
+            group_key=getattr(r, "group_key", "") or "", group_label=getattr(r, "group_label", "") or "",
         ))
     return out
-
-
-def proposal_groups(*, status: str = "pending", limit: int = 200) -> list[ProposalGroup]:
-    """Proposals of one status grouped by kind (merges first), strongest first within a group."""
-    views = _views(proposals_list(status=status, limit=limit))
-    by_kind: dict[str, list[ProposalView]] = {}
-    for v in views:
-        by_kind.setdefault(v.kind, []).append(v)
-    kinds = [k for k in KIND_ORDER if k in by_kind] + sorted(k for k in by_kind if k not in KIND_ORDER)
-    return [ProposalGroup(kind=k, title=KIND_TITLES.get(k, k.capitalize()), proposals=by_kind[k]) for k in kinds]
 
 
 def proposal_view(*, proposal_id: str) -> ProposalView | None:
     """One proposal for re-rendering after a decision (None when there is no such proposal)."""
     row = proposal_get(proposal_id=proposal_id)
-    return _views([row])[0] if row is not None else None
+    return proposal_views([row])[0] if row is not None else None
 
 
 def proposals_for_node(*, uid: str, limit: int = 20) -> list[ProposalView]:
     """Pending proposals that name a memory (for the node panel)."""
     rows = [r for r in proposals_list(status="pending", limit=500) if uid in r.node_uids][:limit]
-    return _views(rows)
+    return proposal_views(rows)
 
 
 @dataclass(frozen=True)

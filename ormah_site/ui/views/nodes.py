@@ -16,6 +16,7 @@ from memory import services
 from memory.cards import node_suggest
 from memory.domain.enums import TIER_ORDER, EdgeType, Tier
 from memory.errors import OrmahError
+from ormah_site.ui import undo
 from ormah_site.ui.forms import ConnectForm, NodeEditForm, OutdatedForm, TierForm
 from ormah_site.ui.http import is_htmx, with_trigger
 from ormah_site.ui.render import markdown_html
@@ -34,24 +35,28 @@ def _tier_moves(detail: NodeDetail) -> list[tuple[str, str, bool]]:
 
 def _panel(request: HttpRequest, ref: str, *, status: int = 200, error: str | None = None,
            notice: str | None = None, edit_form: NodeEditForm | None = None,
-           connect_form: ConnectForm | None = None) -> HttpResponse:
+           connect_form: ConnectForm | None = None, undo_token: str | None = None) -> HttpResponse:
     detail = node_detail(ref=ref)
     context = {
         "d": detail, "node": detail.node, "content_html": markdown_html(detail.node.content),
         "tier_moves": [] if detail.is_self else _tier_moves(detail),
         "edit_form": edit_form, "connect_form": connect_form, "outdated_form": OutdatedForm(),
         "error": error, "notice": notice, "defines": EdgeType.DEFINES.value,
-        "trust": node_trust(uid=detail.node.id),
+        "trust": node_trust(uid=detail.node.id), "undo_token": undo_token,
     }
     template = "memory/_node_panel.html" if is_htmx(request) else "memory/node_page.html"
     return render(request, template, context, status=status)
 
 
-def _after_write(request: HttpRequest, uid: str, notice: str, *, also: list[str] | None = None) -> HttpResponse:
+def _after_write(request: HttpRequest, uid: str, notice: str, *, also: list[str] | None = None,
+                 recorder: undo.Recorder | None = None) -> HttpResponse:
+    """The panel after a change, with an undo of it (what the recorder saw change) next to the notice."""
+    token = undo.push(request, label=notice.rstrip("."), steps=recorder.steps()) if recorder else None
     if not is_htmx(request):
         messages.success(request, notice)
         return redirect("ui:node", uid=uid)
-    return with_trigger(_panel(request, uid, notice=notice), "ormah:changed", {"ids": [uid, *(also or [])]})
+    return with_trigger(_panel(request, uid, notice=notice, undo_token=token), "ormah:changed",
+                        {"ids": [uid, *(also or [])]})
 
 
 def node_view(view):
@@ -100,12 +105,14 @@ def node_edit(request: HttpRequest, uid: str) -> HttpResponse:
         patch = form.patch_for(detail.node)
     except ValidationError:
         return _panel(request, uid, status=422, edit_form=form)
+    recorder = undo.Recorder().watch([detail.node.id])
     try:
         services.node_update(ref=uid, patch=patch)
     except OrmahError as exc:
         form.add_error(None, exc.message)
         return _panel(request, uid, status=exc.http_status, edit_form=form)
-    return _after_write(request, uid, "Saved to the markdown file." if patch.changes() else "Nothing changed.")
+    return _after_write(request, uid, "Saved to the markdown file." if patch.changes() else "Nothing changed.",
+                        recorder=recorder)
 
 
 @node_view
@@ -118,13 +125,15 @@ def node_connect(request: HttpRequest, uid: str) -> HttpResponse:
     if not form.is_valid():
         return _panel(request, uid, status=422, connect_form=form)
     data = form.cleaned_data
+    recorder = undo.Recorder().watch([uid])
     try:
         conn = services.edge_create(source_ref=uid, target_ref=data["target"].strip(), edge=EdgeType(data["edge"]),
                                     weight=data["weight"], reason=data["reason"].strip() or None)
     except OrmahError as exc:
         form.add_error("target", exc.message)
         return _panel(request, uid, status=exc.http_status, connect_form=form)
-    return _after_write(request, uid, f"Connected ({conn.edge.value.replace('_', ' ')}).", also=[conn.target])
+    return _after_write(request, uid, f"Connected ({conn.edge.value.replace('_', ' ')}).", also=[conn.target],
+                        recorder=recorder)
 
 
 @login_required
@@ -141,11 +150,12 @@ def node_outdated(request: HttpRequest, uid: str) -> HttpResponse:
     """Mark a memory outdated (valid_until = now, the reason appended to its content)."""
     form = OutdatedForm(request.POST)
     reason = form.cleaned_data["reason"] if form.is_valid() else None
+    recorder = undo.Recorder().watch([uid])
     try:
         services.node_mark_outdated(ref=uid, reason=reason or None)
     except OrmahError as exc:
         return _failed(request, uid, exc)
-    return _after_write(request, uid, "Marked outdated.")
+    return _after_write(request, uid, "Marked outdated.", recorder=recorder)
 
 
 @node_view
@@ -155,11 +165,12 @@ def node_tier(request: HttpRequest, uid: str) -> HttpResponse:
     form = TierForm(request.POST)
     if not form.is_valid():
         return _panel(request, uid, status=422, error="Choose core, working or archival.")
+    recorder = undo.Recorder().watch([uid])
     try:
         node = services.node_set_tier(ref=uid, tier=Tier(form.cleaned_data["tier"]))
     except OrmahError as exc:
         return _failed(request, uid, exc)
-    return _after_write(request, uid, f"Moved to {node.tier.value}.")
+    return _after_write(request, uid, f"Moved to {node.tier.value}.", recorder=recorder)
 
 
 @node_view
@@ -171,6 +182,7 @@ def node_forget(request: HttpRequest, uid: str) -> HttpResponse:
     except OrmahError as exc:
         return _failed(request, uid, exc)
     context = {"node": node, "label": node.title or node.content[:60]}
+    undo.push(request, label=f"Forgot {context['label']}", steps=[{"op": "restore", "uid": node.id}])
     if not is_htmx(request):
         messages.success(request, f"Forgotten: {context['label']}")
         return redirect(reverse("ui:graph"))

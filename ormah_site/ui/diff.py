@@ -1,0 +1,52 @@
+"""Word-level differences between two texts, for the review cards (pure: no Django, no I/O)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+MAX_CHARS = 6000  # longer texts are compared on their first MAX_CHARS characters
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of text that both sides share ("same"), only the new side has ("added") or only the old ("removed")."""
+
+    op: str
+    text: str
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text[:MAX_CHARS])
+
+
+def word_diff(old: str, new: str) -> list[Piece]:
+    """The pieces that turn `old` into `new`, word by word; adjacent pieces of one kind are joined."""
+    a, b = _tokens(old or ""), _tokens(new or "")
+    pieces: list[Piece] = []
+
+    def add(op: str, text: str) -> None:
+        if not text:
+            return
+        if pieces and pieces[-1].op == op:
+            pieces[-1] = Piece(op, pieces[-1].text + text)
+        else:
+            pieces.append(Piece(op, text))
+
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            add("same", "".join(a[i1:i2]))
+        else:
+            add("removed", "".join(a[i1:i2]))
+            add("added", "".join(b[j1:j2]))
+    return pieces
+
+
+def similarity(old: str, new: str) -> float:
+    """The share of words the two texts have in common (0..1), as the diff counts them."""
+    a, b = _tokens(old or ""), _tokens(new or "")
+    if not a and not b:
+        return 1.0
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
