@@ -12,14 +12,23 @@ from maintenance.schemas import (
     JobOutcomeOut,
     MaintenanceIn,
     MaintenanceOut,
+    GroupDecisionOut,
     MergeOut,
     ProposalDecisionIn,
+    ProposalGroupOut,
     ProposalOut,
     TaskOut,
 )
-from maintenance.selectors import job_runs, merges_list, node_briefs, proposals_list, session_latest
+from maintenance.selectors import (
+    job_runs,
+    merges_list,
+    node_briefs,
+    proposal_group_list,
+    proposals_list,
+    session_latest,
+)
 from maintenance.services.agent import maintenance_apply, maintenance_begin, maintenance_status
-from maintenance.services.proposals import proposal_decide
+from maintenance.services.proposals import proposal_decide, proposal_group_decide
 from maintenance.services.tasks import task_list
 from memory.services import merge_undo
 
@@ -34,7 +43,8 @@ class ProposalFilter(Schema):
 
 def _proposal(row: ProposalRow, briefs: dict[str, dict]) -> dict:
     preview = row.payload.get("merged_content") or row.payload.get("content")
-    return {"id": row.proposal_id, "kind": row.kind, "status": row.status, "action_summary": row.action,
+    return {"id": row.proposal_id, "kind": row.kind, "group_key": row.group_key, "group_label": row.group_label,
+            "status": row.status, "action_summary": row.action,
             "reason": row.reason, "score": row.score, "priority": row.priority, "nodes": [briefs[u] for u in row.node_uids if u in briefs],
             "merged_preview": f"---\n{preview}\n---" if preview else None, "payload": row.payload,
             "created_at": row.created_at, "expires_at": row.expires_at, "decided_at": row.decided_at,
@@ -56,6 +66,26 @@ def proposals(request: HttpRequest, filters: Query[ProposalFilter]):
 def proposal_decision(request: HttpRequest, proposal_id: str, payload: ProposalDecisionIn):
     row = proposal_decide(proposal_id=proposal_id, action=payload.action, decided_by="api")
     return _proposal(row, node_briefs(row.node_uids))
+
+
+class GroupFilter(Schema):
+    status: str | None = "pending"
+    kind: str | None = None
+    limit: int = 50
+    offset: int = 0
+
+
+@router.get("/agent/proposal-groups", response=list[ProposalGroupOut],
+            summary="Proposals grouped by cause (one decision per group)")
+def proposal_groups(request: HttpRequest, filters: Query[GroupFilter]):
+    return proposal_group_list(status=filters.status or None, kind=filters.kind,
+                               limit=max(1, min(filters.limit, 500)), offset=max(0, filters.offset))
+
+
+@router.post("/agent/proposal-groups/{group_key}", response=GroupDecisionOut,
+             summary="Approve or reject every pending proposal of a group")
+def proposal_group_decision(request: HttpRequest, group_key: str, payload: ProposalDecisionIn):
+    return proposal_group_decide(group_key=group_key, action=payload.action, decided_by="api").__dict__
 
 
 def _session(session) -> dict:

@@ -66,9 +66,29 @@ class ProposalDecisionIn(Schema):
     action: Literal["approve", "reject", "approved", "rejected"]
 
 
+class ProposalGroupOut(Schema):
+    group_key: str
+    label: str
+    kind: str
+    count: int
+    priority: float
+    created_at: datetime
+    proposal_ids: list[str]
+
+
+class GroupDecisionOut(Schema):
+    group_key: str
+    status: str
+    decided: list[str]
+    stale: list[str]
+    failed: dict[str, str]
+
+
 class ProposalOut(Schema):
     id: str
     kind: str
+    group_key: str = ""
+    group_label: str = ""
     status: str
     action_summary: str
     reason: str

@@ -130,6 +130,27 @@ def proposal_status_counts() -> dict[str, int]:
     return {s: n for s, n in ProposalRow.objects.values_list("status").annotate(n=Count("id")).order_by()}
 
 
+def proposal_group_list(*, status: str | None = "pending", kind: str | None = None, limit: int = 50,
+                        offset: int = 0) -> list[dict]:
+    """Groups of proposals (one cause each), strongest first: key, label, kind, count, priority, proposal ids."""
+    rows = ProposalRow.objects.all()
+    if status:
+        rows = rows.filter(status=status)
+    if kind:
+        rows = rows.filter(kind=kind)
+    groups: dict[str, dict] = {}
+    for key, label, kind_, pid, priority, created in rows.order_by("-priority", "-created_at", "-id").values_list(
+            "group_key", "group_label", "kind", "proposal_id", "priority", "created_at"):
+        group = groups.setdefault(key or f"{kind_}:{pid}", {
+            "group_key": key or f"{kind_}:{pid}", "label": label, "kind": kind_, "count": 0, "priority": priority,
+            "created_at": created, "proposal_ids": []})
+        group["count"] += 1
+        group["proposal_ids"].append(pid)
+        group["created_at"] = max(group["created_at"], created)
+    ordered = sorted(groups.values(), key=lambda g: (-g["priority"], -g["count"], g["group_key"]))
+    return ordered[offset:offset + limit]
+
+
 def node_briefs(uids: list[str]) -> dict[str, dict]:
     """Short views of nodes for proposal listings: id, title, type, tier, space, content (first 400 chars)."""
     return {r["uid"]: {"id": r["uid"], "title": r["title"], "type": r["type"], "tier": r["tier"],

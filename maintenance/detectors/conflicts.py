@@ -8,11 +8,10 @@ only (→ tension).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 
 from maintenance.detectors.compare import compare
-from maintenance.detectors.facts import EdgeDraft, NodeFacts, Pair, ProposalDraft, ProposalKind, basis_of
+from maintenance.detectors.facts import EdgeDraft, NodeFacts, Pair, ProposalDraft, ProposalKind, basis_of, group_of
 from maintenance.detectors.text import dates, has_change_phrase, negated, numbers
 
 BELIEF_TYPES = frozenset({"preference", "fact", "observation", "goal"})
@@ -101,9 +100,8 @@ def heuristic_conflict(pair: Pair) -> ProposalDraft | None:
 
 def conflict_group(signal: str, edge: str, shape: str) -> tuple[str, str]:
     """Proposals of one cause: the same signal on the same template of sentence."""
-    key = hashlib.sha1(f"conflict|{signal}|{shape}".encode()).hexdigest()[:16]
-    what = "supersedes" if edge == "evolved_from" else "contradicts"
-    return f"conflict:{key}", f"Newer {what} older: {shape or signal}"
+    what = "A newer memory supersedes an older one" if edge == "evolved_from" else "Two memories contradict"
+    return group_of(ProposalKind.CONFLICT, f"{signal}|{shape}", f"{what}: “{shape}”" if shape else what)
 
 
 def verdict_edge(pair: Pair, *, same_subject: bool, conflict: bool, kind: str, evolved_node: str | None,

@@ -101,6 +101,11 @@ class EdgeDraft:
     reason: str
 
 
+def group_of(kind: ProposalKind, cause: str, label: str) -> tuple[str, str]:
+    """(key, label) of a group: proposals of one kind with the same cause share it and take one decision."""
+    return f"{kind}:{hashlib.sha1(cause.encode()).hexdigest()[:16]}", label[:300]
+
+
 def basis_of(*nodes: NodeFacts) -> dict[str, str]:
     """What each memory said when a draft was made from it."""
     return {n.uid: n.text_hash for n in nodes}

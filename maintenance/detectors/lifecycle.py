@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from maintenance.detectors.facts import NodeFacts, ProposalDraft, ProposalKind, basis_of
+from maintenance.detectors.facts import NodeFacts, ProposalDraft, ProposalKind, basis_of, group_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,4 +62,5 @@ def decay_draft(node: NodeFacts, r: float) -> ProposalDraft:
         reason=f"Not recalled for a while (retrievability {r:.2f})", score=round(1.0 - r, 4),
         payload={"node_id": node.uid, "tier": "archival"},
         basis=basis_of(node),
+        group=group_of(ProposalKind.DECAY, "identity", "Identity memories not recalled for a while"),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from maintenance.detectors.facts import EdgeDraft, Pair, ProposalDraft, ProposalKind, basis_of
+from maintenance.detectors.facts import EdgeDraft, Pair, ProposalDraft, ProposalKind, basis_of, group_of
 
 NEIGHBOURS = 6
 RELATIONSHIPS = ("supports", "part_of", "depends_on", "contradicts", "related_to")
@@ -53,7 +53,8 @@ def related_edge(pair: Pair, sim: float) -> EdgeDraft:
 
 
 def link_draft(pair: Pair, sim: float) -> ProposalDraft:
-    """A cross-space link offered for review."""
+    """A cross-space link offered for review; links between the same two spaces form one group."""
+    spaces = {pair.a.space or "global", pair.b.space or "global"}
     return ProposalDraft(
         kind=ProposalKind.LINK, node_uids=(pair.a.uid, pair.b.uid),
         action=f"Link across spaces ({pair.a.space or 'global'} ↔ {pair.b.space or 'global'}) with related_to",
@@ -61,4 +62,5 @@ def link_draft(pair: Pair, sim: float) -> ProposalDraft:
         payload={"source_id": pair.a.uid, "target_id": pair.b.uid, "edge": "related_to", "weight": max(sim, 0.0),
                  "edge_reason": f"linked across spaces at {pair.cosine:.2f} similarity"},
         basis=basis_of(pair.a, pair.b),
+        group=group_of(ProposalKind.LINK, "|".join(sorted(spaces)), "Links across spaces: " + " ↔ ".join(sorted(spaces))),
     )

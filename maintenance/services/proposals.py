@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from pydantic import ValidationError
 
 from maintenance.conf import MaintenanceConf
-from maintenance.detectors.facts import ProposalDraft
+from maintenance.detectors.facts import ProposalDraft, ProposalKind, group_of
 from maintenance.errors import ProposalNotFound, StaleProposal
 from maintenance.models import ProposalRow
 from maintenance.selectors import text_hashes
@@ -63,7 +64,7 @@ def proposal_create(*, draft: ProposalDraft, conf: MaintenanceConf, now: datetim
         if weakest is None or weakest.priority >= priority:
             return "dropped"
         _close(weakest, "expired", now, {"reason": "displaced by a stronger proposal"})
-    group_key, group_label = draft.group or ("", "")
+    group_key, group_label = draft.group or group_of(ProposalKind(draft.kind), draft.key, draft.action)
     ProposalRow.objects.create(
         proposal_id=str(uuid.uuid4()), kind=draft.kind, key=draft.key, node_uids=list(draft.node_uids),
         action=draft.action, reason=draft.reason, score=draft.score, priority=priority, payload=draft.payload,
@@ -150,6 +151,48 @@ def _refuse_if_stale(row: ProposalRow, now: datetime) -> None:
         f"Proposal {row.proposal_id} is stale: memory {what} changed after it was proposed, so it was not applied "
         "and has expired; the next sleep cycle looks at these memories again",
         details={"proposal_id": row.proposal_id, "changed": changed})
+
+
+@dataclass(frozen=True)
+class GroupDecision:
+    """What one decision on a group did to each of its pending proposals."""
+
+    group_key: str
+    status: str  # approved | rejected
+    decided: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # expired: a memory changed since it was proposed
+    failed: dict[str, str] = field(default_factory=dict)  # no longer applicable (expired), with the reason
+
+
+def proposal_group_decide(*, group_key: str, action: str, decided_by: str = "agent", now: datetime | None = None
+                          ) -> GroupDecision:
+    """Approve or reject every pending proposal of a group: one decision for proposals that share a cause.
+
+    Each proposal is decided on its own (proposal_decide): stale ones expire and are listed, ones that no longer
+    apply are listed with the reason, the rest are decided. Raises ValidationFailed (unknown action) and
+    ProposalNotFound when the group has no pending proposal.
+    """
+    now = now or utcnow()
+    status = ACTIONS.get((action or "").strip().lower())
+    if status is None:
+        raise ValidationFailed("action must be approve or reject")
+    ids = list(ProposalRow.objects.filter(group_key=group_key, status="pending")
+               .order_by("-priority", "created_at", "id").values_list("proposal_id", flat=True))
+    if not ids:
+        raise ProposalNotFound(f"No pending proposals in group {group_key}")
+    outcome = GroupDecision(group_key=group_key, status=status)
+    for proposal_id in ids:
+        try:
+            proposal_decide(proposal_id=proposal_id, action=status, decided_by=decided_by, now=now)
+        except StaleProposal:
+            outcome.stale.append(proposal_id)
+        except (Conflict, ProposalNotFound) as exc:
+            outcome.failed[proposal_id] = exc.message
+        else:
+            outcome.decided.append(proposal_id)
+    logger.info("Group %s %s: %d decided, %d stale, %d failed", group_key, status, len(outcome.decided),
+                len(outcome.stale), len(outcome.failed))
+    return outcome
 
 
 def _apply(row: ProposalRow, now: datetime) -> dict:
