@@ -2,22 +2,17 @@
 
 The UI takes a snapshot (memory.selectors.node_snapshot) before an action and keeps the file's hash after it;
 `node_revert` then restores the snapshot only while the file still has that hash, so a later edit (by hand, by
-the agent or by a job) is never overwritten by an undo.
+the agent or by a job) is never overwritten by an undo. The write goes through the write door.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from django.db import transaction
-
-from memory import index, runtime
-from memory.conf import get_conf
 from memory.domain.node import Node, utcnow
 from memory.errors import Conflict
-from memory.services.audit import audit_record
-from memory.services.locking import write_lock
 from memory.store import content_hash
+from memory.writes import write_unit
 
 
 def node_revert(*, node_id: str, text: str, expected_hash: str, now: datetime | None = None) -> Node:
@@ -25,21 +20,17 @@ def node_revert(*, node_id: str, text: str, expected_hash: str, now: datetime | 
 
     Raises Conflict when the memory is gone or its file changed since `expected_hash` was taken.
     """
-    conf = get_conf()
-    store = runtime.store(conf)
     now = now or utcnow()
-    with write_lock(conf.lock_file):
-        path = store.path_for(node_id)
+    with write_unit() as unit:
+        path = unit.store.path_for(node_id)
         if path is None:
             raise Conflict(f"Memory {node_id[:8]} no longer exists; restore it first")
-        current, stored = store.read(path)
+        current, stored = unit.store.read(path)
         if stored.hash != expected_hash:
             raise Conflict(f"Memory {current.title or node_id[:8]} changed again since; the undo would lose that "
                            "change, so nothing was undone")
         if content_hash(text.encode("utf-8")) == stored.hash:
             return current
-        audit_record(operation="revert", node=current, now=now)
-        store._atomic_write(path, text.encode("utf-8"), node_id)  # byte-exact, as merge_undo restores
-        with transaction.atomic():
-            index.index_nodes(store, [store.read(path)], embedder=runtime.embedder(conf))
-    return store.read(path)[0]
+        unit.audit(operation="revert", node=current, now=now)
+        unit.put_bytes(path, text, node_id, expected=stored)  # byte-exact, as merge_undo restores
+    return unit.store.read(path)[0]
