@@ -6,11 +6,15 @@ mapped to the one error shape in ormah_site.api. Recall never counts as use; rea
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import Literal
+
 from django.http import HttpRequest
 from ninja import Query, Router, Status
 
 from memory import runtime
 from memory.errors import ValidationFailed
+from memory.node_list import nodes_page
 from memory.schemas import (
     BatchIn,
     BatchOut,
@@ -20,6 +24,8 @@ from memory.schemas import (
     HealthOut,
     NodeDetailOut,
     NodeIn,
+    NodeListOut,
+    NodeListQuery,
     NodeOut,
     NodePatch,
     OutdatedIn,
@@ -30,6 +36,7 @@ from memory.schemas import (
     RememberOut,
     SelfOut,
     SelfQuery,
+    SNIPPET_CHARS,
 )
 from memory.search import format_hits_text
 from memory.search import recall as search_recall
@@ -37,6 +44,7 @@ from memory.selectors import (
     batch_connection_problems,
     health_report,
     node_get,
+    node_identical,
     node_neighbours,
     node_row_get,
     self_get,
@@ -69,12 +77,20 @@ def _answers(ok: dict | type, *codes: int) -> dict:
 # Remember
 # ---------------------------------------------------------------------------
 
-@agent_router.post("/remember", response=_answers({201: RememberOut}, 413), summary="Remember one memory")
-def remember(request: HttpRequest, payload: NodeIn):
+@agent_router.post("/remember", response=_answers({201: RememberOut, 200: RememberOut}, 413),
+                   summary="Remember one memory")
+def remember(request: HttpRequest, payload: NodeIn, if_exists: Literal["create", "return"] = "create"):
     """Write a markdown file, index it, auto-link it to similar memories (and to the self node if about_self).
 
     An explicit_memory evidence event is appended first and the memory cites it (`source_event_ids`).
+    `if_exists=return`: when a live memory in the same space already holds exactly this content, answer 200 with
+    it (`existing: true`) and write nothing (what the MCP tool does, so an agent never stores a fact twice).
     """
+    if if_exists == "return":
+        same = node_identical(content=payload.content, space=payload.space)
+        if same is not None:
+            return Status(200, SimpleNamespace(node=node_get(store=runtime.store(), ref=same.uid), auto_links=[],
+                                               existing=True))
     return Status(201, node_remember(request=payload.to_create(), session_id=payload.session_id))
 
 
@@ -102,6 +118,36 @@ def recall(request: HttpRequest, payload: RecallIn):
     if payload.format == "text":
         return {"text": format_hits_text(hits), "surfacing_id": surfacing_id}
     return {"results": hits, "surfacing_id": surfacing_id}
+
+
+# ---------------------------------------------------------------------------
+# Listing (newest first, cursor pages)
+# ---------------------------------------------------------------------------
+
+def _listed(row, *, full: bool) -> dict:
+    long = len(row.content) > SNIPPET_CHARS
+    content = row.content if full or not long else row.content[:SNIPPET_CHARS].rstrip() + "…"
+    return {"id": row.uid, "short_id": row.short_id, "title": row.title, "content": content,
+            "content_truncated": long and not full, "type": row.type, "tier": row.tier, "space": row.space,
+            "tags": row.tags_text.split(), "importance": row.importance, "created": row.created,
+            "updated": row.updated, "valid_until": row.valid_until}
+
+
+def _csv(value: str | None) -> list[str] | None:
+    items = [v.strip() for v in (value or "").split(",") if v.strip()]
+    return items or None
+
+
+@agent_router.get("/nodes", response=_answers(NodeListOut), summary="List memories, newest first")
+def node_list(request: HttpRequest, filters: Query[NodeListQuery]):
+    """Memories filtered by type, tier, space and tags, newest first by `order`, `limit` per page; follow
+    `next_cursor` for the next page. Content is a snippet unless `full=true`. Listing never counts as use."""
+    spaces = _csv(filters.spaces)
+    page = nodes_page(types=_csv(filters.types), tiers=_csv(filters.tiers),
+                      spaces=[None if s == "global" else s for s in spaces] if spaces else None,
+                      tags=_csv(filters.tags), include_outdated=filters.include_outdated, order=filters.order,
+                      limit=filters.limit, cursor=filters.cursor)
+    return {"results": [_listed(row, full=filters.full) for row in page.rows], "next_cursor": page.next_cursor}
 
 
 # ---------------------------------------------------------------------------

@@ -194,6 +194,8 @@ class AutoLinkOut(Schema):
 class RememberOut(Schema):
     node: NodeOut
     auto_links: list[AutoLinkOut]
+    existing: bool = Field(default=False, description="true: identical content was already stored (if_exists=return); "
+                                                      "this is that memory and nothing was written")
 
     @staticmethod
     def resolve_auto_links(obj) -> list:
@@ -351,3 +353,45 @@ class HealthOut(Schema):
     model: ModelOut
     counts: CountsOut
     drift: DriftOut
+
+
+SNIPPET_CHARS = 300
+
+
+class NodeListQuery(Schema):
+    """Filters and paging of GET /api/agent/nodes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    types: str | None = Field(default=None, description="comma-separated node types")
+    tiers: str | None = Field(default=None, description="comma-separated tiers")
+    spaces: str | None = Field(default=None, description="comma-separated spaces ('global' for global memories)")
+    tags: str | None = Field(default=None, description="comma-separated tags; a memory must carry all of them")
+    include_outdated: bool = Field(default=False, description="also list memories marked outdated")
+    order: Literal["updated", "created"] = Field(default="updated", description="newest first by this time")
+    limit: int = Field(default=20, ge=1, le=100, description="memories per page")
+    cursor: str | None = Field(default=None, max_length=400, description="next_cursor of the previous page")
+    full: bool = Field(default=False, description=f"full content instead of a {SNIPPET_CHARS}-character snippet")
+
+
+class ListedOut(Schema):
+    """A memory in a listing: its content is a snippet unless `full=true` was asked for."""
+
+    id: str
+    short_id: str
+    title: str
+    content: str
+    content_truncated: bool
+    type: str
+    tier: str
+    space: str | None
+    tags: list[str]
+    importance: float
+    created: datetime
+    updated: datetime
+    valid_until: datetime | None
+
+
+class NodeListOut(Schema):
+    results: list[ListedOut]
+    next_cursor: str | None = Field(description="pass as `cursor` for the next page; null on the last page")

@@ -40,6 +40,13 @@ def node_row_get(*, ref: str) -> NodeRow:
     return matches[0]
 
 
+def node_identical(*, content: str, space: str | None) -> NodeRow | None:
+    """A live memory of this space holding exactly this content (the oldest), or None."""
+    rows = NodeRow.objects.filter(content=content, valid_until__isnull=True, space=space) if space is not None else \
+        NodeRow.objects.filter(content=content, valid_until__isnull=True, space__isnull=True)
+    return rows.order_by("created", "uid").first()
+
+
 def node_read(*, store: MarkdownStore, row: NodeRow) -> tuple[Node, StoredFile]:
     """The node as its file says now (the truth), with the file's hash."""
     path = store.root / row.file_path

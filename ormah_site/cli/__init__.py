@@ -11,7 +11,7 @@ import sys
 
 from ormah_site import __version__
 
-NO_HOME_CHECK = {"init", "admin", "setup"}
+NO_HOME_CHECK = {"init", "admin", "setup", "mcp"}  # mcp only speaks HTTP to the server
 
 
 def _fail(message: str) -> int:

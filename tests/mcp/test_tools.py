@@ -36,8 +36,8 @@ def tools(ormah_server):
 def test_the_tools_are_listed():
     server = build_server(api=OrmahApi(base_url="http://127.0.0.1:9"), default_space=None)
     names = [t.name for t in asyncio.run(server.list_tools())]
-    assert names == ["remember", "recall", "recall_node", "mark_outdated", "connect", "get_self",
-                     "submit_feedback", "context_pack"]
+    assert names == ["remember", "recall", "recall_node", "update_memory", "forget", "mark_outdated", "connect",
+                     "list_recent", "get_self", "context_pack", "list_proposals", "decide_proposal", "submit_feedback"]
 
 
 def test_remember_files_under_the_detected_space_unless_told_otherwise(tools):
@@ -92,7 +92,7 @@ def test_get_self_lists_what_defines_the_user(tools):
 def test_api_errors_come_back_as_tool_errors(tools):
     result = _call(tools, "recall_node", {"node_id": "ffffffff"})
     assert result.isError
-    assert _text(result) == "Error executing tool recall_node: No memory with id ffffffff (not_found)"
+    assert _text(result) == "No memory with id ffffffff."
     assert _call(tools, "recall_node", {"node_id": "../../admin/rebuild"}).isError
 
 
@@ -109,7 +109,7 @@ def test_a_server_that_is_not_running_says_how_to_start_it():
     server = build_server(api=OrmahApi(base_url=url, token=lambda: TOKEN), default_space=None)
     result = _call(server, "recall", {"query": "anything"})
     assert result.isError
-    assert _text(result) == f"Error executing tool recall: {not_running_message(url)}"
+    assert _text(result) == not_running_message(url)
     assert not_running_message("http://127.0.0.1:8787") == (
         "Ormah server not running at http://127.0.0.1:8787. Start it with: make run (or ormah serve)")
 
@@ -136,4 +136,4 @@ def test_a_server_that_never_answers_times_out_with_a_message():
         server = build_server(api=OrmahApi(base_url=url, token=lambda: TOKEN, timeout=0.5), default_space=None)
         result = _call(server, "get_self")
     assert result.isError
-    assert _text(result) == f"Error executing tool get_self: Ormah at {url} did not answer within 0.5 s"
+    assert _text(result) == f"Ormah at {url} did not answer within 0.5 s"

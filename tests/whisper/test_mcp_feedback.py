@@ -42,4 +42,4 @@ def test_submit_feedback_records_the_signal_in_the_whisper_context(tools, mem):
 
 def test_submit_feedback_on_an_unknown_memory_is_a_tool_error(tools):
     result = call(tools, "submit_feedback", {"node_id": "abcdef12", "signal": -1})
-    assert result.isError and "(not_found)" in result.content[0].text
+    assert result.isError and result.content[0].text == "No memory with id abcdef12."
