@@ -87,7 +87,7 @@ class InboxCard:
 
     @property
     def is_group(self) -> bool:
-        return len(self.proposals) > 1 or bool(self.group_label)
+        return len(self.proposals) > 1
 
     @property
     def first(self) -> ProposalView:
@@ -203,7 +203,10 @@ def _title(p: ProposalView) -> str:
 
 
 def cards_of(views: list[ProposalView]) -> list[InboxCard]:
-    """One card per proposal, except proposals of one group, which share one card (in the first one's place)."""
+    """One card per proposal, except proposals of one group, which share one card (in the first one's place).
+
+    A group of one (every proposal has a group key) is an ordinary card.
+    """
     groups: dict[str, list[ProposalView]] = {}
     order: list[tuple[str, ProposalView | str]] = []
     for v in views:
@@ -218,14 +221,20 @@ def cards_of(views: list[ProposalView]) -> list[InboxCard]:
     for tag, item in order:
         members = groups[item] if tag == "g" else [item]
         first = members[0]
+        grouped = len(members) > 1
         status = first.status if all(m.status == first.status for m in members) else "mixed"
-        title = _title(first) if len(members) == 1 else f"{KIND_NOUNS.get(first.kind, first.kind)}: " \
-                                                         f"{len(members)} pairs of one pattern"
+        title = f"{KIND_NOUNS.get(first.kind, first.kind)}: {len(members)} pairs of one pattern" if grouped \
+            else _title(first)
         cards.append(InboxCard(
-            key=f"g-{item}" if tag == "g" else f"p-{first.id}", kind=first.kind, status=status, title=title,
-            reason=first.group_label if tag == "g" and first.group_label else plain_reason(first),
-            proposals=members, preview=_preview(first), group_label=first.group_label if tag == "g" else ""))
+            key=f"g-{_slug(item)}" if grouped else f"p-{first.id}", kind=first.kind, status=status, title=title,
+            reason=first.group_label if grouped and first.group_label else plain_reason(first),
+            proposals=members, preview=_preview(first), group_label=first.group_label if grouped else ""))
     return cards
+
+
+def _slug(key: str) -> str:
+    """A group key usable in an element id (keys look like "conflict:3f2a...")."""
+    return re.sub(r"[^A-Za-z0-9_-]", "-", key)
 
 
 # ---------------------------------------------------------------------------
