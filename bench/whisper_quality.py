@@ -62,6 +62,7 @@ class Outcome:
     injected: list[str]  # scenario keys
     tokens: int
     elapsed_ms: float
+    served_before: list[str] = field(default_factory=list)  # expected keys a history prompt already injected
 
 
 def run_prompt(prompt: dict, ids: dict[str, str], *, now: datetime) -> Outcome:
@@ -122,11 +123,12 @@ def score(outcomes: list[Outcome]) -> Score:
             s.silent_ok += ok
         else:
             expected = set(p["expect"])
+            got = set(o.injected) | set(o.served_before)
             s.inject_total += 1
             s.expected += len(expected)
-            s.found += len(expected & set(o.injected))
-            ok = bool(expected & set(o.injected)) and all(k in good for k in o.injected)
-            s.inject_hit += bool(expected & set(o.injected))
+            s.found += len(expected & got)
+            ok = bool(expected & got) and all(k in good for k in o.injected)
+            s.inject_hit += bool(expected & got)
         cat[0] += ok
         if not ok:
             s.failures.append(f"{p['id']} [{p['category']}] {p['prompt'][:60]!r}: {o.decision} {o.injected}"

@@ -44,8 +44,42 @@ def seed_stores() -> tuple[dict[str, str], object]:
     return seed(ds, auto_link=False), scenarios
 
 
+def run_one(prompt: dict, ids: dict[str, str], *, now) -> Outcome:
+    """run_prompt, and a memory the history already put in the agent's context counts as delivered: a follow-up
+    whose memory came with the previous answer is right to stay silent about it."""
+    from whisper.models import WhisperDecisionRow
+
+    outcome = run_prompt(prompt, ids, now=now)
+    if prompt.get("history") and prompt["kind"] == "inject" and not set(prompt["expect"]) & set(outcome.injected):
+        keys = {v: k for k, v in ids.items()}
+        earlier = WhisperDecisionRow.objects.filter(session_id=f"bench-{prompt['id']}", decision="injected")
+        served = {keys.get(n, n) for row in earlier for n in row.node_ids}
+        if set(prompt["expect"]) & served:
+            outcome.decision += " (served by the history)"
+            outcome.served_before = sorted(set(prompt["expect"]) & served)
+    return outcome
+
+
 def run_split(prompts, ids: dict[str, str], now) -> list[Outcome]:
-    return [run_prompt(p, ids, now=now) for p in prompts]
+    return [run_one(p, ids, now=now) for p in prompts]
+
+
+def explain(outcome: Outcome, ids: dict[str, str]) -> str:
+    """The ledger's candidates of a prompt: stage, retrieval score, cosine, gate score and threshold."""
+    from whisper.models import WhisperCandidateRow, WhisperDecisionRow
+
+    keys = {v: k for k, v in ids.items()}
+    p = outcome.prompt
+    good = set(p.get("expect", [])) | set(p.get("accept", []))
+    row = WhisperDecisionRow.objects.filter(session_id=f"bench-{p['id']}").order_by("-id").first()
+    lines = [f"{p['id']} [{p['category']}] {p['prompt'][:70]!r} -> {outcome.decision} {outcome.injected} "
+             f"expect {p.get('expect', [])}"]
+    for c in WhisperCandidateRow.objects.filter(decision=row).order_by("id") if row else ():
+        key = keys.get(c.node_uid, c.node_uid)
+        mark = "+" if key in p.get("expect", []) else ("~" if key in good else "-")
+        lines.append(f"    {mark} {key:5} {c.stage:16} score {c.retrieval_score} cos {c.raw_cosine} "
+                     f"gate {c.gate_score}/{c.gate_threshold} {c.title[:40]!r}")
+    return "\n".join(lines)
 
 
 def metrics(outcomes: list[Outcome]) -> dict[str, float]:
@@ -123,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
     parser.add_argument("--show", action="store_true", help="print every prompt's outcome")
+    parser.add_argument("--explain", action="store_true", help="print the candidates of every wrong prompt")
     parser.add_argument("--sweep", action="store_true", help="sweep the gate on the split (tune on dev only)")
     parser.add_argument("--write-docs", action="store_true", help="update this section of docs/benchmarks.md")
     args = parser.parse_args(argv)
@@ -151,6 +186,11 @@ def main(argv: list[str] | None = None) -> int:
                 for o in outcomes:
                     p = o.prompt
                     print(f"{split} {p['id']:5} {p['kind']:6} {o.decision:22} {o.injected} expect={p.get('expect', [])}")
+            if args.explain:
+                wrong = set(score(outcomes).failures)
+                for o in outcomes:
+                    if any(f.startswith(f"{o.prompt['id']} ") for f in wrong):
+                        print(explain(o, ids))
             print(f"{split}: " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
                                             for k, v in results[split].items()))
         if results:

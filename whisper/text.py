@@ -165,3 +165,20 @@ def about_user(prompt: str) -> bool:
 def is_recap(prompt: str) -> bool:
     """True when the prompt asks for a recap of a period ("what did we do yesterday?")."""
     return bool(_RECAP.search(prompt))
+
+
+_FOLLOW_UP_OPENERS = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|so|right|great|thanks|cool)[,.!]?\s+)?(?:and|also|plus|but|what about|how about|"
+    r"what of|same for|and the|and what|and how|and where|and when|and who)\b", re.IGNORECASE)
+_ANAPHORA = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their|that one|the other one|the second time|"
+                       r"the first one|the next one|those|these)\b|\bit\W*$", re.IGNORECASE)  # "it" only last
+FOLLOW_UP_MAX_WORDS = 12
+
+
+def looks_like_follow_up(prompt: str) -> bool:
+    """A short prompt that leans on what came before: it opens with "and", "what about", "also", ..., or
+    refers back with a pronoun ("and what does he eat?", "who gets paged for it?"; a bare "it" counts only at the
+    end, since "is it ok to ..." refers to nothing)."""
+    if len(prompt.split()) > FOLLOW_UP_MAX_WORDS:
+        return False
+    return bool(_FOLLOW_UP_OPENERS.search(prompt) or _ANAPHORA.search(prompt))

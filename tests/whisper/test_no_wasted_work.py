@@ -43,3 +43,14 @@ def test_warnings_are_computed_for_the_memories_being_shown_only(conf):
     assert render_text(run, conf, fake_deps(warnings=warnings)) is None
     assert asked == [["shown"]]
     assert [c.node_id for c in run.selected] == ["shown"]
+
+
+def test_a_long_memory_is_whispered_by_the_passage_that_matched(conf):
+    content = "# Guide\n\nIntro about installing.\n\n## Backups\n\nRestore with litestream restore.\n\n## Other\n\nMore."
+    start = content.index("## Backups")
+    end = content.index("## Other")
+    long_hit = replace(hit("doc", row_id=1, content=content), raw_cosine=0.7, passage=(start, end))
+    run = make_run("how do I restore the backup?", intent=intent("technical"), query_vec=unit(1.0))
+    retrieve(run, conf, fake_deps(search=lambda q: [long_hit]))
+    assert run.candidates[0].content == content[start:end]
+    assert run.candidates[0].hit.content == content  # the memory itself is untouched

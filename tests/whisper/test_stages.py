@@ -58,6 +58,16 @@ def test_continuation_with_recent_prompts_is_a_follow_up(conf):
     assert (run.intent.categories, run.follow_up) == (("continuation",), True)
 
 
+def test_a_prompt_leaning_on_the_previous_one_is_a_follow_up_whatever_the_archetypes(conf):
+    deps = fake_deps(embed=lambda t: unit(0, 0, 0, 1), archetypes=lambda: ARCHETYPES)  # far from continuation
+    run = make_run("and what does he eat?", recent=[RecentPrompt("when did we adopt the dog?", unit(1.0), NOW)])
+    classify_intent(run, conf, deps)
+    assert run.follow_up is True
+    alone = make_run("what does the dog eat?", recent=[RecentPrompt("when did we adopt the dog?", unit(1.0), NOW)])
+    classify_intent(alone, conf, deps)
+    assert alone.follow_up is False
+
+
 def test_continuation_without_recent_prompts_is_not_a_follow_up(conf):
     deps = fake_deps(embed=lambda t: unit(0, 1, 0, 0), archetypes=lambda: ARCHETYPES)
     run = make_run("and the other one?")

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from whisper.text import (
-    about_user, alnum_count, estimate_tokens, fold, is_acknowledgement, is_recap, synthetic_match, topic_tokens,
-    truncate_words,
+    about_user, alnum_count, estimate_tokens, fold, is_acknowledgement, is_recap, looks_like_follow_up,
+    synthetic_match, topic_tokens, truncate_words,
 )
 
 
@@ -104,3 +104,18 @@ def test_about_user(prompt, expected):
 ])
 def test_is_recap(prompt, expected):
     assert is_recap(prompt) is expected
+
+
+@pytest.mark.parametrize("prompt, expected", [
+    ("and what does she do for work?", True),
+    ("what about the weight limit?", True),
+    ("ok and how do I restore it?", True),
+    ("and who gets paged for it?", True),
+    ("how did it go the second time?", True),
+    ("is it ok to push now", False),  # a bare "it" that refers to nothing
+    ("deploy loafbook", False),
+    ("how do I make loguru safe to use from several processes", False),
+    ("and then write a long explanation of every single step we took in the migration so far please", False),
+])
+def test_looks_like_follow_up(prompt, expected):
+    assert looks_like_follow_up(prompt) is expected

@@ -7,17 +7,20 @@ import numpy as np
 from whisper.classifier import CONTINUATION, CONVERSATIONAL, classify
 from whisper.conf import WhisperConf
 from whisper.state import SILENT_CONVERSATIONAL, SILENT_TOPIC_REPEAT, Deps, WhisperRun
+from whisper.text import looks_like_follow_up
 
 CENTROID_PROMPTS = 3
 
 
 def classify_intent(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
-    """Embed the prompt and classify it; a purely conversational prompt ends in silence."""
+    """Embed the prompt and classify it; a purely conversational prompt ends in silence. Within a session, a
+    prompt is a follow-up when it reads like a continuation (archetypes) or leans on the previous one (opener or
+    pronoun, text.looks_like_follow_up)."""
     run.prompt_vec = deps.embed(run.prompt)
     run.intent = classify(run.prompt_vec, deps.archetypes(), threshold=conf.intent_threshold)
     if run.intent.only == CONVERSATIONAL:
         return SILENT_CONVERSATIONAL
-    run.follow_up = bool(run.recent) and run.intent.has(CONTINUATION)
+    run.follow_up = bool(run.recent) and (run.intent.has(CONTINUATION) or looks_like_follow_up(run.prompt))
     return None
 
 

@@ -40,8 +40,9 @@ def _space_factor(space: str | None, current: str | None, named: set[str], conf:
 
 def _candidate(hit: SearchHit, rank: int | None, *, source: str, identity: bool, conf: WhisperConf,
                current_space: str | None, named: set[str]) -> Candidate:
+    # A long memory is represented by the passage that matched (docs/whisper.md): overlap and text read that.
     return Candidate(
-        node_id=hit.node_id, short_id=hit.short_id, title=hit.title, content=hit.content, type=hit.type,
+        node_id=hit.node_id, short_id=hit.short_id, title=hit.title, content=hit.snippet_text, type=hit.type,
         space=hit.space, confidence=hit.confidence, created=hit.created, retrieval_rank=rank,
         retrieval_score=round(hit.score, 4), raw_cosine=None, score=hit.score, identity=identity, source=source,
         space_factor=_space_factor(hit.space, current_space, named, conf), hit=hit,
