@@ -358,3 +358,19 @@ def test_render_with_a_tiny_budget_is_silent(conf):
     run = make_run(pool=[cand("aaaaaaaa", title="A")], budget=5)
     assert render_text(run, conf, fake_deps()) == "silent:budget"
     assert run.candidates[0].stage == "budget"
+
+
+def test_a_follow_up_also_searches_the_prompt_alone_and_keeps_each_memory_at_its_better_hit(conf):
+    asked = []
+
+    def search(q):
+        asked.append(q.query)
+        if q.query == "and the api token?":
+            return [hit("token", score=0.9, row_id=2), hit("port", score=0.2, row_id=1)]
+        return [hit("port", score=0.8, row_id=1), hit("token", score=0.3, row_id=2)]
+
+    run = make_run("and the api token?", intent=intent("continuation"), follow_up=True,
+                   query="which port? and the api token?", query_vec=unit(1.0))
+    retrieve(run, conf, fake_deps(search=search))
+    assert asked == ["which port? and the api token?", "and the api token?"]
+    assert [(c.node_id, c.retrieval_score) for c in run.candidates] == [("token", 0.9), ("port", 0.8)]

@@ -55,6 +55,15 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     query = SearchQuery(query=run.query or run.prompt, limit=conf.search_limit, tiers=[Tier.CORE, Tier.WORKING],
                         default_space=space, min_score=0.0, activation=conf.activation)
     hits = deps.search(query)
+    if run.follow_up and run.query != " ".join(run.prompt.split()):
+        # The joined query finds what the conversation is about; the prompt alone may still name its own topic
+        # ("and what about the api token?"), which the joined text dilutes. Each memory keeps its better hit.
+        alone = deps.search(query.model_copy(update={"query": run.prompt[-MAX_QUERY_CHARS:]}))
+        best = {h.node_id: h for h in hits}
+        for h in alone:
+            if h.node_id not in best or h.score > best[h.node_id].score:
+                best[h.node_id] = h
+        hits = sorted(best.values(), key=lambda h: -h.score)[: conf.search_limit]
     if any(SELF_TAG in h.tags for h in hits):  # only then ask which one is the self node
         excluded = deps.self_ids()
         hits = [h for h in hits if h.node_id not in excluded]
