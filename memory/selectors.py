@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 
@@ -150,6 +151,19 @@ def index_drift(*, store: MarkdownStore) -> Drift:
             drift.changed.append(rel)
     drift.missing_files = sorted(set(rows) - on_disk)
     return drift
+
+
+def dangling_connections() -> list[dict]:
+    """Connections whose target is no live memory (forgotten, or its file deleted by hand), from the index rows.
+
+    Returns [{"source", "target", "edge"}] sorted by source; `ormah doctor` reports them, `--heal` prunes them.
+    """
+    live = set(NodeRow.objects.values_list("uid", flat=True))
+    found = []
+    for uid, conns in NodeRow.objects.exclude(connections_json="[]").values_list("uid", "connections_json"):
+        found += [{"source": uid, "target": c["target"], "edge": c["edge"]}
+                  for c in json.loads(conns) if c["target"] not in live]
+    return sorted(found, key=lambda d: (d["source"], d["target"], d["edge"]))
 
 
 def rows_search_by_title(*, text: str, limit: int = 20) -> list[NodeRow]:

@@ -7,10 +7,20 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from memory.domain.enums import INITIAL_STABILITY, EdgeType, NodeType, Tier, edge_type_of
+from memory.domain.identity import SELF_TAGS, is_self_node
 from memory.domain.node import Connection, Node, Provenance, as_utc, with_connection
 
 MAX_CONTENT_BYTES = 64 * 1024
@@ -30,6 +40,9 @@ MAX_AUTHORITY = 1000
 AUTO_TITLE_CHARS = 60
 ABOUT_SELF_TAG = "about_self"
 DEFAULT_SOURCE = "agent:unknown"
+RESERVED_SOURCE_PREFIX = "system:"  # the self node's source; nothing a client sends may claim it
+RESERVED_TAG = "self"
+MIN_YEAR, MAX_YEAR = 1900, 2999  # timestamps outside are typos or sentinels (year 1, 9999), not dates
 
 # The pydantic error type of oversized content, so the service layer can answer 413 instead of 422.
 CONTENT_TOO_LARGE = "content_too_large"
@@ -50,8 +63,8 @@ def _fail(kind: str, message: str, **context: Any) -> PydanticCustomError:
 # ---------------------------------------------------------------------------
 
 def _content(value: str) -> str:
-    value = value.strip()
-    if not value:
+    """Content is stored verbatim (docs/file-format.md); it must hold more than whitespace."""
+    if not value.strip():
         raise _fail("blank", "must not be blank")
     if "\x00" in value:
         raise _fail("nul_byte", "must not contain NUL bytes")
@@ -102,6 +115,8 @@ def _tags(values: list[str]) -> list[str]:
             raise _fail("bad_tag", "tag '{tag}' is longer than {limit} characters", tag=tag, limit=MAX_TAG_CHARS)
         if not _TAG.fullmatch(tag):
             raise _fail("bad_tag", "tag '{tag}' must be lowercase letters, digits and _ - . :", tag=tag)
+        if tag == RESERVED_TAG:
+            raise _fail("reserved", "the tag '{tag}' is reserved for the self node", tag=tag)
         tags.append(tag)
     if len(tags) > MAX_TAGS:
         raise _fail("too_many", "at most {limit} tags", limit=MAX_TAGS)
@@ -116,6 +131,9 @@ def _source(value: str) -> str:
         raise _fail("too_long", "must be at most {limit} characters", limit=MAX_SOURCE_CHARS)
     if _CONTROL.search(value):
         raise _fail("control_char", "must not contain control characters")
+    if value.lower().startswith(RESERVED_SOURCE_PREFIX):
+        raise _fail("reserved", "sources starting with '{prefix}' are reserved for Ormah itself",
+                    prefix=RESERVED_SOURCE_PREFIX)
     return value
 
 
@@ -166,8 +184,18 @@ def _edge(value: Any) -> Any:
     return value
 
 
+def _iso_only(value: Any) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise _fail("bad_datetime", "must be an ISO-8601 date-time string, not a number")
+    return value
+
+
 def _utc(value: datetime | None) -> datetime | None:
-    return None if value is None else as_utc(value)
+    if value is None:
+        return None
+    if not MIN_YEAR <= value.year <= MAX_YEAR:
+        raise _fail("bad_datetime", "year must be between {low} and {high}", low=MIN_YEAR, high=MAX_YEAR)
+    return as_utc(value)
 
 
 def _not_null(value: Any) -> Any:
@@ -182,7 +210,7 @@ Space = Annotated[str | None, BeforeValidator(_space)]
 Tags = Annotated[list[str], AfterValidator(_tags)]
 Source = Annotated[str, AfterValidator(_source)]
 Confidence = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
-UtcDatetime = Annotated[datetime | None, AfterValidator(_utc)]
+UtcDatetime = Annotated[datetime | None, BeforeValidator(_iso_only), AfterValidator(_utc)]
 EventIds = Annotated[list[str], AfterValidator(_event_ids)]
 PathText = Annotated[str | None, AfterValidator(_line(MAX_PATH_CHARS))]
 Branch = Annotated[str | None, AfterValidator(_line(MAX_BRANCH_CHARS))]
@@ -234,11 +262,11 @@ class NodeCreate(BaseModel):
     tier: Tier = Tier.WORKING
     source: Source = DEFAULT_SOURCE
     space: Space = None
-    space_locked: bool = False
+    space_locked: StrictBool = False
     tags: Tags = Field(default_factory=list)
     connections: Connections = Field(default_factory=list)
     title: Title = None
-    about_self: bool = False
+    about_self: StrictBool = False
     confidence: Confidence = 1.0
     created: UtcDatetime = None
     # trust (docs/trust.md): the evidence it came from, where it was made, core-block flags
@@ -248,9 +276,9 @@ class NodeCreate(BaseModel):
     git_commit: Commit = None
     file_path: PathText = None
     content_sha256: Sha256 = None
-    pinned: bool = False
+    pinned: StrictBool = False
     authority: Authority = 0
-    read_only: bool = False
+    read_only: StrictBool = False
 
     def provenance(self) -> Provenance:
         """The workspace provenance the request gives."""
@@ -267,15 +295,15 @@ class NodePatch(BaseModel):
     type: NodeType | None = None
     tier: Tier | None = None
     space: Space = None
-    space_locked: bool | None = None
+    space_locked: StrictBool | None = None
     tags: Tags | None = None
     title: Title = None
     confidence: Confidence | None = None
     valid_until: UtcDatetime = None
     add_connections: Connections | None = None
-    pinned: bool | None = None
+    pinned: StrictBool | None = None
     authority: Authority | None = None
-    read_only: bool | None = None
+    read_only: StrictBool | None = None
 
     @field_validator(
         "content", "type", "tier", "space_locked", "tags", "confidence", "add_connections", "pinned", "authority",
@@ -340,7 +368,8 @@ def apply_patch(node: Node, patch: NodePatch, *, now: datetime) -> Node:
     changes = patch.changes()
     fields = {k: v for k, v in changes.items() if k != "add_connections"}
     if "tags" in fields:
-        fields["tags"] = tuple(fields["tags"])
+        kept = [t for t in SELF_TAGS if t in node.tags and t not in fields["tags"]] if is_self_node(node) else []
+        fields["tags"] = (*kept, *fields["tags"])  # the self node keeps the tags that make it the self node
     new = replace(node, **fields) if fields else node
     for conn in changes.get("add_connections") or ():
         new = with_connection(new, _connection(conn))

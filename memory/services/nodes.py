@@ -45,10 +45,18 @@ class CreateResult:
 # Validation and auto-links
 # ---------------------------------------------------------------------------
 
-def _resolve_connections(node: Node) -> Node:
-    """Replace id prefixes in connections with full ids; unknown targets are a validation error."""
+def _resolve_connections(node: Node, *, before: Node | None = None) -> Node:
+    """Replace id prefixes in connections with full ids; unknown targets are a validation error.
+
+    Connections the node already had (`before`) are kept as they are, even when their target is gone: a dangling
+    connection never blocks an edit (`ormah doctor` reports them, `doctor --heal` prunes them).
+    """
+    existing = set(before.connections) if before is not None else set()
     resolved = []
     for conn in node.connections:
+        if conn in existing:
+            resolved.append(conn)
+            continue
         try:
             target = node_row_get(ref=conn.target).uid
         except NodeNotFound:
@@ -117,7 +125,7 @@ def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None, auto
         if new is node:
             return node
         guard_write(node, automated=automated)
-        new = _resolve_connections(new)
+        new = _resolve_connections(new, before=node)
         if is_self_node(node) and not is_self_node(new):
             raise ProtectedNode("The self node keeps its source and `self` tag")
         unit.audit(operation="update", node=node, now=now, detail={"fields": sorted(patch.changes())})

@@ -42,8 +42,25 @@ def test_defaults():
     )
 
 
-def test_content_is_stripped():
-    assert NodeCreate(content="  \n Lives in Dublin.\n\n ").content == "Lives in Dublin."
+@pytest.mark.parametrize("content", ["  \n Lives in Dublin.\n\n ", "a\rb\r", "tab\t"])
+def test_content_is_kept_verbatim(content):
+    assert NodeCreate(content=content).content == content
+
+
+@pytest.mark.parametrize("field", [{"about_self": "yes"}, {"pinned": 1}, {"read_only": "true"},
+                                   {"created": 1700000000}, {"created": "0001-01-01T00:00:00Z"},
+                                   {"created": "9999-12-31T00:00:00Z"}, {"source": "system:self"},
+                                   {"source": "System:import"}, {"tags": ["self"]}])
+def test_loose_or_reserved_values_are_refused(field):
+    with pytest.raises(ValidationError):
+        NodeCreate(content="x", **field)
+
+
+def test_patching_the_self_nodes_tags_keeps_its_self_tags():
+    from memory.domain.identity import build_self_node, is_self_node
+
+    me = build_self_node(name="Robin", node_id="3f2a9c1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f", now=T0)
+    assert is_self_node(apply_patch(me, NodePatch(tags=["likes-tea"]), now=T0))
 
 
 @pytest.mark.parametrize("content", ["", "   ", "\n\t\n"])

@@ -7,8 +7,8 @@ from django.db import connection
 from memory import runtime
 from memory.conf import get_conf
 from memory.management.base import OrmahCommand
-from memory.selectors import index_drift
-from memory.services import index_sync
+from memory.selectors import dangling_connections, index_drift
+from memory.services import connections_prune_dangling, index_sync
 
 
 def _check(name, fn):
@@ -23,13 +23,17 @@ class Command(OrmahCommand):
     help = "Check extensions, model, home folder, malformed files and drift between files and index."
 
     def add_arguments(self, parser):
-        parser.add_argument("--heal", action="store_true", help="run an incremental sync first to repair drift")
+        parser.add_argument("--heal", action="store_true",
+                            help="run an incremental sync first to repair drift, and prune dangling connections")
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **o):
         conf = get_conf()
         store = runtime.store(conf)
-        healed = index_sync().as_dict() if o["heal"] else None
+        healed = None
+        if o["heal"]:
+            healed = index_sync().as_dict()
+            healed["pruned_connections"] = connections_prune_dangling()
 
         def extensions():
             with connection.cursor() as cur:
@@ -70,8 +74,16 @@ class Command(OrmahCommand):
                 raise RuntimeError(json.dumps(d.as_dict()))
             return "files and index agree"
 
+        def dangling():
+            found = dangling_connections()
+            if found:
+                raise RuntimeError(f"{len(found)} connection(s) to memories that are gone (`ormah doctor --heal` "
+                                   f"prunes them): {json.dumps(found[:20])}")
+            return "none"
+
         results = [_check(n, f) for n, f in [("extensions", extensions), ("model", model), ("home", home),
-                                               ("malformed_files", malformed), ("drift", drift)]]
+                                               ("malformed_files", malformed), ("drift", drift),
+                                               ("dangling_connections", dangling)]]
         ok = all(r["ok"] for r in results)
         if o["json"]:
             self.stdout.write(json.dumps({"ok": ok, "checks": results, "healed": healed}))

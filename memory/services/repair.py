@@ -1,0 +1,51 @@
+"""Repairs `ormah doctor --heal` makes through the write door: pruning connections to memories that are gone."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from datetime import datetime
+
+from memory.domain.node import utcnow, without_connection
+from memory.errors import NodeNotFound, WriteConflict
+from memory.models import NodeRow
+from memory.selectors import dangling_connections
+from memory.writes import write_unit
+
+logger = logging.getLogger(__name__)
+
+
+def connections_prune_dangling(*, now: datetime | None = None) -> list[dict]:
+    """Remove connections whose target is no live memory from their source files; returns what was removed.
+
+    A file edited on disk meanwhile is left for the next run (its write would conflict). `updated` does not move:
+    this is bookkeeping, not an edit of the memory.
+    """
+    now = now or utcnow()
+    removed: list[dict] = []
+    with write_unit() as unit:
+        by_source: dict[str, set[str]] = defaultdict(set)
+        for d in dangling_connections():
+            by_source[d["source"]].add(d["target"])
+        live = set(NodeRow.objects.filter(uid__in=[t for ts in by_source.values() for t in ts])
+                   .values_list("uid", flat=True))
+        for source, targets in sorted(by_source.items()):
+            try:
+                node, stored = unit.read(source)
+            except NodeNotFound:
+                continue
+            new = node
+            for target in sorted(targets - live):
+                new = without_connection(new, target)
+            if new is node:
+                continue
+            gone = [{"source": source, "target": c.target, "edge": str(c.edge)}
+                    for c in node.connections if c not in new.connections]
+            try:
+                unit.save(new, expected=stored)
+            except WriteConflict:
+                logger.warning("Not pruning connections of %s: its file changed on disk", node.short_id)
+                continue
+            unit.audit(operation="prune_connections", node=node, now=now, detail={"removed": gone})
+            removed += gone
+    return removed
