@@ -44,6 +44,8 @@ class MaintenanceConf:
     audit_max_rows: int
     ledger_retention_days: int
     merge_undo_days: int
+    surfacing_retention_days: int
+    verification_retention_days: int
 
     @property
     def job_lock_file(self) -> Path:
@@ -81,4 +83,6 @@ def get_conf() -> MaintenanceConf:
         audit_max_rows=int(o.get("MAINTENANCE_AUDIT_MAX_ROWS", 50_000)),
         ledger_retention_days=int(o.get("MAINTENANCE_LEDGER_RETENTION_DAYS", 30)),
         merge_undo_days=int(o.get("MAINTENANCE_MERGE_UNDO_DAYS", 90)),
+        surfacing_retention_days=int(o.get("MAINTENANCE_SURFACING_RETENTION_DAYS", 90)),
+        verification_retention_days=int(o.get("MAINTENANCE_VERIFICATION_RETENTION_DAYS", 180)),
     )

@@ -48,3 +48,9 @@ class LLMBudgetExhausted(LLMUnavailable):
     """This run has used its cap of LLM calls."""
 
     code = "llm_budget_exhausted"
+
+
+class LLMOutOfTime(LLMBudgetExhausted):
+    """The run reached its time bound before (or while) asking the LLM: the job stops and keeps its watermark."""
+
+    code = "llm_out_of_time"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import time
 from contextlib import nullcontext
@@ -14,7 +13,8 @@ from maintenance.errors import JobBusy, UnknownJob
 from maintenance.llm import llm_for_run
 from maintenance.locking import job_lock
 from maintenance.models import JobRunRow, JobStateRow
-from maintenance.schedules import JOBS_BY_NAME, SLEEP_CYCLE, schedules_sync
+from maintenance.registry import job_spec, jobs
+from maintenance.schedules import schedules_sync
 from maintenance.services.context import RunContext
 from memory.domain.node import utcnow
 from memory.services import automated_writes
@@ -37,16 +37,11 @@ class JobOutcome:
         return data
 
 
-def _body(path: str):
-    module, _, name = path.rpartition(".")
-    return getattr(importlib.import_module(module), name)
-
-
 def job_execute(name: str, *, trigger: str = "manual", now: datetime | None = None) -> JobOutcome:
     """Run one job now, whatever its schedule; the outcome is also written to the run ledger. Raises UnknownJob."""
-    spec = JOBS_BY_NAME.get(name)
+    spec = job_spec(name)
     if spec is None:
-        raise UnknownJob(f"No job named {name}; jobs: {', '.join(JOBS_BY_NAME)}")
+        raise UnknownJob(f"No job named {name}; jobs: {', '.join(s.name for s in jobs())}")
     conf = get_conf()
     started = utcnow()
     run = JobRunRow.objects.create(job=name, trigger=trigger, started_at=started)
@@ -54,10 +49,10 @@ def job_execute(name: str, *, trigger: str = "manual", now: datetime | None = No
     status, error = "ok", ""
     try:
         with job_lock(conf.job_lock_file) if spec.exclusive else nullcontext():
-            ctx.llm = llm_for_run(conf.llm) if spec.uses_llm else None
+            ctx.llm = llm_for_run(conf.llm, deadline=ctx.deadline) if spec.uses_llm else None
             try:
                 with automated_writes(f"job {name}"):  # jobs never edit a read-only core block (docs/trust.md)
-                    _body(spec.body)(ctx)
+                    spec.body()(ctx)
             finally:
                 if ctx.llm is not None:
                     ctx.counts["llm_calls"] = ctx.llm.calls
@@ -79,18 +74,19 @@ def job_execute(name: str, *, trigger: str = "manual", now: datetime | None = No
 
 
 def sleep_cycle_run(*, trigger: str = "run_all", now: datetime | None = None) -> list[JobOutcome]:
-    """Every job once, in seed 001's order, holding the maintenance lock throughout (jobs report busy if held)."""
+    """Every job once, in sleep-cycle order, holding the maintenance lock throughout (jobs report busy if held)."""
     conf = get_conf()
+    names = [spec.name for spec in jobs()]
     try:
         with job_lock(conf.job_lock_file):
-            return [job_execute(name, trigger=trigger, now=now) for name in SLEEP_CYCLE]
+            return [job_execute(name, trigger=trigger, now=now) for name in names]
     except JobBusy:
-        return [job_execute(name, trigger=trigger, now=now) for name in SLEEP_CYCLE]
+        return [job_execute(name, trigger=trigger, now=now) for name in names]
 
 
 def job_pause(name: str, *, paused: bool = True) -> None:
     """Pause or resume a job's schedule (a manual run still works). Raises UnknownJob."""
-    if name not in JOBS_BY_NAME:
+    if job_spec(name) is None:
         raise UnknownJob(f"No job named {name}")
     JobStateRow.objects.update_or_create(job=name, defaults={"paused": paused})
     schedules_sync()

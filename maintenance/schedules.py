@@ -1,66 +1,48 @@
-"""The eight jobs declared as data (seed 001's intervals and sleep-cycle order) and their idempotent Schedule sync."""
+"""django-q2 Schedules synced idempotently from the job registry (maintenance/registry.py)."""
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django_q.models import Schedule
 
 from maintenance.models import JobStateRow
+from maintenance.registry import JobSpec, job_spec, jobs
 from memory.domain.node import utcnow
 
 logger = logging.getLogger(__name__)
 PREFIX = "ormah:"
+ENTRY_POINT = "maintenance.jobs.scheduled_job"  # every schedule calls it with the job's name
 
 
-@dataclass(frozen=True, slots=True)
-class JobSpec:
-    name: str
-    func: str  # the django-q2 entry point (a job shell in maintenance.jobs)
-    body: str  # the service that does the work, called by the runner with a RunContext
-    minutes: int
-    uses_llm: bool
-    exclusive: bool  # changes memories: holds the maintenance lock
-    description: str
+def __getattr__(name: str):
+    """JOBS, JOBS_BY_NAME and SLEEP_CYCLE, read from the registry when asked for (it loads lazily)."""
+    if name == "JOBS":
+        return jobs()
+    if name == "JOBS_BY_NAME":
+        return {spec.name: spec for spec in jobs()}
+    if name == "SLEEP_CYCLE":
+        return tuple(spec.name for spec in jobs())
+    raise AttributeError(name)
 
 
-JOBS: tuple[JobSpec, ...] = (
-    JobSpec("auto_linker", "maintenance.jobs.link_memories_job", "maintenance.services.links.links_run",
-            1440, True, True, "Classify and create edges between close memories"),
-    JobSpec("decay_manager", "maintenance.jobs.decay_memories_job", "maintenance.services.upkeep.decay_run",
-            1440, False, True, "Archive stale working memories; ledger retention"),
-    JobSpec("conflict_detector", "maintenance.jobs.detect_conflicts_job", "maintenance.services.conflicts.conflicts_run",
-            1440, True, True, "Detect contradictions and evolutions between beliefs"),
-    JobSpec("duplicate_merger", "maintenance.jobs.merge_duplicates_job", "maintenance.services.duplicates.duplicates_run",
-            1440, True, True, "Merge clear duplicates (undoable); propose likely ones"),
-    JobSpec("auto_cluster", "maintenance.jobs.cluster_spaces_job", "maintenance.services.upkeep.cluster_run",
-            60, False, True, "Give spaceless memories their neighbours' majority space"),
-    JobSpec("consolidator", "maintenance.jobs.consolidate_memories_job",
-            "maintenance.services.consolidation.consolidation_run",
-            1440, True, True, "Synthesise clusters of working memories into one"),
-    JobSpec("importance_scorer", "maintenance.jobs.score_importance_job", "maintenance.services.upkeep.importance_run",
-            120, False, True, "Recompute importance from access, edges and recency"),
-    JobSpec("index_updater", "maintenance.jobs.update_index_job", "maintenance.services.upkeep.index_run",
-            1, False, False, "Incremental derived-index sync"),
-)
-JOBS_BY_NAME = {spec.name: spec for spec in JOBS}
-SLEEP_CYCLE: tuple[str, ...] = ("importance_scorer", "index_updater", "duplicate_merger", "conflict_detector",
-                                "auto_linker", "auto_cluster", "consolidator", "decay_manager")
+def _wanted(spec: JobSpec, paused: set[str]) -> dict:
+    return {"func": ENTRY_POINT, "args": repr((spec.name,)), "schedule_type": Schedule.MINUTES,
+            "minutes": spec.minutes, "repeats": 0 if spec.name in paused else -1}
 
 
 def schedules_sync(*, now: datetime | None = None) -> dict[str, int]:
-    """Make django-q2's Schedules match JOBS: create missing, fix drifted, remove retired; paused jobs do not repeat.
+    """Make django-q2's Schedules match the registry: create missing, fix drifted, remove retired; paused jobs do
+    not repeat.
 
     Idempotent: a second call changes nothing. A new schedule first fires one interval from now.
     """
     now = now or utcnow()
     paused = set(JobStateRow.objects.filter(paused=True).values_list("job", flat=True))
     counts = {"created": 0, "updated": 0, "removed": 0, "unchanged": 0}
-    for spec in JOBS:
-        wanted = {"func": spec.func, "schedule_type": Schedule.MINUTES, "minutes": spec.minutes,
-                  "repeats": 0 if spec.name in paused else -1}
+    for spec in jobs():
+        wanted = _wanted(spec, paused)
         schedule = Schedule.objects.filter(name=PREFIX + spec.name).first()
         if schedule is None:
             Schedule.objects.create(name=PREFIX + spec.name, next_run=now + timedelta(minutes=spec.minutes), **wanted)
@@ -74,7 +56,7 @@ def schedules_sync(*, now: datetime | None = None) -> dict[str, int]:
             drift["next_run"] = now + timedelta(minutes=spec.minutes)
         Schedule.objects.filter(pk=schedule.pk).update(**drift)
         counts["updated"] += 1
-    names = [PREFIX + spec.name for spec in JOBS]
+    names = [PREFIX + spec.name for spec in jobs()]
     counts["removed"] = Schedule.objects.filter(name__startswith=PREFIX).exclude(name__in=names).delete()[0]
     logger.debug("Schedules synced: %s", counts)
     return counts
@@ -84,3 +66,6 @@ def schedule_next_runs() -> dict[str, datetime | None]:
     """When each job's schedule fires next."""
     return dict((name.removeprefix(PREFIX), nxt) for name, nxt in
                 Schedule.objects.filter(name__startswith=PREFIX).values_list("name", "next_run"))
+
+
+__all__ = ["ENTRY_POINT", "PREFIX", "job_spec", "jobs", "schedule_next_runs", "schedules_sync"]

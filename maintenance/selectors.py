@@ -132,7 +132,10 @@ def proposal_status_counts() -> dict[str, int]:
 
 def proposal_group_list(*, status: str | None = "pending", kind: str | None = None, limit: int = 50,
                         offset: int = 0) -> list[dict]:
-    """Groups of proposals (one cause each), strongest first: key, label, kind, count, priority, proposal ids."""
+    """Groups of proposals (one cause each), strongest first: key, label, kind, count, priority, proposal ids.
+
+    A proposal of no group is listed alone under the key `proposal:<id>`, which proposal_group_decide accepts too.
+    """
     rows = ProposalRow.objects.all()
     if status:
         rows = rows.filter(status=status)
@@ -141,8 +144,8 @@ def proposal_group_list(*, status: str | None = "pending", kind: str | None = No
     groups: dict[str, dict] = {}
     for key, label, kind_, pid, priority, created in rows.order_by("-priority", "-created_at", "-id").values_list(
             "group_key", "group_label", "kind", "proposal_id", "priority", "created_at"):
-        group = groups.setdefault(key or f"{kind_}:{pid}", {
-            "group_key": key or f"{kind_}:{pid}", "label": label, "kind": kind_, "count": 0, "priority": priority,
+        group = groups.setdefault(key or f"proposal:{pid}", {
+            "group_key": key or f"proposal:{pid}", "label": label, "kind": kind_, "count": 0, "priority": priority,
             "created_at": created, "proposal_ids": []})
         group["count"] += 1
         group["proposal_ids"].append(pid)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from maintenance.detectors.facts import NodeFacts, ProposalDraft, ProposalKind, basis_of, group_of
+from maintenance.detectors.facts import NodeFacts, ProposalDraft, ProposalKind, basis_of
 
 CLUSTER_MIN_COS = 0.6
 CLUSTER_MAX_SIZE = 5
@@ -71,8 +71,6 @@ def consolidation_draft(cluster: Sequence[NodeFacts], *, title: str, content: st
         reason=why or "Similar working memories (cosine ≥ 0.6)", score=round(0.5 + 0.1 * len(cluster), 2),
         payload={"node_ids": [n.uid for n in cluster], "title": title, "content": content, "type": type_},
         basis=basis_of(*cluster),
-        group=group_of(ProposalKind.CONSOLIDATION, ":".join(sorted(n.uid for n in cluster)),
-                       f"Consolidate {len(cluster)} similar working memories"),
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from maintenance.detectors.compare import compare
 from maintenance.detectors.conflicts import change_signals
-from maintenance.detectors.facts import NodeFacts, Pair, ProposalDraft, ProposalKind, basis_of, group_of
+from maintenance.detectors.facts import NodeFacts, Pair, ProposalDraft, ProposalKind, basis_of
 from maintenance.detectors.text import content_words, jaccard, title_ratio, tokens
 
 TIER_RANK = {"core": 2, "working": 1, "archival": 0}
@@ -113,12 +113,4 @@ def merge_draft(pair: Pair, score: DuplicateScore, *, merged_title: str | None =
         payload={"keep_id": keep.uid, "discard_id": gone.uid, "merged_title": merged_title,
                  "merged_content": merged_content, "score": score.as_dict()},
         basis=basis_of(keep, gone),
-        group=merge_group(pair),
     )
-
-
-def merge_group(pair: Pair) -> tuple[str, str]:
-    """Merges of one cause: the same shared wording (a template repeated), else the pair alone."""
-    shape = compare(pair.a.title, pair.a.content, pair.b.title, pair.b.content).shape
-    return group_of(ProposalKind.MERGE, shape or pair.key, f"Near-duplicates: “{shape}”" if shape else
-                    "Near-duplicates")

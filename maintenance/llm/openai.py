@@ -9,7 +9,7 @@ import httpx
 from pydantic import ValidationError
 
 from maintenance.conf import LLMConf
-from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
+from maintenance.errors import LLMBudgetExhausted, LLMOutOfTime, LLMUnavailable
 from maintenance.llm.base import T, extract_json
 
 logger = logging.getLogger(__name__)
@@ -22,6 +22,7 @@ class OpenAICompatibleProvider:
     def __init__(self, conf: LLMConf) -> None:
         self.conf = conf
         self.calls = 0
+        self.deadline: float | None = None  # time.monotonic() bound of the job run (set by llm_for_run)
         headers = {"Authorization": f"Bearer {conf.api_key}"} if conf.api_key else {}
         self._client = httpx.Client(base_url=conf.base_url, timeout=conf.timeout, headers=headers)
 
@@ -33,12 +34,20 @@ class OpenAICompatibleProvider:
         problem = "no attempt made"
         for attempt in range(self.conf.max_retries + 1):
             if attempt:
-                time.sleep(self.conf.backoff * 2 ** (attempt - 1))
+                time.sleep(min(self.conf.backoff * 2 ** (attempt - 1), max(0.0, self._left())))
+            if self._left() <= 0:
+                raise LLMOutOfTime("The job reached its time bound")
             if self.calls >= self.conf.max_calls_per_run:
                 raise LLMBudgetExhausted(f"This run used its {self.conf.max_calls_per_run} LLM calls")
             self.calls += 1
             try:
-                response = self._client.post("/chat/completions", json=body)
+                response = self._client.post("/chat/completions", json=body,
+                                             timeout=min(self.conf.timeout, self._left()))
+            except httpx.TimeoutException as exc:
+                if self._left() <= 0:
+                    raise LLMOutOfTime("The job reached its time bound while waiting for the LLM") from exc
+                problem = f"{type(exc).__name__}: {exc}"
+                continue
             except httpx.HTTPError as exc:
                 problem = f"{type(exc).__name__}: {exc}"
                 continue
@@ -59,6 +68,10 @@ class OpenAICompatibleProvider:
                 logger.debug("LLM answer rejected: %s", exc)
         logger.warning("LLM call failed after %s attempts: %s", self.conf.max_retries + 1, problem)
         raise LLMUnavailable(f"The LLM did not give a usable answer ({problem})")
+
+    def _left(self) -> float:
+        """Seconds left before the run's time bound (unbounded without one)."""
+        return float("inf") if self.deadline is None else self.deadline - time.monotonic()
 
     def close(self) -> None:
         self._client.close()

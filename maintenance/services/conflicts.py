@@ -8,6 +8,7 @@ from maintenance.detectors import conflicts as cf
 from maintenance.detectors.similarity import nearest
 from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
 from maintenance.llm.judges import judge_conflicts
+from maintenance.registry import maintenance_job
 from maintenance.selectors import facts_all, linked_keys, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
 from maintenance.services.pairs import edge_apply, pairs_by_node
@@ -15,14 +16,15 @@ from maintenance.services.proposals import propose
 from memory.errors import OrmahError
 
 logger = logging.getLogger(__name__)
-JOB = "conflict_detector"
 CHUNK = 16
 
 
+@maintenance_job("conflict_detector", every_minutes=1440, cycle=40, uses_llm=True,
+                 description="Detect contradictions and evolutions between beliefs")
 def conflicts_run(ctx: RunContext) -> None:
     """Check new and changed beliefs (every space, global × project included) against similar beliefs."""
     facts = facts_all()
-    work = work_begin(JOB, facts.values(), keep=lambda f: f.type in cf.BELIEF_TYPES)
+    work = work_begin(ctx.job, facts.values(), keep=lambda f: f.type in cf.BELIEF_TYPES)
     ctx.counts["candidates"] = len(work.candidates)
     min_cos = cf.CANDIDATE_MIN_COS if ctx.llm else cf.HEURISTIC_MIN_COS
     beliefs = {f.row_id for f in facts.values() if f.type in cf.BELIEF_TYPES and not f.is_self}
@@ -56,6 +58,9 @@ def conflicts_run(ctx: RunContext) -> None:
         undecided = {p.a.uid for i, p in enumerate(pairs) if i not in verdicts}
         for i, verdict in verdicts.items():
             pair = pairs[i]
+            if ctx.out_of_time():  # the bound is checked before every write; the rest waits for the next run
+                undecided.add(pair.a.uid)
+                continue
             edge = cf.verdict_edge(pair, same_subject=verdict.same_subject, conflict=verdict.conflict,
                                    kind=verdict.type, evolved_node=verdict.evolved_node,
                                    explanation=verdict.explanation or verdict.type)
@@ -63,7 +68,7 @@ def conflicts_run(ctx: RunContext) -> None:
                 ctx.counts["no_conflict"] += 1
                 continue
             try:
-                edge_apply(edge, job=JOB, now=ctx.now)
+                edge_apply(edge, job=ctx.job, now=ctx.now)
             except OrmahError as exc:
                 logger.info("Conflict edge %s skipped: %s", pair.key, exc)
                 ctx.counts["skipped"] += 1

@@ -13,6 +13,7 @@ from maintenance.detectors import clusters as cl
 from maintenance.detectors.similarity import nearest
 from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
 from maintenance.llm.judges import consolidate
+from maintenance.registry import maintenance_job
 from maintenance.selectors import facts_all, pending_proposal_uids, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
 from maintenance.services.proposals import propose
@@ -21,7 +22,6 @@ from memory.errors import OrmahError
 from memory.services import nodes_consolidate
 
 logger = logging.getLogger(__name__)
-JOB = "consolidator"
 NODE_TYPES = frozenset(t.value for t in NodeType)
 
 
@@ -35,10 +35,12 @@ def clusters_for(facts: dict, seeds: list, *, taken: set[str], max_clusters: int
         taken=taken, max_clusters=max_clusters)
 
 
+@maintenance_job("consolidator", every_minutes=1440, cycle=70, uses_llm=True,
+                 description="Synthesise clusters of working memories into one")
 def consolidation_run(ctx: RunContext) -> None:
     """Cluster around new and changed working memories, at most ten clusters a run."""
     facts = facts_all()
-    work = work_begin(JOB, facts.values(), keep=cl.clusterable)
+    work = work_begin(ctx.job, facts.values(), keep=cl.clusterable)
     ctx.counts["candidates"] = len(work.candidates)
     clusters = clusters_for(facts, work.candidates, taken=pending_proposal_uids("consolidation"),
                             max_clusters=cl.MAX_CLUSTERS)

@@ -9,6 +9,7 @@ from maintenance.detectors.facts import Pair
 from maintenance.detectors.similarity import nearest
 from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
 from maintenance.llm.judges import judge_duplicates
+from maintenance.registry import maintenance_job
 from maintenance.selectors import facts_all, pending_proposal_uids, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
 from maintenance.services.pairs import pairs_by_node
@@ -17,14 +18,15 @@ from memory.errors import OrmahError
 from memory.services import node_merge
 
 logger = logging.getLogger(__name__)
-JOB = "duplicate_merger"
 CHUNK = 16
 
 
+@maintenance_job("duplicate_merger", every_minutes=1440, cycle=30, uses_llm=True,
+                 description="Merge clear duplicates (undoable); propose likely ones")
 def duplicates_run(ctx: RunContext) -> None:
     """Examine new and changed nodes against their nearest same-type neighbours."""
     facts = facts_all()
-    work = work_begin(JOB, facts.values())
+    work = work_begin(ctx.job, facts.values())
     ctx.counts["candidates"] = len(work.candidates)
     min_cos = dup.CANDIDATE_MIN_COS if ctx.llm else dup.LIKELY_MIN_COS
     neighbours = nearest(vector_table(), [f.row_id for f in work.candidates], k=dup.NEIGHBOURS, min_cos=min_cos)
@@ -61,7 +63,7 @@ def duplicates_run(ctx: RunContext) -> None:
                 ctx.counts["already_proposed"] += 1
                 undecided.add(pair.a.uid)  # examined again once that proposal is decided or expires
                 continue
-            if ctx.llm and i not in verdicts:
+            if (ctx.llm and i not in verdicts) or ctx.out_of_time():  # the bound is checked before every write
                 undecided.add(pair.a.uid)
                 continue
             _decide(ctx, pair, score, verdicts.get(i), gone, pending)
@@ -87,7 +89,7 @@ def _decide(ctx: RunContext, pair: Pair, score: dup.DuplicateScore, verdict, gon
         try:
             node_merge(keep_ref=draft.payload["keep_id"], discard_ref=draft.payload["discard_id"],
                        merged_title=title, merged_content=content, reason=draft.reason,
-                       detail={"job": JOB, "score": score.composite}, now=ctx.now)
+                       detail={"job": ctx.job, "score": score.composite}, now=ctx.now)
         except OrmahError as exc:
             logger.info("Merge of %s skipped: %s", pair.key, exc)
             ctx.counts["skipped"] += 1

@@ -9,6 +9,7 @@ from maintenance.detectors.facts import EdgeDraft
 from maintenance.detectors.similarity import nearest
 from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
 from maintenance.llm.judges import judge_links
+from maintenance.registry import maintenance_job
 from maintenance.selectors import facts_all, linked_keys, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
 from maintenance.services.pairs import edge_apply, pairs_by_node
@@ -16,14 +17,15 @@ from maintenance.services.proposals import propose
 from memory.errors import OrmahError
 
 logger = logging.getLogger(__name__)
-JOB = "auto_linker"
 CHUNK = 16
 
 
+@maintenance_job("auto_linker", every_minutes=1440, cycle=50, uses_llm=True,
+                 description="Classify and create edges between close memories")
 def links_run(ctx: RunContext) -> None:
     """Link new and changed nodes to their unlinked nearest neighbours, at most `max_edges_per_run` edges."""
     facts = facts_all()
-    work = work_begin(JOB, facts.values())
+    work = work_begin(ctx.job, facts.values())
     ctx.counts["candidates"] = len(work.candidates)
     threshold, penalty = ctx.conf.auto_link_threshold, ctx.conf.cross_space_penalty
     neighbours = nearest(vector_table(), [f.row_id for f in work.candidates], k=lk.NEIGHBOURS, min_cos=threshold)
@@ -41,6 +43,8 @@ def links_run(ctx: RunContext) -> None:
                                            threshold=threshold, penalty=penalty)
         for pair, sim in cross:
             propose(ctx, lk.link_draft(pair, sim))
+        if ctx.out_of_time():
+            break
         try:
             verdicts = judge_links(ctx.llm, [p for p, _ in link], per_call=ctx.conf.llm.pairs_per_call) \
                 if ctx.llm and link else {}
@@ -53,7 +57,7 @@ def links_run(ctx: RunContext) -> None:
             continue
         undecided = set()
         for i, (pair, sim) in enumerate(link):
-            if ctx.llm and i not in verdicts:
+            if (ctx.llm and i not in verdicts) or ctx.out_of_time():  # the bound is checked before every write
                 undecided.add(pair.a.uid)
                 continue
             edge = lk.related_edge(pair, sim)
@@ -64,7 +68,7 @@ def links_run(ctx: RunContext) -> None:
                     continue
                 edge = EdgeDraft(pair.a.uid, pair.b.uid, kind, sim, verdicts[i].reason or f"{kind} (LLM)")
             try:
-                edge_apply(edge, job=JOB, now=ctx.now)
+                edge_apply(edge, job=ctx.job, now=ctx.now)
             except OrmahError as exc:
                 logger.info("Link %s skipped: %s", pair.key, exc)
                 ctx.counts["skipped"] += 1

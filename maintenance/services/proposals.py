@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from pydantic import ValidationError
 
 from maintenance.conf import MaintenanceConf
-from maintenance.detectors.facts import ProposalDraft, ProposalKind, group_of
+from maintenance.detectors.facts import ProposalDraft
 from maintenance.errors import ProposalNotFound, StaleProposal
 from maintenance.models import ProposalRow
 from maintenance.selectors import text_hashes
@@ -25,6 +25,7 @@ from memory.writes import write_unit
 logger = logging.getLogger(__name__)
 # Which proposals a full queue keeps: identity decay and merges first, cross-space links last.
 KIND_WEIGHT = {"decay": 1.0, "merge": 1.0, "consolidation": 0.9, "conflict": 0.8, "link": 0.6}
+SINGLE_PREFIX = "proposal:"  # the group key under which a proposal of no group is listed and decided
 ACTIONS = {"approve": "approved", "approved": "approved", "reject": "rejected", "rejected": "rejected"}
 
 
@@ -64,7 +65,7 @@ def proposal_create(*, draft: ProposalDraft, conf: MaintenanceConf, now: datetim
         if weakest is None or weakest.priority >= priority:
             return "dropped"
         _close(weakest, "expired", now, {"reason": "displaced by a stronger proposal"})
-    group_key, group_label = draft.group or group_of(ProposalKind(draft.kind), draft.key, draft.action)
+    group_key, group_label = draft.group or ("", "")  # no group: a card of its own
     ProposalRow.objects.create(
         proposal_id=str(uuid.uuid4()), kind=draft.kind, key=draft.key, node_uids=list(draft.node_uids),
         action=draft.action, reason=draft.reason, score=draft.score, priority=priority, payload=draft.payload,
@@ -176,8 +177,12 @@ def proposal_group_decide(*, group_key: str, action: str, decided_by: str = "age
     status = ACTIONS.get((action or "").strip().lower())
     if status is None:
         raise ValidationFailed("action must be approve or reject")
-    ids = list(ProposalRow.objects.filter(group_key=group_key, status="pending")
-               .order_by("-priority", "created_at", "id").values_list("proposal_id", flat=True))
+    pending = ProposalRow.objects.filter(status="pending")
+    if group_key.startswith(SINGLE_PREFIX):  # a proposal of no group, listed on its own
+        pending = pending.filter(group_key="", proposal_id=group_key.removeprefix(SINGLE_PREFIX))
+    else:
+        pending = pending.filter(group_key=group_key)
+    ids = list(pending.order_by("-priority", "created_at", "id").values_list("proposal_id", flat=True))
     if not ids:
         raise ProposalNotFound(f"No pending proposals in group {group_key}")
     outcome = GroupDecision(group_key=group_key, status=status)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from maintenance.models import JobRunRow, JobStateRow
 from maintenance.runner import JobOutcome
-from maintenance.schedules import JOBS, schedule_next_runs
+from maintenance.registry import jobs
+from maintenance.schedules import schedule_next_runs
 
 
 def _outcome(row: JobRunRow | None) -> dict | None:
@@ -15,11 +16,11 @@ def _outcome(row: JobRunRow | None) -> dict | None:
 
 
 def task_list() -> list[dict]:
-    """The eight jobs with interval, next run, paused flag and last run."""
+    """Every registered job with interval, next run, paused flag and last run."""
     next_runs = schedule_next_runs()
     paused = set(JobStateRow.objects.filter(paused=True).values_list("job", flat=True))
     return [{
         "id": spec.name, "name": spec.name, "description": spec.description, "interval_minutes": spec.minutes,
         "uses_llm": spec.uses_llm, "next_run": next_runs.get(spec.name), "paused": spec.name in paused,
         "last_run": _outcome(JobRunRow.objects.filter(job=spec.name).order_by("-started_at", "-id").first()),
-    } for spec in JOBS]
+    } for spec in jobs()]

@@ -8,6 +8,7 @@ from datetime import timedelta
 from maintenance.detectors import clusters as cl
 from maintenance.detectors import lifecycle as lc
 from maintenance.models import JobRunRow, MaintenanceSessionRow, NodeSeenRow, ProposalRow
+from maintenance.registry import maintenance_job
 from maintenance.selectors import decided_at_by_key, degrees, facts_all, facts_where, neighbour_spaces
 from maintenance.services.context import RunContext
 from maintenance.services.proposals import propose, proposals_expire, proposals_expire_stale
@@ -25,12 +26,16 @@ from memory.services import (
     node_update,
     nodes_importance_set,
 )
+from memory.services.surfacing import surfacing_prune
+from memory.services.verification import verification_prune
 
 logger = logging.getLogger(__name__)
-IMPORTANCE_BATCH = 500
+IMPORTANCE_BATCH = 100  # one write call per batch: the time bound is checked between them
 AUDIT_DAYS_BY_OPERATION = {"importance": 7, "connect": 90}
 
 
+@maintenance_job("importance_scorer", every_minutes=120, cycle=10,
+                 description="Recompute importance from access, edges and recency")
 def importance_run(ctx: RunContext) -> None:
     """Recompute every node's importance (it moves with time), write changes of at least 0.01, keep the core cap."""
     changes = lc.importance_changes(list(facts_all().values()), degrees(), ctx.now)
@@ -46,6 +51,8 @@ def importance_run(ctx: RunContext) -> None:
         ctx.counts["core_demoted"] = len(demoted)
 
 
+@maintenance_job("decay_manager", every_minutes=1440, cycle=80,
+                 description="Archive stale working memories; ledger retention")
 def decay_run(ctx: RunContext) -> None:
     """Archive working memories whose retrievability fell below 0.3; identity ones are proposed instead."""
     threshold = LifecycleConf().decay_threshold
@@ -72,7 +79,8 @@ def decay_run(ctx: RunContext) -> None:
 
 
 def ledgers_prune(ctx: RunContext) -> None:
-    """Retention for every ledger maintenance touches: proposals, audit log, runs, sessions, merges, seen marks."""
+    """Retention for the ledgers: proposals, audit log, runs, sessions, merges, seen marks, surfacing events and
+    verification records (a memory's latest verification is always kept). docs/jobs.md lists each window."""
     now, conf = ctx.now, ctx.conf
     old = now - timedelta(days=conf.ledger_retention_days)
     ctx.counts["proposals_expired"] = proposals_expire(now=now) + proposals_expire_stale(now=now)
@@ -88,8 +96,13 @@ def ledgers_prune(ctx: RunContext) -> None:
         NodeSeenRow.objects.exclude(node_uid__in=NodeRow.objects.values("uid")).delete()[0],
         merge_history_prune(before=now - timedelta(days=conf.merge_undo_days)),
     ))
+    ctx.counts["surfacing_pruned"] = surfacing_prune(older_than_days=conf.surfacing_retention_days, now=now)
+    ctx.counts["verification_pruned"] = verification_prune(
+        before=now - timedelta(days=conf.verification_retention_days), keep_latest=True)
 
 
+@maintenance_job("auto_cluster", every_minutes=60, cycle=60,
+                 description="Give spaceless memories their neighbours' majority space")
 def cluster_run(ctx: RunContext) -> None:
     """Give spaceless, unlocked memories the majority space of their neighbours (identity memories stay global)."""
     nodes = [n for n in facts_where(space__isnull=True, space_locked=False, is_self=False) if not n.identity]
@@ -110,6 +123,8 @@ def cluster_run(ctx: RunContext) -> None:
         ctx.counts["assigned"] += 1
 
 
+@maintenance_job("index_updater", every_minutes=1, cycle=20, exclusive=False,
+                 description="Incremental derived-index sync")
 def index_run(ctx: RunContext) -> None:
     """Incremental index sync: new, changed and vanished files."""
     report = index_sync()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from maintenance.models import ProposalRow
@@ -62,3 +64,21 @@ def test_the_edge_cap_stops_a_run_and_the_next_one_continues(no_llm, seeded, set
     assert (outcome.status, outcome.counts) == ("partial", {"candidates": 5})
     settings.ORMAH = {**settings.ORMAH, "MAINTENANCE_MAX_EDGES_PER_RUN": 500}
     assert job_execute("auto_linker").counts["edges"] == 1
+
+
+def test_a_hung_llm_cannot_hold_the_job_past_its_time_bound(llm, seeded, settings):
+    # Without the bound reaching the provider, the request waits for the 2 s HTTP timeout and is retried once.
+    settings.ORMAH = {**settings.ORMAH, "MAINTENANCE_JOB_TIME_LIMIT_SECONDS": 0.5, "LLM_TIMEOUT_SECONDS": 2.0}
+
+    def hang(kind, user):
+        time.sleep(2.5)
+        return {"results": []}
+
+    llm.answer = hang
+    outcome = job_execute("auto_linker")
+    assert (outcome.status, outcome.counts["llm_calls"], outcome.counts.get("llm_failures")) == ("partial", 1, None)
+    assert len(llm.requests) == 1
+    assert ProposalRow.objects.count() == 1  # the cross-space proposal was made before the LLM was asked
+    llm.answer = lambda kind, user: {"results": [{"pair": n, "relationship": "none"} for n in pair_blocks(user)]}
+    settings.ORMAH = {**settings.ORMAH, "MAINTENANCE_JOB_TIME_LIMIT_SECONDS": 60.0}
+    assert job_execute("auto_linker").counts["candidates"] == 5  # the watermark kept every node for the next run

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
 from django.core.management import call_command
 from django.core.management.sql import emit_post_migrate_signal
 from django_q.models import Schedule
 
+from maintenance import registry
 from maintenance.conf import get_conf
+from maintenance.jobs import scheduled_job
 from maintenance.models import JobRunRow
+from maintenance.registry import maintenance_job
 from maintenance.runner import job_execute
 from maintenance.schedules import JOBS, SLEEP_CYCLE, schedules_sync
 from tests.maintenance.support import held_elsewhere
@@ -51,8 +55,8 @@ def test_schedules_sync_is_idempotent_and_repairs_drift(home, db):
     Schedule.objects.filter(name="ormah:auto_cluster").update(minutes=5, func="old.path")
     Schedule.objects.create(name="ormah:retired_job", func="x.y", schedule_type=Schedule.MINUTES, minutes=1)
     assert schedules_sync() == {"created": 0, "updated": 1, "removed": 1, "unchanged": 7}
-    assert sorted(Schedule.objects.filter(name__startswith="ormah:").values_list("func", "minutes")) == sorted(
-        (spec.func, spec.minutes) for spec in JOBS)
+    assert sorted(Schedule.objects.filter(name__startswith="ormah:").values_list("func", "args", "minutes")) == sorted(
+        ("maintenance.jobs.scheduled_job", repr((spec.name,)), spec.minutes) for spec in JOBS)
     assert tuple(ORDER) == SLEEP_CYCLE
 
 
@@ -92,3 +96,18 @@ def test_the_cli_runs_one_job_and_lists_tasks(no_llm, home, db, capsys):
     assert capsys.readouterr().out.startswith("index_updater      ok")
     call_command("tasks", "list")
     assert "auto_cluster       every   60 min" in capsys.readouterr().out
+
+
+def tidy_run(ctx):
+    ctx.counts["tidied"] = 3
+
+
+def test_a_job_registers_itself_once_and_everything_follows(no_llm, api, monkeypatch):
+    monkeypatch.setattr(registry, "_JOBS", dict(registry._JOBS))  # the registered job goes away after the test
+    maintenance_job("tidy_tags", every_minutes=30, cycle=75, description="Tidy tags")(tidy_run)
+    assert schedules_sync() == {"created": 1, "updated": 0, "removed": 0, "unchanged": 8}
+    assert Schedule.objects.get(name="ormah:tidy_tags").args == "('tidy_tags',)"
+    assert [t["name"] for t in api.get("/api/admin/tasks").json()][-2:] == ["tidy_tags", "decay_manager"]
+    assert scheduled_job("tidy_tags")["counts"] == {"tidied": 3}
+    with pytest.raises(RuntimeError, match="Two maintenance jobs are named tidy_tags"):
+        maintenance_job("tidy_tags", every_minutes=1, cycle=1, description="again")(lambda ctx: None)
