@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from maintenance.detectors.facts import ProposalKind
+
 
 class JobRunRow(models.Model):
     """Ledger: not derived. One run of one job: when, how it ended, what it counted."""
@@ -48,7 +50,7 @@ class NodeSeenRow(models.Model):
 class ProposalRow(models.Model):
     """Ledger: not derived. A change offered for review: pending until approved, rejected or expired."""
 
-    KINDS = ("merge", "conflict", "decay", "link", "consolidation")
+    KINDS = tuple(ProposalKind)
     STATUSES = ("pending", "approved", "rejected", "expired")
 
     proposal_id = models.CharField(max_length=36, unique=True)

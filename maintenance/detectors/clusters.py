@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 from maintenance.detectors.facts import NodeFacts, ProposalDraft, ProposalKind, basis_of
+from maintenance.detectors.payloads import ConsolidationPayload
 
 CLUSTER_MIN_COS = 0.6
 CLUSTER_MAX_SIZE = 5
@@ -69,7 +70,8 @@ def consolidation_draft(cluster: Sequence[NodeFacts], *, title: str, content: st
         kind=ProposalKind.CONSOLIDATION, node_uids=tuple(n.uid for n in cluster),
         action=f"Consolidate {len(cluster)} working memories into one {type_} and archive them",
         reason=why or "Similar working memories (cosine ≥ 0.6)", score=round(0.5 + 0.1 * len(cluster), 2),
-        payload={"node_ids": [n.uid for n in cluster], "title": title, "content": content, "type": type_},
+        payload=ConsolidationPayload(node_ids=[n.uid for n in cluster], title=title, content=content,
+                                     type=type_).as_json(),
         basis=basis_of(*cluster),
     )
 

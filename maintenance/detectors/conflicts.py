@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from maintenance.detectors.compare import compare
 from maintenance.detectors.facts import EdgeDraft, NodeFacts, Pair, ProposalDraft, ProposalKind, basis_of, group_of
+from maintenance.detectors.payloads import EdgePayload
 from maintenance.detectors.text import dates, has_change_phrase, negated, numbers
 
 BELIEF_TYPES = frozenset({"preference", "fact", "observation", "goal"})
@@ -91,8 +92,8 @@ def heuristic_conflict(pair: Pair) -> ProposalDraft | None:
     return ProposalDraft(
         kind=ProposalKind.CONFLICT, node_uids=(newer.uid, older.uid), action=action,
         reason=f"{why} (similarity {pair.cosine:.2f})", score=round(pair.cosine, 4),
-        payload={"source_id": edge.source_uid, "target_id": edge.target_uid, "edge": edge.edge,
-                 "weight": edge.weight, "edge_reason": edge.reason, "signals": [signal]},
+        payload=EdgePayload(source_id=edge.source_uid, target_id=edge.target_uid, edge=edge.edge, weight=edge.weight,
+                            edge_reason=edge.reason, signals=[signal]).as_json(),
         basis=basis_of(newer, older),
         group=conflict_group(signal, edge.edge, cmp.shape),
     )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from maintenance.detectors.compare import compare
 from maintenance.detectors.conflicts import change_signals
 from maintenance.detectors.facts import NodeFacts, Pair, ProposalDraft, ProposalKind, basis_of
+from maintenance.detectors.payloads import MergePayload
 from maintenance.detectors.text import content_words, jaccard, title_ratio, tokens
 
 TIER_RANK = {"core": 2, "working": 1, "archival": 0}
@@ -110,7 +111,7 @@ def merge_draft(pair: Pair, score: DuplicateScore, *, merged_title: str | None =
     return ProposalDraft(
         kind=ProposalKind.MERGE, node_uids=(keep.uid, gone.uid), action=f"Merge two {keep.type} memories into one",
         reason=reason, score=round(score.composite, 4),
-        payload={"keep_id": keep.uid, "discard_id": gone.uid, "merged_title": merged_title,
-                 "merged_content": merged_content, "score": score.as_dict()},
+        payload=MergePayload(keep_id=keep.uid, discard_id=gone.uid, merged_title=merged_title,
+                             merged_content=merged_content, score=score.as_dict()).as_json(),
         basis=basis_of(keep, gone),
     )

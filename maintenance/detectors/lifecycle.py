@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from maintenance.detectors.facts import NodeFacts, ProposalDraft, ProposalKind, basis_of, group_of
+from maintenance.detectors.payloads import DecayPayload
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +61,7 @@ def decay_draft(node: NodeFacts, r: float) -> ProposalDraft:
     return ProposalDraft(
         kind=ProposalKind.DECAY, node_uids=(node.uid,), action="Move this identity memory to archival",
         reason=f"Not recalled for a while (retrievability {r:.2f})", score=round(1.0 - r, 4),
-        payload={"node_id": node.uid, "tier": "archival"},
+        payload=DecayPayload(node_id=node.uid).as_json(),
         basis=basis_of(node),
         group=group_of(ProposalKind.DECAY, "identity", "Identity memories not recalled for a while"),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from maintenance.detectors.facts import EdgeDraft, Pair, ProposalDraft, ProposalKind, basis_of, group_of
+from maintenance.detectors.payloads import EdgePayload
 
 NEIGHBOURS = 6
 RELATIONSHIPS = ("supports", "part_of", "depends_on", "contradicts", "related_to")
@@ -59,8 +60,8 @@ def link_draft(pair: Pair, sim: float) -> ProposalDraft:
         kind=ProposalKind.LINK, node_uids=(pair.a.uid, pair.b.uid),
         action=f"Link across spaces ({pair.a.space or 'global'} ↔ {pair.b.space or 'global'}) with related_to",
         reason=f"Cosine {pair.cosine:.2f}, {sim:.2f} after the cross-space penalty", score=round(pair.cosine, 4),
-        payload={"source_id": pair.a.uid, "target_id": pair.b.uid, "edge": "related_to", "weight": max(sim, 0.0),
-                 "edge_reason": f"linked across spaces at {pair.cosine:.2f} similarity"},
+        payload=EdgePayload(source_id=pair.a.uid, target_id=pair.b.uid, edge="related_to", weight=max(sim, 0.0),
+                            edge_reason=f"linked across spaces at {pair.cosine:.2f} similarity").as_json(),
         basis=basis_of(pair.a, pair.b),
         group=group_of(ProposalKind.LINK, "|".join(sorted(spaces)), "Links across spaces: " + " ↔ ".join(sorted(spaces))),
     )

@@ -10,7 +10,14 @@ from datetime import datetime, timedelta
 from pydantic import ValidationError
 
 from maintenance.conf import MaintenanceConf
-from maintenance.detectors.facts import ProposalDraft
+from maintenance.detectors.facts import ProposalDraft, ProposalKind
+from maintenance.detectors.payloads import (
+    ConsolidationPayload,
+    DecayPayload,
+    EdgePayload,
+    MergePayload,
+    payload_load,
+)
 from maintenance.errors import ProposalNotFound, StaleProposal
 from maintenance.models import ProposalRow
 from maintenance.selectors import text_hashes
@@ -24,7 +31,8 @@ from memory.writes import write_unit
 
 logger = logging.getLogger(__name__)
 # Which proposals a full queue keeps: identity decay and merges first, cross-space links last.
-KIND_WEIGHT = {"decay": 1.0, "merge": 1.0, "consolidation": 0.9, "conflict": 0.8, "link": 0.6}
+KIND_WEIGHT = {ProposalKind.DECAY: 1.0, ProposalKind.MERGE: 1.0, ProposalKind.CONSOLIDATION: 0.9,
+               ProposalKind.CONFLICT: 0.8, ProposalKind.LINK: 0.6}
 SINGLE_PREFIX = "proposal:"  # the group key under which a proposal of no group is listed and decided
 ACTIONS = {"approve": "approved", "approved": "approved", "reject": "rejected", "rejected": "rejected"}
 
@@ -201,23 +209,28 @@ def proposal_group_decide(*, group_key: str, action: str, decided_by: str = "age
 
 
 def _apply(row: ProposalRow, now: datetime) -> dict:
-    p = row.payload
-    if row.kind == "merge":
-        merged = node_merge(keep_ref=p["keep_id"], discard_ref=p["discard_id"], merged_title=p.get("merged_title"),
-                            merged_content=p.get("merged_content"), reason=row.reason,
-                            proposal_id=row.proposal_id, now=now)
-        return {"merge_id": merged.merge_id, "kept": merged.kept.id, "removed": merged.removed_id}
-    if row.kind in ("conflict", "link"):
-        edge_create(source_ref=p["source_id"], target_ref=p["target_id"], edge=EdgeType(p["edge"]),
-                    weight=float(p["weight"]), reason=p.get("edge_reason"))
-        audit_note_many(operation="connect", now=now, entries=[(p["source_id"], {
-            "target": p["target_id"], "edge": p["edge"], "weight": p["weight"], "proposal": row.proposal_id})])
-        return {"edge": p["edge"], "source": p["source_id"], "target": p["target_id"]}
-    if row.kind == "decay":
-        node_set_tier(ref=p["node_id"], tier=Tier.ARCHIVAL, now=now)
-        return {"tier": "archival"}
-    if row.kind == "consolidation":
-        node = nodes_consolidate(source_refs=p["node_ids"], title=p["title"], content=p["content"],
-                                 type=NodeType(p.get("type") or "concept"), reason=row.reason, now=now)
-        return {"node_id": node.id}
-    raise ValidationFailed(f"Unknown proposal kind {row.kind}")
+    try:
+        p = payload_load(row.kind, row.payload)
+    except ValidationError:
+        raise
+    except ValueError as exc:
+        raise ValidationFailed(str(exc)) from None
+    match p:
+        case MergePayload():
+            merged = node_merge(keep_ref=p.keep_id, discard_ref=p.discard_id, merged_title=p.merged_title,
+                                merged_content=p.merged_content, reason=row.reason, proposal_id=row.proposal_id,
+                                now=now)
+            return {"merge_id": merged.merge_id, "kept": merged.kept.id, "removed": merged.removed_id}
+        case EdgePayload():
+            edge_create(source_ref=p.source_id, target_ref=p.target_id, edge=EdgeType(p.edge), weight=p.weight,
+                        reason=p.edge_reason)
+            audit_note_many(operation="connect", now=now, entries=[(p.source_id, {
+                "target": p.target_id, "edge": p.edge, "weight": p.weight, "proposal": row.proposal_id})])
+            return {"edge": p.edge, "source": p.source_id, "target": p.target_id}
+        case DecayPayload():
+            node_set_tier(ref=p.node_id, tier=Tier(p.tier), now=now)
+            return {"tier": p.tier}
+        case ConsolidationPayload():
+            node = nodes_consolidate(source_refs=p.node_ids, title=p.title, content=p.content,
+                                     type=NodeType(p.type or "concept"), reason=row.reason, now=now)
+            return {"node_id": node.id}

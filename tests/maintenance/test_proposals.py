@@ -97,3 +97,14 @@ def test_one_pending_proposal_per_subject_and_a_ttl(home, db):
     assert proposals_expire(now=NOW + timedelta(days=13)) == 0
     assert proposals_expire(now=NOW + timedelta(days=14)) == 1
     assert ProposalRow.objects.get().status == "expired"
+
+
+def test_a_proposal_whose_payload_does_not_fit_its_kind_expires_on_approval(api, remember):
+    a, b = remember("Robin likes tea"), remember("Robin likes green tea")
+    proposal_create(draft=draft("link", (a.id, b.id), 0.7, source_id=a.id, edge="related_to", weight=2.0),
+                    conf=get_conf(), now=NOW)
+    pid = ProposalRow.objects.get().proposal_id
+    response = api.post(f"/api/agent/proposals/{pid}", {"action": "approve"})
+    assert (response.status_code, response.json()["error"]) == (409, "conflict")
+    assert "target_id" in response.json()["message"] and "weight" in response.json()["message"]
+    assert (ProposalRow.objects.get().status, edges_of(a.id)) == ("expired", [])
