@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from maintenance.detectors.text import NEGATIONS, STOPWORDS
 
@@ -69,7 +70,8 @@ def _stem(tok: str) -> str:
     return tok[:-1]
 
 
-def diff_tokens(text: str) -> list[str]:
+@lru_cache(maxsize=8192)
+def diff_tokens(text: str) -> tuple[str, ...]:
     """Lowercased tokens that keep dates, versions, times and names like `bed-3` or `printf(3)` whole.
 
     A plural `s` is dropped; a number after a month joins it ("july-3"); a number after an id word joins it
@@ -87,7 +89,7 @@ def diff_tokens(text: str) -> list[str]:
             out[-1] = f"{out[-1]}#{tok}"
         else:
             out.append(tok)
-    return out
+    return tuple(out)
 
 
 def is_date(tok: str) -> bool:
@@ -160,8 +162,8 @@ def _anchors(title: str, content_tokens: list[str], title_tokens: list[str]) -> 
 
 def compare(title_a: str, content_a: str, title_b: str, content_b: str) -> Comparison:
     """Classify the difference between two statements (see the module docstring)."""
-    ta_title, tb_title = diff_tokens(title_a), diff_tokens(title_b)
-    ta_body, tb_body = diff_tokens(content_a), diff_tokens(content_b)
+    ta_title, tb_title = list(diff_tokens(title_a)), list(diff_tokens(title_b))
+    ta_body, tb_body = list(diff_tokens(content_a)), list(diff_tokens(content_b))
     ta, tb = ta_title + ta_body, tb_title + tb_body
     set_a, set_b = set(ta), set(tb)
     distinct = ""
