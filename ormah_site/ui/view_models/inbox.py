@@ -38,7 +38,8 @@ EDGE_WORDS = {
     "depends_on": "one depends on the other", "derived_from": "one is derived from the other",
 }
 SIGNAL_WORDS = {"numbers": "numbers", "dates": "dates", "negation": "one says the opposite of the other",
-                "change": "one says something changed (\"no longer\", \"switched\")"}
+                "change": "one says something changed (\"no longer\", \"switched\")", "value": "values",
+                "antonym": "one says the opposite of the other", "reversed": "one says the opposite of the other"}
 OPERATION_WORDS = {
     "learned": "Learned", "update": "Edited", "delete": "Forgotten", "restore": "Restored", "merge": "Merged",
     "merge_undo": "Merge undone", "consolidate": "Combined into a new memory", "mark_outdated": "Marked outdated",
