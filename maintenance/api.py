@@ -24,6 +24,7 @@ from maintenance.selectors import (
     merges_list,
     node_briefs,
     proposal_group_list,
+    proposal_ref,
     proposals_list,
     session_latest,
 )
@@ -64,7 +65,8 @@ def proposals(request: HttpRequest, filters: Query[ProposalFilter]):
 
 @router.post("/agent/proposals/{proposal_id}", response=ProposalOut, summary="Approve or reject a proposal")
 def proposal_decision(request: HttpRequest, proposal_id: str, payload: ProposalDecisionIn):
-    row = proposal_decide(proposal_id=proposal_id, action=payload.action, decided_by="api")
+    """`proposal_id` is the id or a unique prefix of it (4+ characters)."""
+    row = proposal_decide(proposal_id=proposal_ref(proposal_id), action=payload.action, decided_by="api")
     return _proposal(row, node_briefs(row.node_uids))
 
 

@@ -8,7 +8,9 @@ from django.db.models import Count, Max
 
 from maintenance.detectors.facts import NodeFacts, text_hash
 from maintenance.detectors.similarity import VectorTable
+from maintenance.errors import ProposalNotFound
 from maintenance.models import JobRunRow, JobStateRow, MaintenanceSessionRow, NodeSeenRow, ProposalRow
+from memory.errors import AmbiguousNodeRef, ValidationFailed
 from memory.models import EdgeRow, MergeHistoryRow, NodeRow
 from memory.search import vectors
 
@@ -178,3 +180,26 @@ def session_get(session_id: str) -> MaintenanceSessionRow | None:
 
 def session_latest() -> MaintenanceSessionRow | None:
     return MaintenanceSessionRow.objects.order_by("-created_at", "-id").first()
+
+
+MIN_PROPOSAL_PREFIX = 4
+
+
+def proposal_ref(ref: str) -> str:
+    """The full proposal id for an id or a unique prefix of at least 4 characters (as memory and merge ids)."""
+    ref = (ref or "").strip().lower()
+    if not all(c in "0123456789abcdef-" for c in ref):
+        raise ProposalNotFound(f"No proposal {ref}")
+    if len(ref) < MIN_PROPOSAL_PREFIX:
+        raise ValidationFailed(f"'{ref}' is too short: give a proposal id or at least {MIN_PROPOSAL_PREFIX} of its "
+                               "characters")
+    if ProposalRow.objects.filter(proposal_id=ref).exists():
+        return ref
+    matches = list(ProposalRow.objects.filter(proposal_id__startswith=ref).order_by("proposal_id")
+                   .values_list("proposal_id", flat=True)[:11])
+    if not matches:
+        raise ProposalNotFound(f"No proposal {ref}")
+    if len(matches) > 1:
+        raise AmbiguousNodeRef(f"Id prefix {ref} matches {len(matches)}+ proposals; use more characters",
+                               details={"candidates": matches[:10]})
+    return matches[0]

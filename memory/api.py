@@ -22,6 +22,7 @@ from memory.schemas import (
     ConnectOut,
     ErrorOut,
     HealthOut,
+    HitOut,
     NodeDetailOut,
     NodeIn,
     NodeListOut,
@@ -117,7 +118,16 @@ def recall(request: HttpRequest, payload: RecallIn):
     surfacing_id = surfacing_log(surface=RECALL_SURFACE, query=query, hits=hits, session_id=payload.session_id)
     if payload.format == "text":
         return {"text": format_hits_text(hits), "surfacing_id": surfacing_id}
-    return {"results": hits, "surfacing_id": surfacing_id}
+    return {"results": [_hit(h, full=payload.full) for h in hits], "surfacing_id": surfacing_id}
+
+
+def _hit(hit, *, full: bool):
+    """A hit with its content as a snippet (SNIPPET_CHARS) unless the full content was asked for."""
+    if full or len(hit.content) <= SNIPPET_CHARS:
+        return hit
+    data = HitOut.model_validate(hit).model_dump()
+    data.update(node_id=data["id"], content=data["content"][:SNIPPET_CHARS].rstrip() + "…", content_truncated=True)
+    return SimpleNamespace(**data)
 
 
 # ---------------------------------------------------------------------------

@@ -67,10 +67,11 @@ class RecallIn(SearchQuery):
 
     format: Literal["json", "text"] = "json"
     session_id: str | None = Field(default=None, max_length=MAX_SESSION_CHARS)
+    full: bool = Field(default=False, description="JSON hits carry their full content instead of a snippet")
 
     def to_query(self) -> SearchQuery:
         """The search part of the request."""
-        return SearchQuery.model_validate(self.model_dump(exclude={"format", "session_id"}))
+        return SearchQuery.model_validate(self.model_dump(exclude={"format", "session_id", "full"}))
 
 
 class ConnectIn(Schema):
@@ -225,6 +226,7 @@ class HitOut(Schema):
     activated_by: str | None = None
     activation_edge: str | None = None
     warnings: list[WarningOut] = []
+    content_truncated: bool = Field(default=False, description="content is a snippet; ask with full=true for all")
 
     @staticmethod
     def resolve_id(obj) -> str:

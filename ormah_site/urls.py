@@ -7,10 +7,12 @@ from django.views.decorators.cache import cache_control
 
 from ormah_site import views as site_views
 from ormah_site.api import api
+from ormah_site.api_errors import api_not_found
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
+    re_path(r"^api/(?P<rest>.*)$", api_not_found, name="api-not-found"),  # JSON 404, never a slash redirect
     path("login/", site_views.login, name="login"),
     path("logout/", site_views.logout, name="logout"),
     # Static files are served by Django itself (also under gunicorn): Ormah is a local, single-user app, and

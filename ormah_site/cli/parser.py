@@ -50,6 +50,7 @@ def _memory_commands(sub) -> None:
     p.add_argument("--before", help="created before (ISO date or datetime)")
     p.add_argument("--space", help="the current project: its memories rank first (default: ORMAH_SPACE)")
     p.add_argument("--history", action="store_true", help="include memories marked outdated")
+    p.add_argument("--full", action="store_true", help="--json: each hit's full content, not a snippet")
     _json(p)
 
     p = sub.add_parser("show", help="show one memory by id or unique id prefix")

@@ -45,7 +45,7 @@ def recall(o: argparse.Namespace) -> str:
     body = {"query": o.query, "limit": o.limit, "types": _list(o.types), "tiers": _list(o.tiers),
             "spaces": [None if s == GLOBAL else s for s in spaces] if spaces else None, "tags": _list(o.tags),
             "created_after": o.after, "created_before": o.before, "default_space": _default_space(o.space),
-            "include_outdated": o.history, "format": "json" if o.json else "text"}
+            "include_outdated": o.history, "format": "json" if o.json else "text", "full": o.full}
     data = call("POST", "/agent/recall", body)
     return json.dumps(data["results"]) if o.json else data["text"].rstrip("\n")
 

@@ -19,7 +19,8 @@ def test_recall_answers_hits_with_the_documented_fields(api, billing):
     response = api.post("/api/agent/recall", {"query": "which database stores invoices"})
     assert response.status_code == 200
     hit = response.json()["results"][0]
-    assert sorted(hit) == ["activated_by", "activation_edge", "content", "created", "id", "legs", "score",
+    assert sorted(hit) == ["activated_by", "activation_edge", "content", "content_truncated", "created", "id", "legs",
+                           "score",
                            "short_id", "source", "space", "tags", "tier", "title", "type", "valid_until", "warnings"]
     assert (hit["id"], hit["short_id"], hit["title"], hit["type"], hit["tier"], hit["space"], hit["tags"]) == (
         billing.id, billing.short_id, "Billing database", "fact", "working", "billing", ["db"])
@@ -81,3 +82,13 @@ def test_recall_rejects_bad_queries(api, body, message):
 def test_recall_before_anything_was_indexed_is_not_a_server_error(api):
     response = api.post("/api/agent/recall", {"query": "anything"})
     assert response.status_code == 200
+
+
+def test_recall_hits_carry_a_snippet_unless_full_is_asked(api, mem):
+    long = "The release process, step by step: " + "check the changelog, tag, build, sign, upload; " * 30
+    node = mem(long, auto_link=False)
+    hit = api.post("/api/agent/recall", {"query": "release process changelog tag"}).json()["results"][0]
+    assert hit["id"] == node.id and hit["content_truncated"] is True
+    assert len(hit["content"]) <= 301 and long.startswith(hit["content"].rstrip("…"))
+    full = api.post("/api/agent/recall", {"query": "release process changelog tag", "full": True}).json()
+    assert full["results"][0]["content"] == node.content and full["results"][0]["content_truncated"] is False

@@ -108,3 +108,13 @@ def test_a_proposal_whose_payload_does_not_fit_its_kind_expires_on_approval(api,
     assert (response.status_code, response.json()["error"]) == (409, "conflict")
     assert "target_id" in response.json()["message"] and "weight" in response.json()["message"]
     assert (ProposalRow.objects.get().status, edges_of(a.id)) == ("expired", [])
+
+
+def test_a_proposal_is_decided_by_a_unique_prefix(api, remember):
+    a, b = remember("Robin likes tea"), remember("Robin likes green tea")
+    proposal_create(draft=draft("conflict", (a.id, b.id), 0.7, source_id=b.id, target_id=a.id, edge="evolved_from",
+                                weight=0.9, edge_reason="refined"), conf=get_conf(), now=NOW)
+    pid = ProposalRow.objects.get().proposal_id
+    assert api.post(f"/api/agent/proposals/{pid[:3]}", {"action": "reject"}).status_code == 422
+    response = api.post(f"/api/agent/proposals/{pid[:8].upper()}", {"action": "reject"})
+    assert response.status_code == 200 and response.json()["id"] == pid and response.json()["status"] == "rejected"
