@@ -7,7 +7,6 @@ point at it survive. See docs/architecture.md for the write protocol.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -16,17 +15,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-import numpy as np
 from django.db import connection, transaction
 
-from memory.domain import chunking
 from memory.domain.identity import is_self_node
 from memory.domain.node import PROVENANCE_KEYS, Node
-from memory.embeddings import Embedder, embedding_text
+from memory.embeddings import Embedder
 from memory.errors import MalformedNodeFile
+from memory.index_vectors import (  # embed_into_cache, embed_text and text_hash are used as index.* elsewhere
+    _index_passages,
+    _vectors_for,
+    embed_into_cache,  # noqa: F401
+    embed_text,  # noqa: F401
+    text_hash,
+)
 from memory.models import (
     EdgeRow,
-    EmbeddingCacheRow,
     IndexMetaRow,
     NodeCitationRow,
     NodeRow,
@@ -67,13 +70,18 @@ class SyncReport:
 # Meta and the vector table
 # ---------------------------------------------------------------------------
 
-def _meta_get(key: str) -> str | None:
+def meta_get(key: str) -> str | None:
+    """A fact about the index (IndexMetaRow)."""
     row = IndexMetaRow.objects.filter(key=key).first()
     return row.value if row else None
 
 
-def _meta_set(key: str, value: str) -> None:
+def meta_set(key: str, value: str) -> None:
+    """Record a fact about the index."""
     IndexMetaRow.objects.update_or_create(key=key, defaults={"value": value})
+
+
+_meta_get, _meta_set = meta_get, meta_set
 
 
 def _next_seq() -> int:
@@ -104,45 +112,16 @@ def ensure_vector_table(embedder: Embedder) -> bool:
 # Embeddings through the cache
 # ---------------------------------------------------------------------------
 
-def text_hash(node: Node) -> str:
-    """Hash of the text that is embedded for a node."""
-    return hashlib.sha256(embedding_text(node.title, node.content).encode("utf-8")).hexdigest()
-
-
-def embed_text(text: str, embedder: Embedder) -> np.ndarray:
-    """The embedding of one text, through the cache (so indexing it afterwards costs nothing)."""
-    found, _ = _vectors_for_texts({hashlib.sha256(text.encode("utf-8")).hexdigest(): text}, embedder)
-    return next(iter(found.values()))
-
-
-def _vectors_for(nodes: Sequence[Node], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
-    return _vectors_for_texts({text_hash(n): embedding_text(n.title, n.content) for n in nodes}, embedder)
-
-
-def _vectors_for_texts(texts: dict[str, str], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
-    found: dict[str, np.ndarray] = {}
-    keys = list(texts)
-    for i in range(0, len(keys), CHUNK):
-        for row in EmbeddingCacheRow.objects.filter(model_id=embedder.model_id, text_hash__in=keys[i:i + CHUNK]):
-            found[row.text_hash] = np.frombuffer(bytes(row.vector), dtype=np.float32)
-    missing = [k for k in keys if k not in found]
-    if missing:
-        fresh = embedder.embed_documents([texts[k] for k in missing])
-        EmbeddingCacheRow.objects.bulk_create(
-            [EmbeddingCacheRow(text_hash=k, model_id=embedder.model_id, vector=np.asarray(v, np.float32).tobytes())
-             for k, v in zip(missing, fresh)],
-            ignore_conflicts=True, batch_size=CHUNK,
-        )
-        found.update(zip(missing, (np.asarray(v, np.float32) for v in fresh)))
-    return found, len(missing)
-
-
 # ---------------------------------------------------------------------------
 # Rows
 # ---------------------------------------------------------------------------
 
-def _relpath(store: MarkdownStore, path: Path) -> str:
+def relpath(store: MarkdownStore, path: Path) -> str:
+    """A node file's path as the index keeps it (relative to the store's root)."""
     return os.path.relpath(path, store.root)
+
+
+_relpath = relpath
 
 
 def _connection_dict(conn) -> dict:
@@ -265,37 +244,6 @@ def _index_vectors(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) ->
     return embedded
 
 
-def _index_passages(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) -> int:
-    """Passages of long memories: a row whose passages (spans and text hashes) changed gets them written again,
-    their vectors through the embedding cache; returns how many texts were embedded."""
-    ids = [row.id for _, row in pairs]
-    existing: dict[int, list[tuple]] = {}
-    for i in range(0, len(ids), CHUNK):
-        found = PassageRow.objects.filter(node_id__in=ids[i:i + CHUNK]).order_by("node_id", "ordinal")
-        for node_id, *entry in found.values_list("node_id", "ordinal", "start", "end", "text_hash"):
-            existing.setdefault(node_id, []).append(tuple(entry))
-    wanted: dict[int, list[tuple]] = {}
-    texts: dict[str, str] = {}
-    for node, row in pairs:
-        wanted[row.id] = []
-        for passage in chunking.passages(node.content):
-            text = chunking.passage_text(node.title, node.content, passage)
-            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-            texts[digest] = text
-            wanted[row.id].append((passage.ordinal, passage.start, passage.end, digest))
-    changed = [row_id for row_id in ids if existing.get(row_id, []) != wanted[row_id]]
-    if not changed:
-        return 0
-    for i in range(0, len(changed), CHUNK):
-        PassageRow.objects.filter(node_id__in=changed[i:i + CHUNK]).delete()
-    found, embedded = _vectors_for_texts({h: texts[h] for r in changed for *_, h in wanted[r]}, embedder)
-    PassageRow.objects.bulk_create(
-        [PassageRow(node_id=row_id, ordinal=o, start=a, end=b, text_hash=h, vector=found[h].tobytes())
-         for row_id in changed for o, a, b, h in wanted[row_id]], batch_size=CHUNK,
-    )
-    return embedded
-
-
 def _rebuild_edges(sources: Iterable[NodeRow]) -> None:
     sources = list(sources)
     EdgeRow.objects.filter(source__in=[r.id for r in sources]).delete()
@@ -312,6 +260,14 @@ def _rebuild_edges(sources: Iterable[NodeRow]) -> None:
                 valid_from=_instant(c.get("valid_from")), valid_until=_instant(c.get("valid_until")),
             )
     EdgeRow.objects.bulk_create(edges.values(), batch_size=CHUNK)
+
+
+def rebuild_all_edges() -> None:
+    """Every edge again from the rows' connections."""
+    EdgeRow.objects.all().delete()
+    ids = list(NodeRow.objects.exclude(connections_json="[]").values_list("id", flat=True))
+    for i in range(0, len(ids), CHUNK):
+        _rebuild_edges(NodeRow.objects.filter(id__in=ids[i:i + CHUNK]).only("id", "connections_json"))
 
 
 def _instant(value: str | None) -> datetime | None:
@@ -351,20 +307,15 @@ def remove_nodes(uids: Sequence[str]) -> int:
 def sync(
     store: MarkdownStore, *, embedder: Embedder, full: bool = False, progress: Progress | None = None,
 ) -> SyncReport:
-    """Bring the index in line with the files: new, changed and deleted files; `full` wipes and rebuilds."""
+    """Bring the index in line with the files: new, changed and deleted files; `full` rebuilds every row in one
+    atomic swap (memory/rebuild.py)."""
+    if full:
+        from memory.rebuild import rebuild
+
+        return rebuild(store, embedder=embedder, progress=progress)
     report = SyncReport()
     if ensure_vector_table(embedder):
         report.reembedded_for_model = embedder.model_id
-    if full:
-        with transaction.atomic():
-            # The empty vec0 table first: deleting rows then fires its per-row delete trigger on nothing
-            # (vec0 point deletes made the wipe ~5x slower).
-            vectors.create_table(embedder.dim)
-            EdgeRow.objects.all().delete()
-            PassageRow.objects.all().delete()
-            NodeCitationRow.objects.all().delete()
-            NodeTagRow.objects.all().delete()
-            NodeRow.objects.all().delete()
     known = {r[0]: r for r in NodeRow.objects.values_list("file_path", "uid", "file_mtime_ns", "file_size")}
     paths = store.iter_paths()
     seen_paths: set[str] = set()
@@ -405,9 +356,6 @@ def sync(
     if gone:
         with transaction.atomic():
             report.removed = remove_nodes(gone)
-    if full:
-        with transaction.atomic():
-            _rebuild_edges(NodeRow.objects.exclude(connections_json="[]").only("id", "connections_json"))
     if NodeRow.objects.filter(embed_hash="").exists():
         _reembed_all(store, embedder, report, progress)
     return report

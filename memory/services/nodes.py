@@ -19,7 +19,7 @@ from memory.domain.requests import NodeCreate, NodePatch, apply_patch, build_nod
 from memory.embeddings import embedding_text
 from memory.errors import NodeNotFound, ProtectedNode, ValidationFailed
 from memory.models import NodeRow
-from memory.search import vectors
+from memory.search.semantic import vector_search
 from memory.selectors import node_row_get, self_row
 from memory.services.guard import guard_write
 from memory.writes import WriteUnit, write_unit
@@ -74,7 +74,7 @@ def _auto_links(node: Node, conf: MemoryConf) -> list[AutoLink]:
     vec = index.embed_text(embedding_text(node.title, node.content), emb)
     links = []
     linked = {c.target for c in node.connections}
-    hits = vectors.knn(vec, AUTO_LINK_CANDIDATES + 1)
+    hits = vector_search(vec, AUTO_LINK_CANDIDATES + 1)  # the in-process matrix: no vec0 scan per remember
     rows = NodeRow.objects.in_bulk([hit.row_id for hit in hits])
     for hit in hits:
         row = rows.get(hit.row_id)

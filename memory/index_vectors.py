@@ -1,0 +1,98 @@
+"""The index's vectors beyond vec0's own rows: the embedding cache and the passages of long memories.
+
+The cache is derived and only saves work: keyed by the hash of the embedded text and the model id, so unchanged
+text is never embedded twice (a memory's own text, each passage's, a query's through `embed_text`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+
+from memory.domain import chunking
+from memory.domain.node import Node
+from memory.embeddings import Embedder, embedding_text
+from memory.models import EmbeddingCacheRow, NodeRow, PassageRow
+
+CHUNK = 500
+
+
+def text_hash(node: Node) -> str:
+    """Hash of the text that is embedded for a node."""
+    return hashlib.sha256(embedding_text(node.title, node.content).encode("utf-8")).hexdigest()
+
+
+def embed_text(text: str, embedder: Embedder) -> np.ndarray:
+    """The embedding of one text, through the cache (so indexing it afterwards costs nothing)."""
+    found, _ = _vectors_for_texts({hashlib.sha256(text.encode("utf-8")).hexdigest(): text}, embedder)
+    return next(iter(found.values()))
+
+
+def _passage_texts(node: Node) -> list[tuple[chunking.Passage, str, str]]:
+    """(passage, text, text hash) of each passage of a long memory."""
+    out = []
+    for passage in chunking.passages(node.content):
+        text = chunking.passage_text(node.title, node.content, passage)
+        out.append((passage, text, hashlib.sha256(text.encode("utf-8")).hexdigest()))
+    return out
+
+
+def embed_into_cache(nodes: Sequence[Node], embedder: Embedder) -> int:
+    """Embed whatever the nodes' own texts and passages lack in the cache (no index row is touched); returns
+    how many texts were embedded."""
+    texts = {text_hash(n): embedding_text(n.title, n.content) for n in nodes}
+    texts.update((digest, text) for n in nodes for _, text, digest in _passage_texts(n))
+    return _vectors_for_texts(texts, embedder)[1]
+
+
+def _vectors_for(nodes: Sequence[Node], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
+    return _vectors_for_texts({text_hash(n): embedding_text(n.title, n.content) for n in nodes}, embedder)
+
+
+def _vectors_for_texts(texts: dict[str, str], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
+    found: dict[str, np.ndarray] = {}
+    keys = list(texts)
+    for i in range(0, len(keys), CHUNK):
+        for row in EmbeddingCacheRow.objects.filter(model_id=embedder.model_id, text_hash__in=keys[i:i + CHUNK]):
+            found[row.text_hash] = np.frombuffer(bytes(row.vector), dtype=np.float32)
+    missing = [k for k in keys if k not in found]
+    if missing:
+        fresh = embedder.embed_documents([texts[k] for k in missing])
+        EmbeddingCacheRow.objects.bulk_create(
+            [EmbeddingCacheRow(text_hash=k, model_id=embedder.model_id, vector=np.asarray(v, np.float32).tobytes())
+             for k, v in zip(missing, fresh)],
+            ignore_conflicts=True, batch_size=CHUNK,
+        )
+        found.update(zip(missing, (np.asarray(v, np.float32) for v in fresh)))
+    return found, len(missing)
+
+
+def _index_passages(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) -> int:
+    """Passages of long memories: a row whose passages (spans and text hashes) changed gets them written again,
+    their vectors through the embedding cache; returns how many texts were embedded."""
+    ids = [row.id for _, row in pairs]
+    existing: dict[int, list[tuple]] = {}
+    for i in range(0, len(ids), CHUNK):
+        found = PassageRow.objects.filter(node_id__in=ids[i:i + CHUNK]).order_by("node_id", "ordinal")
+        for node_id, *entry in found.values_list("node_id", "ordinal", "start", "end", "text_hash"):
+            existing.setdefault(node_id, []).append(tuple(entry))
+    wanted: dict[int, list[tuple]] = {}
+    texts: dict[str, str] = {}
+    for node, row in pairs:
+        wanted[row.id] = []
+        for passage, text, digest in _passage_texts(node):
+            texts[digest] = text
+            wanted[row.id].append((passage.ordinal, passage.start, passage.end, digest))
+    changed = [row_id for row_id in ids if existing.get(row_id, []) != wanted[row_id]]
+    if not changed:
+        return 0
+    for i in range(0, len(changed), CHUNK):
+        PassageRow.objects.filter(node_id__in=changed[i:i + CHUNK]).delete()
+    found, embedded = _vectors_for_texts({h: texts[h] for r in changed for *_, h in wanted[r]}, embedder)
+    PassageRow.objects.bulk_create(
+        [PassageRow(node_id=row_id, ordinal=o, start=a, end=b, text_hash=h, vector=found[h].tobytes())
+         for row_id in changed for o, a, b, h in wanted[row_id]], batch_size=CHUNK,
+    )
+    return embedded
