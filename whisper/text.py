@@ -71,9 +71,12 @@ def is_blank(prompt: str | None) -> bool:
     return not (prompt or "").strip()
 
 
+_PLACEHOLDER = re.compile(r"\[(?:image|pasted text|file|attachment) #\d+[^\]]*\]", re.IGNORECASE)
+
+
 def alnum_count(prompt: str) -> int:
-    """Number of letters and digits in the prompt."""
-    return sum(1 for ch in prompt if ch.isalnum())
+    """Number of letters and digits in the prompt, attachment placeholders ("[Image #1]") not counted."""
+    return sum(1 for ch in _PLACEHOLDER.sub("", prompt) if ch.isalnum())
 
 
 def synthetic_match(prompt: str, extra: Iterable[re.Pattern] = ()) -> str | None:

@@ -26,6 +26,7 @@ from .conftest import NOW, cand, fake_deps, hit, intent, make_run, unit
     ("   \n", "silent:empty"),
     ("?!", "silent:short"),
     ("ok", "silent:short"),
+    ("[Image #1]", "silent:short"),
     ("<task-notification>done</task-notification>", "silent:synthetic"),
     ("thanks, that helps!", "silent:acknowledgement"),
     ("how is the index stored?", None),

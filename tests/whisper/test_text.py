@@ -119,3 +119,9 @@ def test_is_recap(prompt, expected):
 ])
 def test_looks_like_follow_up(prompt, expected):
     assert looks_like_follow_up(prompt) is expected
+
+
+def test_attachment_placeholders_are_not_prompt_text():
+    assert alnum_count("[Image #1]") == 0
+    assert alnum_count("[Pasted text #2 +30 lines]") == 0
+    assert alnum_count("[Image #1] what is this error?") == len("whatisthiserror")
