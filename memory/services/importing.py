@@ -11,28 +11,22 @@ import logging
 import os
 import re
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 
-import yaml
-from pydantic import ValidationError
 
 from memory.domain.enums import EdgeType
 from memory.domain.identity import is_self_node
 from memory.domain.markdown import parse
 from memory.domain.node import Node, utcnow, with_connection
-from memory.domain.requests import NodeCreate, validation_message
 from memory.errors import MalformedNodeFile, OrmahError, StorageError, ValidationFailed
 from memory.index import SyncReport
 from memory.models import NodeRow
 from memory.services.indexing import index_sync
-from memory.services.nodes import node_create
+from memory.services.note_import import vault_import
 from memory.store import DELETED_DIR, NODES_DIR, MarkdownStore, content_hash
 from memory.writes import WriteUnit, write_unit
 
 logger = logging.getLogger(__name__)
-_FRONT = re.compile(r"\A---\r?\n(.*?)\r?\n---\r?\n?(.*)\Z", re.S)
-_HEADING = re.compile(r"^#{1,6}\s+(.+)$", re.M)
 _TAIL = re.compile(r"_[0-9a-f]{8}\.md\Z")
 MEMORY_FOLDERS = (NODES_DIR, DELETED_DIR)
 
@@ -62,6 +56,11 @@ class ImportReport:
     forgotten: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     index: SyncReport | None = None
+    updated: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
+    links: int = 0
+    unresolved: list[tuple[str, str]] = field(default_factory=list)
 
     def merge(self, other: ImportReport) -> ImportReport:
         self.imported += other.imported
@@ -71,7 +70,10 @@ class ImportReport:
         return self
 
     def as_dict(self) -> dict:
-        return {"imported": len(self.imported), "forgotten": len(self.forgotten),
+        return {"imported": len(self.imported), "forgotten": len(self.forgotten), "updated": len(self.updated),
+                "unchanged": self.unchanged, "links": self.links,
+                "duplicates": [{"path": p, "reason": r} for p, r in self.duplicates],
+                "unresolved_links": [{"note": n, "target": t} for n, t in self.unresolved],
                 "skipped": [{"path": p, "reason": r} for p, r in self.skipped]}
 
 
@@ -201,40 +203,12 @@ def _self_link(unit: WriteUnit, self_id: str, connections: list) -> None:
 # Plain markdown folders
 # ---------------------------------------------------------------------------
 
-def _plain_note(path: Path, text: str, space: str | None, folder: Path | None = None) -> NodeCreate:
-    meta, body = {}, text
-    match = _FRONT.match(text)
-    if match:
-        try:
-            loaded = yaml.safe_load(match.group(1))
-        except yaml.YAMLError:
-            loaded = None
-        if isinstance(loaded, dict):
-            meta, body = loaded, match.group(2)
-    heading = _HEADING.search(body)
-    title = meta.get("title") or (heading.group(1).strip() if heading else path.stem.replace("-", " ").replace("_", " "))
-    tags = meta.get("tags") or []
-    if isinstance(tags, str):
-        tags = [t for t in re.split(r"[,\s]+", tags) if t]
-    created = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
-    # The note stays bound to its file (docs/trust.md): with the folder as workspace, recall warns when it
-    # changes (file_hash_mismatch) or disappears (file_missing).
-    fields = dict(content=body, title=str(title)[:300], tags=[str(t) for t in tags][:50], space=space,
-                  source=f"import:{path.name}"[:200], created=created)
-    if folder is not None:
-        try:
-            return NodeCreate(**fields, workspace_path=str(folder.resolve()), file_path=str(path.relative_to(folder)),
-                              content_sha256=content_hash(text.encode("utf-8")))
-        except (ValidationError, ValueError):
-            pass  # a path the provenance rules refuse: the note is still imported, unbound
-    return NodeCreate(**fields)
-
-
-def notes_import(*, folder: Path, space: str | None = None) -> ImportReport:
+def notes_import(*, folder: Path, space: str | None = None, progress=None) -> ImportReport:
     """Import every *.md under `folder`: node files keep their ids, plain notes become memories (once each).
 
-    A plain note whose source name and content are already remembered is skipped, so a second run adds nothing.
-    Files that cannot be imported are reported and left untouched. Raises ValidationFailed for a missing folder.
+    Plain notes go through memory.services.note_import: front matter kept, links as edges, duplicates skipped, an
+    edited note updates the memory it made before. Files that cannot be imported are reported and left untouched.
+    Raises ValidationFailed for a missing folder.
     """
     folder = Path(folder).expanduser()
     if not folder.is_dir():
@@ -255,18 +229,21 @@ def notes_import(*, folder: Path, space: str | None = None) -> ImportReport:
             node_files.append(MemoryFile(NODES_DIR, path.name, data, path.stat().st_mtime_ns, str(path)))
     if node_files:
         report.merge(node_files_import(files=node_files))
+    readable = []
     for path, text in plain:
-        if not text.strip():
+        if text.strip():
+            readable.append((path, text))
+        else:
             report.skipped.append((str(path), "empty file"))
-            continue
-        try:
-            request = _plain_note(path, text, space, folder)
-            if NodeRow.objects.filter(source=request.source, content=request.content).exists():
-                report.skipped.append((str(path), "already imported"))
-                continue
-            report.imported.append(node_create(request=request, auto_link=False).node.id)
-        except ValidationError as exc:
-            report.skipped.append((str(path), validation_message(exc)))
-        except OrmahError as exc:
-            report.skipped.append((str(path), exc.message))
+    if readable:
+        notes = vault_import(folder=folder, paths=readable, space=space, progress=progress)
+        report.imported += notes.imported
+        report.updated += notes.updated
+        report.unchanged += notes.unchanged
+        report.duplicates += notes.duplicates
+        report.links += notes.links
+        report.unresolved += notes.unresolved
+        report.skipped += notes.skipped
+        if notes.imported or notes.updated:
+            report.index = index_sync(progress=progress)
     return report

@@ -178,7 +178,7 @@ def _json(data: dict) -> bytes:
 # Import
 # ---------------------------------------------------------------------------
 
-def memory_import(*, path: Path, space: str | None = None) -> ImportReport:
+def memory_import(*, path: Path, space: str | None = None, progress=None) -> ImportReport:
     """Import an export archive, an Ormah memory folder (it has `nodes/`) or a plain markdown folder.
 
     Ormah node files keep their ids, names, spaces and mtimes (`space` applies only to plain notes); ids that
@@ -192,7 +192,7 @@ def memory_import(*, path: Path, space: str | None = None) -> ImportReport:
         return node_files_import(files=archive_read(path))
     if (path / NODES_DIR).is_dir():
         return node_files_import(files=memory_folder_files(path))
-    return notes_import(folder=path, space=space)
+    return notes_import(folder=path, space=space, progress=progress)
 
 
 def archive_read(path: Path) -> list[MemoryFile]:

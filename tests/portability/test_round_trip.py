@@ -96,6 +96,6 @@ def test_import_of_a_plain_folder_is_idempotent(home, db, tmp_path):
     first = memory_import(path=notes)
     second = memory_import(path=notes)
 
-    assert (len(first.imported), second.imported, second.skipped) == (1, [], [(str(notes / "deploy.md"),
-                                                                                  "already imported")])
+    assert (len(first.imported), second.imported, second.updated, second.unchanged, second.skipped) == (
+        1, [], [], 1, [])
     assert NodeRow.objects.count() == 1
