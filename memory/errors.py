@@ -94,9 +94,11 @@ class MalformedNodeFile(OrmahError):
 
     def __init__(
         self, message: str | None = None, *, path: str | os.PathLike[str], reason: str, details: Any = None,
+        repeated: bool = False,
     ) -> None:
         self.path = os.fspath(path)
         self.reason = reason
+        self.repeated = repeated  # the same file, unchanged, was already reported: callers log it once
         super().__init__(
             message or f"{self.path}: {reason}",
             details=details if details is not None else {"path": self.path, "reason": reason},

@@ -29,7 +29,7 @@ from memory.atomic import (
 )
 from memory.domain.node import Node, as_utc
 from memory.domain.slug import node_filename
-from memory.errors import Conflict, NodeNotFound, WriteConflict
+from memory.errors import Conflict, NodeNotFound, PayloadTooLarge, WriteConflict
 from memory.store import _LAST_PATH, MarkdownStore, StoredFile, _encode, _free_path, _id_of, content_hash, forget_id
 
 __all__ = ["Change", "Journal", "conflict_copy", "purge", "remove", "restore", "restore_bytes", "soft_delete",
@@ -115,6 +115,9 @@ def soft_delete(store: MarkdownStore, node_id: str, *, now: datetime, expected_h
     if path is None:
         raise NodeNotFound(f"No memory file for {node_id}")
     node, stored = store.read(path)
+    if stored.truncated:
+        raise PayloadTooLarge(f"{path.name} is too large to forget safely ({stored.size:,} bytes); move it by hand",
+                              details={"path": str(path)})
     expected_hash = expected_hash or stored.hash
     if stored.hash != expected_hash:
         raise WriteConflict(f"{path.name} changed on disk since it was read; it was not forgotten",

@@ -338,7 +338,8 @@ def sync(
                 node, stored = store.read(path)
             except MalformedNodeFile as exc:
                 report.malformed.append((str(path), exc.reason))
-                logger.warning("Skipping malformed memory file %s: %s", path, exc.reason)
+                if not exc.repeated:  # once per change of the file, not on every sync
+                    logger.warning("Skipping malformed memory file %s: %s", path, exc.reason)
             else:
                 if node.id in seen_ids:
                     reason = f"duplicate id {node.id} (also in {seen_ids[node.id]})"

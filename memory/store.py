@@ -14,7 +14,7 @@ import logging
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memory.domain.markdown import parse, render
@@ -28,6 +28,11 @@ DELETED_DIR = "deleted"
 CONFLICTS_DIR = "conflicts"
 TEMP_PREFIX = ".ormah_"
 TEMP_SUFFIX = ".tmp"
+# Only the first MAX_READ_BYTES of a node file are ever read (the API's 64 KiB of content plus room for front
+# matter): a 54 MB hand-written file must not be read whole on every request. Such a node is served and indexed
+# truncated, with a note, and the app never rewrites it (docs/file-format.md, "Limits").
+MAX_READ_BYTES = 256 * 1024
+SYMLINK_REASON = "a symbolic link: skipped, never followed or replaced"
 
 _SHORT_ID = re.compile(r"[0-9a-f]{8}")
 _STANDARD_TAIL = re.compile(r"_[0-9a-f]{8}\.md\Z")
@@ -45,6 +50,9 @@ _ID_CACHE: dict[str, tuple[_Signature, str | None]] = {}
 # Where each node id was last read or written: a lookup hint, and the file a guarded write is checked against
 # even after a hand edit broke it.
 _LAST_PATH: dict[str, Path] = {}
+# Files that failed to parse, keyed by absolute path: (lstat signature, reason). An unchanged malformed file is
+# reported from here without being opened again, so logs name it once per change and a watcher sees no events.
+_MALFORMED: dict[str, tuple[_Signature, str]] = {}
 
 
 def content_hash(data: bytes) -> str:
@@ -60,6 +68,7 @@ class StoredFile:
     hash: str
     mtime_ns: int
     size: int
+    truncated: bool = False  # larger than MAX_READ_BYTES: only the beginning was read; never rewritten
 
 
 @dataclass(frozen=True)
@@ -95,22 +104,26 @@ class MarkdownStore:
     # -----------------------------------------------------------------------
 
     def read(self, path: Path) -> tuple[Node, StoredFile]:
-        """The node in a file and the file's state; raises FileNotFoundError, MalformedNodeFile, StorageError."""
+        """The node in a file and the file's state; raises FileNotFoundError, MalformedNodeFile, StorageError.
+
+        Never follows a symbolic link (MalformedNodeFile) and reads at most MAX_READ_BYTES (`truncated`).
+        """
         path = Path(path)
-        data, st = _load(path)
-        node = _parse_bytes(data, path)
+        data, st, truncated = _read_capped(path)
+        node = _parse_checked(data, path, st, truncated)
         _remember(path, st, node.id)
         _LAST_PATH[node.id] = path
-        return node, _stored(path, data, st)
+        return node, _stored(path, data, st, truncated)
 
     def stat(self, path: Path) -> StoredFile:
-        """The file's current hash, mtime and size."""
+        """The file's current hash, mtime and size (the hash of at most MAX_READ_BYTES)."""
         path = Path(path)
-        data, st = _load(path)
-        return _stored(path, data, st)
+        data, st, truncated = _read_capped(path)
+        return _stored(path, data, st, truncated)
 
     def iter_paths(self) -> list[Path]:
-        """Live node files (`nodes/*.md`), sorted; dotfiles and temp files are skipped."""
+        """Live node files (`nodes/*.md`, symbolic links included so they are reported), sorted; dotfiles and
+        temp files are skipped."""
         return _md_files(self.nodes_dir)
 
     def deleted_paths(self) -> list[Path]:
@@ -121,15 +134,20 @@ class MarkdownStore:
         """Every live file with its node, or with the parse error; files that vanish mid-scan are skipped."""
         for path in self.iter_paths():
             try:
-                data, st = _load(path)
+                data, st, truncated = _read_capped(path)
             except FileNotFoundError:
                 continue
             except StorageError as exc:
                 logger.warning("Skipping unreadable memory file %s: %s", path, exc)
                 continue
-            stored = _stored(path, data, st)
+            except MalformedNodeFile as exc:  # a symbolic link, or unchanged since it failed to parse
+                st = os.lstat(path)
+                yield ScanItem(path=path, node=None, stored=StoredFile(path, "", st.st_mtime_ns, st.st_size),
+                               error=exc.reason)
+                continue
+            stored = _stored(path, data, st, truncated)
             try:
-                node = _parse_bytes(data, path)
+                node = _parse_checked(data, path, st, truncated)
             except MalformedNodeFile as exc:
                 yield ScanItem(path=path, node=None, stored=stored, error=exc.reason)
                 continue
@@ -183,8 +201,75 @@ def _load(path: Path) -> tuple[bytes, os.stat_result]:
         raise StorageError(f"Cannot read {path}: {_reason(exc)}", details={"path": str(path)}) from exc
 
 
-def _stored(path: Path, data: bytes, st: os.stat_result) -> StoredFile:
-    return StoredFile(path=path, hash=content_hash(data), mtime_ns=st.st_mtime_ns, size=st.st_size)
+def _stored(path: Path, data: bytes, st: os.stat_result, truncated: bool = False) -> StoredFile:
+    return StoredFile(path=path, hash=content_hash(data), mtime_ns=st.st_mtime_ns, size=st.st_size,
+                      truncated=truncated)
+
+
+def _read_capped(path: Path) -> tuple[bytes, os.stat_result, bool]:
+    """At most MAX_READ_BYTES of a node file, never through a symbolic link: (data, stat, truncated).
+
+    Raises FileNotFoundError, StorageError, or MalformedNodeFile for a link or for a file that failed to parse and
+    has not changed since (`repeated`, without opening it).
+    """
+    key = os.path.abspath(path)
+    seen = _MALFORMED.get(key)
+    if seen is not None:
+        try:
+            if _signature(os.lstat(path)) == seen[0]:
+                raise MalformedNodeFile(path=path, reason=seen[1], repeated=True)
+        except FileNotFoundError:
+            _MALFORMED.pop(key, None)
+            raise
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            _MALFORMED[key] = (_signature(os.lstat(path)), SYMLINK_REASON)
+            raise MalformedNodeFile(path=path, reason=SYMLINK_REASON) from None
+        raise StorageError(f"Cannot read {path}: {_reason(exc)}", details={"path": str(path)}) from exc
+    try:
+        st = os.fstat(fd)
+        chunks, left = [], MAX_READ_BYTES + 1
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 16))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as exc:
+        raise StorageError(f"Cannot read {path}: {_reason(exc)}", details={"path": str(path)}) from exc
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) <= MAX_READ_BYTES:
+        return data, st, False
+    return _utf8_prefix(data[:MAX_READ_BYTES]), st, True
+
+
+def _utf8_prefix(data: bytes) -> bytes:
+    """`data` without a UTF-8 sequence cut off at its end."""
+    i, back = len(data) - 1, 0
+    while i >= 0 and back < 3 and data[i] & 0xC0 == 0x80:
+        i, back = i - 1, back + 1
+    if i < 0 or data[i] < 0x80:
+        return data
+    need = 2 if data[i] >> 5 == 0b110 else 3 if data[i] >> 4 == 0b1110 else 4
+    return data if back + 1 >= need else data[:i]
+
+
+def _parse_checked(data: bytes, path: Path, st: os.stat_result, truncated: bool) -> Node:
+    """Parse, remembering a failure by the file's signature (so an unchanged file is reported once)."""
+    key = os.path.abspath(path)
+    try:
+        node = _parse_bytes(data, path)
+    except MalformedNodeFile as exc:
+        _MALFORMED[key] = (_signature(st), exc.reason)
+        raise
+    _MALFORMED.pop(key, None)
+    if truncated:
+        note = f"\n\n[Ormah read only the first {MAX_READ_BYTES // 1024} KiB of this {st.st_size:,}-byte file]"
+        node = replace(node, content=node.content + note)
+    return node
 
 
 def _parse_bytes(data: bytes, path: Path) -> Node:
@@ -205,7 +290,8 @@ def _encode(node: Node) -> bytes:
 def _md_files(folder: Path) -> list[Path]:
     try:
         with os.scandir(folder) as entries:
-            names = [e.name for e in entries if e.name.endswith(".md") and not e.name.startswith(".") and e.is_file()]
+            names = [e.name for e in entries
+                     if e.name.endswith(".md") and not e.name.startswith(".") and (e.is_symlink() or e.is_file())]
     except FileNotFoundError:
         return []
     except OSError as exc:
@@ -226,14 +312,14 @@ def _id_of(path: Path) -> str | None:
     key = os.path.abspath(path)
     try:
         cached = _ID_CACHE.get(key)
-        if cached is not None and cached[0] == _signature(os.stat(path)):
+        if cached is not None and cached[0] == _signature(os.lstat(path)):
             return cached[1]
-        data, st = _load(path)
-    except (OSError, StorageError):
+        data, st, truncated = _read_capped(path)
+    except (OSError, StorageError, MalformedNodeFile):
         _ID_CACHE.pop(key, None)
         return None
     try:
-        node_id: str | None = _parse_bytes(data, path).id
+        node_id: str | None = _parse_checked(data, path, st, truncated).id
     except MalformedNodeFile:
         node_id = None
     _remember(path, st, node_id)

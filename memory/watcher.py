@@ -6,7 +6,9 @@ cost a stat per file. A periodic sweep catches anything the OS did not report.
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -17,11 +19,18 @@ from watchdog.observers import Observer
 logger = logging.getLogger(__name__)
 
 
+# Events that change a folder or a file. Opening and closing without writing are not changes: the sync itself
+# opens files, and reacting to that made the watcher re-sync forever while a malformed file existed.
+CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed"})
+
+
 class _Handler(FileSystemEventHandler):
     def __init__(self, wake: threading.Event) -> None:
         self._wake = wake
 
     def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type not in CHANGES:
+            return
         paths = [str(event.src_path), str(getattr(event, "dest_path", "") or "")]
         if any(p.endswith(".md") for p in paths):
             self._wake.set()
@@ -63,3 +72,30 @@ class NodeFolderWatcher:
                 self._sync()
             except Exception:  # Trigger: any sync failure. Why: the watcher must outlive one bad pass. Outcome: logged, retried on next event.
                 logger.exception("Incremental sync after a file change failed")
+
+
+def watch_when_elected(*, folder: Path, lock_file: Path, sync: Callable[[], object], debounce: float,
+                       retry: float = 5.0) -> threading.Thread:
+    """Run one watcher per home among several processes: whichever holds `lock_file` watches.
+
+    A daemon thread tries the lock every `retry` seconds; the holder first runs `sync` (catching up on edits made
+    while no one watched, and loading the model where it is used anyway), then watches `folder` for the life of
+    the process. When the holder dies, the kernel drops its lock and another process takes over.
+    """
+    def elect() -> None:
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                threading.Event().wait(retry)
+        try:
+            sync()
+        except Exception:  # Trigger: the catch-up sync failed. Why: watching must still start. Outcome: logged.
+            logger.exception("The catch-up sync before watching failed")
+        NodeFolderWatcher(folder, sync, debounce=debounce).start()
+
+    thread = threading.Thread(target=elect, name="ormah-watcher-election", daemon=True)
+    thread.start()
+    return thread

@@ -31,12 +31,12 @@ from memory import files, index, runtime
 from memory.conf import MemoryConf, get_conf
 from memory.domain.node import Node
 from memory.domain.slug import node_filename
-from memory.errors import WriteConflict
+from memory.errors import PayloadTooLarge, WriteConflict
 from memory.models import NodeRow
 from memory.selectors import node_read, node_row_get
 from memory.audit import audit_note_many, audit_record
 from memory.locking import write_lock
-from memory.store import MarkdownStore, StoredFile, content_hash
+from memory.store import MAX_READ_BYTES, MarkdownStore, StoredFile, content_hash
 
 logger = logging.getLogger(__name__)
 _local = threading.local()
@@ -74,8 +74,10 @@ class WriteUnit:
         `expected`: the file as it was read; if it changed or vanished since, the app's version goes to conflicts/
         and WriteConflict is raised. `fresh`: the write minted the id, so no file can hold it yet and it takes
         its standard name when free. `index=False`: the caller syncs the folder itself (imports).
-        Raises WriteConflict, Conflict (the path holds another node), StorageError.
+        Raises WriteConflict, Conflict (the path holds another node), StorageError, PayloadTooLarge (the file is
+        larger than the store reads: the app never rewrites what it has not read whole).
         """
+        _refuse_truncated(expected)
         if expected is not None:
             stored = files.write_node(self.store, node, expected_hash=expected.hash, path=expected.path,
                                       journal=self._journal)
@@ -92,6 +94,7 @@ class WriteUnit:
 
         `expected`: the file as it was read (guarded as in `save`; raises WriteConflict).
         """
+        _refuse_truncated(expected)
         stored = files.write_bytes(self.store, path, text.encode("utf-8"), node_id,
                                    expected_hash=expected.hash if expected else None, journal=self._journal)
         if path.parent == self.store.nodes_dir:
@@ -104,6 +107,7 @@ class WriteUnit:
 
         `expected`: the file as it was read; an edit on disk since then raises WriteConflict (nothing moves).
         """
+        _refuse_truncated(expected)
         dest = files.soft_delete(self.store, node_id, now=now, expected_hash=expected.hash if expected else None,
                                  journal=self._journal)
         self._staged.pop(node_id, None)
@@ -178,6 +182,13 @@ class WriteUnit:
         self._journal = []
         if self._flushed:
             index.sync(self.store, embedder=runtime.embedder(self.conf))
+
+
+def _refuse_truncated(stored: StoredFile | None) -> None:
+    if stored is not None and stored.truncated:
+        raise PayloadTooLarge(
+            f"{stored.path.name} is {stored.size:,} bytes; Ormah reads only its first {MAX_READ_BYTES // 1024} KiB and "
+            "never rewrites it. Edit or split it by hand.", details={"path": str(stored.path), "size": stored.size})
 
 
 def _taken(path: Path) -> bool:

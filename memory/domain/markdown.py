@@ -37,7 +37,30 @@ _YAML_WIDTH = 1 << 30
 
 
 class _Invalid(Exception):
-    """A field-level problem; parse() turns it into MalformedNodeFile with the file's path."""
+    """A field-level problem; parse() turns it into MalformedNodeFile with the file's path and the key's line.
+
+    Messages name the key and what kind of value was found, never the value: a malformed file's reason goes
+    to logs, /api/admin/health and doctor, and the file may hold secrets.
+    """
+
+    def __init__(self, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def _kind(value: Any) -> str:
+    """What a YAML value is, without what it says."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return "a " + type(value).__name__
 
 
 # ---------------------------------------------------------------------------
@@ -146,14 +169,31 @@ def parse(text: str, *, source: str = "<string>") -> Node:
     try:
         data = yaml.safe_load(match.group(1))
     except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as exc:
-        raise MalformedNodeFile(path=source, reason=f"invalid YAML: {_first_line(exc)}") from None
+        raise MalformedNodeFile(path=source, reason=_yaml_reason(exc)) from None
     if not isinstance(data, dict):
         raise MalformedNodeFile(path=source, reason="front matter is not a mapping")
     try:
         node = _node_from(data, _body(text[match.end():], match.group(2)))
     except _Invalid as exc:
-        raise MalformedNodeFile(path=source, reason=str(exc)) from None
+        line = _key_line(match.group(1), exc.key)
+        raise MalformedNodeFile(path=source, reason=f"{exc} (line {line})" if line else str(exc)) from None
     return node
+
+
+def _yaml_reason(exc: BaseException) -> str:
+    """The YAML error's kind and line (the front matter starts on line 2), without the text it quotes."""
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    kind = " ".join(str(problem).split())[:120] if problem else type(exc).__name__
+    kind = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", kind)
+    return f"invalid YAML: {kind}" + (f" (line {mark.line + 2})" if mark is not None else "")
+
+
+def _key_line(front: str, key: str | None) -> int | None:
+    if not key:
+        return None
+    found = re.search(rf"^{re.escape(key)}[ \t]*:", front, re.MULTILINE)
+    return front.count("\n", 0, found.start()) + 2 if found else None
 
 
 def _body(rest: str, newline: str) -> str:
@@ -165,15 +205,10 @@ def _body(rest: str, newline: str) -> str:
     return rest
 
 
-def _first_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:200] or type(exc).__name__
-
-
 def _node_from(data: dict[Any, Any], content: str) -> Node:
     bad_keys = [k for k in data if not isinstance(k, str)]
     if bad_keys:
-        raise _Invalid(f"front-matter keys must be strings, got {bad_keys[0]!r}")
+        raise _Invalid(f"front-matter keys must be strings, got {_kind(bad_keys[0])}")
     created = _datetime(data, "created")
     if created is None:
         raise _Invalid("missing 'created'")
@@ -231,23 +266,23 @@ def _node_id(value: Any) -> str:
     if value is None:
         raise _Invalid("missing 'id'")
     if not isinstance(value, str):
-        raise _Invalid(f"'id' must be a UUID string, got {value!r}")
+        raise _Invalid(f"'id' must be a UUID string, got {_kind(value)}", "id")
     try:
         return str(uuid.UUID(value))
     except ValueError:
-        raise _Invalid(f"'id' is not a UUID: {value!r}") from None
+        raise _Invalid("'id' is not a UUID", "id") from None
 
 
 def _enum(kind: type[StrEnum], data: Mapping[str, Any], key: str, default: Any) -> Any:
     value = data.get(key)
     if value is None:
         if default is None:
-            raise _Invalid(f"missing '{key}'")
+            raise _Invalid(f"missing '{key}'", key)
         return default
     if isinstance(value, str) and value in kind.__members__.values():
         return kind(value)
     allowed = ", ".join(m.value for m in kind)
-    raise _Invalid(f"unknown {key} {value!r} (expected one of: {allowed})")
+    raise _Invalid(f"unknown {key} (expected one of: {allowed})", key)
 
 
 def _scalar_text(value: Any, key: str) -> str:
@@ -255,7 +290,7 @@ def _scalar_text(value: Any, key: str) -> str:
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
-    raise _Invalid(f"'{key}' must be a string, got {value!r}")
+    raise _Invalid(f"'{key}' must be a string, got {_kind(value)}", key)
 
 
 def _text(data: Mapping[str, Any], key: str) -> str | None:
@@ -275,7 +310,7 @@ def _bool(data: Mapping[str, Any], key: str) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
-        raise _Invalid(f"'{key}' must be true or false, got {value!r}")
+        raise _Invalid(f"'{key}' must be true or false, got {_kind(value)}", key)
     return value
 
 
@@ -289,7 +324,7 @@ def _strings(value: Any, key: str) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     if not isinstance(value, list):
-        raise _Invalid(f"'{key}' must be a list, got {value!r}")
+        raise _Invalid(f"'{key}' must be a list, got {_kind(value)}", key)
     return tuple(_scalar_text(item, key) for item in value)
 
 
@@ -297,14 +332,14 @@ def _connections(value: Any) -> tuple[Connection, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise _Invalid("'connections' must be a list")
+        raise _Invalid("'connections' must be a list", "connections")
     conns = []
     for item in value:
         if not isinstance(item, dict):
-            raise _Invalid(f"each connection must be a mapping, got {item!r}")
+            raise _Invalid(f"each connection must be a mapping, got {_kind(item)}", "connections")
         target = item.get("target")
         if not isinstance(target, str) or not target:
-            raise _Invalid(f"connection without a target: {item!r}")
+            raise _Invalid("a connection without a target", "connections")
         edge = item.get("edge")
         conns.append(Connection(
             target=target,
@@ -324,22 +359,22 @@ def _number(data: Mapping[str, Any], key: str, default: float, *, unit: bool = F
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _Invalid(f"'{key}' must be a number, got {value!r}")
+        raise _Invalid(f"'{key}' must be a number, got {_kind(value)}", key)
     try:
         number = float(value)
     except OverflowError:
-        raise _Invalid(f"'{key}' is out of range") from None
+        raise _Invalid(f"'{key}' is out of range", key) from None
     if not math.isfinite(number):
-        raise _Invalid(f"'{key}' must be finite, got {value!r}")
+        raise _Invalid(f"'{key}' must be finite", key)
     if unit and not 0.0 <= number <= 1.0:
-        raise _Invalid(f"'{key}' must be between 0 and 1, got {value!r}")
+        raise _Invalid(f"'{key}' must be between 0 and 1", key)
     return number
 
 
 def _stability(data: Mapping[str, Any]) -> float:
     value = _number(data, "stability", PARSE_DEFAULT_STABILITY)
     if value <= 0:
-        raise _Invalid(f"'stability' must be positive, got {value!r}")
+        raise _Invalid("'stability' must be positive", "stability")
     return value
 
 
@@ -350,7 +385,7 @@ def _count(data: Mapping[str, Any], key: str) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _Invalid(f"'{key}' must be a whole number >= 0, got {value!r}")
+        raise _Invalid(f"'{key}' must be a whole number >= 0", key)
     return value
 
 
@@ -367,4 +402,4 @@ def _datetime(data: Mapping[str, Any], key: str) -> datetime | None:
             return as_utc(datetime.fromisoformat(value.strip()))
     except (ValueError, OverflowError):
         pass
-    raise _Invalid(f"'{key}' is not an ISO-8601 datetime: {value!r}")
+    raise _Invalid(f"'{key}' is not an ISO-8601 datetime (got {_kind(value)})", key)

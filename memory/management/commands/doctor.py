@@ -1,5 +1,6 @@
 import json
 import stat
+from collections import defaultdict
 from pathlib import Path
 
 from django.db import connection
@@ -8,13 +9,20 @@ from memory import runtime
 from memory.conf import get_conf
 from memory.management.base import OrmahCommand
 from memory.selectors import dangling_connections, index_drift
+from memory.store import MAX_READ_BYTES
 from memory.services import connections_prune_dangling, index_sync
+
+
+class Warning_(Exception):  # noqa: N801
+    """A finding that does not fail the doctor (exit 0) but is shown as WARN."""
 
 
 def _check(name, fn):
     try:
         detail = fn()
         return {"check": name, "ok": True, "detail": detail}
+    except Warning_ as exc:
+        return {"check": name, "ok": True, "warning": True, "detail": str(exc)}
     except Exception as exc:  # Trigger: any failing probe. Why: doctor reports, it does not crash. Outcome: a failed row.
         return {"check": name, "ok": False, "detail": str(exc)}
 
@@ -59,7 +67,8 @@ class Command(OrmahCommand):
                 raise RuntimeError(f"token file {token} is readable by others ({token_mode})")
             return f"{conf.home} writable, mode {oct(mode)}, token file {token_mode}"
 
-        bad = [{"path": str(i.path), "reason": i.error} for i in store.scan() if i.error]
+        items = list(store.scan())
+        bad = [{"path": str(i.path), "reason": i.error} for i in items if i.error]
         bad_rel = {str(Path(b["path"]).relative_to(store.root)) for b in bad}
 
         def malformed():
@@ -74,6 +83,31 @@ class Command(OrmahCommand):
                 raise RuntimeError(json.dumps(d.as_dict()))
             return "files and index agree"
 
+        def duplicates():
+            owners = defaultdict(list)
+            for item in items:
+                if item.node is not None:
+                    owners[item.node.id].append(str(item.path.relative_to(store.root)))
+            found = {uid: paths for uid, paths in owners.items() if len(paths) > 1}
+            if found:
+                raise RuntimeError(f"{len(found)} id(s) held by more than one file (only the first by name is "
+                                   f"indexed; give the others new ids or delete them): {json.dumps(found)}")
+            return "none"
+
+        def large():
+            big = [f"{i.path.relative_to(store.root)} ({i.stored.size:,} bytes)" for i in items if i.stored.truncated]
+            if big:
+                raise Warning_(f"only the first {MAX_READ_BYTES // 1024} KiB of these files is read, indexed and "
+                               f"served, and Ormah never rewrites them; split them: {', '.join(big)}")
+            return "none"
+
+        def left_aside():
+            found = sorted(p.name for p in store.nodes_dir.glob(".ormah_aside.*") if p.is_file())
+            if found:
+                raise RuntimeError("memory files set aside by an interrupted write (rename each back to the name "
+                                   f"after '.ormah_aside.' if that name is free): {', '.join(found)}")
+            return "none"
+
         def dangling():
             found = dangling_connections()
             if found:
@@ -83,12 +117,14 @@ class Command(OrmahCommand):
 
         results = [_check(n, f) for n, f in [("extensions", extensions), ("model", model), ("home", home),
                                                ("malformed_files", malformed), ("drift", drift),
-                                               ("dangling_connections", dangling)]]
+                                               ("duplicate_ids", duplicates), ("large_files", large),
+                                               ("set_aside_files", left_aside), ("dangling_connections", dangling)]]
         ok = all(r["ok"] for r in results)
         if o["json"]:
             self.stdout.write(json.dumps({"ok": ok, "checks": results, "healed": healed}))
         else:
             for r in results:
-                self.stdout.write(f"{'ok  ' if r['ok'] else 'FAIL'} {r['check']}: {r['detail']}")
+                label = "WARN" if r.get("warning") else "ok  " if r["ok"] else "FAIL"
+                self.stdout.write(f"{label} {r['check']}: {r['detail']}")
         if not ok:
             raise SystemExit(1)
