@@ -44,7 +44,7 @@ class Rendered:
 def intro(whisper_log_id: int | None) -> str:
     """The line under the heading telling the agent what the list is and how to follow up."""
     ref = f", whisper_log_id={whisper_log_id}" if whisper_log_id is not None else ""
-    return ("Relevant memories, the top ones in full; use recall with an id for more. If one helped or misled "
+    return ("Relevant memories, the top ones in full; use recall_node with an id for more. If one helped or misled "
             f"you: submit_feedback(node_id, signal=1 or -1{ref}).")
 
 

@@ -9,7 +9,7 @@ from whisper.text import estimate_tokens
 
 from .conftest import cand
 
-INTRO = ("Relevant memories, the top ones in full; use recall with an id for more. If one helped or misled you: "
+INTRO = ("Relevant memories, the top ones in full; use recall_node with an id for more. If one helped or misled you: "
          "submit_feedback(node_id, signal=1 or -1, whisper_log_id=7).")
 
 
