@@ -175,14 +175,15 @@ class Served:
         return kids[0] if kids else None
 
     def tree(self) -> list[int]:
-        """Every live process of the session (also orphans: they stay in the process group)."""
+        """Every live process of the session (also orphans: they stay in the session; each part of the server
+        has its own process group inside it)."""
         pids = []
         for entry in os.listdir("/proc"):
             if entry.isdigit():
                 try:
-                    if os.getpgid(int(entry)) == self.pgid and alive(int(entry)):
+                    if os.getsid(int(entry)) == self.pgid and alive(int(entry)):
                         pids.append(int(entry))
-                except ProcessLookupError:
+                except (ProcessLookupError, PermissionError):
                     continue
         return pids
 
@@ -203,10 +204,11 @@ class Served:
             f"server did not start: {self.log_path.read_text()[-2000:]}"
 
     def kill_all(self) -> None:
-        try:
-            os.killpg(self.pgid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        for pid in [self.pgid, *self.tree()]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         if self.proc.poll() is None:
             self.proc.wait(timeout=10)
         wait_until(lambda: not self.tree(), 10)

@@ -1,0 +1,122 @@
+"""The serve supervisor: runs the parts of `ormah serve`, restarts a dead part with backoff, and takes every process
+of its tree with it when it stops or dies.
+
+Restart policy (docs/architecture.md, "Processes"): a part that exits while the server runs is started again
+after 0.5 s, then 1, 2, 4 ... up to 30 s while it keeps dying quickly; a part that ran for `STABLE_SECONDS` counts
+as healthy again and its next restart is quick. The other parts keep running meanwhile, so a dead job cluster
+never takes the web API down. Each part runs in its own process group with a death signal (ormah_site.lifeline),
+so a SIGKILLed supervisor leaves no process behind and a stop reaches the part's whole subtree.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ormah_site import lifeline
+
+logger = logging.getLogger(__name__)
+
+FIRST_DELAY = 0.5
+MAX_DELAY = 30.0
+STABLE_SECONDS = 30.0
+STOP_GRACE_SECONDS = 15.0
+
+
+@dataclass
+class Part:
+    """One supervised process: its command, and its restart state."""
+
+    name: str
+    argv: Sequence[str]
+    proc: subprocess.Popen | None = None
+    started_at: float = 0.0
+    quick_failures: int = 0
+    restart_at: float | None = None
+    restarts: int = 0
+    history: list[int] = field(default_factory=list)  # exit statuses, newest last
+
+    def delay(self) -> float:
+        """The wait before the next start, from the count of quick failures in a row."""
+        return min(MAX_DELAY, FIRST_DELAY * 2 ** max(0, self.quick_failures - 1))
+
+
+class Supervisor:
+    """Start, watch, restart and stop a fixed set of parts (call `run` from the main thread)."""
+
+    def __init__(self, parts: Sequence[Part], *, env: dict[str, str], cwd: Path,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.parts = list(parts)
+        self.env, self.cwd, self.clock = env, cwd, clock
+        self.stopping: int | None = None
+
+    # -- life ---------------------------------------------------------------
+
+    def start(self, part: Part) -> None:
+        """Start one part in its own process group, armed to die with this process."""
+        part.proc = subprocess.Popen(list(part.argv), env=self.env, cwd=self.cwd, process_group=0,
+                                     preexec_fn=lifeline.preexec(os.getpid()))
+        part.started_at, part.restart_at = self.clock(), None
+        logger.info("Started %s (pid %s)", part.name, part.proc.pid)
+
+    def check(self) -> None:
+        """Notice parts that died and start the ones whose backoff has passed (one pass of the loop)."""
+        now = self.clock()
+        for part in self.parts:
+            if part.proc is not None and part.proc.poll() is not None:
+                status = part.proc.returncode
+                part.history.append(status)
+                ran = now - part.started_at
+                part.quick_failures = 1 if ran >= STABLE_SECONDS else part.quick_failures + 1
+                part.proc, part.restart_at = None, now + part.delay()
+                logger.warning("The %s process exited with status %s after %.0f s; restarting it in %.1f s",
+                               part.name, status, ran, part.delay())
+            if part.proc is None and part.restart_at is not None and now >= part.restart_at:
+                part.restarts += 1
+                self.start(part)
+
+    def run(self, *, tick: float = 0.2) -> None:
+        """Start every part, then supervise until SIGINT or SIGTERM; stop the parts on the way out."""
+        previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            for part in self.parts:
+                self.start(part)
+            while self.stopping is None:
+                self.check()
+                time.sleep(tick)
+        finally:
+            self.stop()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def stop(self) -> None:
+        """SIGTERM each part's process group, wait up to the grace period, then SIGKILL what is left."""
+        running = [p for p in self.parts if p.proc is not None and p.proc.poll() is None]
+        for part in running:
+            _signal_group(part.proc, signal.SIGTERM)
+        deadline = self.clock() + STOP_GRACE_SECONDS
+        for part in running:
+            try:
+                part.proc.wait(timeout=max(0.1, deadline - self.clock()))
+            except subprocess.TimeoutExpired:
+                logger.warning("The %s process did not stop in %.0f s; killing it", part.name, STOP_GRACE_SECONDS)
+        for part in self.parts:
+            if part.proc is not None:
+                _signal_group(part.proc, signal.SIGKILL)  # stragglers of the part's tree, even after it exited
+                part.proc.wait()
+
+    def _on_signal(self, signum, frame) -> None:
+        self.stopping = signum
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
