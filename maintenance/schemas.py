@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from ninja import Schema
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from maintenance.detectors.links import normalise_relationship
 
@@ -47,10 +47,16 @@ class MaintenanceResults(Schema):
 
 
 class MaintenanceIn(Schema):
-    """{} starts phase 1; {job_id} asks for status; {job_id, results} is phase 2."""
+    """{} starts phase 1; {job_id} asks for status; {job_id, results} is phase 2 (results need their job_id)."""
 
     job_id: str | None = None
     results: MaintenanceResults | None = None
+
+    @model_validator(mode="after")
+    def _results_need_a_job(self) -> MaintenanceIn:
+        if self.results is not None and not self.job_id:
+            raise ValueError("results answer a maintenance session: send them with the job_id phase 1 returned")
+        return self
 
 
 class MaintenanceOut(Schema):

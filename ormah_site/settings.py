@@ -99,6 +99,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "ormah_site.api_errors.ApiJsonErrors",  # outermost: every error under /api/ leaves as JSON
     "django.middleware.security.SecurityMiddleware",
+    "ormah_site.csp.ContentSecurityPolicy",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

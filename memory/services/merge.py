@@ -16,13 +16,22 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
+from memory import runtime
 from memory.domain.enums import TIER_ORDER, EdgeType, NodeType, Tier
 from memory.domain.markdown import format_timestamp, render
 from memory.domain.node import Connection, Node, utcnow
 from memory.domain.requests import ABOUT_SELF_TAG, ConnectionIn, NodeCreate, NodePatch, validation_message
-from memory.errors import Conflict, NodeNotFound, ProtectedNode, ValidationFailed, WriteConflict
+from memory.errors import (
+    Conflict,
+    MalformedNodeFile,
+    NodeNotFound,
+    PayloadTooLarge,
+    ProtectedNode,
+    ValidationFailed,
+    WriteConflict,
+)
 from memory.models import EdgeRow, MergeHistoryRow, NodeRow
-from memory.selectors import node_row_get
+from memory.selectors import node_read, node_row_get
 from memory.services.guard import automation_actor, guard_write
 from memory.services.nodes import node_create
 from memory.store import StoredFile, content_hash
@@ -31,7 +40,7 @@ from memory.writes import write_unit
 CONSOLIDATED_TAG = "consolidated"
 SUPERSEDED_BY = "superseded_by"
 ARCHIVED_AT = "archived_at"
-IMPORTANCE_CHUNK = 100
+IMPORTANCE_CHUNK = 25
 
 
 @dataclass(frozen=True)
@@ -273,27 +282,34 @@ def nodes_consolidate(
 # ---------------------------------------------------------------------------
 
 def nodes_importance_set(*, values: dict[str, float], now: datetime | None = None) -> int:
-    """Write new importance values to the files and the index, 100 per lock hold; returns how many changed.
+    """Write new importance values to the files and the index, 25 per lock hold; returns how many changed.
 
-    Files that vanished or changed on disk meanwhile are skipped (the next run sees them again).
+    The files are read before the lock is taken and each write is guarded by the hash read, so an agent's write
+    waits for at most one short batch (issue 13 item 7). Files that vanished or changed on disk meanwhile are
+    skipped (the next run sees them again).
     """
     now = now or utcnow()
     uids = sorted(values)
     written = 0
+    store = runtime.store()
     for i in range(0, len(uids), IMPORTANCE_CHUNK):
+        todo = []
+        for row in NodeRow.objects.filter(uid__in=uids[i:i + IMPORTANCE_CHUNK]):
+            try:
+                node, stored = node_read(store=store, row=row)
+            except (NodeNotFound, MalformedNodeFile):
+                continue
+            value = round(min(1.0, max(0.0, values[row.uid])), 4)
+            if value != node.importance and not (node.read_only and automation_actor() is not None):
+                todo.append((node, stored, value))
+        if not todo:
+            continue
         with write_unit() as unit:
             notes = []
-            for row in NodeRow.objects.filter(uid__in=uids[i:i + IMPORTANCE_CHUNK]):
-                try:
-                    node, stored = unit.read_row(row)
-                except NodeNotFound:
-                    continue
-                value = round(min(1.0, max(0.0, values[row.uid])), 4)
-                if value == node.importance or (node.read_only and automation_actor() is not None):
-                    continue
+            for node, stored, value in todo:
                 try:
                     unit.save(replace(node, importance=value), expected=stored)
-                except WriteConflict:
+                except (WriteConflict, PayloadTooLarge):
                     continue
                 notes.append((node.id, {"from": node.importance, "to": value}))
             unit.audit_notes(operation="importance", entries=notes, now=now)

@@ -73,3 +73,9 @@ def test_phase_one_answers_busy_while_a_job_runs(no_llm, api, seeded):
     with held_elsewhere(get_conf().job_lock_file):
         answer = api.post("/api/agent/maintenance", {})
     assert (answer.status_code, answer.json()["status"]) == (200, "busy")
+
+
+def test_results_without_a_job_id_are_refused_instead_of_starting_phase_one(no_llm, api, seeded):
+    answer = api.post("/api/agent/maintenance", {"results": {"edges": []}})
+    assert answer.status_code == 422
+    assert not MaintenanceSessionRow.objects.exists()

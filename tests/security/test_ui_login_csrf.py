@@ -80,6 +80,8 @@ def test_cookies_and_headers_are_strict(users):
     assert answer["X-Frame-Options"] == "DENY"
     assert answer["X-Content-Type-Options"] == "nosniff"
     assert answer["Referrer-Policy"] == "same-origin"
+    assert "script-src 'self'" in answer["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in answer["Content-Security-Policy"]
 
 
 @pytest.mark.parametrize("host", ["evil.example", "127.0.0.1.nip.io", "localhost.evil.example"])
