@@ -33,6 +33,12 @@ BEFORE = (
     "0.548 dev / 0.586 test, conflict 0.900 / 0.889, supersession 0.382 / 0.389 (29 of 30 dated-log pairs and 17 "
     "of 25 templates were flagged). Duplicate precision on test stays one pair short of 0.9: the category table "
     "shows a conflict pair and a template pair merged as duplicates; they were left unexamined so test stays untuned."
+    "\n\nOn a whole store: the cold no-LLM sleep cycle of `python -m bench.sleep_cycle --sizes 1000` (the generated "
+    "bench corpus, which plants no contradiction) proposed 235 conflicts before and 0 after, 17 merges before and 8 "
+    "after; the 161 cross-space link proposals that a queue full of conflicts used to drop are now proposed "
+    "(measured 2026-11-23; counts only, the times of that run were taken at a load average of 12 on 2 cores). A "
+    "no-LLM cycle over the three labelled stores of bench/datasets (lifelog, devprojects, docs: 168 memories) "
+    "proposes no conflict and merges nothing, before and after: they do not hold these traps."
 )
 TYPES = {"fact", "preference", "observation", "goal", "decision", "procedure", "concept", "event"}
 
