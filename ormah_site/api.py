@@ -30,6 +30,7 @@ from ormah_site.tokens import token_matches
 from whisper.api import router as whisper_router
 
 logger = logging.getLogger(__name__)
+UNAUTHORIZED_MESSAGE = "A valid bearer token is required (see the api_token file)"
 
 
 class BearerToken(HttpBearer):
@@ -152,7 +153,7 @@ def _pydantic_validation(request, exc: ValidationError):
 
 @api.exception_handler(AuthenticationError)
 def _unauthorized(request, exc):
-    return error_response(request, 401, "unauthorized", "A valid bearer token is required (see the api_token file)")
+    return error_response(request, 401, "unauthorized", UNAUTHORIZED_MESSAGE)
 
 
 @api.exception_handler(HttpError)

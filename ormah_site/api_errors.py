@@ -43,7 +43,14 @@ def _message(request: HttpRequest, response: HttpResponse) -> str:
 
 
 def api_not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
-    """The view behind /api/<anything no route matched>: a JSON 404 (also ends Django's slash redirects)."""
+    """The view behind /api/<anything no route matched>: a JSON 404 (also ends Django's slash redirects).
+
+    Like every API URL it needs the token: without one it answers 401, so it tells nothing about the routes."""
+    from ormah_site.api import UNAUTHORIZED_MESSAGE, BearerToken
+
+    if BearerToken()(request) is None:
+        body = {"error": "unauthorized", "message": UNAUTHORIZED_MESSAGE, "details": None}
+        return HttpResponse(json.dumps(body), status=401, content_type="application/json")
     body = {"error": "not_found", "message": _message(request, HttpResponse(status=404)), "details": None}
     return HttpResponse(json.dumps(body), status=404, content_type="application/json")
 

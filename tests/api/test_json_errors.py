@@ -40,10 +40,10 @@ def test_wrong_methods_answer_json_405_with_allow(api, method, path):
     assert response["Allow"]
 
 
-def test_without_a_token_unknown_paths_are_still_json(client, db):
+def test_without_a_token_unknown_paths_answer_401_json(client, db):
     response = client.get("/api/agent/does-not-exist")
-    assert response.status_code == 404
-    shape(response)
+    assert response.status_code == 401
+    assert shape(response)["error"] == "unauthorized"
 
 
 def test_ui_404_stays_html(client, db):
