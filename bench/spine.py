@@ -201,7 +201,6 @@ def child_remember(home: Path, size: int, calls: int, cache_dir: Path) -> dict:
     result["rss_setup"] = rss_mb()
     from memory import index, runtime
     from memory.domain.requests import NodeCreate
-    from memory.search import vectors
     from memory import files
     from memory.services import node_create
 
@@ -220,7 +219,9 @@ def child_remember(home: Path, size: int, calls: int, cache_dir: Path) -> dict:
 
     phases = Phases()
     phases.wrap(emb, "embed_documents", "embed")
-    phases.wrap(vectors, "knn", "knn")
+    from memory.services import nodes as node_services
+
+    phases.wrap(node_services, "vector_search", "knn")  # auto-link's search (the in-process matrix)
     phases.wrap(files, "write_node", "write")
     phases.wrap(index, "index_nodes", "index")
     requests = [

@@ -1,0 +1,82 @@
+"""Why document embedding runs at ~165 texts/s (issue 13 item 6): the same texts through the real MiniLM int8 with
+different batch sizes, thread counts, length sorting and onnxruntime spinning.
+
+    python -m bench.embed_throughput [--texts 600]
+
+The texts are the spine corpus (bench/_common.py: one-to-three-sentence memories, as `embedding_text` builds them).
+Each configuration loads its own model (own session options) in a child process and embeds the texts once after
+a warm-up; reported: texts/s wall and CPU ms per text (process CPU time, onnxruntime threads included), and the
+load average. "unsorted" feeds the texts in corpus order (what the embedder did before it sorted by length).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+from bench._common import REPO, corpus
+
+CONFIGS = [  # (label, batch size, threads, sort by length, spinning)
+    ("before: batch 32, default threads, unsorted, spinning", 32, None, False, True),
+    ("batch 32, default threads, sorted, spinning", 32, None, True, True),
+    ("after: batch 32, default threads, sorted, no spinning", 32, None, True, False),
+    ("batch 64, sorted, no spinning", 64, None, True, False),
+    ("batch 8, sorted, no spinning", 8, None, True, False),
+    ("batch 32, 1 thread, sorted, no spinning", 32, 1, True, False),
+]
+
+
+def child(index: int, count: int) -> dict:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings_test")
+    import tempfile
+
+    from memory import embeddings
+    from memory.embeddings import FastEmbedEmbedder, embedding_text
+
+    label, batch, threads, sort, spinning = CONFIGS[index]
+    if spinning:  # the model as it loaded before: no session config entries
+        embeddings._no_spinning = _plain  # type: ignore[assignment]
+    emb = FastEmbedEmbedder(cache_dir=os.path.join(tempfile.gettempdir(), "ormah-test-models"), threads=threads,
+                            batch_size=batch)
+    texts = [embedding_text(m.title, m.content) for m in corpus(count, seed=1)]
+    emb.embed_documents(texts[:batch])
+    model = emb.model
+    start, cpu = time.perf_counter(), time.process_time()
+    if sort:
+        emb.embed_documents(texts)
+    else:
+        list(model.embed(texts, batch_size=batch))
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"label": label, "texts_s": count / wall, "cpu_ms": cpu * 1000 / count, "load": os.getloadavg()[0]}
+
+
+def _plain():
+    from contextlib import nullcontext
+
+    return nullcontext()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--texts", type=int, default=600)
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child is not None:
+        print(json.dumps(child(args.child, args.texts)))
+        return 0
+    print(f"{args.texts} spine-corpus texts, real MiniLM int8; one child process per configuration\n")
+    print("| configuration | texts/s (wall) | CPU ms per text | load avg |\n|---|---:|---:|---:|")
+    for i in range(len(CONFIGS)):
+        out = subprocess.run([sys.executable, "-m", "bench.embed_throughput", "--child", str(i), "--texts",
+                              str(args.texts)], cwd=REPO, capture_output=True, text=True, check=True).stdout
+        r = json.loads(out.strip().splitlines()[-1])
+        print(f"| {r['label']} | {r['texts_s']:.0f} | {r['cpu_ms']:.2f} | {r['load']:.1f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
