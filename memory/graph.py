@@ -19,6 +19,8 @@ from memory.models import EdgeRow, NodeRow, NodeTagRow
 from memory.selectors import node_row_get, self_row
 
 GRAPH_NODE_LIMIT = 5000
+REASON_CHARS = 160
+SUPERSEDED_BY = "superseded_by"  # the trust marker a consolidation leaves on the memories it replaced
 NEIGHBOURHOOD_LIMIT = 400
 
 _TIER_RANK = Case(
@@ -96,12 +98,43 @@ def _identity_ids() -> set[int]:
     return set(EdgeRow.objects.filter(source=me, edge_type=EdgeType.DEFINES).values_list("target_id", flat=True))
 
 
+def _badges(pks: set[int], now: datetime) -> dict[int, dict]:
+    """Per shown memory: "ctr" when a live memory contradicts it, "sup" when it was superseded (a newer memory
+    evolved from it, or a consolidation replaced it)."""
+    out: dict[int, dict] = {}
+    kinds = (EdgeType.CONTRADICTS.value, EdgeType.EVOLVED_FROM.value)
+    for s, t, kind, s_until, t_until in EdgeRow.objects.filter(edge_type__in=kinds).values_list(
+            "source_id", "target_id", "edge_type", "source__valid_until", "target__valid_until"):
+        if kind == EdgeType.CONTRADICTS.value:
+            if s in pks and not (t_until is not None and t_until <= now):
+                out.setdefault(s, {})["ctr"] = 1
+            if t in pks and not (s_until is not None and s_until <= now):
+                out.setdefault(t, {})["ctr"] = 1
+        elif t in pks:
+            out.setdefault(t, {})["sup"] = 1
+    for pk in NodeRow.objects.filter(trust_json__contains=f'"{SUPERSEDED_BY}"').values_list("id", flat=True):
+        if pk in pks:
+            out.setdefault(pk, {})["sup"] = 1
+    return out
+
+
+def _edge(uid_of: dict[int, str], s: int, t: int, kind: str, w: float, reason: str | None) -> list:
+    edge = [uid_of[s], uid_of[t], kind, round(w, 3)]
+    if reason:
+        edge.append(reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1].rstrip() + "…")
+    return edge
+
+
 def _export(rows: list[tuple], *, now: datetime, edges_qs: QuerySet[EdgeRow], with_degree: bool) -> GraphData:
     identity = _identity_ids()
     uid_of = {r[0]: r[1] for r in rows}
     nodes = [_node_data(r, identity, now) for r in rows]
-    edges = [[uid_of[s], uid_of[t], kind, round(w, 3)]
-             for s, t, kind, w in edges_qs.values_list("source_id", "target_id", "edge_type", "weight")
+    badges = _badges(set(uid_of), now)
+    for pk, data in zip(uid_of, nodes):
+        data.update(badges.get(pk, {}))
+    edges = [_edge(uid_of, s, t, kind, w, reason)
+             for s, t, kind, w, reason in edges_qs.values_list("source_id", "target_id", "edge_type", "weight",
+                                                                "reason")
              if s in uid_of and t in uid_of]
     if with_degree:
         degree: Counter[int] = Counter()
@@ -111,9 +144,9 @@ def _export(rows: list[tuple], *, now: datetime, edges_qs: QuerySet[EdgeRow], wi
                           .annotate(n=Count("id")).order_by()):
                 degree[pk] += n
         shown: Counter[str] = Counter()
-        for s, t, _, _ in edges:
-            shown[s] += 1
-            shown[t] += 1
+        for e in edges:
+            shown[e[0]] += 1
+            shown[e[1]] += 1
         for pk, data in zip(uid_of, nodes):
             hidden = degree[pk] - shown[data["id"]]
             if hidden > 0:

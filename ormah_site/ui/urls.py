@@ -9,6 +9,7 @@ app_name = "ui"
 urlpatterns = [
     path("", graph.graph_page, name="graph"),
     path("graph/data/", graph.graph_data, name="graph-data"),
+    path("graph/positions/", graph.graph_positions, name="graph-positions"),
     path("graph/nodes/<str:uid>/", graph.graph_neighbourhood_data, name="graph-neighbourhood"),
     path("search/", graph.search, name="search"),
     path("nodes/suggest/", nodes.node_suggestions, name="node-suggest"),

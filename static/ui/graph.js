@@ -39,7 +39,19 @@
     ["core", "working", "archival"].forEach(function (t) { p.tier[t] = v("--tier-" + t); });
     p.self = v("--self"); p.identity = v("--identity"); p.hit = v("--hit");
     p.label = v("--graph-label"); p.labelBg = v("--graph-label-bg");
+    p.badgeCtr = v("--danger") || "#b91c1c"; p.badgeSup = v("--edge-evolved_from") || "#8e5c84";
     return p;
+  }
+
+  /* A badge in the node's top-right corner: a small SVG circle with a sign (contradicted, superseded). */
+  function badge(colour, sign) {
+    var svg = '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><circle cx="10" cy="10" r="9" fill="' +
+              colour + '" stroke="white" stroke-width="2"/><text x="10" y="14.5" font-size="13" font-family="sans-serif"' +
+              ' font-weight="bold" text-anchor="middle" fill="white">' + sign + '</text></svg>';
+    return {"background-image": "data:image/svg+xml;utf8," + encodeURIComponent(svg), "background-fit": "none",
+            "background-width": "48%", "background-height": "48%", "background-position-x": "115%",
+            "background-position-y": "-15%", "background-clip": "none", "background-image-containment": "over",
+            "bounds-expansion": 6, "background-image-opacity": 1};
   }
 
   function styles(p, big) {
@@ -47,12 +59,14 @@
       {selector: "node", style: {
         "width": "data(size)", "height": "data(size)", "background-color": p.type.fact,
         "border-width": 2, "border-color": p.tier.working,
-        "label": big ? "" : "data(label)", "font-size": 10, "color": p.label, "text-valign": "bottom",
-        "text-margin-y": 3, "min-zoomed-font-size": big ? 9 : 6,
-        "text-background-color": p.labelBg, "text-background-opacity": 0.75, "text-background-padding": 1,
-        "overlay-padding": 6
+        // every label appears once zoomed in far enough to read it (11 px); below that only the chosen few
+        "label": big ? "" : "data(label)", "font-size": 11, "color": p.label, "text-valign": "bottom",
+        "text-margin-y": 3, "min-zoomed-font-size": 15, "text-wrap": "ellipsis", "text-max-width": 150,
+        "text-background-color": p.labelBg, "text-background-opacity": 0.8, "text-background-padding": 2,
+        "text-background-shape": "roundrectangle", "overlay-padding": 6
       }},
-      {selector: "node.lbl, node:selected, node.hit, node.hover", style: {"label": "data(label)"}},
+      {selector: "node.lbl, node:selected, node.hit, node.hover, node.hood",
+       style: {"label": "data(label)", "min-zoomed-font-size": 0, "z-index": 5}},
       {selector: "node.r-core", style: {"border-width": 4, "border-color": p.tier.core}},
       {selector: "node.r-working", style: {"border-width": 2, "border-color": p.tier.working}},
       {selector: "node.r-archival", style: {"border-width": 2, "border-color": p.tier.archival, "border-style": "dashed"}},
@@ -80,6 +94,12 @@
       {selector: "edge.e-evolved_from", style: {"width": 1.8, "line-style": "dotted"}},
       {selector: "edge.e-derived_from", style: {"line-style": "dashed", "line-dash-pattern": [6, 2]}},
       {selector: ".dim", style: {"opacity": 0.1}},
+      {selector: ".faded", style: {"opacity": 0.08, "text-opacity": 0}},
+      {selector: "node.hover", style: {"z-index": 40, "font-weight": "bold"}},
+      {selector: "edge.hover", style: {"width": 4, "opacity": 1, "z-index": 40}},
+      {selector: "node.ctr", style: badge(p.badgeCtr, "!")},
+      {selector: "node.sup", style: badge(p.badgeSup, "↻")},
+      {selector: "node.ctr.sup", style: badge(p.badgeCtr, "!")},
       {selector: "node.hit", style: {"opacity": 1, "border-color": p.hit, "border-width": 5, "z-index": 20,
                                      "overlay-color": p.hit, "overlay-opacity": 0.18, "font-weight": "bold"}},
       {selector: "edge.hit-edge", style: {"opacity": 0.8}},
@@ -90,9 +110,10 @@
 
   // ---- elements ----------------------------------------------------------------------------------------------
 
-  function nodeSize(d) {
+  /* Size grows with importance and with the number of connections. */
+  function nodeSize(d, degree) {
     if (d.self) return 64;
-    return Math.max(24, Math.min(56, 24 + 6 * Math.log2((d.acc || 0) + 1)));
+    return Math.round(Math.max(18, Math.min(64, 16 + 18 * Math.sqrt(d.imp || 0) + 5 * Math.log2((degree || 0) + 1))));
   }
 
   function nodeClasses(d) {
@@ -100,17 +121,19 @@
     if (d.self) c.push("self");
     if (d.idn) c.push("idn");
     if (d.old) c.push("old");
+    if (d.ctr) c.push("ctr");
+    if (d.sup) c.push("sup");
     return c.join(" ");
   }
 
-  function nodeData(d) {
+  function nodeData(d, degree) {
     return {id: d.id, name: d.label, label: d.more ? d.label + "  +" + d.more : d.label, type: d.type,
             tier: d.tier, space: d.space, imp: d.imp, acc: d.acc, self: !!d.self, more: d.more || 0,
-            size: nodeSize(d)};
+            old: !!d.old, ctr: !!d.ctr, sup: !!d.sup, size: nodeSize(d, degree), raw: d};
   }
 
-  function nodeEl(d, position) {
-    var e = {group: "nodes", data: nodeData(d), classes: nodeClasses(d)};
+  function nodeEl(d, position, degree) {
+    var e = {group: "nodes", data: nodeData(d, degree), classes: nodeClasses(d)};
     if (position) e.position = position;
     return e;
   }
@@ -119,23 +142,38 @@
 
   function edgeEl(e) {
     return {group: "edges", data: {id: edgeId(e), source: e[0], target: e[1], type: e[2], w: e[3],
-            op: Math.max(0.2, e[3] == null ? 0.5 : e[3])}, classes: "e-" + e[2]};
+            reason: e[4] || "", op: Math.max(0.2, e[3] == null ? 0.5 : e[3])}, classes: "e-" + e[2]};
   }
 
-  var LABELLED = 150; // in big graphs only the most important memories carry a label until selected or hit
+  /* How many of the most important memories keep a readable label at every zoom. */
+  function labelled(n) { return Math.min(40, Math.max(8, Math.round(n / 12))); }
+
+  function weight(n) { return n.data("imp") + 0.12 * Math.log2(1 + n.degree(false)); }
 
   function rememberOrder() {
     var sorted = cy.nodes().sort(function (a, b) {
-      return (b.data("self") - a.data("self")) || (b.data("imp") - a.data("imp"));
+      return (b.data("self") - a.data("self")) || (weight(b) - weight(a));
     });
     order = sorted.map(function (n) { return n.id(); });
     cursor = -1;
-    if (cy.scratch("_big")) {
-      cy.batch(function () {
-        cy.nodes(".lbl").removeClass("lbl");
-        sorted.slice(0, LABELLED).addClass("lbl");
-      });
-    }
+    cy.batch(function () {
+      cy.nodes(".lbl").removeClass("lbl").removeStyle("font-size text-max-width");
+      sorted.slice(0, labelled(sorted.length)).addClass("lbl");
+    });
+    scaleLabels();
+  }
+
+  /* Labels of the chosen few (and of a hovered neighbourhood) keep 11 px on screen however far out the view is. */
+  function scaleLabels() {
+    if (!cy) return;
+    var z = cy.zoom(), fs = Math.min(80, Math.max(11, 11 / z)), mw = Math.min(900, Math.max(150, 150 / z));
+    cy.batch(function () { cy.nodes(".lbl, .hood, .hover, .hit").style({"font-size": fs, "text-max-width": mw}); });
+  }
+  var scaleQueued = false;
+  function queueScale() {
+    if (scaleQueued) return;
+    scaleQueued = true;
+    window.requestAnimationFrame(function () { scaleQueued = false; scaleLabels(); });
   }
 
   function countText(data) {
@@ -237,7 +275,7 @@
                                     render_ms: Math.round(now - started.fitted), total_ms: Math.round(now)};
         el.dataset.nodeCount = String(cy.nodes().length);
         el.dataset.state = "ready";
-        say(countText(data));
+        if (el.dataset.hits === "0" || !el.dataset.hits) say(countText(data));
         el.dispatchEvent(new CustomEvent("ormah:graph-ready", {bubbles: true}));
       });
     });
@@ -248,10 +286,16 @@
 
   function build(data, started) {
     var big = data.nodes.length > BIG;
-    var elements = data.nodes.map(function (d) { return nodeEl(d); }).concat(data.edges.map(edgeEl));
+    var degree = {}, pos = data.pos || {}, known = 0;
+    data.edges.forEach(function (e) { degree[e[0]] = (degree[e[0]] || 0) + 1; degree[e[1]] = (degree[e[1]] || 0) + 1; });
+    var elements = data.nodes.map(function (d) {
+      var at = pos[d.id];
+      if (at) known += 1;
+      return nodeEl(d, at ? {x: at[0], y: at[1]} : null, degree[d.id]);
+    }).concat(data.edges.map(edgeEl));
     if (cy) cy.destroy();
     cy = window.cytoscape({
-      container: el, elements: elements, style: styles(palette(), big), layout: {name: "null"},
+      container: el, elements: elements, style: styles(palette(), big), layout: {name: "preset", fit: false},
       minZoom: 0.03, maxZoom: 4, boxSelectionEnabled: false, motionBlur: false,
       hideEdgesOnViewport: big, textureOnViewport: big, pixelRatio: big ? 1 : "auto"
     });
@@ -260,13 +304,65 @@
     bindGraphEvents();
     rememberOrder();
     started.built = performance.now();
-    runLayout(function () {
+    var after = function (placed) {
       started.laidOut = performance.now();
       drawn(data, started);
+      savePositions(placed);
       var focus = el.dataset.focus;
       if (focus) { el.dataset.focus = ""; select(focus, {open: true}); }
       highlightSearch();
+    };
+    // Positions kept from earlier visits: only the memories without one are placed (next to a placed neighbour,
+    // else around the rest); a first visit, or one where most memories are new, runs the full layout.
+    var n = data.nodes.length;
+    el.dataset.layout = n && known >= 0.6 * n ? "cached" : "computed";
+    if (el.dataset.layout === "cached") {
+      after(placeNew(Object.keys(pos)));
+    } else {
+      runLayout(function () { after(cy.nodes()); });
+    }
+  }
+
+  /* Put memories that have no position next to a positioned neighbour, or on rings around the graph. */
+  function placeNew(knownIds) {
+    var known = {};
+    knownIds.forEach(function (id) { known[id] = 1; });
+    var fresh = cy.nodes().filter(function (n) { return !known[n.id()]; });
+    if (fresh.empty()) return fresh;
+    var lonely = [];
+    cy.batch(function () {
+      fresh.forEach(function (n, i) {
+        var anchor = n.neighborhood("node").filter(function (m) { return known[m.id()]; });
+        if (anchor.nonempty()) {
+          var p = anchor[0].position(), a = (2 * Math.PI * ((i * 0.618) % 1));
+          n.position({x: p.x + 55 * Math.cos(a), y: p.y + 55 * Math.sin(a)});
+          known[n.id()] = 1;
+        } else {
+          lonely.push([n]);
+        }
+      });
+      var placed = cy.nodes().filter(function (n) { return known[n.id()]; });
+      placeAroundCore(lonely, placed.nonempty() ? placed.boundingBox() : {x1: 0, x2: 0, y1: 0, y2: 0, w: 0, h: 0,
+                                                                          empty: true}, placed.nonempty());
     });
+    return fresh;
+  }
+
+  function csrfToken() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"] || ""; }
+    catch (e) { return ""; }
+  }
+
+  /* Keep where these memories are drawn for the next visit (server-side cache, ormah_site/ui/positions.py). */
+  function savePositions(nodes) {
+    if (!nodes || nodes.empty() || !el.dataset.positionsUrl) return;
+    var pos = {};
+    nodes.forEach(function (n) { var p = n.position(); pos[n.id()] = [Math.round(p.x), Math.round(p.y)]; });
+    fetch(el.dataset.positionsUrl, {method: "POST", credentials: "same-origin",
+                                    headers: {"Content-Type": "application/json", "X-CSRFToken": csrfToken()},
+                                    body: JSON.stringify({pos: pos})})
+      .then(function (r) { el.dataset.positionsSaved = r.ok ? String(nodes.length) : "error"; })
+      .catch(function () { el.dataset.positionsSaved = "error"; });
   }
 
   function load() {
@@ -321,7 +417,7 @@
         var near = data.nodes.slice(1).map(function (d) { return cy.getElementById(d.id); })
           .filter(function (n) { return n.nonempty(); });
         var pos = near.length ? {x: near[0].position("x") + 60, y: near[0].position("y") + 60} : freeSpot();
-        centre = cy.add(nodeEl(centreData, pos));
+        centre = cy.add(nodeEl(centreData, pos, 0));
         added = added.union(centre);
       }
       var fresh = data.nodes.slice(1).filter(function (d) { return cy.getElementById(d.id).empty(); });
@@ -329,13 +425,13 @@
         var n = cy.getElementById(d.id);
         if (n.nonempty()) {
           if (opts.expanded && d.id === centreId) d.more = 0;
-          n.data(nodeData(d));
-          n.classes(nodeClasses(d));
+          n.data(nodeData(d, n.degree(false)));
+          n.classes(nodeClasses(d) + (n.hasClass("lbl") ? " lbl" : "") + (n.hasClass("hit") ? " hit" : ""));
         }
       });
       fresh.forEach(function (d, i) {
         if (!opts.expanded && !opts.addNeighbours) return;
-        added = added.union(cy.add(nodeEl(d, placeAround(centre, fresh.length, i))));
+        added = added.union(cy.add(nodeEl(d, placeAround(centre, fresh.length, i), 0)));
       });
       if (opts.syncEdges) {
         var want = {};
@@ -348,7 +444,11 @@
         cy.add(edgeEl(e));
       });
     });
-    if (added.nonempty()) rememberOrder();
+    if (added.nonempty()) {
+      added.union(cy.getElementById(centreId)).forEach(function (n) { n.data("size", nodeSize(n.data("raw") || {}, n.degree(false))); });
+      rememberOrder();
+      savePositions(added);
+    }
     el.dataset.nodeCount = String(cy.nodes().length);
     return added;
   }
@@ -408,7 +508,12 @@
   }
 
   function clearHighlight() {
-    cy.batch(function () { cy.elements().removeClass("hit dim hit-edge"); });
+    var was = cy.nodes(".hit");
+    cy.batch(function () {
+      cy.elements().removeClass("hit dim hit-edge");
+      was.not(".lbl").removeStyle("font-size text-max-width");
+    });
+    el.dataset.hits = "0";
   }
 
   function highlightSearch() {
@@ -416,7 +521,11 @@
     var box = document.getElementById("search-hits");
     var ids = box && box.dataset.hitIds ? box.dataset.hitIds.split(" ").filter(Boolean) : [];
     clearHighlight();
-    if (!ids.length) { el.dataset.hits = "0"; return; }
+    if (!ids.length) {
+      var asked = box && box.dataset.query;
+      say(asked ? "Nothing found for “" + asked + "” in this view. " + countText() : countText());
+      return;
+    }
     var missing = ids.filter(function (id) { return cy.getElementById(id).empty(); }).slice(0, 10);
     Promise.all(missing.map(function (id) { return expand(id, {quiet: true}); })).then(function () {
       var hits = cy.collection();
@@ -427,6 +536,7 @@
         hits.edgesWith(hits).removeClass("dim").addClass("hit-edge");
       });
       el.dataset.hits = String(hits.length);
+      scaleLabels();
       if (hits.nonempty()) {
         if (hits.length === 1) cy.animate({center: {eles: hits}, zoom: Math.max(cy.zoom(), 1.2)}, {duration: duration()});
         else cy.animate({fit: {eles: hits, padding: 70}}, {duration: duration()});
@@ -457,8 +567,98 @@
       openPanel(id);
     });
     cy.on("dbltap", "node", function (ev) { expand(ev.target.id()); });
-    cy.on("mouseover", "node", function (ev) { ev.target.addClass("hover"); });
-    cy.on("mouseout", "node", function (ev) { ev.target.removeClass("hover"); });
+    cy.on("mouseover", "node", function (ev) { hoverNode(ev.target); });
+    cy.on("mouseout", "node", function () { hoverOff(); });
+    cy.on("mouseover", "edge", function (ev) { hoverEdge(ev.target); });
+    cy.on("mouseout", "edge", function () { hoverOff(); });
+    cy.on("zoom", function () { queueScale(); if (hovered) placeTip(hovered); });
+    cy.on("pan", function () { if (hovered) placeTip(hovered); });
+    cy.on("dragfree", "node", function (ev) { savePositions(ev.target); });
+  }
+
+  // ---- hover: the neighbourhood stands out, a tip names the memory or the connection -------------------------
+
+  var tip = document.createElement("div");
+  tip.id = "graph-tip";
+  tip.className = "graph-tip";
+  tip.setAttribute("role", "tooltip");
+  tip.hidden = true;
+  el.parentNode.appendChild(tip);
+  var hovered = null;
+  el.addEventListener("mouseleave", function () { hoverOff(); });
+  var BADGE_WORDS = {ctr: "contradicted by another memory", sup: "superseded by a newer memory",
+                     old: "outdated"};
+
+  function line(cls, text) {
+    var p = document.createElement("p");
+    p.className = cls;
+    p.textContent = text;
+    return p;
+  }
+
+  function showTip(parts) {
+    tip.replaceChildren.apply(tip, parts);
+    tip.hidden = false;
+  }
+
+  function placeTip(ele) {
+    var box = el.getBoundingClientRect(), host = el.parentNode.getBoundingClientRect();
+    var p = ele.isNode() ? ele.renderedPosition() : ele.renderedMidpoint();
+    var x = p.x + (box.left - host.left) + 14, y = p.y + (box.top - host.top) + 14;
+    tip.style.left = Math.max(4, Math.min(x, host.width - tip.offsetWidth - 4)) + "px";
+    tip.style.top = Math.max(4, Math.min(y, host.height - tip.offsetHeight - 4)) + "px";
+  }
+
+  function hoverNode(n) {
+    hoverOff();
+    hovered = n;
+    var hood = n.closedNeighborhood();
+    cy.batch(function () {
+      cy.elements().addClass("faded");
+      hood.removeClass("faded");
+      hood.nodes().addClass("hood");
+      n.addClass("hover");
+    });
+    scaleLabels();
+    var parts = [line("tip-title", n.data("name")),
+                 line("tip-meta", n.data("type") + " · " + n.data("tier") + (n.data("space") ? " · " + n.data("space") : "") +
+                      " · " + n.degree(false) + " connection" + (n.degree(false) === 1 ? "" : "s"))];
+    ["ctr", "sup", "old"].forEach(function (k) { if (n.data(k)) parts.push(line("tip-badge tip-" + k, BADGE_WORDS[k])); });
+    showTip(parts);
+    placeTip(n);
+    el.dataset.hover = n.id();
+  }
+
+  function hoverEdge(e) {
+    hoverOff();
+    hovered = e;
+    cy.batch(function () {
+      cy.elements().addClass("faded");
+      e.union(e.connectedNodes()).removeClass("faded");
+      e.connectedNodes().addClass("hood");
+      e.addClass("hover");
+    });
+    scaleLabels();
+    var parts = [line("tip-title", e.data("type").replace(/_/g, " ") + (e.data("w") != null ? " · weight " + e.data("w") : "")),
+                 line("tip-meta", e.source().data("name") + " → " + e.target().data("name"))];
+    if (e.data("reason")) parts.push(line("tip-reason", e.data("reason")));
+    showTip(parts);
+    placeTip(e);
+    el.dataset.hover = e.id();
+  }
+
+  function hoverOff() {
+    if (!hovered) return;
+    var was = cy.nodes(".hood");
+    cy.batch(function () {
+      cy.elements(".faded").removeClass("faded");
+      cy.elements(".hover").removeClass("hover");
+      was.removeClass("hood");
+      was.not(".lbl, .hit").removeStyle("font-size text-max-width");
+    });
+    hovered = null;
+    tip.hidden = true;
+    el.dataset.hover = "";
   }
 
   // ---- page events -------------------------------------------------------------------------------------------
@@ -497,13 +697,36 @@
     say("Removed. " + countText());
   });
 
+  // ---- one state: the filters and the search live in the URL; both the graph and the search follow it ----------
+
+  function syncUrl() {
+    var params = filtersForm ? new URLSearchParams(new FormData(filtersForm)) : new URLSearchParams();
+    var q = document.getElementById("q");
+    if (q && q.value.trim()) params.set("q", q.value.trim());
+    Array.from(params.keys()).forEach(function (k) { if (!params.get(k)) params.delete(k); });
+    var text = params.toString();
+    window.history.replaceState(null, "", text ? "?" + text : window.location.pathname);
+  }
+
+  function clearSearch() {
+    var q = document.getElementById("q"), results = document.getElementById("search-results");
+    if (q) q.value = "";
+    if (results) results.replaceChildren();
+    syncUrl();
+  }
+
+  document.body.addEventListener("htmx:afterSwap", function (ev) {
+    if (ev.detail.target && ev.detail.target.id === "search-results") syncUrl();
+  });
+
   if (filtersForm) {
     var reload = function () {
-      var params = new URLSearchParams(new FormData(filtersForm));
-      var q = document.getElementById("q");
-      if (q && q.value) params.set("q", q.value);
-      window.history.replaceState(null, "", "?" + params.toString());
+      syncUrl();
+      var box = document.getElementById("search-hits");
+      if (box) box.dataset.hitIds = "";  // the old hits belong to the old filters
       load();
+      var q = document.getElementById("q");
+      if (q && q.value.trim() && window.htmx) window.htmx.trigger(q.form, "submit");
     };
     filtersForm.addEventListener("change", reload);
     filtersForm.addEventListener("submit", function (ev) { ev.preventDefault(); reload(); });
@@ -517,7 +740,7 @@
     "g-fit": function () { cy.animate({fit: {eles: cy.elements(), padding: 30}}, {duration: duration()}); },
     "g-zoom-in": function () { zoomBy(1.25); },
     "g-zoom-out": function () { zoomBy(0.8); },
-    "g-relayout": function () { runLayout(function () { fitAll(); say(countText()); }); }
+    "g-relayout": function () { runLayout(function () { fitAll(); savePositions(cy.nodes()); say(countText()); }); }
   };
   Object.keys(buttons).forEach(function (id) {
     var b = document.getElementById(id);
@@ -550,7 +773,8 @@
       case "p": case "P": step(-1); break;
       case "Enter": var s = cy.$("node:selected"); if (s.nonempty()) openPanel(s[0].id()); break;
       case "x": case "X": var x = cy.$("node:selected"); if (x.nonempty()) expand(x[0].id()); break;
-      case "Escape": clearHighlight(); cy.$(":selected").unselect(); pickTarget = null; say(countText()); break;
+      case "Escape": clearHighlight(); clearSearch(); cy.$(":selected").unselect(); pickTarget = null; hoverOff();
+        say(countText()); break;
       default: handled = false;
     }
     if (handled) ev.preventDefault();

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import json
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 from pydantic import ValidationError
 
 from memory.domain.enums import EdgeType, NodeType, Tier
 from memory.domain.search import SearchQuery
 from memory.errors import OrmahError
 from memory.search import recall
+from ormah_site.ui.positions import MAX_POSITIONS, positions_for, positions_save
 from memory.graph import GRAPH_NODE_LIMIT, GraphFilters, graph_export, graph_facets, graph_neighbourhood
 
 SEARCH_LIMIT = 20
@@ -32,6 +35,14 @@ def filters_from(params: QueryDict) -> GraphFilters:
     )
 
 
+def search_scope(filters: GraphFilters) -> dict:
+    """The SearchQuery fields that make search see exactly what the graph shows (one state for both)."""
+    tiers = list(filters.tiers) or (None if filters.show_hidden else [Tier.CORE.value, Tier.WORKING.value])
+    spaces = None if filters.space is None else ([None] if filters.space == "" else [filters.space])
+    return {"include_outdated": filters.show_hidden, "tiers": tiers, "types": list(filters.types) or None,
+            "spaces": spaces, "tags": [filters.tag] if filters.tag else None}
+
+
 @login_required
 @require_GET
 def graph_page(request: HttpRequest) -> HttpResponse:
@@ -48,8 +59,24 @@ def graph_page(request: HttpRequest) -> HttpResponse:
 @require_GET
 @gzip_page
 def graph_data(request: HttpRequest) -> JsonResponse:
-    """Cytoscape elements for the filters (compact keys; see static/ui/graph.js)."""
-    return JsonResponse(graph_export(filters=filters_from(request.GET), limit=GRAPH_NODE_LIMIT).as_dict())
+    """Cytoscape elements for the filters (compact keys; see static/ui/graph.js), with cached positions."""
+    data = graph_export(filters=filters_from(request.GET), limit=GRAPH_NODE_LIMIT).as_dict()
+    data["pos"] = positions_for([n["id"] for n in data["nodes"]])
+    return JsonResponse(data)
+
+
+@login_required
+@require_POST
+def graph_positions(request: HttpRequest) -> JsonResponse:
+    """Store where the explorer drew the memories ({"pos": {id: [x, y]}}), so the next visit skips the layout."""
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        return JsonResponse({"error": "bad_request", "message": "The body must be JSON."}, status=400)
+    pos = body.get("pos") if isinstance(body, dict) else None
+    if not isinstance(pos, dict) or len(pos) > MAX_POSITIONS:
+        return JsonResponse({"error": "bad_request", "message": "Send {\"pos\": {id: [x, y]}}."}, status=400)
+    return JsonResponse({"saved": positions_save(positions=pos)})
 
 
 @login_required
@@ -72,8 +99,7 @@ def search(request: HttpRequest) -> HttpResponse:
     hits, error = [], None
     if text:
         try:
-            query = SearchQuery(query=text, limit=SEARCH_LIMIT, include_outdated=filters.show_hidden,
-                                tiers=list(filters.tiers) or None, types=list(filters.types) or None)
+            query = SearchQuery(query=text, limit=SEARCH_LIMIT, **search_scope(filters))
             hits = recall(query=query)
         except ValidationError:
             error = "That search is too long."
