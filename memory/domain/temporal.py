@@ -13,24 +13,31 @@ Readings (deliberate where the original differs, see docs/benchmarks.md "Recall 
 | last week                             | Monday of the previous week -> now (both readings)      |
 | last month                            | the 1st of the previous month -> now (both readings)    |
 | past week / past month                | now - 7 / 30 days -> now                                |
-| recently, lately                      | now - 3 days -> now                                     |
+| recently, lately                      | 3 days before the newest memory in scope (or now) -> now |
 | last/past N hours/days/weeks/months   | now - N units -> now (days start at midnight)           |
 | N days ago                            | that calendar day, widened by one day on each side      |
 | N weeks/months ago                    | centred on now - N units, +-3.5 / +-15 days             |
-| in/during March [2026], March 2026    | that month (the latest March not after now)             |
+| in/during March [2026], March 2026    | that month (no year: the latest March holding memories) |
+| in/during [the] summer [2023]         | that season (Dec-Feb, Mar-May, Jun-Aug, Sep-Nov), same  |
 | since March                           | March 1st -> now                                        |
 | recent                                | stripped, never selects a window                        |
 
 "Both readings": the previous calendar week (month) and the past 7 (30) days both fall inside the window.
 When several phrases match, the narrowest window wins; every matched phrase is stripped.
+
+Recall treats the window as a preference (memories inside it are boosted, none outside is removed); only dates
+given explicitly through the API filter. A `probe` (memories in scope) lets a month or season without a year
+mean the most recent such period that holds memories, and "recently" count back from the newest memory.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Protocol
 
 _DAY = timedelta(days=1)
 
@@ -45,6 +52,20 @@ _LEAD = r"(?:\b(?:in|during|from|over|for|within)\s+(?:the\s+)?)?"
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december"]
 _MONTH = r"(?P<month>" + "|".join(_MONTHS) + r")"
+
+
+class Probe(Protocol):
+    """What the parser may ask of the memories in scope (the search layer answers with two indexed queries)."""
+
+    def holds(self, after: datetime, before: datetime) -> bool:
+        """True when some memory in scope was created in [after, before)."""
+
+    def newest(self) -> datetime | None:
+        """The creation time of the newest memory in scope, or None when there is none."""
+
+
+_PROBE: ContextVar[Probe | None] = ContextVar("temporal_probe", default=None)  # the probe of the parse in progress
+YEARS_BACK = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,11 +164,51 @@ def _ago(m: re.Match, now: datetime) -> TimeWindow:
     return TimeWindow(centre - half, centre + half)
 
 
+def _latest_holding(first_year: int, span: Callable[[int], tuple[datetime, datetime]]) -> tuple[datetime, datetime]:
+    """The period of `first_year` or the most recent earlier one that holds memories (first_year's without a probe
+    or when none does)."""
+    probe = _PROBE.get()
+    if probe is not None:
+        for year in range(first_year, first_year - YEARS_BACK, -1):
+            if probe.holds(*span(year)):
+                return span(year)
+    return span(first_year)
+
+
 def _month_of(m: re.Match, now: datetime) -> tuple[datetime, datetime]:
     month = _MONTHS.index(m["month"].lower()) + 1
-    year = int(m["year"]) if m["year"] else (now.year if month <= now.month else now.year - 1)
-    start = _month_start(year, month, now)
-    return start, _add_months(start, 1)
+
+    def span(year: int) -> tuple[datetime, datetime]:
+        start = _month_start(year, month, now)
+        return start, _add_months(start, 1)
+
+    if m["year"]:
+        return span(int(m["year"]))
+    return _latest_holding(now.year if month <= now.month else now.year - 1, span)
+
+
+_SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+
+def _in_season(m: re.Match, now: datetime) -> TimeWindow:
+    first = _SEASON_START[m["season"].lower()]
+
+    def span(year: int) -> tuple[datetime, datetime]:
+        start = _month_start(year, first, now)
+        return start, _add_months(start, 3)
+
+    if m["year"]:
+        year = int(m["year"])
+        return TimeWindow(*span(year - 1 if first == 12 else year))
+    latest = now.year if _month_start(now.year, first, now) <= now else now.year - 1
+    return TimeWindow(*_latest_holding(latest, span))
+
+
+def _recently(m: re.Match, now: datetime) -> TimeWindow:
+    probe = _PROBE.get()
+    newest = probe.newest() if probe is not None else None
+    anchor = min(now, newest) if newest is not None else now
+    return TimeWindow(anchor - 3 * _DAY)
 
 
 def _in_month(m: re.Match, now: datetime) -> TimeWindow:
@@ -174,10 +235,12 @@ _RULES: list[tuple[re.Pattern, Callable[[re.Match, datetime], TimeWindow | None]
     (re.compile(rf"{_LEAD}\bthis\s+month\b", re.I), _this_month),
     (re.compile(rf"{_LEAD}\blast\s+month\b", re.I), _last_month),
     (re.compile(rf"{_LEAD}\b(?:past|previous)\s+month\b", re.I), _past(30)),
-    (re.compile(r"\b(?:recently|lately)\b", re.I), _past(3)),
+    (re.compile(r"\b(?:recently|lately)\b", re.I), _recently),
     (re.compile(rf"\bsince\s+{_MONTH}\b{_YEAR}?", re.I), _since_month),
     (re.compile(rf"\b(?:in|during)\s+{_MONTH}\b{_YEAR}?", re.I), _in_month),
     (re.compile(rf"\b{_MONTH}{_YEAR}\b", re.I), _in_month),
+    (re.compile(rf"\b(?:in|during)\s+(?:the\s+)?(?P<season>spring|summer|autumn|fall|winter)\b{_YEAR}?", re.I),
+     _in_season),
     (re.compile(r"\b(?:most\s+)?recent\b", re.I), _strip_only),
 ]
 
@@ -189,12 +252,16 @@ def _clean(text: str) -> str:
     return text.strip(" ,;:")
 
 
-def parse_temporal(text: str, now: datetime) -> TemporalParse:
+def parse_temporal(text: str, now: datetime, probe: Probe | None = None) -> TemporalParse:
     """Find temporal phrases, pick the narrowest window and strip every phrase from the text."""
     found: list[tuple[int, int, TimeWindow | None]] = []
-    for pattern, build in _RULES:
-        for m in pattern.finditer(text):
-            found.append((m.start(), m.end(), build(m, now)))
+    token = _PROBE.set(probe)
+    try:
+        for pattern, build in _RULES:
+            for m in pattern.finditer(text):
+                found.append((m.start(), m.end(), build(m, now)))
+    finally:
+        _PROBE.reset(token)
     if not found:
         return TemporalParse(window=None, text=text)
     found.sort(key=lambda f: (f[0], -(f[1] - f[0])))

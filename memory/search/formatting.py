@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from memory.domain.search import SearchHit
 from memory.domain.trust import warning_line
 
-EMPTY = "No memories found matching your query."
+EMPTY = "No good match for this query."  # nothing reached the calibrated threshold (docs/recall.md)
 SNIPPET_CHARS = 200
 GRAPH_SOURCES = ("activated", "conflict")
 

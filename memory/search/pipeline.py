@@ -1,9 +1,11 @@
 """Recall: the one search pipeline (reference §1.2-1.7). Every surface (API, MCP, CLI, whisper, benchmarks)
 calls `recall` and formats its typed hits at its own edge.
 
-Steps: temporal phrases -> window and stripped text; filters (outdated excluded unless history is asked for);
-FTS and vector legs; fusion and scoring of every candidate (boosts and space factor before the cut); floor and
-cut; temporal supplement; spreading activation; merge and cut again. Recall never touches lifecycle fields.
+Steps: temporal phrases -> a preferred window and the stripped text; hard filters (outdated excluded unless history
+is asked for; dates only when the caller gives them); the candidate pool (FTS, vectors, the window's nearest) and
+its features; the learned scorer turns each into a probability of relevance (memory.ranking, docs/recall.md);
+"no good match" when none reaches the calibrated threshold, else floor and cut; the temporal supplement for a query
+that names only a time; spreading activation; merge and cut again. Recall never touches lifecycle fields.
 """
 
 from __future__ import annotations
@@ -29,9 +31,13 @@ from memory.models import NodeRow
 from memory.search.activation import spread_activation
 from memory.search.filters import Filters
 from memory.search.fts import fts_search
-from memory.search.hybrid import Scored, row_facts, rows_by_id, score_candidates
+from memory.ranking import thresholds
+from memory.ranking.features import without_window
+from memory.ranking.scorer import load_scorer
+from memory.search.candidates import CandidatePool, gather
+from memory.search.hybrid import Scored, rows_by_id
 from memory.search.passages import with_passages
-from memory.search.semantic import cosines_for, vector_search
+from memory.search.scope import ScopeProbe
 from memory.search.supplement import temporal_supplement
 
 logger = logging.getLogger(__name__)
@@ -52,11 +58,16 @@ class RecallPlan:
     space_scoring: str | None  # the project to score spaces against, or None
 
 
-def recall_plan(query: SearchQuery, now: datetime) -> RecallPlan:
-    """Parse temporal phrases and history intent, and build the filters for a query (no I/O)."""
+def recall_plan(query: SearchQuery, now: datetime, probe: ScopeProbe | None = None) -> RecallPlan:
+    """Parse temporal phrases and history intent, and build the hard filters for a query.
+
+    A time named in the query text becomes `window`, a preference the scorer weighs; only created_after /
+    created_before given by the caller filter. With a `probe`, a month without a year is the latest one holding
+    memories and "recently" counts back from the newest memory in scope.
+    """
     text, window = query.query, None
     if query.created_after is None and query.created_before is None:
-        parsed = parse_temporal(query.query, now)
+        parsed = parse_temporal(query.query, now, probe)
         if parsed.window is not None or parsed.text.strip():
             text, window = parsed.text, parsed.window
     history = query.include_outdated or asks_for_history(text)
@@ -65,8 +76,8 @@ def recall_plan(query: SearchQuery, now: datetime) -> RecallPlan:
         tiers=tuple(str(t) for t in query.tiers or ()),
         spaces=tuple(query.spaces) if query.spaces is not None else None,
         tags=tuple(query.tags or ()),
-        created_after=window.after if window else query.created_after,
-        created_before=window.before if window else query.created_before,
+        created_after=query.created_after,
+        created_before=query.created_before,
         active_at=None if history else now,
     )
     return RecallPlan(
@@ -74,6 +85,15 @@ def recall_plan(query: SearchQuery, now: datetime) -> RecallPlan:
         question=is_question(text), filters=filters,
         space_scoring=query.default_space if query.spaces is None else None,
     )
+
+
+def _scope(query: SearchQuery, now: datetime) -> ScopeProbe:
+    history = query.include_outdated or asks_for_history(query.query)
+    return ScopeProbe(Filters(
+        types=tuple(str(t) for t in query.types or ()), tiers=tuple(str(t) for t in query.tiers or ()),
+        spaces=tuple(query.spaces) if query.spaces is not None else None, tags=tuple(query.tags or ()),
+        active_at=None if history else now,
+    ))
 
 
 def query_vector(text: str, embedder: Embedder | None = None) -> np.ndarray | None:
@@ -85,23 +105,48 @@ def query_vector(text: str, embedder: Embedder | None = None) -> np.ndarray | No
         return None
 
 
-def _direct(plan: RecallPlan, limit: int, floor: float, vector: np.ndarray | None, now: datetime,
-            conf: RecallConf) -> list[Scored]:
-    bounded = plan.filters.created_after is not None or plan.filters.created_before is not None
-    pool = limit * (conf.temporal_pool_factor if bounded else conf.pool_factor)
-    fts_hits = fts_search(plan.text, pool, plan.filters, or_below=limit)
-    knn = [] if vector is None else vector_search(vector, pool, plan.filters)
-    vec_hits = [h for h in knn if h.cosine >= conf.similarity_threshold]
-    if len(knn) == pool and knn[-1].cosine >= conf.similarity_threshold:
-        # The pool filled before the threshold, so FTS candidates outside it were never measured: measure them,
-        # so that "FTS-only" means "vectors call it unrelated", not "ranked below the pool" (they join the tail).
-        seen = {h.row_id for h in vec_hits}
-        vec_hits += cosines_for(vector, [h.row_id for h in fts_hits if h.row_id not in seen],
-                                min_cosine=conf.similarity_threshold)
-    rows = row_facts(list({h.row_id for h in fts_hits} | {h.row_id for h in vec_hits}))
-    scored = score_candidates(fts_hits, vec_hits, rows, text=plan.text, question=plan.question, now=now,
-                              default_space=plan.space_scoring, conf=conf)
-    return [c for c in scored if c.score >= floor][:limit]
+def _pool(plan: RecallPlan, limit: int, vector: np.ndarray | None, now: datetime, conf: RecallConf) -> CandidatePool:
+    window = (plan.window.after, plan.window.before) if plan.window is not None else None
+    return gather(text=plan.text, limit=limit, filters=plan.filters, vector=vector, now=now, window=window,
+                  default_space=plan.space_scoring, pool_factor=conf.pool_factor)
+
+
+def recall_pool(*, query: SearchQuery, now: datetime | None = None, embedder: Embedder | None = None,
+                conf: RecallConf = DEFAULT_CONF) -> CandidatePool | None:
+    """The candidate pool and features recall scores for a query (None for a time-only query); bench/fit_scorer.py
+    fits the scorer on exactly these."""
+    now = as_utc(now or utcnow())
+    plan = recall_plan(query, now, _scope(query, now))
+    if plan.topicless:
+        return None
+    return _pool(plan, query.limit, query_vector(plan.text, embedder), now, conf)
+
+
+def _direct(pool: CandidatePool, limit: int, floor: float | None) -> list[Scored]:
+    """Scored candidates of both legs, best first; [] when none is a good match (always judged); `floor` (None:
+    the calibrated recall floor) drops weaker ones."""
+    if not pool.row_ids:
+        return []
+    scorer = load_scorer()
+    probs = scorer.probabilities(pool.matrix)
+    # "No good match" and the floor judge the topic alone: a time named in the query reorders, never empties.
+    topic = scorer.probabilities(without_window(pool.matrix))
+    if max(topic.max(), probs.max()) < thresholds.no_good_match():
+        return []  # no good match: nothing here is likely to be what was asked for
+    floor = thresholds.recall_floor() if floor is None else floor
+    keep = {row_id for row_id, p, t in zip(pool.row_ids, probs, topic) if max(p, t) >= floor}
+    out = []
+    for row_id, p in zip(pool.row_ids, probs):
+        if row_id not in keep:
+            continue
+        in_fts, in_vec = row_id in pool.fts_rank, row_id in pool.vec_rank
+        legs = tuple(leg for leg, found in (("fts", in_fts), ("vector", in_vec)) if found) or ("temporal",)
+        source = "hybrid" if in_fts and in_vec else legs[0]
+        out.append(Scored(row_id=row_id, score=round(float(p), 6), source=source, legs=legs,
+                          raw_cosine=pool.cosine.get(row_id), fts_rank=pool.fts_rank.get(row_id),
+                          vector_rank=pool.vec_rank.get(row_id)))
+    out.sort(key=lambda c: (-c.score, c.fts_rank or 10**9, c.vector_rank or 10**9))
+    return out[:limit]
 
 
 def recall_scored(
@@ -110,13 +155,15 @@ def recall_scored(
 ) -> list[Scored]:
     """The ranked candidates of a query before they become hits (the pipeline body; `recall` wraps it)."""
     now = as_utc(now or utcnow())
-    plan = recall_plan(query, now)
-    floor = conf.min_relevance if query.min_score is None else query.min_score
+    plan = recall_plan(query, now, _scope(query, now))
     vector = None if plan.topicless else query_vector(plan.text, embedder)
-    direct = [] if plan.topicless else _direct(plan, query.limit, floor, vector, now, conf)
-    if plan.filters.created_after is not None and (plan.topicless or len(direct) < query.limit):
-        direct += temporal_supplement(plan.filters, query.limit - len(direct), exclude=[c.row_id for c in direct],
-                                      default_space=plan.space_scoring, vector=vector, conf=conf)
+    direct = [] if plan.topicless else _direct(_pool(plan, query.limit, vector, now, conf), query.limit,
+                                               query.min_score)
+    if plan.topicless:
+        # Only a time was asked for: that period's memories, newest first (the newest in scope if it holds none).
+        inside = plan.filters.with_window(plan.window.after, plan.window.before)
+        direct = temporal_supplement(inside, query.limit, default_space=plan.space_scoring, conf=conf) or \
+            temporal_supplement(plan.filters, query.limit, default_space=plan.space_scoring, conf=conf)
     merged = list(direct)
     if query.activation:
         merged += spread_activation(direct, exclude=[c.row_id for c in direct], filters=plan.filters, conf=conf)

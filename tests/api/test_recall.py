@@ -37,7 +37,7 @@ def test_recall_as_text_is_what_an_agent_reads(api, billing):
 
 def test_recall_with_nothing_found_says_so(api, billing):
     response = api.post("/api/agent/recall", {"query": "zebra migration patterns in kenya", "format": "text"})
-    assert response.json()["text"] == "No memories found matching your query."
+    assert response.json()["text"] == "No good match for this query."
 
 
 def test_recall_logs_the_surfacing_with_the_session(api, billing):

@@ -60,7 +60,7 @@ def test_recall_filters(memories, query, args, expected):
 
 
 def test_recall_with_no_match_says_so(memories):
-    assert recall("zebra migration in kenya").strip() == "No memories found matching your query."
+    assert recall("zebra migration in kenya").strip() == "No good match for this query."
 
 
 def test_recall_is_not_use_and_logs_no_surfacing(memories):

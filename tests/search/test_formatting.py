@@ -21,7 +21,7 @@ def hit(n: int, **fields) -> SearchHit:
 
 
 def test_no_hits():
-    assert format_hits_text([]) == "No memories found matching your query."
+    assert format_hits_text([]) == "No good match for this query."
 
 
 def test_direct_related_and_conflicting_sections():

@@ -8,6 +8,7 @@ from django.db import connection
 from memory import runtime
 from memory.conf import get_conf
 from memory.management.base import OrmahCommand
+from memory.ranking.scorer import load_scorer
 from memory.selectors import dangling_connections, index_drift
 from memory.store import MAX_READ_BYTES
 from memory.services import connections_prune_dangling, index_sync
@@ -115,7 +116,13 @@ class Command(OrmahCommand):
                                    f"prunes them): {json.dumps(found[:20])}")
             return "none"
 
-        results = [_check(n, f) for n, f in [("extensions", extensions), ("model", model), ("home", home),
+        def scorer():
+            s = load_scorer()
+            return f"{s.version}, {len(s.features)} features, thresholds " + \
+                ", ".join(f"{k} {v:g}" for k, v in sorted(s.thresholds.items()))
+
+        results = [_check(n, f) for n, f in [("extensions", extensions), ("model", model), ("scorer", scorer),
+                                               ("home", home),
                                                ("malformed_files", malformed), ("drift", drift),
                                                ("duplicate_ids", duplicates), ("large_files", large),
                                                ("set_aside_files", left_aside), ("dangling_connections", dangling)]]

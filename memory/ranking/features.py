@@ -1,0 +1,165 @@
+"""Per-candidate features of the learned scorer (pure: plain values in, a float matrix out).
+
+One row per candidate memory of one query, one column per name in FEATURES. The scorer file
+(memory/ranking/weights-v1.json) lists the names it was fitted on, so a column is never matched by position alone.
+
+| feature      | meaning                                                                              |
+|--------------|--------------------------------------------------------------------------------------|
+| bm25_rel     | BM25 score / the query's best BM25 score (0 when the keyword leg did not find it)    |
+| fts_rr       | 1 / sqrt(BM25 rank) (0 when not found by keywords)                                   |
+| cos          | cosine of the query and memory vectors                                               |
+| cos_gap      | cosine minus the best cosine among the query's candidates (<= 0)                     |
+| vec_rr       | 1 / sqrt(rank by cosine among the candidates)                                        |
+| coverage     | IDF-weighted share of the query's content words found in the memory (light stems)    |
+| phrase       | share of the query's adjacent content-word pairs found adjacent in the memory        |
+| title        | share of the query's content words in the memory's title                            |
+| info         | log(1 + content words of the memory): short filler turns carry little                |
+| centrality   | cosine of the memory to the mean of the other memories: hubs sit near the centre     |
+| window       | +1 inside the time window the query names, -1 outside it, 0 when it names none       |
+| other_space  | 1 when the memory belongs to another project than the caller's                       |
+| confidence   | the memory's confidence (1.0 when unknown)                                           |
+| tier         | +1 core, 0 working, -1 archival                                                      |
+| recency      | 2^(-days since last use / 30)                                                        |
+| access       | log(1 + confirmed uses) / log(21), capped at 1                                       |
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from memory.domain.text import STOP_WORDS
+
+FEATURES = (
+    "bm25_rel", "fts_rr", "cos", "cos_gap", "vec_rr", "coverage", "phrase", "title", "info", "centrality",
+    "window", "other_space", "confidence", "tier", "recency", "access",
+)
+TIER_VALUE = {"core": 1.0, "working": 0.0, "archival": -1.0}
+_WORD = re.compile(r"[a-z0-9]+")
+_SUFFIXES = ("ies", "ing", "ed", "es", "ly", "s")
+
+
+def stem(word: str) -> str:
+    """A light stem (plural, -ing, -ed, -ly), enough to match "paintings" with "painting" and "painted"."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def stems(text: str) -> list[str]:
+    """Stemmed lowercase word tokens of a text, in order (stop words kept, for phrase adjacency)."""
+    return [stem(w) for w in _WORD.findall(text.lower().replace("'s", ""))]
+
+
+def query_terms(text: str) -> list[str]:
+    """The query's content words (no stop words, no single characters), stemmed, in order, without repeats."""
+    return list(dict.fromkeys(stem(w) for w in _WORD.findall(text.lower().replace("'s", ""))
+                              if len(w) > 1 and w not in STOP_WORDS))
+
+
+def idf(doc_count: int, total: int) -> float:
+    """BM25's inverse document frequency, floored at a small positive value."""
+    return max(0.05, math.log(1 + (total - doc_count + 0.5) / (doc_count + 0.5)))
+
+
+@dataclass(frozen=True, slots=True)
+class QueryFacts:
+    """What the features need of the query: its terms with their IDF, adjacent pairs, the caller's project."""
+
+    terms: tuple[str, ...]
+    weights: tuple[float, ...]  # IDF of each term
+    pairs: tuple[tuple[str, str], ...]
+    default_space: str | None = None
+    window: tuple[datetime, datetime | None] | None = None
+
+
+def query_facts(text: str, idfs: Mapping[str, float], *, default_space: str | None = None,
+                window: tuple[datetime, datetime | None] | None = None) -> QueryFacts:
+    """Query facts from its text and the IDF of each term (terms missing from `idfs` weigh the top IDF)."""
+    terms = query_terms(text)
+    top = max(idfs.values(), default=1.0)
+    content = [stem(w) for w in _WORD.findall(text.lower().replace("'s", "")) if len(w) > 1 and w not in STOP_WORDS]
+    pairs = tuple(dict.fromkeys(zip(content, content[1:])))
+    return QueryFacts(terms=tuple(terms), weights=tuple(idfs.get(t, top) for t in terms), pairs=pairs,
+                      default_space=default_space, window=window)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What the features need of one candidate memory."""
+
+    row_id: int
+    content: str
+    title: str
+    bm25: float | None
+    fts_rank: int | None
+    cosine: float | None
+    centrality: float
+    created: datetime
+    space: str | None
+    confidence: float | None
+    tier: str
+    access_count: int
+    days_since_access: float
+
+
+def _window_value(created: datetime, window: tuple[datetime, datetime | None] | None) -> float:
+    if window is None:
+        return 0.0
+    after, before = window
+    return 1.0 if created >= after and (before is None or created < before) else -1.0
+
+
+def feature_matrix(query: QueryFacts, candidates: Sequence[Candidate]) -> np.ndarray:
+    """The (n, len(FEATURES)) float64 matrix of the candidates of one query."""
+    n = len(candidates)
+    out = np.zeros((n, len(FEATURES)), dtype=np.float64)
+    if not n:
+        return out
+    best_bm25 = max((c.bm25 for c in candidates if c.bm25 is not None and c.bm25 > 0), default=0.0)
+    cosines = np.array([c.cosine if c.cosine is not None else -1.0 for c in candidates])
+    order = np.argsort(-cosines, kind="stable")
+    vec_rank = np.empty(n, dtype=np.int64)
+    vec_rank[order] = np.arange(1, n + 1)
+    best_cos = float(cosines.max())
+    total_weight = sum(query.weights) or 1.0
+    for i, c in enumerate(candidates):
+        doc = stems(c.content)
+        doc_set = set(doc)
+        doc_pairs = set(zip(doc, doc[1:]))
+        title = set(stems(c.title))
+        cos = c.cosine if c.cosine is not None else 0.0
+        content_words = sum(1 for w in _WORD.findall(c.content.lower()) if w not in STOP_WORDS and len(w) > 1)
+        out[i] = (
+            (c.bm25 / best_bm25) if c.bm25 is not None and best_bm25 > 0 else 0.0,
+            1.0 / math.sqrt(c.fts_rank) if c.fts_rank else 0.0,
+            cos,
+            (cos - best_cos) if c.cosine is not None else -1.0,
+            1.0 / math.sqrt(vec_rank[i]) if c.cosine is not None else 0.0,
+            sum(w for t, w in zip(query.terms, query.weights) if t in doc_set) / total_weight,
+            (sum(1 for p in query.pairs if p in doc_pairs) / len(query.pairs)) if query.pairs else 0.0,
+            (sum(1 for t in query.terms if t in title) / len(query.terms)) if query.terms else 0.0,
+            math.log1p(min(content_words, 400)),
+            c.centrality,
+            _window_value(c.created, query.window),
+            1.0 if query.default_space is not None and c.space not in (None, query.default_space) else 0.0,
+            1.0 if c.confidence is None else float(c.confidence),
+            TIER_VALUE.get(str(c.tier), 0.0),
+            2.0 ** (-max(0.0, c.days_since_access) / 30.0),
+            min(1.0, math.log1p(max(0, c.access_count)) / math.log(21)),
+        )
+    return out
+
+
+def without_window(matrix: np.ndarray) -> np.ndarray:
+    """The same features as if the query named no time (the window column zeroed)."""
+    out = matrix.copy()
+    if out.size:
+        out[:, FEATURES.index("window")] = 0.0
+    return out

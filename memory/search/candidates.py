@@ -1,0 +1,145 @@
+"""The candidate pool of one query and its feature matrix (the scorer's input).
+
+Candidates come from the keyword leg (BM25), the vector leg (nearest by cosine) and, when the query names a time,
+the memories of that window nearest to the query (time is a preference: they join the pool, the `window` feature
+weighs them, nothing outside is removed). Every candidate then gets its real cosine and its centrality from its
+stored vector, so both legs' candidates are measured the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+from django.db import DatabaseError, connection
+
+from memory.domain.lifecycle import days_between
+from memory.models import NodeRow
+from memory.ranking.features import Candidate, QueryFacts, feature_matrix, idf, query_facts, query_terms
+from memory.search import vectors
+from memory.search.filters import Filters
+from memory.search.fts import FTS_TABLE, fts_search
+from memory.search.semantic import cosines_for, vector_search
+
+DF_CAP = 5000  # document counts above this are treated as this (the IDF of such a word is near its floor anyway)
+CENTROID_SAMPLE = 2048
+NEUTRAL_CENTRALITY = 0.5  # a store of one memory (no others to be near)
+
+_centroids: dict[tuple[str, str], tuple[int, int, np.ndarray]] = {}
+
+
+@dataclass(frozen=True)
+class CandidatePool:
+    """The candidates of one query, their features (rows aligned with row_ids) and how each leg ranked them."""
+
+    row_ids: list[int]
+    matrix: np.ndarray
+    fts_rank: dict[int, int]
+    cosine: dict[int, float]
+    vec_rank: dict[int, int]  # rank in the vector leg (absent: not found by it)
+
+
+def doc_counts(terms: list[str]) -> dict[str, int]:
+    """How many memories contain each term, by FTS5 (porter stems), capped at DF_CAP."""
+    out = {}
+    with connection.cursor() as cur:
+        for term in terms:
+            try:
+                cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
+                            ['"' + term.replace('"', '""') + '"', DF_CAP])
+                out[term] = int(cur.fetchone()[0])
+            except DatabaseError:
+                out[term] = 0
+    return out
+
+
+def _memory_count() -> int:
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM memory_noderow")
+        return int(cur.fetchone()[0])
+
+
+def centroid(total: int, dim: int) -> tuple[np.ndarray, int]:
+    """The sum of a sample of stored memory vectors and the sample's size, kept per process until the store grows
+    or shrinks by a tenth (a zero vector and 0 when nothing has a vector yet)."""
+    key = (str(connection.settings_dict.get("NAME")), str(dim))
+    cached = _centroids.get(key)
+    if cached is not None and cached[2].shape[0] == dim and (
+            cached[0] == total or (total > CENTROID_SAMPLE and abs(cached[0] - total) <= total / 10)):
+        return cached[2], cached[1]
+    with connection.cursor() as cur:
+        cur.execute("SELECT id FROM memory_noderow ORDER BY random() LIMIT %s", [CENTROID_SAMPLE])
+        ids = [r[0] for r in cur.fetchall()]
+    vecs = [v for v in vectors.get_many(ids).values() if v.shape[0] == dim]
+    total_vec = np.sum(np.stack(vecs), axis=0) if vecs else np.zeros(dim, dtype=np.float32)
+    _centroids[key] = (total, len(vecs), total_vec.astype(np.float32))
+    return _centroids[key][2], _centroids[key][1]
+
+
+def centrality(cosine_to_sum: dict[int, float], sum_norm: float, sampled: int, total: int) -> dict[int, float]:
+    """Cosine of each memory to the mean of the *other* memories: with the whole store in the sample, the memory's
+    own vector is taken out of the sum, so a small store does not call every memory central."""
+    if sampled < 2:
+        return {}
+    if total > sampled:
+        return dict(cosine_to_sum)
+    out = {}
+    for row_id, c in cosine_to_sum.items():
+        dot = c * sum_norm  # x . S with |x| = 1
+        rest = sum_norm * sum_norm - 2 * dot + 1  # |S - x|^2
+        out[row_id] = (dot - 1) / math.sqrt(rest) if rest > 1e-9 else 0.0
+    return out
+
+
+def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None, now: datetime,
+           window: tuple[datetime, datetime | None] | None = None, default_space: str | None = None,
+           pool_factor: int = 9) -> CandidatePool:
+    """Candidates of both legs (limit x pool_factor each, plus the window's nearest) with their feature matrix."""
+    pool = limit * pool_factor
+    fts_hits = fts_search(text, pool, filters, or_below=limit)
+    knn = [] if vector is None else vector_search(vector, pool, filters)
+    ids = list(dict.fromkeys([h.row_id for h in fts_hits] + [h.row_id for h in knn]))
+    if window is not None and vector is not None:
+        inside = filters.with_window(max(window[0], filters.created_after or window[0]),
+                                     window[1] if filters.created_before is None or window[1] is None
+                                     else min(window[1], filters.created_before))
+        ids += [h.row_id for h in vector_search(vector, limit * 3, inside) if h.row_id not in set(ids)]
+    if not ids:
+        return CandidatePool([], np.zeros((0, 0)), {}, {}, {})
+    rows = {r[0]: r for r in NodeRow.objects.filter(id__in=ids).values_list(
+        "id", "content", "title", "created", "space", "confidence", "tier", "access_count", "last_accessed")}
+    ids = [i for i in ids if i in rows]
+    cosine: dict[int, float] = {}
+    central: dict[int, float] = {}
+    if vector is not None:
+        cosine = {h.row_id: h.cosine for h in cosines_for(vector, ids)}
+        if cosine:
+            total = _memory_count()
+            summed, sampled = centroid(total, int(np.asarray(vector).shape[0]))
+            norm = float(np.linalg.norm(summed))
+            if norm > 0:
+                to_sum = {h.row_id: h.cosine for h in cosines_for(summed / norm, list(cosine))}
+                central = centrality(to_sum, norm, sampled, total)
+    terms = query_terms(text)
+    total = _memory_count()
+    counts = doc_counts(terms)
+    facts: QueryFacts = query_facts(text, {t: idf(counts.get(t, 0), total) for t in terms},
+                                    default_space=default_space, window=window)
+    fts = {h.row_id: h for h in fts_hits}
+    candidates = []
+    for row_id in ids:
+        _, content, title, created, space, confidence, tier, access_count, last_accessed = rows[row_id]
+        hit = fts.get(row_id)
+        candidates.append(Candidate(
+            row_id=row_id, content=content, title=title or "", bm25=hit.score if hit else None,
+            fts_rank=hit.rank if hit else None, cosine=cosine.get(row_id),
+            centrality=central.get(row_id, NEUTRAL_CENTRALITY),
+            created=created, space=space, confidence=confidence, tier=tier, access_count=access_count,
+            days_since_access=days_between(last_accessed, now) if last_accessed else math.inf,
+        ))
+    return CandidatePool(
+        row_ids=ids, matrix=feature_matrix(facts, candidates), fts_rank={h.row_id: h.rank for h in fts_hits},
+        cosine=cosine, vec_rank={h.row_id: i for i, h in enumerate(knn, start=1)},
+    )
