@@ -40,8 +40,9 @@ def test_recall_prints_the_agent_text(memories):
 def test_recall_json_lists_the_hits_with_the_api_fields(memories):
     hits = json.loads(recall("which database stores invoices", "--json"))
     assert hits[0]["id"] == memories["billing"].id
-    assert sorted(hits[0]) == ["activated_by", "activation_edge", "content", "created", "id", "legs", "score",
-                               "short_id", "source", "space", "tags", "tier", "title", "type", "valid_until", "warnings"]
+    assert sorted(hits[0]) == ["activated_by", "activation_edge", "content", "content_truncated", "created", "id",
+                               "legs", "score", "short_id", "source", "space", "tags", "tier", "title", "type",
+                               "valid_until", "warnings"]
 
 
 @pytest.mark.parametrize("query,args,expected", [
