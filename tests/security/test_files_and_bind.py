@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-from django.core.management import CommandError, call_command
 
 from ormah_site.management.commands import serve as serve_command
 from ormah_site.tokens import token_ensure
@@ -69,20 +68,6 @@ def test_another_bind_address_must_be_configured(tmp_path):
     assert _settings_probe(tmp_path, ORMAH_HOST="0.0.0.0")[0] == "0.0.0.0"
 
 
-class _Exited:
-    returncode = 0
-
-    def poll(self):
-        return 0
-
-    def wait(self, timeout=None):
-        return 0
-
-
-def test_serve_binds_gunicorn_to_the_configured_host(db, monkeypatch, settings):
-    started = []
-    monkeypatch.setattr(serve_command.subprocess, "Popen", lambda args, **kw: started.append(args) or _Exited())
-    with pytest.raises(CommandError):
-        call_command("serve", "--no-watch", "--no-cluster")
-    web = started[0]
+def test_serve_binds_gunicorn_to_the_configured_host(settings):
+    web = serve_command.serve_parts(host=settings.HOST, port=settings.PORT, cluster=False)[0].argv
     assert web[web.index("--bind") + 1] == f"{settings.HOST}:{settings.PORT}" == "127.0.0.1:8787"

@@ -31,19 +31,24 @@ class Command(BaseCommand):
         parser.add_argument("--no-watch", action="store_true", help="do not watch the node folder")
 
     def handle(self, *args, **o):
-        o_ = settings.ORMAH
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
         if o["no_watch"]:
             env["ORMAH_WATCH"] = "0"
-        web = [*SUPERVISED, "gunicorn", "ormah_site.wsgi:application", "-c", "python:ormah_site.gunicorn_conf",
-               "--bind", f"{o['host']}:{o['port']}", "--workers", str(o_["WEB_WORKERS"]),
-               "--threads", str(o_["WEB_THREADS"]), "--worker-class", "gthread", "--timeout", "120",
-               "--graceful-timeout", "10", "--access-logfile", "-", "--access-logformat", ACCESS_LOG_FORMAT,
-               "--log-level", "warning", "--no-control-socket"]
-        parts = [Part("web", web)]
-        if not o["no_cluster"]:
-            parts.append(Part("jobs", [*SUPERVISED, "ormah_site.cli", "admin", "qcluster"]))
         schedules_sync()  # the job schedules are declared in code; bring django-q2's rows in line before jobs start
         self.stdout.write(f"Ormah is serving on http://{o['host']}:{o['port']}/ (Ctrl-C stops)")
-        Supervisor(parts, env=env, cwd=settings.BASE_DIR).run()
+        Supervisor(serve_parts(host=o["host"], port=o["port"], cluster=not o["no_cluster"]), env=env,
+                   cwd=settings.BASE_DIR).run()
         self.stdout.write("Ormah stopped.")
+
+
+def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:
+    """The supervised parts of `ormah serve`: gunicorn bound to host:port, and the job cluster unless told not."""
+    o_ = settings.ORMAH
+    web = [*SUPERVISED, "gunicorn", "ormah_site.wsgi:application", "-c", "python:ormah_site.gunicorn_conf",
+           "--bind", f"{host}:{port}", "--workers", str(o_["WEB_WORKERS"]), "--threads", str(o_["WEB_THREADS"]),
+           "--worker-class", "gthread", "--timeout", "120", "--graceful-timeout", "10", "--access-logfile", "-",
+           "--access-logformat", ACCESS_LOG_FORMAT, "--log-level", "warning", "--no-control-socket"]
+    parts = [Part("web", web)]
+    if cluster:
+        parts.append(Part("jobs", [*SUPERVISED, "ormah_site.cli", "admin", "qcluster"]))
+    return parts
