@@ -139,7 +139,7 @@ def read_note(path: Path, folder: Path, text: str, space: str | None) -> _Note:
             loaded = None
         if isinstance(loaded, dict):
             meta, body = loaded, match.group(2)
-    rel = path.relative_to(folder).as_posix()
+    rel = path.resolve().relative_to(folder).as_posix()
     heading = _HEADING.search(body)
     title = meta.get("title") or (heading.group(1).strip() if heading else path.stem.replace("-", " ").replace("_", " "))
     tier = str(meta.get("tier") or "").lower()

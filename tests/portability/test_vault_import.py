@@ -86,3 +86,12 @@ def test_reimport_updates_the_edited_note_and_adds_nothing(home, db, tmp_path):
     assert ("Billing service", "Postgres") in edges()
     third = memory_import(path=root)
     assert (third.imported, third.updated, third.unchanged) == ([], [], 4)
+
+
+def test_a_relative_folder_path_works(home, db, tmp_path, monkeypatch):
+    vault(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    report = memory_import(path="vault")
+    assert len(report.imported) == 4 and not report.skipped
+    again = memory_import(path=str(tmp_path / "vault"))  # the same folder, named absolutely: same memories
+    assert (again.imported, again.unchanged) == ([], 4)
