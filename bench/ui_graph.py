@@ -43,7 +43,32 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 VIEWPORT = {"width": 1440, "height": 900}
 CORPUS_SEED = 1
-TIMINGS = ("drawn_ms", "start_ms", "fetch_ms", "init_ms", "layout_ms", "fit_ms", "render_ms")
+TIMINGS = ("drawn_ms", "start_ms", "fetch_ms", "init_ms", "layout_ms", "fit_ms", "render_ms", "browser_cpu_ms",
+           "server_cpu_ms")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_ms(root: int, *, exclude: int | None = None) -> float:
+    """CPU time (user + system, ms) of a process and all its descendants, leaving out the tree of `exclude`."""
+    parent, cpu = {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(entry.name)] = int(fields[1])
+        cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) * 1000 / TICKS
+    def inside(pid: int) -> bool:
+        while pid > 1:
+            if pid == exclude:
+                return False
+            if pid == root:
+                return True
+            pid = parent.get(pid, 0)
+        return False
+    return sum(ms for pid, ms in cpu.items() if inside(pid))
 
 
 # ---------------------------------------------------------------------------
@@ -119,13 +144,18 @@ def _sign_in(context, base: str, password: str) -> None:
     page.close()
 
 
-def _measure(page, base: str, *, reload: bool = False) -> dict:
+def _measure(page, base: str, server: int, *, reload: bool = False) -> dict:
+    browser0, server0 = _cpu_ms(os.getpid(), exclude=server), _cpu_ms(server)
     if reload:
         page.reload()
     else:
         page.goto(base + "/")
     page.wait_for_selector("#graph[data-state=ready]", timeout=180_000)
-    return page.evaluate("""() => {
+    if page.get_attribute("#graph", "data-layout") == "computed":  # the positions reach the server cache
+        page.wait_for_function("document.getElementById('graph').dataset.positionsSaved", timeout=60_000)
+    cpu = {"browser_cpu_ms": round(_cpu_ms(os.getpid(), exclude=server) - browser0),
+           "server_cpu_ms": round(_cpu_ms(server) - server0), "layout": page.get_attribute("#graph", "data-layout")}
+    return cpu | page.evaluate("""() => {
         const drawn = performance.getEntriesByName('ormah:graph-drawn')[0].startTime;
         const t = window.ormahGraphTimings;
         return {drawn_ms: Math.round(drawn), start_ms: t.start_ms, fetch_ms: t.fetch_ms, init_ms: t.init_ms,
@@ -172,6 +202,12 @@ def _frames(page, seconds: float = 2.0) -> float:
     return frames / elapsed
 
 
+def _floor(page, base: str) -> float:
+    """Navigation start to the load event of the stats page: the cost of any page of this server and browser."""
+    page.goto(base + "/stats/")
+    return page.evaluate("() => performance.getEntriesByType('navigation')[0].loadEventEnd")
+
+
 def run_size(size: int, runs: int, cache_dir: Path) -> dict:
     from playwright.sync_api import sync_playwright
 
@@ -192,14 +228,22 @@ def run_size(size: int, runs: int, cache_dir: Path) -> dict:
                 _sign_in(warmup, base, password)
                 cookies = warmup.cookies()
                 warmup.close()
-                cold, warm, weight, frames = [], [], None, []
+                cold, cached, warm, weight, frames, floors = [], [], [], None, [], []
+                positions = home / "ui" / "graph-positions.json"
                 for _ in range(runs):
+                    positions.unlink(missing_ok=True)  # a first visit: the layout runs and fills the cache
                     context = browser.new_context(viewport=VIEWPORT)
                     context.add_cookies(cookies)
                     page = context.new_page()
-                    cold.append(_measure(page, base))
+                    floors.append(_floor(page, base))
+                    cold.append(_measure(page, base, proc.pid))
                     weight = weight or _weight(page)
-                    warm.append(_measure(page, base, reload=True))
+                    context.close()
+                    context = browser.new_context(viewport=VIEWPORT)  # a later visit: positions from the cache
+                    context.add_cookies(cookies)
+                    page = context.new_page()
+                    cached.append(_measure(page, base, proc.pid))
+                    warm.append(_measure(page, base, proc.pid, reload=True))
                     frames.append((_frames(page), _frames(page)))
                     context.close()
                 browser.close()
@@ -209,7 +253,9 @@ def run_size(size: int, runs: int, cache_dir: Path) -> dict:
     med = lambda rows, key: statistics.median(r[key] for r in rows)  # noqa: E731
     return {"size": size, "seed": seed, "runs": runs,
             "cold": {k: med(cold, k) for k in TIMINGS},
+            "cached": {k: med(cached, k) for k in TIMINGS},
             "warm": {k: med(warm, k) for k in TIMINGS},
+            "layouts": [r["layout"] for r in cold + cached], "floor_ms": statistics.median(floors),
             "cold_max_ms": max(r["drawn_ms"] for r in cold),
             "nodes": cold[0]["nodes"], "edges": cold[0]["edges"], "weight": weight,
             "fps_first": round(statistics.median(f[0] for f in frames), 1),
@@ -226,27 +272,46 @@ def _kb(n: int) -> str:
 
 def report(results: list[dict], machine_md: str, load: str) -> str:
     lines = [
-        "Time to a drawn graph (navigation start to the first rendered frame after the fcose layout) and page",
-        "weight, measured by `python -m bench.ui_graph` in headless Debian Chromium (`/usr/bin/chromium`,",
-        "software rendering, no GPU) against `ormah serve` (gunicorn, static files from Django). Median of "
-        f"{results[0]['runs']} runs;",
-        "cold = fresh browser context (empty cache), warm = reload. Generated memories with their connections",
-        "(bench/_common.py); above 5,000 the explorer loads the 5,000 most important and expands on double-click.",
-        f"Load average while it ran: {load} (the machine was shared with other test runs).",
+        "Time to a drawn graph (navigation start to the first rendered frame after the layout) and page weight,",
+        "measured by `python -m bench.ui_graph` in headless Debian Chromium (`/usr/bin/chromium`, software",
+        "rendering, no GPU) against `ormah serve` (gunicorn, static files from Django). Median of "
+        f"{results[0]['runs']} runs.",
+        "First visit = fresh browser context with an empty position cache (fcose runs, the positions are sent to",
+        "the server); later visit = fresh browser context whose memories all have cached positions (no layout);",
+        "reload = the later visit reloaded. CPU = user + system time of the Chromium processes (browser) and of",
+        "the gunicorn tree (server) during the visit. Floor = navigation to the load event of the stats page in",
+        "the same browser and server (no graph), measured in the same run.",
+        f"Load average while it ran: {load} (the machine was shared with other engineers' test runs).",
         "",
-        "| Memories | Drawn nodes / edges | Cold: drawn | data | init | layout | fit | first frame | Warm: drawn "
-        "| Drag frames/s (first / then) | Graph JSON (gzip / raw) |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| Memories | Drawn nodes / edges | First visit: drawn | data | layout | first frame | browser CPU "
+        "| Later visit: drawn | layout | browser CPU | Reload: drawn | Floor | First / later ÷ floor "
+        "| Graph JSON (gzip / raw) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
-        w = r["weight"]
+        w, c, k = r["weight"], r["cold"], r["cached"]
         lines.append(
-            f"| {r['size']:,} | {r['nodes']:,} / {r['edges']:,} | {r['cold']['drawn_ms'] / 1000:.2f} s | "
-            f"{r['cold']['fetch_ms']:.0f} ms | {r['cold']['init_ms']:.0f} ms | {r['cold']['layout_ms']:.0f} ms | "
-            f"{r['cold']['fit_ms']:.0f} ms | {r['cold']['render_ms']:.0f} ms | {r['warm']['drawn_ms'] / 1000:.2f} s | "
-            f"{r['fps_first']:.0f} / {r['fps']:.0f} | {_kb(w['graph_json'])} / {_kb(w['graph_json_decoded'])} |")
+            f"| {r['size']:,} | {r['nodes']:,} / {r['edges']:,} | {c['drawn_ms'] / 1000:.2f} s | "
+            f"{c['fetch_ms']:.0f} ms | {c['layout_ms']:.0f} ms | {c['render_ms']:.0f} ms | "
+            f"{c['browser_cpu_ms'] / 1000:.2f} s | {k['drawn_ms'] / 1000:.2f} s | {k['layout_ms']:.0f} ms | "
+            f"{k['browser_cpu_ms'] / 1000:.2f} s | {r['warm']['drawn_ms'] / 1000:.2f} s | {r['floor_ms']:.0f} ms | "
+            f"{c['drawn_ms'] / r['floor_ms']:.1f} / {k['drawn_ms'] / r['floor_ms']:.1f} | "
+            f"{_kb(w['graph_json'])} / {_kb(w['graph_json_decoded'])} |")
     w = results[0]["weight"]
     lines += [
+        "",
+        "Where the first visit's time goes (median ms): " + "; ".join(
+            f"{r['size']:,}: data {r['cold']['fetch_ms']:.0f}, init {r['cold']['init_ms']:.0f}, layout "
+            f"{r['cold']['layout_ms']:.0f}, fit {r['cold']['fit_ms']:.0f}, first frame {r['cold']['render_ms']:.0f}"
+            for r in results) + ". Server CPU per visit: " + "; ".join(
+            f"{r['size']:,}: {r['cold']['server_cpu_ms']:.0f} ms first, {r['cached']['server_cpu_ms']:.0f} ms later"
+            for r in results) + ". Drag frames/s after the later visit (first drag / then): " + "; ".join(
+            f"{r['size']:,}: {r['fps_first']:.0f} / {r['fps']:.0f}" for r in results) + ".",
+        "",
+        "The layout is the part a cache removes: a later visit places only memories that have no cached position",
+        "(next to a placed neighbour, else on rings around the graph) and skips fcose; what remains is the data,",
+        "Cytoscape's first paint and the fit. The positions live in ORMAH_HOME/ui/graph-positions.json (a cache:",
+        "deleting it costs one layout).",
         "",
         "Page weight of the graph page, cold (bytes transferred):",
         "",
@@ -257,17 +322,6 @@ def report(results: list[dict], machine_md: str, load: str) -> str:
         f"| Ormah JS (app.js, graph.js) | {_kb(w['ui_js'])} |",
         f"| CSS | {_kb(w['css'])} |",
         f"| Total without the graph data | {_kb(w['total'] - w['graph_json'])} |",
-        "",
-        "The graph data is the only part that grows with the memory: "
-        + ", ".join(f"{_kb(r['weight']['graph_json'])} gzipped for {r['size']:,}" for r in results) + ".",
-        "Static files are sent uncompressed (local use); the browser revalidates them (`Cache-Control: no-cache`,",
-        "304 on reload).",
-        "",
-        "Columns: data = fetch and parse of the graph JSON, init = Cytoscape instance with its styles, layout = fcose",
-        "on the connected core (components of 4+ memories; `default` quality up to 1,000 core nodes, `draft` above)",
-        "plus the rings of unconnected memories around it, fit = first bounding box and zoom, first frame = until",
-        "the first frame is painted. Above 1,500 nodes edges are haystack lines, only the 150 most important",
-        "memories carry a label until hovered, selected or hit, and Cytoscape pans a texture while dragging.",
         "",
         "Server side (in the seeding process): `graph_export()` took "
         + ", ".join(f"{r['seed']['export_ms']:.0f} ms for {r['size']:,}" for r in results) + ".",

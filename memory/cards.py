@@ -71,6 +71,7 @@ class NodeOption:
     uid: str
     short_id: str
     label: str
+    title: str = ""
 
 
 def node_suggest(*, text: str, exclude: str | None = None, limit: int = 12) -> list[NodeOption]:
@@ -82,9 +83,23 @@ def node_suggest(*, text: str, exclude: str | None = None, limit: int = 12) -> l
                                 | Q(uid__startswith=text.lower()))
     if exclude:
         qs = qs.exclude(uid=exclude)
-    return [NodeOption(uid=u, short_id=s, label=node_label(t, c))
+    return [NodeOption(uid=u, short_id=s, label=node_label(t, c), title=t or auto_title(c))
             for u, s, t, c in qs.order_by("-importance", "uid").values_list("uid", "short_id", "title",
                                                                              "content")[:limit]]
+
+
+def nodes_titled(*, title: str, exclude: str | None = None, limit: int = 5) -> list[NodeOption]:
+    """Memories whose title (or, untitled, first line) is exactly `title`, ignoring case."""
+    title = title.strip()
+    if not title:
+        return []
+    qs = NodeRow.objects.filter(Q(title__iexact=title) | Q(title="", content__istartswith=title))
+    if exclude:
+        qs = qs.exclude(uid=exclude)
+    found = [NodeOption(uid=u, short_id=s, label=node_label(t, c), title=t or auto_title(c))
+             for u, s, t, c in qs.order_by("-importance", "uid").values_list("uid", "short_id", "title",
+                                                                              "content")[:limit * 4]]
+    return [o for o in found if o.title.casefold() == title.casefold()][:limit]
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,14 @@ from django import forms
 from pydantic import ValidationError
 
 from memory.domain.enums import EdgeType, NodeType, Tier
+from memory.domain.identity import ABOUT_SELF_TAG, SELF_TAGS
 from memory.domain.node import Node
 from memory.domain.requests import MAX_CONTENT_BYTES, MAX_TITLE_CHARS, NodePatch, validation_message
 
 _TYPES = [(t.value, t.value.capitalize()) for t in NodeType]
 _TIERS = [(t.value, t.value.capitalize()) for t in Tier]
 _EDGES = [(e.value, e.value.replace("_", " ")) for e in EdgeType if e != EdgeType.DEFINES]
+SYSTEM_TAGS = frozenset((*SELF_TAGS, ABOUT_SELF_TAG))  # kept by Ormah itself: shown, never edited as text
 
 
 class NodeEditForm(forms.Form):
@@ -24,17 +26,22 @@ class NodeEditForm(forms.Form):
     type = forms.ChoiceField(choices=_TYPES)
     tier = forms.ChoiceField(choices=_TIERS)
     space = forms.CharField(required=False, max_length=100, help_text="Empty means global.")
-    tags = forms.CharField(required=False, help_text="Comma-separated, e.g. postgres, ops")
+    tags = forms.CharField(required=False, max_length=2000, help_text="Comma-separated, e.g. postgres, ops")
     confidence = forms.FloatField(min_value=0.0, max_value=1.0, widget=forms.NumberInput(attrs={"step": "0.05"}))
     file_hash = forms.CharField(widget=forms.HiddenInput)
 
+    system_tags: tuple[str, ...] = ()
+
     @classmethod
     def for_node(cls, node: Node, file_hash: str) -> NodeEditForm:
-        return cls(initial={
+        form = cls(initial={
             "title": node.title or "", "content": node.content, "type": node.type.value, "tier": node.tier.value,
-            "space": node.space or "", "tags": ", ".join(node.tags), "confidence": node.confidence,
+            "space": node.space or "", "tags": ", ".join(t for t in node.tags if t not in SYSTEM_TAGS),
+            "confidence": node.confidence,
             "file_hash": file_hash,
         })
+        form.system_tags = tuple(t for t in node.tags if t in SYSTEM_TAGS)
+        return form
 
     def patch_for(self, node: Node) -> NodePatch:
         """The NodePatch of the fields that differ from `node`; adds a form error and raises on invalid input."""
@@ -42,13 +49,18 @@ class NodeEditForm(forms.Form):
         wanted = {
             "title": data["title"].strip() or None, "content": data["content"], "type": data["type"],
             "tier": data["tier"], "space": data["space"].strip() or None,
-            "tags": [t for t in (part.strip() for part in data["tags"].split(",")) if t],
+            # system tags stay as they are, whatever the text field says
+            "tags": [*(t for t in node.tags if t in SYSTEM_TAGS),
+                     *(t for t in (part.strip().lower() for part in data["tags"].split(","))
+                       if t and t not in SYSTEM_TAGS)],
             "confidence": data["confidence"],
         }
         current = {
             "title": node.title, "content": node.content, "type": node.type.value, "tier": node.tier.value,
             "space": node.space, "tags": list(node.tags), "confidence": node.confidence,
         }
+        if sorted(wanted["tags"]) == sorted(current["tags"]):
+            wanted["tags"] = current["tags"]
         changed = {k: v for k, v in wanted.items() if v != current[k]}
         try:
             return NodePatch(**changed)
@@ -61,7 +73,7 @@ class ConnectForm(forms.Form):
     """A new outgoing connection from the memory in the panel."""
 
     target = forms.CharField(max_length=100, label="Connect to",
-                             help_text="Type part of a title or an id, or pick a node in the graph.")
+                             help_text="Type part of its title and pick it from the list, or pick it in the graph.")
     edge = forms.ChoiceField(choices=_EDGES, initial=EdgeType.RELATED_TO.value, label="Relation")
     weight = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.5,
                               widget=forms.NumberInput(attrs={"step": "0.05"}))

@@ -61,9 +61,9 @@
         "border-width": 2, "border-color": p.tier.working,
         // every label appears once zoomed in far enough to read it (11 px); below that only the chosen few
         "label": big ? "" : "data(label)", "font-size": 11, "color": p.label, "text-valign": "bottom",
-        "text-margin-y": 3, "min-zoomed-font-size": 15, "text-wrap": "ellipsis", "text-max-width": 150,
+        "text-margin-y": 3, "min-zoomed-font-size": 15,
         "text-background-color": p.labelBg, "text-background-opacity": 0.8, "text-background-padding": 2,
-        "text-background-shape": "roundrectangle", "overlay-padding": 6
+        "overlay-padding": 6
       }},
       {selector: "node.lbl, node:selected, node.hit, node.hover, node.hood",
        style: {"label": "data(label)", "min-zoomed-font-size": 0, "z-index": 5}},
@@ -151,13 +151,15 @@
   function weight(n) { return n.data("imp") + 0.12 * Math.log2(1 + n.degree(false)); }
 
   function rememberOrder() {
+    var w = {};
+    cy.nodes().forEach(function (n) { w[n.id()] = weight(n); });
     var sorted = cy.nodes().sort(function (a, b) {
-      return (b.data("self") - a.data("self")) || (weight(b) - weight(a));
+      return (b.data("self") - a.data("self")) || (w[b.id()] - w[a.id()]);
     });
     order = sorted.map(function (n) { return n.id(); });
     cursor = -1;
     cy.batch(function () {
-      cy.nodes(".lbl").removeClass("lbl").removeStyle("font-size text-max-width");
+      cy.nodes(".lbl").removeClass("lbl").removeStyle("font-size");
       sorted.slice(0, labelled(sorted.length)).addClass("lbl");
     });
     scaleLabels();
@@ -166,8 +168,8 @@
   /* Labels of the chosen few (and of a hovered neighbourhood) keep 11 px on screen however far out the view is. */
   function scaleLabels() {
     if (!cy) return;
-    var z = cy.zoom(), fs = Math.min(80, Math.max(11, 11 / z)), mw = Math.min(900, Math.max(150, 150 / z));
-    cy.batch(function () { cy.nodes(".lbl, .hood, .hover, .hit").style({"font-size": fs, "text-max-width": mw}); });
+    var fs = Math.min(80, Math.max(11, 11 / cy.zoom()));
+    cy.batch(function () { cy.nodes(".lbl, .hood, .hover, .hit").style("font-size", fs); });
   }
   var scaleQueued = false;
   function queueScale() {
@@ -257,10 +259,15 @@
     layout.run();
   }
 
+  /* Fit the nodes (not their labels: measuring thousands of labels is what made the first fit slow). */
   function fitAll() {
     cy.resize();
-    cy.fit(cy.elements(), 30);
-    if (cy.zoom() > 1.6) { cy.zoom(1.6); cy.center(); }
+    if (cy.nodes().empty()) return;
+    var bb = cy.nodes().boundingBox({includeLabels: false, includeOverlays: false});
+    var pad = 30, w = cy.width(), h = cy.height();
+    var zoom = Math.min(1.6, Math.max(cy.minZoom(), Math.min((w - 2 * pad) / Math.max(bb.w, 1),
+                                                              (h - 2 * pad) / Math.max(bb.h, 1))));
+    cy.viewport({zoom: zoom, pan: {x: (w - zoom * (bb.x1 + bb.x2)) / 2, y: (h - zoom * (bb.y1 + bb.y2)) / 2}});
   }
 
   function drawn(data, started) {
@@ -511,7 +518,7 @@
     var was = cy.nodes(".hit");
     cy.batch(function () {
       cy.elements().removeClass("hit dim hit-edge");
-      was.not(".lbl").removeStyle("font-size text-max-width");
+      was.not(".lbl").removeStyle("font-size");
     });
     el.dataset.hits = "0";
   }
@@ -654,7 +661,7 @@
       cy.elements(".faded").removeClass("faded");
       cy.elements(".hover").removeClass("hover");
       was.removeClass("hood");
-      was.not(".lbl, .hit").removeStyle("font-size text-max-width");
+      was.not(".lbl, .hit").removeStyle("font-size");
     });
     hovered = null;
     tip.hidden = true;

@@ -102,14 +102,14 @@ def test_connect_stores_the_edge_in_the_source_file(ui, mem):
 def test_connect_to_an_unknown_memory_shows_the_error(ui, mem):
     a = mem("Lonely memory", auto_link=False)
     response = csrf_post(ui, f"/nodes/{a.id}/connect/", {"target": "ffffffff", "edge": "related_to", "weight": "0.5"})
-    assert response.status_code == 404
-    assert "No memory with id ffffffff" in response.content.decode()
+    assert response.status_code == 422
+    assert "No memory matches “ffffffff”." in response.content.decode()
 
 
 def test_suggestions_offer_memories_by_title(ui, mem):
     a = mem("Grafana dashboards for the ingress controller", auto_link=False)
     html = ui.get("/nodes/suggest/", {"target": "grafana"}).content.decode()
-    assert f'<option value="{a.id}">' in html
+    assert '<option value="Grafana dashboards for the ingress controller">' in html  # the title, not an id
 
 
 def test_mark_outdated_sets_valid_until_and_appends_the_reason(ui, mem):
@@ -163,3 +163,53 @@ def test_actions_without_htmx_redirect_back_to_the_node_page(ui, mem):
     response = csrf_post(ui, f"/nodes/{a.id}/tier/", {"tier": "core"}, htmx=False)
     assert response.status_code == 302
     assert response["Location"] == f"/nodes/{a.id}/"
+
+
+def test_connect_resolves_a_title(ui, mem):
+    a = mem("The deploy checklist", auto_link=False)
+    b = mem("Rollback drills run every quarter", title="Rollback drills", auto_link=False)
+    response = csrf_post(ui, f"/nodes/{a.id}/connect/", {"target": "rollback drills", "edge": "supports",
+                                                        "weight": "0.5"})
+    assert response.status_code == 200 and "Connected (supports)." in response.content.decode()
+    assert f"target: {b.id}" in runtime.store().path_for(a.id).read_text()
+
+
+def test_connect_with_several_matches_offers_them_and_takes_the_pick(ui, mem):
+    a = mem("The deploy checklist", auto_link=False)
+    b = mem("Rollback drill for the billing service", auto_link=False)
+    c = mem("Rollback drill for the search cluster", auto_link=False)
+    html = csrf_post(ui, f"/nodes/{a.id}/connect/", {"target": "rollback drill", "edge": "related_to",
+                                                    "weight": "0.5"}).content.decode()
+    assert "2 memories match “rollback drill”; pick one." in html
+    assert f'name="target_id" value="{b.id}"' in html and f'name="target_id" value="{c.id}"' in html
+    response = csrf_post(ui, f"/nodes/{a.id}/connect/", {"target": "rollback drill", "target_id": c.id,
+                                                        "edge": "related_to", "weight": "0.5"})
+    assert response.status_code == 200
+    assert f"target: {c.id}" in runtime.store().path_for(a.id).read_text()
+
+
+def test_the_edit_form_hides_system_tags_and_keeps_them(ui, mem):
+    self_ensure(name="Robin")
+    a = mem("Robin drinks green tea", about_self=True, tags=["tea"], auto_link=False)
+    html = ui.get(f"/nodes/{a.id}/edit/", HTTP_HX_REQUEST="true").content.decode()
+    assert 'name="tags" value="tea"' in html and "Kept by Ormah" in html and "#about_self" in html
+    from ormah_site.ui.view_models.nodes import node_detail
+
+    file_hash = node_detail(ref=a.id).file_hash
+    csrf_post(ui, f"/nodes/{a.id}/edit/", {"title": "", "content": "Robin drinks green tea daily", "type": "fact",
+                                          "tier": "working", "space": "", "tags": "tea, identity",
+                                          "confidence": "1.0", "file_hash": file_hash})
+    text = runtime.store().path_for(a.id).read_text()
+    assert "about_self" in text and "identity" not in text and "daily" in text
+
+
+def test_the_edit_form_refuses_what_the_api_refuses(ui, mem):
+    from ormah_site.ui.view_models.nodes import node_detail
+
+    a = mem("A memory to edit", auto_link=False)
+    fields = {"title": "t" * 400, "content": "A memory to edit", "type": "fact", "tier": "working", "space": "",
+              "tags": "", "confidence": "1.0", "file_hash": node_detail(ref=a.id).file_hash}
+    response = csrf_post(ui, f"/nodes/{a.id}/edit/", fields)
+    assert response.status_code == 422 and "at most 300 characters" in response.content.decode()
+    response = csrf_post(ui, f"/nodes/{a.id}/edit/", {**fields, "title": "", "content": "   "})
+    assert response.status_code == 422

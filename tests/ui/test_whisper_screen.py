@@ -39,8 +39,15 @@ def test_screen_shows_prompts_decisions_injected_and_gated_out_candidates(ui, de
     assert "<script>alert(1)" not in html
     assert 'data-decision="injected"' in html and 'data-decision="silent:conversational"' in html
     assert "injected #1" in html
-    assert "below_gate" in html and "0.310 / 0.55" in html
+    assert "below_gate" in html and "gate 0.31/0.55" in html
     assert "42/300 tokens" in html
+
+
+def test_each_candidate_links_to_its_memory_and_to_fixing_it(ui, decisions):
+    _, _, tea, _ = decisions
+    html = ui.get("/whisper/").content.decode()
+    assert f'href="/nodes/{tea.id}/"' in html and f'href="/nodes/{tea.id}/edit/"' in html
+    assert f'action="/nodes/{tea.id}/outdated/"' in html and f'href="/?focus={tea.id}"' in html
 
 
 def test_screen_filters_by_outcome_and_session(ui, decisions):

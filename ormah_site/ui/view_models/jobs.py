@@ -87,4 +87,6 @@ def jobs_dashboard(*, now: datetime, queued: dict[str, datetime] | None = None, 
         jobs.append(JobView(name=name, description=task["description"], interval_minutes=task["interval_minutes"],
                             uses_llm=task["uses_llm"], paused=task["paused"], next_run=task["next_run"], last=last,
                             state=state))
+    order = {name: i for i, name in enumerate(SLEEP_CYCLE)}  # the order the sleep cycle runs them, then by name
+    jobs.sort(key=lambda j: (order.get(j.name, len(order)), j.name))
     return Dashboard(jobs=jobs, runs=runs[:run_limit], queued=open_, sleep_done=sleep_done)

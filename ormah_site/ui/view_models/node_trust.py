@@ -8,7 +8,7 @@ from datetime import datetime
 from memory.context.selectors import evidence_rows, trust_facts, verification_list
 from memory.context.warnings import memory_warnings
 from memory.domain.node import PROVENANCE_KEYS, utcnow
-from memory.domain.trust import warning_line
+from ormah_site.ui.view_models.pills import Pill, pill
 
 CITATION_PREVIEW = 160
 
@@ -36,7 +36,7 @@ class NodeTrust:
     """Everything the panel's trust section shows; evaluated, so the template never queries."""
 
     citations: list[CitationView]
-    warnings: list[str]
+    warnings: list[Pill]
     checks: list[CheckView]
     provenance: list[tuple[str, str]]
 
@@ -65,7 +65,7 @@ def node_trust(*, uid: str, now: datetime | None = None) -> NodeTrust:
                   if facts and getattr(facts.provenance, k) is not None]
     return NodeTrust(
         citations=citations,
-        warnings=[warning_line(w) for w in memory_warnings(uids=[uid], now=now).get(uid, ())],
+        warnings=[pill(w) for w in memory_warnings(uids=[uid], now=now).get(uid, ())],
         checks=[CheckView(status=r.status, checker=r.checker, message=r.message, created=r.created)
                 for r in verification_list(target_uid=uid, limit=5)],
         provenance=provenance,

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memory import runtime
-from memory.cards import AuditEntry, node_audit, node_label
+from memory.cards import AuditEntry, NodeOption, node_audit, node_label, node_suggest, nodes_titled
 from memory.domain.enums import EdgeType
 from memory.domain.node import Node, utcnow
+from memory.errors import OrmahError
 from memory.selectors import Neighbour, node_neighbours, node_read, node_row_get
 
 
@@ -72,3 +73,35 @@ def node_detail(*, ref: str, now: datetime | None = None) -> NodeDetail:
 def node_file_hash(*, ref: str) -> str:
     """The hash of a memory's file as it is on disk now (to detect edits made while a form was open)."""
     return node_read(store=runtime.store(), row=node_row_get(ref=ref))[1].hash
+
+
+@dataclass(frozen=True)
+class TargetMatch:
+    """What the connect box's text resolves to: one memory, or why not (with the candidates to pick from)."""
+
+    uid: str | None
+    message: str = ""
+    options: tuple[NodeOption, ...] = ()
+
+
+def connect_target(*, text: str, source_uid: str) -> TargetMatch:
+    """Resolve the connect box: an id or id prefix, else an exact title, else the only memory whose title or
+    content contains the text. Several matches come back as options to pick from."""
+    text = text.strip()
+    if not text:
+        return TargetMatch(uid=None, message="Type part of a title.")
+    try:
+        row = node_row_get(ref=text)
+        if row.uid != source_uid:
+            return TargetMatch(uid=row.uid)
+    except OrmahError:
+        pass
+    titled = nodes_titled(title=text, exclude=source_uid)
+    if len(titled) == 1:
+        return TargetMatch(uid=titled[0].uid)
+    found = titled or node_suggest(text=text, exclude=source_uid, limit=8)
+    if len(found) == 1:
+        return TargetMatch(uid=found[0].uid)
+    if not found:
+        return TargetMatch(uid=None, message=f"No memory matches “{text}”.")
+    return TargetMatch(uid=None, message=f"{len(found)} memories match “{text}”; pick one.", options=tuple(found))

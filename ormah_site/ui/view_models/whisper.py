@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memory.context.warnings import memory_warnings
-from memory.domain.trust import warning_line
+from ormah_site.ui.view_models.pills import Pill, pill
 from whisper.selectors import candidates_by_decision, decision_counts, decision_get, decisions_page, explicit_feedback
 from whisper.state import INJECTED
 
@@ -34,7 +34,7 @@ class CandidateView:
     gate_threshold: float | None
     final_rank: int | None
     feedback: int | None  # the latest explicit signal given in this decision's context, if any
-    warnings: tuple[str, ...] = ()  # the memory's recall warnings now (superseded, contradicted, ...)
+    warnings: tuple[Pill, ...] = ()  # the memory's recall warnings now (superseded, contradicted, ...)
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class DecisionView:
 
 
 def _candidate(c, feedback: dict[tuple[int, str], int],
-               warnings: dict[str, tuple[str, ...]]) -> CandidateView:
+               warnings: dict[str, tuple[Pill, ...]]) -> CandidateView:
     return CandidateView(
         node_uid=c.node_uid, short_id=c.short_id, title=c.title, source=c.source, stage=c.stage, injected=c.injected,
         retrieval_rank=c.retrieval_rank, retrieval_score=c.retrieval_score, raw_cosine=c.raw_cosine, ce_abs=c.ce_abs,
@@ -76,7 +76,7 @@ def _candidate(c, feedback: dict[tuple[int, str], int],
 
 
 def _view(d, candidates: list,
-          feedback: dict[tuple[int, str], int], warnings: dict[str, tuple[str, ...]]) -> DecisionView:
+          feedback: dict[tuple[int, str], int], warnings: dict[str, tuple[Pill, ...]]) -> DecisionView:
     prompt = d.prompt or ""
     preview = prompt if len(prompt) <= PROMPT_PREVIEW else prompt[: PROMPT_PREVIEW - 1].rstrip() + "…"
     ordered = sorted(candidates, key=lambda c: (not c.injected, c.final_rank if c.final_rank is not None else 999,
@@ -89,11 +89,11 @@ def _view(d, candidates: list,
     )
 
 
-def _warnings(uids: list[str]) -> dict[str, tuple[str, ...]]:
+def _warnings(uids: list[str]) -> dict[str, tuple[Pill, ...]]:
     """Each memory's recall warnings as it stands now, as display lines."""
     if not uids:
         return {}
-    return {uid: tuple(warning_line(w) for w in found)
+    return {uid: tuple(pill(w) for w in found)
             for uid, found in memory_warnings(uids=list(dict.fromkeys(uids))).items() if found}
 
 

@@ -15,7 +15,9 @@ from memory.domain.enums import EdgeType, NodeType, Tier
 from memory.domain.search import SearchQuery
 from memory.errors import OrmahError
 from memory.search import recall
+from memory.selectors import index_counts
 from ormah_site.ui.positions import MAX_POSITIONS, positions_for, positions_save
+from ormah_site.ui.view_models.pills import pill
 from memory.graph import GRAPH_NODE_LIMIT, GraphFilters, graph_export, graph_facets, graph_neighbourhood
 
 SEARCH_LIMIT = 20
@@ -49,6 +51,7 @@ def graph_page(request: HttpRequest) -> HttpResponse:
     """The explorer: Cytoscape canvas, filters, legend, search and the node panel."""
     filters = filters_from(request.GET)
     return render(request, "memory/graph.html", {
+        "empty": index_counts()["nodes"] <= 1,  # nothing but the self node: say how to add memories
         "facets": graph_facets(), "filters": filters, "limit": GRAPH_NODE_LIMIT,
         "focus": request.GET.get("focus", ""), "query": request.GET.get("q", ""),
         "edge_types": [e.value for e in EdgeType],
@@ -104,5 +107,6 @@ def search(request: HttpRequest) -> HttpResponse:
         except ValidationError:
             error = "That search is too long."
     return render(request, "memory/_search_results.html", {
-        "query": text, "hits": hits, "hit_ids": [h.node_id for h in hits], "error": error,
+        "query": text, "hits": [(h, [pill(w) for w in h.warnings]) for h in hits],
+        "hit_ids": [h.node_id for h in hits], "error": error,
     })

@@ -17,11 +17,11 @@ from memory.cards import node_suggest
 from memory.domain.enums import TIER_ORDER, EdgeType, Tier
 from memory.errors import OrmahError
 from ormah_site.ui import undo
-from ormah_site.ui.forms import ConnectForm, NodeEditForm, OutdatedForm, TierForm
+from ormah_site.ui.forms import SYSTEM_TAGS, ConnectForm, NodeEditForm, OutdatedForm, TierForm
 from ormah_site.ui.http import is_htmx, with_trigger
 from ormah_site.ui.render import markdown_html
 from ormah_site.ui.view_models.node_trust import node_trust
-from ormah_site.ui.view_models.nodes import NodeDetail, node_detail, node_file_hash
+from ormah_site.ui.view_models.nodes import NodeDetail, connect_target, node_detail, node_file_hash
 
 _TIER_VERBS = {Tier.CORE: "Promote to core", Tier.WORKING: "Move to working", Tier.ARCHIVAL: "Archive"}
 
@@ -35,14 +35,15 @@ def _tier_moves(detail: NodeDetail) -> list[tuple[str, str, bool]]:
 
 def _panel(request: HttpRequest, ref: str, *, status: int = 200, error: str | None = None,
            notice: str | None = None, edit_form: NodeEditForm | None = None,
-           connect_form: ConnectForm | None = None, undo_token: str | None = None) -> HttpResponse:
+           connect_form: ConnectForm | None = None, undo_token: str | None = None,
+           target_options: tuple = ()) -> HttpResponse:
     detail = node_detail(ref=ref)
     context = {
         "d": detail, "node": detail.node, "content_html": markdown_html(detail.node.content),
         "tier_moves": [] if detail.is_self else _tier_moves(detail),
         "edit_form": edit_form, "connect_form": connect_form, "outdated_form": OutdatedForm(),
         "error": error, "notice": notice, "defines": EdgeType.DEFINES.value,
-        "trust": node_trust(uid=detail.node.id), "undo_token": undo_token,
+        "trust": node_trust(uid=detail.node.id), "undo_token": undo_token, "target_options": target_options,
     }
     template = "memory/_node_panel.html" if is_htmx(request) else "memory/node_page.html"
     return render(request, template, context, status=status)
@@ -95,6 +96,7 @@ def node_edit(request: HttpRequest, uid: str) -> HttpResponse:
     if request.method == "GET":
         return _panel(request, uid, edit_form=NodeEditForm.for_node(detail.node, detail.file_hash))
     form = NodeEditForm(request.POST)
+    form.system_tags = tuple(t for t in detail.node.tags if t in SYSTEM_TAGS)
     if not form.is_valid():
         return _panel(request, uid, status=422, edit_form=form)
     if form.cleaned_data["file_hash"] != node_file_hash(ref=uid):
@@ -125,9 +127,15 @@ def node_connect(request: HttpRequest, uid: str) -> HttpResponse:
     if not form.is_valid():
         return _panel(request, uid, status=422, connect_form=form)
     data = form.cleaned_data
+    source = node_detail(ref=uid).node.id
+    picked = (request.POST.get("target_id") or "").strip()
+    match = connect_target(text=picked or data["target"], source_uid=source)
+    if match.uid is None:
+        form.add_error("target", match.message)
+        return _panel(request, uid, status=422, connect_form=form, target_options=match.options)
     recorder = undo.Recorder().watch([uid])
     try:
-        conn = services.edge_create(source_ref=uid, target_ref=data["target"].strip(), edge=EdgeType(data["edge"]),
+        conn = services.edge_create(source_ref=uid, target_ref=match.uid, edge=EdgeType(data["edge"]),
                                     weight=data["weight"], reason=data["reason"].strip() or None)
     except OrmahError as exc:
         form.add_error("target", exc.message)
