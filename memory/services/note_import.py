@@ -36,6 +36,7 @@ Progress = Callable[[int, int], None]
 _FRONT = re.compile(r"\A---\r?\n(.*?)\r?\n---\r?\n?(.*)\Z", re.S)
 _HEADING = re.compile(r"^#{1,6}\s+(.+)$", re.M)
 _WIKILINK = re.compile(r"(!?)\[\[([^\]\|#\n]*)(?:#[^\]\|\n]*)?(?:\|[^\]\n]*)?\]\]")
+_CODE = re.compile(r"^(```|~~~).*?^\1[^\n]*$|`[^`\n]+`", re.M | re.S)
 _MDLINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+?\.md)(?:#[^)\s]*)?\)", re.I)
 KNOWN_KEYS = {"title", "type", "kind", "category", "tier", "tags", "tag", "aliases", "alias", "created", "date",
               "created_at", "updated", "modified", "updated_at"}
@@ -118,7 +119,9 @@ def node_type_of(meta: dict) -> NodeType:
 
 
 def link_targets(body: str) -> list[str]:
-    """Targets of `[[wikilinks]]` (not `![[embeds]]` of non-notes) and relative `.md` links, in order."""
+    """Targets of `[[wikilinks]]` (not `![[embeds]]` of non-notes) and relative `.md` links, in order; what sits
+    in code (fenced blocks, inline spans) is text, not a link."""
+    body = _CODE.sub(" ", body)
     found = []
     for bang, target in _WIKILINK.findall(body):
         target = target.strip()

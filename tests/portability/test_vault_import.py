@@ -20,7 +20,7 @@ status: active
 id: 42
 ---
 We bill on the 1st; invoices live in [[Postgres]] and deploys follow the [runbook](../Runbooks/deploy.md).
-See also [[Missing Note]] and ![[diagram.png]].
+See also [[Missing Note]] and ![[diagram.png]]; `[[in code]]` is text, not a link.
 """
 POSTGRES = "# Postgres\n\nWe run PostgreSQL 16 on port 5433 for billing.\n"
 DEPLOY = """---
