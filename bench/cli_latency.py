@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import signal
 import socket
 import statistics
@@ -108,6 +109,8 @@ def main() -> None:
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)
+    facts = machine(root)
+    shutil.rmtree(root, ignore_errors=True)
     load = os.getloadavg()
     floor_wall = statistics.median(f[0] for f in floor)
     floor_cpu = statistics.median(f[1] for f in floor)
@@ -123,7 +126,6 @@ def main() -> None:
         if lwall != lwall:
             local = "- | - (no server: the hook stays silent)"
         lines.append(f"| {name} | {wall:.0f} | {cpu:.0f} | {cpu / max(floor_cpu, 1):.1f}x | {local} |")
-    facts = machine(root)
     machine_md = ", ".join(f"{k} {v}" for k, v in facts.items() if k != "executable")
     lines += ["", f"Machine: {machine_md}."]
     text = "\n".join(lines)
