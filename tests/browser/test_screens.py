@@ -75,8 +75,10 @@ def test_an_empty_home_says_how_to_add_memories(new_page, home, db):
 
 
 def _no_sideways_scroll(page) -> None:
-    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert widths[0] <= widths[1], f"{page.url} is {widths[0]} px wide on a {widths[1]} px screen"
+    width = page.evaluate("document.documentElement.scrollWidth")
+    wide = page.evaluate("""[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 391)
+        .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))""")
+    assert width <= 390, f"{page.url} is {width} px wide on a 390 px screen: {wide}"
 
 
 def test_no_page_scrolls_sideways_on_a_phone(new_page, whispered, mem):
