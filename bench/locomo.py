@@ -271,7 +271,11 @@ def summarise(convs: list[Conversation], keymaps: dict[str, dict[str, int]], res
                     for k in KS:
                         sums[(mode, group, k)] += recall_at(res.ranked[mode][i], relevant, k)
     table = {mode: {g: {k: sums[(mode, g, k)] / counts[g] for k in KS} for g in counts} for mode in modes}
-    return {"recall": table, "n": dict(counts), "hubness": {m: sum(v) / len(v) for m, v in hub.items()}}
+    per_question = {mode: [recall_at(results[c.sample_id].ranked[mode][i],
+                                     {keymaps[c.sample_id][e] for e in q.evidence}, 10)
+                           for c in convs for i, q in enumerate(c.questions)] for mode in modes}
+    return {"recall": table, "n": dict(counts), "hubness": {m: sum(v) / len(v) for m, v in hub.items()},
+            "r10_per_question": per_question}
 
 
 def render(summary: dict, modes=MODES, labels=MODE_LABELS) -> str:

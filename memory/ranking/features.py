@@ -29,6 +29,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime
 
 import numpy as np
@@ -44,6 +45,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 _SUFFIXES = ("ies", "ing", "ed", "es", "ly", "s")
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stem (plural, -ing, -ed, -ly), enough to match "paintings" with "painting" and "painted"."""
     for suffix in _SUFFIXES:
@@ -55,6 +57,14 @@ def stem(word: str) -> str:
 def stems(text: str) -> list[str]:
     """Stemmed lowercase word tokens of a text, in order (stop words kept, for phrase adjacency)."""
     return [stem(w) for w in _WORD.findall(text.lower().replace("'s", ""))]
+
+
+@lru_cache(maxsize=8192)
+def _doc(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]], int]:
+    """A memory's stems, adjacent stem pairs and count of content words (cached: memories recur across queries)."""
+    doc = stems(content)
+    words = sum(1 for w in _WORD.findall(content.lower()) if w not in STOP_WORDS and len(w) > 1)
+    return frozenset(doc), frozenset(zip(doc, doc[1:])), words
 
 
 def query_terms(text: str) -> list[str]:
@@ -130,12 +140,11 @@ def feature_matrix(query: QueryFacts, candidates: Sequence[Candidate]) -> np.nda
     best_cos = float(cosines.max())
     total_weight = sum(query.weights) or 1.0
     for i, c in enumerate(candidates):
-        doc = stems(c.content)
-        doc_set = set(doc)
-        doc_pairs = set(zip(doc, doc[1:]))
-        title = set(stems(c.title))
+        # Short memories recur across queries and are cached; a long one is tokenised afresh (bounded memory).
+        tokenise = _doc if len(c.content) <= 2000 else _doc.__wrapped__
+        doc_set, doc_pairs, content_words = tokenise(c.content)
+        title = set(stems(c.title)) if c.title else set()
         cos = c.cosine if c.cosine is not None else 0.0
-        content_words = sum(1 for w in _WORD.findall(c.content.lower()) if w not in STOP_WORDS and len(w) > 1)
         out[i] = (
             (c.bm25 / best_bm25) if c.bm25 is not None and best_bm25 > 0 else 0.0,
             1.0 / math.sqrt(c.fts_rank) if c.fts_rank else 0.0,

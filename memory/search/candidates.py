@@ -8,6 +8,7 @@ stored vector, so both legs' candidates are measured the same way.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,7 +28,8 @@ DF_CAP = 5000  # document counts above this are treated as this (the IDF of such
 CENTROID_SAMPLE = 2048
 NEUTRAL_CENTRALITY = 0.5  # a store of one memory (no others to be near)
 
-_centroids: dict[tuple[str, str], tuple[int, int, np.ndarray]] = {}
+_centroids: dict[tuple[str, str], tuple[int, int, np.ndarray, tuple]] = {}
+_central: dict[tuple, dict[int, float]] = {}  # centrality per row, per store signature (derived, per process)
 
 
 @dataclass(frozen=True)
@@ -61,21 +63,34 @@ def _memory_count() -> int:
         return int(cur.fetchone()[0])
 
 
-def centroid(total: int, dim: int) -> tuple[np.ndarray, int]:
-    """The sum of a sample of stored memory vectors and the sample's size, kept per process until the store grows
-    or shrinks by a tenth (a zero vector and 0 when nothing has a vector yet)."""
-    key = (str(connection.settings_dict.get("NAME")), str(dim))
-    cached = _centroids.get(key)
+def _signature(total: int) -> tuple:
+    """What identifies the store's contents well enough for the centroid: exact for a store the sample covers,
+    count and newest id for a larger one (within a tenth, the mean hardly moves)."""
+    with connection.cursor() as cur:
+        if total <= CENTROID_SAMPLE:
+            cur.execute("SELECT count(*), max(id), group_concat(embed_hash) FROM memory_noderow")
+        else:
+            cur.execute("SELECT count(*), max(id) FROM memory_noderow")
+        count, newest, *hashes = cur.fetchone()
+    digest = hashlib.sha1(str(hashes).encode()).hexdigest() if hashes else ""
+    return str(connection.settings_dict.get("NAME")), count, newest, digest
+
+
+def centroid(total: int, dim: int) -> tuple[np.ndarray, int, tuple]:
+    """The sum of a sample of stored memory vectors, the sample's size and the store signature it belongs to,
+    kept per process while the signature holds (a large store: until it grows or shrinks by a tenth)."""
+    sig = _signature(total)
+    cached = _centroids.get((sig[0], str(dim)))
     if cached is not None and cached[2].shape[0] == dim and (
-            cached[0] == total or (total > CENTROID_SAMPLE and abs(cached[0] - total) <= total / 10)):
-        return cached[2], cached[1]
+            cached[3] == sig or (total > CENTROID_SAMPLE and abs(cached[0] - total) <= total / 10)):
+        return cached[2], cached[1], cached[3]
     with connection.cursor() as cur:
         cur.execute("SELECT id FROM memory_noderow ORDER BY random() LIMIT %s", [CENTROID_SAMPLE])
         ids = [r[0] for r in cur.fetchall()]
     vecs = [v for v in vectors.get_many(ids).values() if v.shape[0] == dim]
     total_vec = np.sum(np.stack(vecs), axis=0) if vecs else np.zeros(dim, dtype=np.float32)
-    _centroids[key] = (total, len(vecs), total_vec.astype(np.float32))
-    return _centroids[key][2], _centroids[key][1]
+    _centroids[(sig[0], str(dim))] = (total, len(vecs), total_vec.astype(np.float32), sig)
+    return total_vec.astype(np.float32), len(vecs), sig
 
 
 def centrality(cosine_to_sum: dict[int, float], sum_norm: float, sampled: int, total: int) -> dict[int, float]:
@@ -117,11 +132,18 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
         cosine = {h.row_id: h.cosine for h in cosines_for(vector, ids)}
         if cosine:
             total = _memory_count()
-            summed, sampled = centroid(total, int(np.asarray(vector).shape[0]))
+            summed, sampled, sig = centroid(total, int(np.asarray(vector).shape[0]))
             norm = float(np.linalg.norm(summed))
             if norm > 0:
-                to_sum = {h.row_id: h.cosine for h in cosines_for(summed / norm, list(cosine))}
-                central = centrality(to_sum, norm, sampled, total)
+                known = _central.setdefault(sig, {})
+                if len(_central) > 8:  # older centroids of this process: their values are stale
+                    for key in list(_central)[:-8]:
+                        del _central[key]
+                missing = [r for r in cosine if r not in known]
+                if missing:
+                    to_sum = {h.row_id: h.cosine for h in cosines_for(summed / norm, missing)}
+                    known.update(centrality(to_sum, norm, sampled, total))
+                central = {r: known[r] for r in cosine if r in known}
     terms = query_terms(text)
     total = _memory_count()
     counts = doc_counts(terms)
