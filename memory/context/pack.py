@@ -103,10 +103,10 @@ def context_pack_build(*, request: ContextPackIn, now: datetime | None = None,
     now = as_utc(now or utcnow())
     route = _route(request)
     kinds = POLICY_KINDS[request.policy]
-    memories: list[tuple[PackKind, str, str, float]] = []  # (kind, uid, text, score)
+    memories: list[tuple[PackKind, str, str, float, str]] = []  # (kind, uid, text, score, label)
     for row in core_blocks(spaces=route.spaces, now=now):
         score = row.authority + row.importance + (PINNED_BONUS if row.pinned else 0.0)
-        memories.append((PackKind.CORE, row.uid, _memory_text(row.title, row.content), score))
+        memories.append((PackKind.CORE, row.uid, _memory_text(row.title, row.content), score, ""))
     if PackKind.FACT in kinds or PackKind.RESOURCE in kinds:
         hits = _search(request.query, route, now, embedder)
         facts = trust_facts(uids=[h.node_id for h in hits])
@@ -116,9 +116,9 @@ def context_pack_build(*, request: ContextPackIn, now: datetime | None = None,
             text = _memory_text(hit.title, hit.content)
             if bound:
                 text = f"{facts[hit.node_id].provenance.file_path}: {text}"
-            memories.append((kind, hit.node_id, text, hit.score))
+            memories.append((kind, hit.node_id, text, hit.score, "" if bound else str(hit.type)))
     memories = [m for m in memories if m[0] in kinds]
-    uids = [uid for _, uid, _, _ in memories]
+    uids = [uid for _, uid, _, _, _ in memories]
     warned = memory_warnings(uids=uids, now=now, workspace=route.workspace)
     cited = trust_facts(uids=uids)
     states = active_session_states(session_id=route.session_id, scope=route.scope) \
@@ -127,7 +127,8 @@ def context_pack_build(*, request: ContextPackIn, now: datetime | None = None,
     candidates = [PackCandidate(
         kind=kind, id=uid, text=text, score=score, citations=cited[uid].citations if uid in cited else (),
         recall_warnings=warned.get(uid, ()), verification_warnings=(checks[uid],) if uid in checks else (),
-    ) for kind, uid, text, score in memories]
+        label=label,
+    ) for kind, uid, text, score, label in memories]
     known = known_events(ids=[e for s in states for e in s.source_event_ids])
     for state in states:
         text = " | ".join(p for p in (f"session {state.session_id} ({state.status})", state.current_goal,

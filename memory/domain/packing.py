@@ -58,6 +58,7 @@ class PackCandidate:
     citations: tuple[str, ...] = ()
     recall_warnings: tuple[RecallWarning, ...] = ()
     verification_warnings: tuple[VerificationWarning, ...] = ()
+    label: str = ""  # what the line calls the item (a memory's type: decision, procedure...); the kind when empty
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,7 @@ class PackItem:
     score: float
     tokens: int
     truncated: bool = False
+    label: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +113,14 @@ def display_id(item_id: str) -> str:
     return item_id[:8] if _UUID.fullmatch(item_id) else item_id[:80]
 
 
-def item_line(kind: PackKind | str, item_id: str, text: str, citations: Sequence[str]) -> str:
-    """The text line of an item: `[fact 1a2b3c4d] text (cites ev_…, ev_…)`; an event does not cite itself."""
+def item_line(kind: PackKind | str, item_id: str, text: str, citations: Sequence[str], label: str = "") -> str:
+    """The text line of an item: `[decision 1a2b3c4d] text (cites ev_…, ev_…)`; an event does not cite itself.
+
+    `label` names the item (a memory's type); without one the line says the item's kind.
+    """
     cited = [c for c in citations if c != item_id]
     cites = f" (cites {', '.join(cited)})" if cited else ""
-    return f"[{PackKind(kind).value} {display_id(item_id)}] {text}{cites}"
+    return f"[{label or PackKind(kind).value} {display_id(item_id)}] {text}{cites}"
 
 
 def _line_tokens(line: str) -> int:
@@ -130,14 +135,14 @@ def _fit(candidate: PackCandidate, remaining: int) -> tuple[str, int, bool] | No
     """(text, tokens, truncated) of the candidate within `remaining` tokens, or None when it does not fit."""
     extra = sum(_line_tokens(line) for line in _warning_lines(candidate))
     text = clip_words(candidate.text, MAX_ITEM_CHARS)
-    full = _line_tokens(item_line(candidate.kind, candidate.id, text, candidate.citations)) + extra
+    full = _line_tokens(item_line(candidate.kind, candidate.id, text, candidate.citations, candidate.label)) + extra
     if full <= remaining:
         return text, full, text != " ".join(candidate.text.split())
     limit = len(text)
     while limit >= MIN_TEXT_CHARS:
         limit = int(limit * 0.8)
         short = clip_words(text, limit)
-        cost = _line_tokens(item_line(candidate.kind, candidate.id, short, candidate.citations)) + extra
+        cost = _line_tokens(item_line(candidate.kind, candidate.id, short, candidate.citations, candidate.label)) + extra
         if cost <= remaining and len(short) >= MIN_TEXT_CHARS:
             return short, cost, True
     return None
@@ -168,7 +173,7 @@ def pack(candidates: Sequence[PackCandidate], *, budget_tokens: int, policy: Pac
         seen.add(cand.id)
         used += tokens
         items.append(PackItem(kind=cand.kind, id=cand.id, text=text, citations=cand.citations,
-                              score=round(cand.score, 4), tokens=tokens, truncated=truncated))
+                              score=round(cand.score, 4), tokens=tokens, truncated=truncated, label=cand.label))
         recall += cand.recall_warnings
         verification += cand.verification_warnings
     return ContextPack(query=query, policy=policy, budget_tokens=budget, items=tuple(items), estimated_tokens=used,
@@ -182,6 +187,6 @@ def pack_text(result: ContextPack) -> str:
         by_item.setdefault(w.item_id, []).append("  " + warning_line(w))
     lines: list[str] = []
     for item in result.items:
-        lines.append(item_line(item.kind, item.id, item.text, item.citations))
+        lines.append(item_line(item.kind, item.id, item.text, item.citations, item.label))
         lines += by_item.get(item.id, [])
     return "".join(line + "\n" for line in lines)

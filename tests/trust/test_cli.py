@@ -28,3 +28,13 @@ def test_context_pack_json_stays_within_the_budget(mem, capsys):
     call_command("context_pack", "deploy release checklist", "--budget", "60", "--json", "--policy", "auto")
     body = json.loads(capsys.readouterr().out)
     assert body["estimated_tokens"] <= 60 and body["budget_tokens"] == 60 and body["items"]
+
+
+def test_context_pack_names_each_memory_by_its_type(mem, capsys):
+    decision = mem("We chose PostgreSQL for the billing service", type="decision", auto_link=False)
+    procedure = mem("To release billing: tag the commit, then run the deploy job", type="procedure",
+                    auto_link=False)
+    call_command("context_pack", "billing", "--budget", "300")
+    out = capsys.readouterr().out
+    assert f"[decision {decision.short_id}] We chose PostgreSQL for the billing service\n" in out
+    assert f"[procedure {procedure.short_id}] To release billing" in out
