@@ -190,8 +190,8 @@ ORMAH = {
     # Whisper (involuntary recall); meanings and calibration in docs/whisper.md.
     "WHISPER_ENABLED": _env_bool("WHISPER_ENABLED", True),
     "WHISPER_SEARCH_LIMIT": _env_int("WHISPER_SEARCH_LIMIT", 6),
-    "WHISPER_MAX_NODES": _env_int("WHISPER_MAX_NODES", 6),
-    "WHISPER_MIN_SCORE": _env_float("WHISPER_MIN_SCORE", 0.45),
+    "WHISPER_MAX_NODES": _env_int("WHISPER_MAX_NODES", 2),
+    "WHISPER_MIN_SCORE": _env_float("WHISPER_MIN_SCORE", None),  # None: the scorer's recall_floor
     "WHISPER_ACTIVATION": _env_bool("WHISPER_ACTIVATION", False),
     "WHISPER_BUDGET_TOKENS": _env_int("WHISPER_BUDGET_TOKENS", 300),
     "WHISPER_CONTENT_MAX_CHARS": _env_int("WHISPER_CONTENT_MAX_CHARS", 600),
@@ -201,7 +201,9 @@ ORMAH = {
     "WHISPER_RERANKER_MIN_SCORE": _env_float("WHISPER_RERANKER_MIN_SCORE", 0.40),
     "WHISPER_RERANKER_BLEND": _env_float("WHISPER_RERANKER_BLEND", 0.6),
     "WHISPER_GATE": _env_float("WHISPER_GATE", 0.45),
-    "WHISPER_GATE_NO_RERANKER": _env_float("WHISPER_GATE_NO_RERANKER", 0.50),
+    "WHISPER_GATE_NO_RERANKER": _env_float("WHISPER_GATE_NO_RERANKER", None),  # None: the scorer's whisper_gate
+    "WHISPER_GATE_MIN_COSINE": _env_float("WHISPER_GATE_MIN_COSINE", 0.35),
+    "WHISPER_GATE_RELATIVE": _env_float("WHISPER_GATE_RELATIVE", 0.7),
     "WHISPER_IDENTITY_GATE": _env_float("WHISPER_IDENTITY_GATE", 0.25),
     "WHISPER_OVERLAP_CE_FLOOR": _env_float("WHISPER_OVERLAP_CE_FLOOR", 0.45),
     "WHISPER_OVERLAP_COSINE_FLOOR": _env_float("WHISPER_OVERLAP_COSINE_FLOOR", 0.70),

@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from memory.ranking import thresholds
+
 
 @dataclass(frozen=True, slots=True)
 class WhisperConf:
     enabled: bool = True
     search_limit: int = 6
-    max_nodes: int = 6
-    min_score: float = 0.45
+    max_nodes: int = 2
+    min_score: float = 0.05  # probability floor before the gate (get_conf: the scorer file's recall_floor)
     activation: bool = False
     budget_tokens: int = 300
     content_max_chars: int = 600
@@ -28,7 +30,9 @@ class WhisperConf:
     reranker_blend: float = 0.6
     reranker_max_doc_chars: int = 512
     gate: float = 0.45
-    gate_no_reranker: float = 0.50
+    gate_no_reranker: float = 0.65  # gate on the probability (get_conf: the scorer file's whisper_gate)
+    gate_min_cosine: float = 0.35  # and its raw cosine at least this (guards against keyword-only matches)
+    gate_relative: float = 0.7  # also keep only candidates at or above this share of the best one's probability
     identity_gate: float = 0.25
     overlap_ce_floor: float = 0.45
     overlap_cosine_floor: float = 0.70
@@ -67,11 +71,16 @@ def get_conf() -> WhisperConf:
         value = o.get(f"WHISPER_{key}")
         return default if value is None else type(default)(value)
 
+    def calibrated(key: str, threshold: str) -> float:
+        """A probability threshold: the setting when given, else the value in the scorer file."""
+        value = o.get(f"WHISPER_{key}")
+        return float(value) if value is not None else thresholds.threshold(threshold)
+
     return WhisperConf(
         enabled=pick("ENABLED", d.enabled),
         search_limit=pick("SEARCH_LIMIT", d.search_limit),
         max_nodes=pick("MAX_NODES", d.max_nodes),
-        min_score=pick("MIN_SCORE", d.min_score),
+        min_score=calibrated("MIN_SCORE", "recall_floor"),
         activation=pick("ACTIVATION", d.activation),
         budget_tokens=pick("BUDGET_TOKENS", d.budget_tokens),
         content_max_chars=pick("CONTENT_MAX_CHARS", d.content_max_chars),
@@ -81,7 +90,9 @@ def get_conf() -> WhisperConf:
         reranker_min_score=pick("RERANKER_MIN_SCORE", d.reranker_min_score),
         reranker_blend=pick("RERANKER_BLEND", d.reranker_blend),
         gate=pick("GATE", d.gate),
-        gate_no_reranker=pick("GATE_NO_RERANKER", d.gate_no_reranker),
+        gate_no_reranker=calibrated("GATE_NO_RERANKER", "whisper_gate"),
+        gate_min_cosine=pick("GATE_MIN_COSINE", d.gate_min_cosine),
+        gate_relative=pick("GATE_RELATIVE", d.gate_relative),
         identity_gate=pick("IDENTITY_GATE", d.identity_gate),
         overlap_ce_floor=pick("OVERLAP_CE_FLOOR", d.overlap_ce_floor),
         overlap_cosine_floor=pick("OVERLAP_COSINE_FLOOR", d.overlap_cosine_floor),

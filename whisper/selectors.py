@@ -29,6 +29,11 @@ def self_ids() -> frozenset[str]:
     return frozenset(NodeRow.objects.filter(tag_rows__tag="self", is_self=True).values_list("uid", flat=True))
 
 
+def known_spaces() -> frozenset[str]:
+    """The projects (spaces) that hold at least one memory."""
+    return frozenset(s for s in NodeRow.objects.exclude(space=None).values_list("space", flat=True).distinct() if s)
+
+
 def identity_rows(*, now: datetime) -> list[NodeRow]:
     """Live core and working memories the self node defines (expired and archival ones left out)."""
     me = NodeRow.objects.filter(tag_rows__tag="self", is_self=True).order_by("created", "uid").values("id")[:1]

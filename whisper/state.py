@@ -72,6 +72,7 @@ class Candidate:
     retrieval_score: float
     raw_cosine: float | None
     score: float  # orders candidates (blended); the gate looks at gate_score
+    probability: float | None = None  # recall's calibrated probability of relevance (None: not a recall hit)
     identity: bool = False
     source: str = "search"  # search | identity
     ce_raw: float | None = None
@@ -167,6 +168,7 @@ class Deps:
     topic_served: Callable[[np.ndarray], bool]
     served: Callable[[], frozenset[str]] = lambda: frozenset()
     self_ids: Callable[[], frozenset[str]] = lambda: frozenset()
+    spaces: Callable[[], frozenset[str]] = lambda: frozenset()  # the projects that hold memories
     maintenance_due: Callable[[], bool] = lambda: False
     reranker: object | None = None  # reranker.Reranker
     warnings: Callable[[list[SearchHit]], list[SearchHit]] = list  # the hits with their recall warnings

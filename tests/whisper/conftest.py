@@ -37,10 +37,10 @@ def hit(node_id: str, *, score: float = 0.6, title: str = "", content: str = "",
 
 def cand(node_id: str, *, score: float = 0.6, cosine: float | None = 0.6, title: str = "", content: str = "",
          type: str = "fact", space: str | None = None, confidence: float = 1.0, identity: bool = False,
-         created: datetime = NOW) -> Candidate:
+         created: datetime = NOW, probability: float | None = None) -> Candidate:
     return Candidate(node_id=node_id, short_id=node_id[:8], title=title or node_id, content=content or title,
                      type=type, space=space, confidence=confidence, created=created, retrieval_rank=1,
-                     retrieval_score=score, raw_cosine=cosine, score=score, identity=identity)
+                     retrieval_score=score, raw_cosine=cosine, score=score, identity=identity, probability=probability)
 
 
 def intent(*categories: str) -> Intent:

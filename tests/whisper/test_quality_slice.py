@@ -1,4 +1,9 @@
-"""A slice of the labelled scenario set (bench/whisper/) as a regression test, with the full seeded store."""
+"""A slice of the legacy labelled scenario set (bench/whisper/) as a regression test, with the full seeded store.
+
+The gate reads recall's calibrated probability, which a refit of the scorer moves; so the slice asserts what must
+hold whatever the fit: silent prompts stay silent, injected memories are right, and most should-inject prompts get
+their memory. (It used to pin every prompt's exact injections, which pinned the old cosine gate.)
+"""
 
 from __future__ import annotations
 
@@ -6,25 +11,9 @@ from datetime import UTC, datetime
 
 from bench.whisper_quality import load_scenarios, run_prompt, seed
 
-SLICE = {  # scenario id -> the memories whisper must inject (empty: silence)
-    "o01": ["o_sqlite", "o_wal"],
-    "o08": ["o_watch"],
-    "s04": ["s_db"],
-    "s07": ["s_auth"],
-    "g04": ["g_meeting"],
-    "i01": ["me_name"],
-    "i02": ["me_location"],
-    "f02": ["o_token"],
-    "t01": ["r_yday1", "r_yday2"],
-    "c01": [],
-    "a03": [],
-    "n02": [],
-    "n11": [],
-    "nm05": [],
-    "r01": [],
-    "m01": [],
-    "e02": [],
-}
+INJECT = ["o01", "o08", "s04", "s07", "g04", "i01", "i02", "f02", "t01"]
+SILENT = ["c01", "a03", "n02", "n11", "nm05", "r01", "m01", "e02"]
+MIN_HITS = 7
 
 
 def test_scenario_slice(mem):
@@ -32,5 +21,10 @@ def test_scenario_slice(mem):
     now = datetime.now(UTC)
     ids = seed(memories, now=now)
     by_id = {p["id"]: p for p in prompts}
-    outcomes = {key: sorted(run_prompt(by_id[key], ids, now=now).injected) for key in SLICE}
-    assert outcomes == {key: sorted(keys) for key, keys in SLICE.items()}
+    outcomes = {key: run_prompt(by_id[key], ids, now=now).injected for key in INJECT + SILENT}
+    assert {key: outcomes[key] for key in SILENT} == {key: [] for key in SILENT}
+    wrong = {key: [k for k in outcomes[key] if k not in set(by_id[key]["expect"]) | set(by_id[key].get("accept", []))]
+             for key in INJECT}
+    assert not any(wrong.values()), wrong
+    hits = [key for key in INJECT if set(outcomes[key]) & set(by_id[key]["expect"])]
+    assert len(hits) >= MIN_HITS, {key: outcomes[key] for key in INJECT}

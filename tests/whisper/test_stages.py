@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import numpy as np
@@ -166,16 +167,18 @@ def test_no_hits_is_silent(conf):
     assert retrieve(run, conf, fake_deps()) == "silent:no_candidates"
 
 
-def test_floor_keeps_score_or_cosine_at_0_45(conf):
-    pool = [cand("a", score=0.5, cosine=0.1), cand("b", score=0.1, cosine=0.45), cand("c", score=0.44, cosine=0.44)]
+def test_floor_keeps_recall_hits_by_probability_and_other_memories_by_cosine(conf):
+    pool = [cand("a", probability=0.06, cosine=0.01), cand("b", probability=0.04, cosine=0.9),
+            cand("c", cosine=0.3, identity=True)]
     run = make_run(pool=pool, intent=intent())
+    assert conf.min_score == 0.05
     assert score_floor(run, conf, fake_deps()) is None
-    assert [c.node_id for c in run.pool] == ["a", "b"]
-    assert pool[2].stage == "below_floor"
+    assert [c.node_id for c in run.pool] == ["a", "c"]
+    assert pool[1].stage == "below_floor"
 
 
 def test_floor_removing_everything_is_silent(conf):
-    run = make_run(pool=[cand("a", score=0.2, cosine=0.2)], intent=intent())
+    run = make_run(pool=[cand("a", probability=0.01, cosine=0.2)], intent=intent())
     assert score_floor(run, conf, fake_deps()) == "silent:below_floor"
 
 
@@ -249,13 +252,20 @@ def test_follow_up_without_any_overlap_lets_candidates_through(conf):
 
 # --- gate, served, exploration, order, render ----------------------------------------------------------------
 
+@pytest.mark.parametrize(("probability", "affinity", "expected"), [(0.7, 0.0, 0.7), (0.7, 0.15, 0.85)])
+def test_gate_score_is_recalls_probability_plus_affinity(probability, affinity, expected):
+    c = cand("a", probability=probability, cosine=0.2, confidence=0.5)  # the scorer already weighed confidence
+    c.space_factor, c.affinity = 0.6, affinity
+    assert gate_score(c) == expected
+
+
 @pytest.mark.parametrize(("cosine", "confidence", "space_factor", "affinity", "expected"), [
     (0.8, 1.0, 1.0, 0.0, 0.8),
     (0.8, 0.5, 1.0, 0.0, 0.56),
     (0.8, 1.0, 0.6, 0.0, 0.48),
     (0.8, 1.0, 1.0, 0.15, 0.95),
 ])
-def test_gate_score(cosine, confidence, space_factor, affinity, expected):
+def test_gate_score_of_a_memory_recall_did_not_return(cosine, confidence, space_factor, affinity, expected):
     c = cand("a", cosine=cosine, confidence=confidence)
     c.space_factor, c.affinity = space_factor, affinity
     assert gate_score(c) == expected
@@ -267,11 +277,33 @@ def test_gate_score_prefers_the_cross_encoder():
     assert gate_score(c) == 0.5
 
 
-def test_gate_keeps_candidates_at_or_above_0_50_without_reranker(conf):
-    pool = [cand("a", cosine=0.5), cand("b", cosine=0.49)]
+def test_gate_keeps_recall_hits_at_or_above_the_probability_gate(conf):
+    conf = replace(conf, gate_no_reranker=0.5, gate_min_cosine=0.0, gate_relative=0.0)
+    pool = [cand("a", probability=0.5, cosine=0.2), cand("b", probability=0.49, cosine=0.65)]
     run = make_run(pool=pool, intent=intent())
     assert injection_gate(run, conf, fake_deps()) is None
     assert ([c.node_id for c in run.pool], run.gate, pool[1].stage) == (["a"], 0.5, "below_gate")
+
+
+def test_gate_also_asks_for_the_cosine_floor_and_a_share_of_the_best(conf):
+    strict = replace(conf, gate_min_cosine=0.4, gate_relative=0.8)
+    pool = [cand("best", probability=0.9, cosine=0.6), cand("close", probability=0.75, cosine=0.5),
+            cand("far", probability=0.6, cosine=0.65), cand("lexical", probability=0.95, cosine=0.2)]
+    run = make_run(pool=pool, intent=intent())
+    injection_gate(run, strict, fake_deps())
+    assert [c.node_id for c in run.pool] == ["best"]  # close: 0.75 < 0.8 x 0.95; far too; lexical: cosine 0.2
+    strict = replace(strict, gate_relative=0.7)
+    run = make_run(pool=[cand("best", probability=0.9, cosine=0.6), cand("close", probability=0.7, cosine=0.5)],
+                   intent=intent())
+    injection_gate(run, strict, fake_deps())
+    assert [c.node_id for c in run.pool] == ["best", "close"]
+
+
+def test_an_identity_memory_recall_did_not_return_needs_a_strong_cosine_without_a_shared_word(conf):
+    c = cand("me", cosine=0.6, identity=True)
+    run = make_run("tell me about my week", pool=[c], intent=intent("identity"), about_user=True)
+    assert injection_gate(run, conf, fake_deps()) == "silent:below_gate"
+    assert c.gate_threshold == conf.overlap_cosine_floor
 
 
 def test_gate_uses_0_45_after_a_rerank(conf):
@@ -332,12 +364,20 @@ def test_exploration_is_off_by_default(conf):
     assert len(run.pool) == 1
 
 
-def test_arrange_orders_by_score_and_caps_at_six(conf):
-    pool = [cand(f"n{i}", score=i / 10) for i in range(8)]
+def test_arrange_orders_by_score_and_caps_at_max_nodes(conf):
+    pool = [cand(f"n{i}", score=i / 10, probability=i / 10) for i in range(8)]
     run = make_run(pool=pool)
     arrange(run, conf, fake_deps())
-    assert [c.node_id for c in run.pool] == ["n7", "n6", "n5", "n4", "n3", "n2"]
-    assert [pool[0].stage, pool[1].stage] == ["cap", "cap"]
+    assert conf.max_nodes == 2
+    assert [c.node_id for c in run.pool] == ["n7", "n6"]
+    assert [pool[0].stage, pool[5].stage] == ["cap", "cap"]
+
+
+def test_arrange_puts_recall_hits_before_memories_judged_on_cosine(conf):
+    pool = [cand("extra", score=0.9, cosine=0.9), cand("hit", score=0.3, probability=0.3)]
+    run = make_run(pool=pool)
+    arrange(run, conf, fake_deps())
+    assert [c.node_id for c in run.pool] == ["hit", "extra"]
 
 
 def test_broad_recap_orders_newest_first(conf):
@@ -375,3 +415,18 @@ def test_a_follow_up_also_searches_the_prompt_alone_and_keeps_each_memory_at_its
     retrieve(run, conf, fake_deps(search=search))
     assert asked == ["which port? and the api token?", "and the api token?"]
     assert [(c.node_id, c.retrieval_score) for c in run.candidates] == [("token", 0.9), ("port", 0.8)]
+
+
+def test_a_prompt_naming_another_project_is_scored_against_that_project(conf):
+    seen = []
+    deps = fake_deps(search=lambda q: seen.append(q.default_space) or [], spaces=lambda: frozenset({"shop", "ormah"}))
+    retrieve(make_run("how does shop sign users in?", space="ormah", intent=intent()), conf, deps)
+    retrieve(make_run("how do we sign users in?", space="ormah", intent=intent()), conf, deps)
+    assert seen == ["shop", "ormah"]
+
+
+def test_a_strong_cosine_passes_the_gate_whatever_the_probability(conf):
+    run = make_run(pool=[cand("a", probability=0.2, cosine=0.75), cand("b", probability=0.2, cosine=0.6)],
+                   intent=intent())
+    injection_gate(run, conf, fake_deps())
+    assert [c.node_id for c in run.pool] == ["a"]

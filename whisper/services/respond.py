@@ -102,6 +102,7 @@ def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, em
         served=lambda: selectors.served_node_ids(
             session_id=session_id, since=now - timedelta(minutes=conf.session_gap_minutes)),
         self_ids=selectors.self_ids,
+        spaces=selectors.known_spaces,
         maintenance_due=_maintenance_due(conf.maintenance_due),
         reranker=load_reranker(conf.reranker, model_name=conf.reranker_model, cache_dir=cache_dir),
         warnings=lambda hits: hits_with_warnings(hits, now=now),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from whisper.affinity import has_similar
+from whisper.classifier import IDENTITY
 from whisper.conf import WhisperConf
 from whisper.state import (
     SILENT_BELOW_GATE, SILENT_TOPIC_REPEAT, STAGE_CAP, STAGE_GATE, STAGE_SERVED, Candidate, Deps, WhisperRun,
@@ -11,11 +12,13 @@ from whisper.state import (
 EXPLORATION_MIN_CE_RAW = -8.0
 
 
-def gate_score(cand: Candidate) -> float:
-    """g = (cross-encoder absolute, else raw cosine) × (0.4 + 0.6·confidence) × space factor + affinity.
-
-    A candidate with neither signal falls back to its blended score. The blended score orders; g decides.
+def gate_score(cand: Candidate, *, by_cosine: bool = False) -> float:
+    """g = recall's calibrated probability of relevance + affinity (the scorer already weighs confidence and the
+    project); with a reranker, g = cross-encoder absolute × (0.4 + 0.6·confidence) × space factor + affinity; an
+    identity memory judged on cosine (below): its raw cosine, the same way. The blended score orders; g decides.
     """
+    if cand.ce_abs is None and cand.probability is not None and not by_cosine:
+        return round(cand.probability + cand.affinity, 4)
     base = cand.ce_abs if cand.ce_abs is not None else cand.raw_cosine
     if base is None:
         return round(cand.score, 4)
@@ -25,23 +28,49 @@ def gate_score(cand: Candidate) -> float:
 def threshold_for(cand: Candidate, run: WhisperRun, conf: WhisperConf) -> float:
     """The gate a candidate must reach.
 
-    Memories the self node defines, on a prompt about the user that shares a distinctive word with them, face the
-    lower identity gate (cosine): "what's my name?" is far from "The user's name is …" in embedding space.
+    Identity memories on an identity prompt about the user that shares a distinctive word with them face the identity gate on
+    cosine: "what's my name?" is far from "The user's name is …" in embedding space and in the scorer's eyes.
+    Other identity memories recall did not return need a strong cosine; recall's hits face the probability gate.
     """
-    if cand.identity and run.about_user and cand.overlap and cand.ce_abs is None:
+    if cand.ce_abs is not None:
+        return conf.gate
+    if identity_route(cand, run):
         return conf.identity_gate
-    return conf.gate if run.reranked else conf.gate_no_reranker
+    if cand.probability is None:
+        return conf.overlap_cosine_floor
+    return conf.gate_no_reranker
+
+
+def identity_route(cand: Candidate, run: WhisperRun) -> bool:
+    """An identity memory on an identity prompt about the user that shares a word with it: judged on cosine. (Any
+    first-person prompt is about the user; "I'm back, had to walk the dog" is not asking who the user is.)"""
+    return (cand.identity and run.about_user and cand.overlap and cand.ce_abs is None
+            and run.intent is not None and run.intent.has(IDENTITY))
 
 
 def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
-    """Keep candidates whose gate score reaches their gate; silence when none does. Recaps of a period skip it."""
+    """Keep candidates whose gate score reaches their gate and, for recall's hits, whose raw cosine reaches the
+    cosine floor and whose probability is within `gate_relative` of the best; a recall hit with a strong cosine
+    (the overlap filter's 0.70) passes on that alone. Silence when none passes. Recaps of a period skip it."""
     run.gate = conf.gate if run.reranked else conf.gate_no_reranker
     for cand in run.pool:
-        cand.gate_score = gate_score(cand)
+        cand.gate_score = gate_score(cand, by_cosine=identity_route(cand, run))
         cand.gate_threshold = None if run.broad_recap else threshold_for(cand, run, conf)
     if run.broad_recap:
         return None
-    run.drop([c for c in run.pool if c.gate_score >= c.gate_threshold], STAGE_GATE)
+    best = max((c.gate_score for c in run.pool if c.probability is not None and not identity_route(c, run)),
+               default=0.0)
+
+    def passes(c: Candidate) -> bool:
+        if c.probability is not None and c.ce_abs is None and (c.raw_cosine or 0.0) >= conf.overlap_cosine_floor:
+            return True  # a strong cosine on its own: the scorer's probability runs low in a store of a few memories
+        if c.gate_score < c.gate_threshold:
+            return False
+        if c.probability is None or c.ce_abs is not None or identity_route(c, run):
+            return True
+        return (c.raw_cosine or 0.0) >= conf.gate_min_cosine and c.gate_score >= conf.gate_relative * best
+
+    run.drop([c for c in run.pool if passes(c)], STAGE_GATE)
     return None if run.pool else SILENT_BELOW_GATE
 
 
@@ -75,13 +104,14 @@ def exploration(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
 
 
 def arrange(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
-    """Order by score (recaps: space priority, then newest first), exploration last; cap at max_nodes."""
+    """Order by score, recall's hits before identity memories it did not return (their cosine is another scale);
+    recaps: space priority, then newest first; exploration last; cap at max_nodes."""
     main = [c for c in run.pool if not c.exploration]
     extra = [c for c in run.pool if c.exploration]
     if run.broad_recap:
         main.sort(key=lambda c: (c.space_factor, c.created), reverse=True)
     else:
-        main.sort(key=lambda c: -c.score)
+        main.sort(key=lambda c: (c.probability is None and c.ce_abs is None, -c.score))  # recall's hits first
     ordered = main + extra
     run.drop(ordered[: conf.max_nodes], STAGE_CAP)
     run.pool = ordered[: conf.max_nodes]

@@ -45,6 +45,7 @@ def _candidate(hit: SearchHit, rank: int | None, *, source: str, identity: bool,
         node_id=hit.node_id, short_id=hit.short_id, title=hit.title, content=hit.snippet_text, type=hit.type,
         space=hit.space, confidence=hit.confidence, created=hit.created, retrieval_rank=rank,
         retrieval_score=round(hit.score, 4), raw_cosine=None, score=hit.score, identity=identity, source=source,
+        probability=None if source == "identity" else hit.score,
         space_factor=_space_factor(hit.space, current_space, named, conf), hit=hit,
     )
 
@@ -52,8 +53,12 @@ def _candidate(hit: SearchHit, rank: int | None, *, source: str, identity: bool,
 def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     """Hybrid recall over core and working (not counted as use), plus identity memories for identity prompts."""
     space = run.request.space
+    named = {t.lower() for t in TOKEN_WORDS.findall(run.query or run.prompt)}
+    # Asking about another project by name ("how does routewise store times?") scores against that project.
+    others = {s for s in deps.spaces() if s != space and s.lower() in named} if space is not None else set()
+    target = others.pop() if len(others) == 1 else space
     query = SearchQuery(query=run.query or run.prompt, limit=conf.search_limit, tiers=[Tier.CORE, Tier.WORKING],
-                        default_space=space, min_score=0.0, activation=conf.activation)
+                        default_space=target, min_score=0.0, activation=conf.activation)
     hits = deps.search(query)
     if run.follow_up and run.query != " ".join(run.prompt.split()):
         # The joined query finds what the conversation is about; the prompt alone may still name its own topic
@@ -71,7 +76,6 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     identity_hits = deps.identity() if run.about_user else []
     run.identity_ids = frozenset(h.node_id for h in identity_hits) | {
         h.node_id for h in hits if ABOUT_SELF_TAG in h.tags}
-    named = {t.lower() for t in TOKEN_WORDS.findall(run.query or run.prompt)}
     pairs = [(h, _candidate(h, i + 1, source="temporal" if h.source == "temporal" else "search",
                             identity=h.node_id in run.identity_ids, conf=conf, current_space=space, named=named))
              for i, h in enumerate(hits)]
@@ -96,10 +100,14 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
 
 
 def score_floor(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
-    """Keep candidates whose blended score or raw cosine reaches the floor (lower for recaps of a period)."""
-    floor = min(conf.min_score, conf.broad_recap_floor) if run.broad_recap else conf.min_score
-    keep = [c for c in run.pool
-            if c.score >= floor or (c.raw_cosine or 0.0) >= floor or (c.identity and run.about_user)
+    """Keep candidates whose probability (identity memories: cosine) reaches the floor; identity memories on a
+    prompt about the user and a recap's memories of its period stay whatever their score."""
+    floor = conf.min_score
+
+    def signal(c: Candidate) -> float:
+        return c.probability if c.probability is not None else (c.raw_cosine or 0.0)
+
+    keep = [c for c in run.pool if signal(c) >= floor or (c.identity and run.about_user)
             or (c.source == "temporal" and run.broad_recap)]
     run.drop(keep, STAGE_FLOOR)
     return None if run.pool else SILENT_BELOW_FLOOR

@@ -84,6 +84,8 @@ def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | Non
     def passes(c) -> bool:
         if c.overlap or c.identity:
             return True
+        if c.probability is not None and c.ce_abs is None and c.probability >= conf.gate_no_reranker:
+            return True  # the scorer already weighed the words the memory shares with the query
         if _identity_only(run) and c.space is None:
             return True
         if (run.follow_up or run.broad_recap) and not any_overlap:
