@@ -122,6 +122,16 @@ def recall_pool(*, query: SearchQuery, now: datetime | None = None, embedder: Em
     return _pool(plan, query.limit, query_vector(plan.text, embedder), now, conf)
 
 
+def related_memories(*, text: str, limit: int = 6, now: datetime | None = None,
+                     embedder: Embedder | None = None) -> list[tuple[int, float]]:
+    """(row id, probability) of the memories a text would recall at or above the calibrated auto-link threshold
+    (memory.ranking.thresholds.auto_link_threshold), best first: what auto-linking and link detectors can read
+    instead of a raw cosine. The text's own memory, if stored, is among them; callers drop it."""
+    query = SearchQuery(query=text[:2000], limit=limit, activation=False,
+                        min_score=thresholds.auto_link_threshold())
+    return [(c.row_id, c.score) for c in recall_scored(query=query, now=now, embedder=embedder)]
+
+
 def _direct(pool: CandidatePool, limit: int, floor: float | None) -> list[Scored]:
     """Scored candidates of both legs, best first; [] when none is a good match (always judged); `floor` (None:
     the calibrated recall floor) drops weaker ones."""

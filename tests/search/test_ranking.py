@@ -12,7 +12,7 @@ from memory.domain.search import SearchQuery
 from memory.ranking import thresholds
 from memory.ranking.features import FEATURES, Candidate, feature_matrix, query_facts, stem
 from memory.ranking.scorer import WEIGHTS_FILE, Scorer, load_scorer
-from memory.search import recall
+from memory.search import recall, related_memories
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 
@@ -112,3 +112,17 @@ def test_doctor_reports_the_scorer_version(home, db):
         pass  # another check may fail in a bare test home; the scorer row is what this test reads
     checks = {c["check"]: c for c in json.loads(out.getvalue())["checks"]}
     assert checks["scorer"]["ok"] and checks["scorer"]["detail"].startswith(load_scorer().version)
+
+
+def test_related_memories_reads_the_calibrated_probability(mem):
+    from memory.models import NodeRow
+
+    billing = [mem("The billing service runs PostgreSQL 16 on a managed instance", auto_link=False),
+               mem("Billing runs on a managed PostgreSQL 16 instance", auto_link=False)]
+    for text in ("Deploys go out on Tuesdays after the standup",
+                 "Garden sensors report soil moisture every fifteen minutes"):
+        mem(text, auto_link=False)
+    found = related_memories(text="The billing service database is PostgreSQL 16, managed", now=NOW)
+    assert found and all(p >= thresholds.auto_link_threshold() for _, p in found)
+    assert {r for r, _ in found} <= set(NodeRow.objects.filter(uid__in=[n.id for n in billing])
+                                        .values_list("id", flat=True))
