@@ -154,8 +154,8 @@ def report(s: Score, outcomes: list[Outcome]) -> str:
         f"| silence accuracy | {s.silence_accuracy:.3f} ({s.silent_ok}/{s.silent_total}) | ≥ 0.95 |\n"
         f"| whisper latency over the set (in process, warm) | p50 {p50:.1f} ms, p95 {p95:.1f} ms | |\n\n"
         f"Per category (prompts fully right):\n\n| category | right |\n|---|---|\n{rows}\n\n"
-        "The no-reranker gate (0.50) and the identity gate (0.25) were calibrated on this same set\n"
-        "(`python -m bench.whisper_calibrate`, docs/whisper.md), so these numbers are tuning-set numbers.\n"
+        "This is the legacy set (the old cosine gate was calibrated on it). The gate now reads recall's calibrated\n"
+        "probability and was tuned on the dev split of bench/datasets/whisper.json (docs/whisper.md), not on this set.\n"
         "Prompts not fully right:\n\n" + "\n".join(f"- {f}" for f in s.failures) + "\n"
     )
 
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write-docs", action="store_true", help="update the Whisper section of docs/benchmarks.md")
     parser.add_argument("--show", action="store_true", help="print every prompt's outcome")
-    parser.add_argument("--gate", type=float, help="override WHISPER_GATE_NO_RERANKER for this run")
+    parser.add_argument("--gate", type=float, help="override WHISPER_GATE_NO_RERANKER (a probability) for this run")
     args = parser.parse_args(argv)
     if args.gate is not None:
         os.environ["ORMAH_WHISPER_GATE_NO_RERANKER"] = str(args.gate)
