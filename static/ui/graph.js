@@ -97,9 +97,12 @@
       {selector: ".faded", style: {"opacity": 0.08, "text-opacity": 0}},
       {selector: "node.hover", style: {"z-index": 40, "font-weight": "bold"}},
       {selector: "edge.hover", style: {"width": 4, "opacity": 1, "z-index": 40}},
-      {selector: "node.ctr", style: badge(p.badgeCtr, "!")},
-      {selector: "node.sup", style: badge(p.badgeSup, "↻")},
-      {selector: "node.ctr.sup", style: badge(p.badgeCtr, "!")},
+      // badges: small images on a graph that can afford them; above BIG a coloured double ring (cheaper to paint)
+      {selector: "node.ctr", style: big ? {"border-color": p.badgeCtr, "border-style": "double", "border-width": 5}
+                                        : badge(p.badgeCtr, "!")},
+      {selector: "node.sup", style: big ? {"border-color": p.badgeSup, "border-style": "double", "border-width": 5}
+                                        : badge(p.badgeSup, "↻")},
+      {selector: "node.ctr.sup", style: big ? {"border-color": p.badgeCtr} : badge(p.badgeCtr, "!")},
       {selector: "node.hit", style: {"opacity": 1, "border-color": p.hit, "border-width": 5, "z-index": 20,
                                      "overlay-color": p.hit, "overlay-opacity": 0.18, "font-weight": "bold"}},
       {selector: "edge.hit-edge", style: {"opacity": 0.8}},

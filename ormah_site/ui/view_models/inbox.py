@@ -133,7 +133,8 @@ def plain_reason(p: ProposalView) -> str:
     why = _clean(p.reason)
     if p.kind == "merge":
         base = f"These two {noun} {_similar_words(p.score)}"
-        return f"{base}. {why}." if why and not why.lower().startswith("near-duplicate") else f"{base}."
+        return f"{base}. {why[:1].upper()}{why[1:]}." if why and not why.lower().startswith("near-duplicate") \
+            else f"{base}."
     if p.kind == "conflict":
         signals = [SIGNAL_WORDS.get(s, s.replace("_", " ")) for s in payload.get("signals") or []]
         if signals:
