@@ -50,8 +50,11 @@ def new_page(browser, live_server, home, ui_account):
     contexts, errors = [], []
 
     def open_page(**context_args):
-        context = browser.new_context(**{"base_url": live_server.url.replace("//localhost:", "//127.0.0.1:"),"viewport": {"width": 1440, "height": 900},
-                                                                   **context_args})
+        # bypass_csp: Playwright evaluates the tests' string predicates (wait_for_function) with eval in the page,
+        # which the server's `script-src 'self'` refuses; the pages' own scripts never eval (htmx allowEval off).
+        context = browser.new_context(**{"base_url": live_server.url.replace("//localhost:", "//127.0.0.1:"),
+                                         "viewport": {"width": 1440, "height": 900}, "bypass_csp": True,
+                                         **context_args})
         context.set_default_timeout(15_000)
         contexts.append(context)
         page = context.new_page()
