@@ -108,13 +108,15 @@ def _apply(step: dict, out: UndoOutcome) -> None:
         out.reopened.append(step["proposal_id"])
 
 
-def undo(request: HttpRequest, *, token: str | None = None) -> UndoOutcome | None:
-    """Undo the entry with `token` (default: the newest) and drop it; None when there is no such entry.
+def undo(request: HttpRequest, *, entry_id: str | None = None) -> UndoOutcome | None:
+    """Undo the entry whose token is `entry_id` (default: the newest) and drop it; None when there is none.
+
+    The token is an opaque handle into this session's own stack, not a secret (the session is the secret).
 
     Every step is tried; the ones that fail are reported (a memory changed again since, a merge already undone).
     """
     stack = list(request.session.get(SESSION_KEY, []))
-    index = next((i for i in range(len(stack) - 1, -1, -1) if token is None or stack[i]["token"] == token), None)
+    index = next((i for i in range(len(stack) - 1, -1, -1) if entry_id is None or stack[i]["token"] == entry_id), None)
     if index is None:
         return None
     entry = stack.pop(index)

@@ -89,7 +89,7 @@ def inbox_decide(request: HttpRequest) -> HttpResponse:
 @require_POST
 def undo_view(request: HttpRequest) -> HttpResponse:
     """Undo the newest action (or the one whose token is posted); answers with the message and the counters."""
-    outcome = undo.undo(request, token=request.POST.get("token") or None)
+    outcome = undo.undo(request, entry_id=request.POST.get("token") or None)
     if outcome is None:
         message, errors, events = "Nothing to undo.", [], {}
     else:
@@ -107,6 +107,7 @@ def undo_view(request: HttpRequest) -> HttpResponse:
     return with_events(response, events)
 
 
+@login_required
 @require_GET
 def proposals_redirect(request: HttpRequest) -> HttpResponse:
     """The old proposals page is the inbox now (decided proposals under ?view=decided)."""
