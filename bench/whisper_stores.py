@@ -1,6 +1,6 @@
 """Whisper over the three labelled stores: hit rate, precision and silence on the dev and test splits.
 
-    python -m bench.whisper_stores [--split dev|test|both] [--show] [--sweep] [--write-docs]
+    python -m bench.whisper_stores [--split dev|test|both] [--show] [--sweep [--dump FILE]] [--write-docs]
 
 Loads the docs, lifelog and devprojects stores (bench/datasets/) into one fresh temporary home through the real
 services (document vectors come from a disk cache of the real model's output: bench/datasets/embed_cache.py),
@@ -132,7 +132,7 @@ def _passed(cands, t: float, tc: float, rel: float, cap: int, identity_gate: flo
     return [k for g, k, ident, prob, cos, *_ in ordered if passes(g, ident, prob, cos)][:cap]
 
 
-def sweep(prompts, ids: dict[str, str], now) -> dict[tuple, tuple[float, float, float]]:
+def sweep(prompts, ids: dict[str, str], now, dump: Path | None = None) -> dict[tuple, tuple[float, float, float]]:
     """(gate, min cosine, relative, cap, identity gate) -> (hit rate, precision, silence), from one run with the
     gates open.
 
@@ -155,6 +155,8 @@ def sweep(prompts, ids: dict[str, str], now) -> dict[tuple, tuple[float, float, 
                    for i, h in enumerate(history)]
         final = _ledger(whisper_respond(prompt=p["prompt"], session_id=session, space=p.get("space"), now=now), keys)
         runs.append((p, earlier, final))
+    if dump:
+        dump.write_text(json.dumps(runs))  # for bench/whisper_gate_fit.py
     out = {}
     grid = ((t, tc, rel, cap, ig) for t in SWEEP for tc in MIN_COSINE for rel in RELATIVE for cap in CAPS
             for ig in IDENTITY_GATES)
@@ -206,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--explain", action="store_true", help="print the candidates of every wrong prompt")
     parser.add_argument("--sweep", action="store_true", help="sweep the gate on the split (tune on dev only)")
     parser.add_argument("--sweep-json", type=Path, help="also write every swept setting and its scores here")
+    parser.add_argument("--dump", type=Path, help="with --sweep: write every prompt's gate candidates here (JSON)")
     parser.add_argument("--write-docs", action="store_true", help="update this section of docs/benchmarks.md")
     args = parser.parse_args(argv)
     os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
@@ -213,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["ORMAH_WHISPER_GATE_NO_RERANKER"] = str(GATE_MARK)
         os.environ["ORMAH_WHISPER_IDENTITY_GATE"] = str(IDENTITY_MARK)
         os.environ["ORMAH_WHISPER_GATE_RELATIVE"] = "0"
+        os.environ["ORMAH_WHISPER_GATE_WEIGHTS"] = "off"  # the ledger then holds g, the logistic gate's input
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     with tempfile.TemporaryDirectory(prefix="ormah-whisper-stores-") as tmp:
         setup_django(Path(tmp))
@@ -223,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         for split in splits:
             prompts = scenarios.prompts_in(split)
             if args.sweep:
-                table = sweep(prompts, ids, scenarios.now)
+                table = sweep(prompts, ids, scenarios.now, args.dump)
                 if args.sweep_json:
                     args.sweep_json.write_text(json.dumps([[*k, *v] for k, v in table.items()]))
                 from whisper.conf import get_conf as whisper_conf
@@ -257,8 +261,12 @@ def main(argv: list[str] | None = None) -> int:
             from whisper.conf import get_conf as whisper_conf
 
             conf = whisper_conf()
-            note = (f"Gate {conf.gate_no_reranker} on recall's probability, relative {conf.gate_relative}, identity "
-                    f"gate {conf.identity_gate} on cosine; tuned on dev only.")
+            if conf.gate_weights:
+                note = (f"Logistic gate (log-odds >= {conf.gate_logit}, bench/whisper_gate_fit.py), identity gate "
+                        f"{conf.identity_gate} on cosine; fitted and tuned on dev only.")
+            else:
+                note = (f"Gate {conf.gate_no_reranker} on recall's probability, relative {conf.gate_relative}, "
+                        f"identity gate {conf.identity_gate} on cosine; tuned on dev only.")
             text = render(results, categories, note)
             print(text)
             if args.write_docs:

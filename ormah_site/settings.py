@@ -204,6 +204,8 @@ ORMAH = {
     "WHISPER_GATE_NO_RERANKER": _env_float("WHISPER_GATE_NO_RERANKER", None),  # None: the scorer's whisper_gate
     "WHISPER_GATE_MIN_COSINE": _env_float("WHISPER_GATE_MIN_COSINE", 0.35),
     "WHISPER_GATE_RELATIVE": _env_float("WHISPER_GATE_RELATIVE", 0.7),
+    "WHISPER_GATE_WEIGHTS": _env("WHISPER_GATE_WEIGHTS"),  # None: the fitted logistic gate; "off": the rules above
+    "WHISPER_GATE_LOGIT": _env_float("WHISPER_GATE_LOGIT", None),  # None: whisper.conf.GATE_LOGIT
     "WHISPER_IDENTITY_GATE": _env_float("WHISPER_IDENTITY_GATE", 0.25),
     "WHISPER_OVERLAP_CE_FLOOR": _env_float("WHISPER_OVERLAP_CE_FLOOR", 0.45),
     "WHISPER_OVERLAP_COSINE_FLOOR": _env_float("WHISPER_OVERLAP_COSINE_FLOOR", 0.70),

@@ -14,6 +14,13 @@ from django.conf import settings
 from memory.ranking import thresholds
 
 
+# The logistic gate on recall's hits (bench/whisper_gate_fit.py, fitted on the dev split's candidates): bias, then
+# weights of g (probability + affinity), raw cosine, cosine gap to the best hit, g gap to the best hit, "best by g",
+# g margin over the next hit. A hit is whispered when the log-odds reach GATE_LOGIT (chosen on dev).
+GATE_WEIGHTS = (-3.928, 1.678, 3.621, 1.548, 0.562, 0.993, 1.601)
+GATE_LOGIT = 0.40
+
+
 @dataclass(frozen=True, slots=True)
 class WhisperConf:
     enabled: bool = True
@@ -33,6 +40,8 @@ class WhisperConf:
     gate_no_reranker: float = 0.65  # gate on the probability (get_conf: the scorer file's whisper_gate)
     gate_min_cosine: float = 0.35  # and its raw cosine at least this (guards against keyword-only matches)
     gate_relative: float = 0.7  # also keep only candidates at or above this share of the best one's probability
+    gate_weights: tuple[float, ...] = GATE_WEIGHTS  # the logistic gate; () falls back to the three rules above
+    gate_logit: float = GATE_LOGIT
     identity_gate: float = 0.25
     overlap_ce_floor: float = 0.45
     overlap_cosine_floor: float = 0.70
@@ -60,6 +69,18 @@ class WhisperConf:
 def _patterns(raw: str | None) -> tuple[re.Pattern, ...]:
     """Extra synthetic-prompt regexes, one per line (matched at the start of the left-trimmed prompt)."""
     return tuple(re.compile(line.strip(), re.IGNORECASE) for line in (raw or "").splitlines() if line.strip())
+
+
+def _weights(raw: str | None) -> tuple[float, ...]:
+    """WHISPER_GATE_WEIGHTS: unset for the fitted weights, "off" for the probability gate, else 7 numbers."""
+    if raw is None or not str(raw).strip():
+        return GATE_WEIGHTS
+    if str(raw).strip().lower() == "off":
+        return ()
+    values = tuple(float(v) for v in str(raw).replace(",", " ").split())
+    if len(values) != len(GATE_WEIGHTS):
+        raise ValueError(f"WHISPER_GATE_WEIGHTS needs {len(GATE_WEIGHTS)} numbers or 'off', got {raw!r}")
+    return values
 
 
 def get_conf() -> WhisperConf:
@@ -93,6 +114,8 @@ def get_conf() -> WhisperConf:
         gate_no_reranker=calibrated("GATE_NO_RERANKER", "whisper_gate"),
         gate_min_cosine=pick("GATE_MIN_COSINE", d.gate_min_cosine),
         gate_relative=pick("GATE_RELATIVE", d.gate_relative),
+        gate_weights=_weights(o.get("WHISPER_GATE_WEIGHTS")),
+        gate_logit=pick("GATE_LOGIT", d.gate_logit),
         identity_gate=pick("IDENTITY_GATE", d.identity_gate),
         overlap_ce_floor=pick("OVERLAP_CE_FLOOR", d.overlap_ce_floor),
         overlap_cosine_floor=pick("OVERLAP_COSINE_FLOOR", d.overlap_cosine_floor),

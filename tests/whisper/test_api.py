@@ -97,7 +97,7 @@ def test_decisions_show_every_candidate_and_why(api, node):
     candidate = decisions[0]["candidates"][0]
     assert (status, decisions[0]["decision"], candidate["node_uid"], candidate["stage"], candidate["injected"]) == (
         200, "injected", node.id, "injected", True)
-    gate = get_conf().gate_no_reranker  # the calibrated probability gate (docs/whisper.md)
+    gate = get_conf().gate_logit  # the logistic gate on recall's hits (docs/whisper.md)
     assert candidate["gate_threshold"] == gate and (candidate["gate_score"] >= gate or candidate["raw_cosine"] >= 0.7)
 
 

@@ -278,7 +278,7 @@ def test_gate_score_prefers_the_cross_encoder():
 
 
 def test_gate_keeps_recall_hits_at_or_above_the_probability_gate(conf):
-    conf = replace(conf, gate_no_reranker=0.5, gate_min_cosine=0.0, gate_relative=0.0)
+    conf = replace(conf, gate_weights=(), gate_no_reranker=0.5, gate_min_cosine=0.0, gate_relative=0.0)
     pool = [cand("a", probability=0.5, cosine=0.2), cand("b", probability=0.49, cosine=0.65)]
     run = make_run(pool=pool, intent=intent())
     assert injection_gate(run, conf, fake_deps()) is None
@@ -286,7 +286,7 @@ def test_gate_keeps_recall_hits_at_or_above_the_probability_gate(conf):
 
 
 def test_gate_also_asks_for_the_cosine_floor_and_a_share_of_the_best(conf):
-    strict = replace(conf, gate_min_cosine=0.4, gate_relative=0.8)
+    strict = replace(conf, gate_weights=(), gate_min_cosine=0.4, gate_relative=0.8)
     pool = [cand("best", probability=0.9, cosine=0.6), cand("close", probability=0.75, cosine=0.5),
             cand("far", probability=0.6, cosine=0.65), cand("lexical", probability=0.95, cosine=0.2)]
     run = make_run(pool=pool, intent=intent())

@@ -25,6 +25,32 @@ def gate_score(cand: Candidate, *, by_cosine: bool = False) -> float:
     return round(base * (0.4 + 0.6 * cand.confidence) * cand.space_factor + cand.affinity, 4)
 
 
+def gate_features(run: WhisperRun, hits: list[Candidate]) -> dict[int, list[float]]:
+    """The logistic gate's signals per recall hit (id -> [g, cosine, cosine - best cosine, g - best g, best by g,
+    g - next g]); `hits` are recall's hits outside the identity route, their gate_score already set to g."""
+    by_g = sorted((c.gate_score for c in hits), reverse=True)
+    best_g = by_g[0] if by_g else 0.0
+    best_cos = max((c.raw_cosine or 0.0 for c in hits), default=0.0)
+    out = {}
+    for c in hits:
+        rank = by_g.index(c.gate_score)
+        nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
+        cos = c.raw_cosine or 0.0
+        out[id(c)] = [c.gate_score, cos, cos - best_cos, c.gate_score - best_g, float(rank == 0), c.gate_score - nxt]
+    return out
+
+
+def apply_logistic(run: WhisperRun, conf: WhisperConf) -> None:
+    """Replace recall hits' gate score by the logistic gate's log-odds (bench/whisper_gate_fit.py) and their gate
+    by `gate_logit`; identity-route memories and memories recall did not return keep their own gates."""
+    hits = [c for c in run.pool if c.probability is not None and c.ce_abs is None and not identity_route(c, run)]
+    bias, *weights = conf.gate_weights
+    feats = gate_features(run, hits)
+    for c in hits:
+        c.gate_score = round(bias + sum(w * f for w, f in zip(weights, feats[id(c)])), 4)
+        c.gate_threshold = conf.gate_logit
+
+
 def threshold_for(cand: Candidate, run: WhisperRun, conf: WhisperConf) -> float:
     """The gate a candidate must reach.
 
@@ -49,15 +75,28 @@ def identity_route(cand: Candidate, run: WhisperRun) -> bool:
 
 
 def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
-    """Keep candidates whose gate score reaches their gate and, for recall's hits, whose raw cosine reaches the
-    cosine floor and whose probability is within `gate_relative` of the best; a recall hit with a strong cosine
-    (the overlap filter's 0.70) passes on that alone. Silence when none passes. Recaps of a period skip it."""
+    """Keep candidates whose gate score reaches their gate; a recall hit with a strong cosine (the overlap filter's
+    0.70) passes on that alone. Without a reranker recall's hits face the logistic gate (conf.gate_weights: the
+    log-odds of being right from probability, cosine, their gaps to the best hit, being the best and the margin
+    over the next, against gate_logit); with the weights off, their raw cosine must reach the cosine floor and their
+    probability be within `gate_relative` of the best. Silence when none passes. Recaps of a period skip it."""
     run.gate = conf.gate if run.reranked else conf.gate_no_reranker
     for cand in run.pool:
         cand.gate_score = gate_score(cand, by_cosine=identity_route(cand, run))
         cand.gate_threshold = None if run.broad_recap else threshold_for(cand, run, conf)
     if run.broad_recap:
         return None
+    if conf.gate_weights and not run.reranked:
+        run.gate = conf.gate_logit
+        apply_logistic(run, conf)
+
+        def logistic_passes(c: Candidate) -> bool:
+            if c.probability is not None and c.ce_abs is None and (c.raw_cosine or 0.0) >= conf.overlap_cosine_floor:
+                return True
+            return c.gate_score >= c.gate_threshold
+
+        run.drop([c for c in run.pool if logistic_passes(c)], STAGE_GATE)
+        return None if run.pool else SILENT_BELOW_GATE
     best = max((c.gate_score for c in run.pool if c.probability is not None and not identity_route(c, run)),
                default=0.0)
 

@@ -1,0 +1,61 @@
+"""The logistic gate on recall's hits (issue 11, item 9): its signals, its decision, and its settings."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from django.test import override_settings
+
+from whisper.conf import GATE_WEIGHTS, get_conf
+from whisper.stages.gate import injection_gate
+
+from .conftest import cand, fake_deps, intent, make_run
+
+
+def test_the_gate_keeps_a_clear_best_hit_and_drops_a_weak_runner_up(conf):
+    pool = [cand("best", probability=0.8, cosine=0.6), cand("weak", probability=0.3, cosine=0.4)]
+    run = make_run(pool=pool, intent=intent())
+    assert injection_gate(run, conf, fake_deps()) is None
+    assert [c.node_id for c in run.pool] == ["best"]
+    # log-odds: -3.928 + 1.678*0.8 + 3.621*0.6 + 0 + 0 + 0.993 + 1.601*0.5 = 1.3805 for best
+    assert (pool[0].gate_score, pool[0].gate_threshold, run.gate) == (1.3805, conf.gate_logit, conf.gate_logit)
+    assert pool[1].stage == "below_gate" and pool[1].gate_score < conf.gate_logit
+
+
+def test_a_lexical_match_with_a_fair_probability_but_a_low_cosine_stays_silent(conf):
+    # "how old am I" -> a JSON-schema README at probability 0.49: log-odds -0.786
+    run = make_run(pool=[cand("readme", probability=0.49, cosine=0.15)], intent=intent())
+    assert injection_gate(run, conf, fake_deps()) == "silent:below_gate"
+
+
+def test_the_threshold_moves_the_decision(conf):
+    pool = [cand("a", probability=0.35, cosine=0.5)]  # a lone hit: log-odds 0.0232 (its margin is its g)
+    assert injection_gate(make_run(pool=pool, intent=intent()), conf, fake_deps()) == "silent:below_gate"
+    loose = replace(conf, gate_logit=0.0)
+    pool = [cand("a", probability=0.35, cosine=0.5)]
+    assert injection_gate(make_run(pool=pool, intent=intent()), loose, fake_deps()) is None
+
+
+def test_identity_route_and_strong_cosine_keep_their_own_gates(conf):
+    me = cand("me", cosine=0.3, identity=True)
+    me.overlap = True
+    strong = cand("port", probability=0.05, cosine=0.72)
+    run = make_run("what's my name?", pool=[me, strong], intent=intent("identity"), about_user=True)
+    injection_gate(run, conf, fake_deps())
+    assert (me.gate_threshold, {c.node_id for c in run.pool}) == (conf.identity_gate, {"me", "port"})
+
+
+@pytest.mark.parametrize("raw, expected", [
+    (None, GATE_WEIGHTS), ("off", ()), ("1, 2, 3, 4, 5, 6, 7", (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0)),
+])
+def test_weights_setting(settings, raw, expected):
+    ormah = {**settings.ORMAH, "WHISPER_GATE_WEIGHTS": raw}
+    with override_settings(ORMAH=ormah):
+        assert get_conf().gate_weights == expected
+
+
+def test_weights_setting_with_the_wrong_count_is_refused(settings):
+    with override_settings(ORMAH={**settings.ORMAH, "WHISPER_GATE_WEIGHTS": "1 2 3"}):
+        with pytest.raises(ValueError, match="needs 7 numbers"):
+            get_conf()
