@@ -137,7 +137,9 @@ def test_search_and_suggestions(new_page, hostile):
 def test_stats_proposals_jobs_and_whisper_screens(new_page, hostile):
     page = open_signed_in(new_page, "/stats/")
     no_script_ran(page)
-    visit(page, "/proposals/", shows=f"Near-duplicate {SCRIPT}")
+    # The inbox words its reasons itself (from the proposal's typed fields); the payloads it shows as text are the
+    # memories' own titles and contents in the merge preview.
+    visit(page, "/inbox/", shows=f"{SCRIPT}{IMG} payload title")
     visit(page, f"/proposals/node/{hostile['id']}/")
     visit(page, "/jobs/", shows=IMG)
     visit(page, "/whisper/", shows=SCRIPT)
