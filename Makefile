@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# What pip cannot install (Chromium for the browser tests): apt as root, else one line saying what to install.
+# What pip cannot install (Debian's chromium for the browser tests): apt as root, else one line saying what to install.
 system-deps:
 	@./scripts/system-deps.sh
 

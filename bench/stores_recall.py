@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import tempfile
 import time
 from collections import defaultdict
@@ -22,7 +21,6 @@ from pathlib import Path
 
 SECTION = "Recall on the labelled stores"
 REPO = Path(__file__).resolve().parent.parent
-BENCH_DOC = REPO / "docs" / "benchmarks.md"
 STORES = ("docs", "lifelog", "devprojects")
 MODES = ("bm25", "vectors", "full")
 
@@ -105,19 +103,6 @@ def render(results: dict, seconds: float) -> str:
     return "\n".join(lines)
 
 
-def _doc_section(body: str) -> None:
-    section = f"## {SECTION}\n\n{body.strip()}\n"
-    text = BENCH_DOC.read_text() if BENCH_DOC.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^## {re.escape(SECTION)}[ \t]*\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1).rstrip() + "\n"
-    else:
-        text = text.rstrip() + "\n\n" + section
-    tmp = BENCH_DOC.with_suffix(".md.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, BENCH_DOC)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
@@ -133,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     body = render(results, time.perf_counter() - started)
     print(body)
     if args.write:
-        _doc_section(body)
+        from bench._common import machine, replace_section
+
+        facts = machine(Path(tempfile.gettempdir()))
+        replace_section(SECTION, body, machine_md="\n".join(f"- {k}: {v}" for k, v in facts.items()))
     return 0
 
 
