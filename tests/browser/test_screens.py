@@ -13,6 +13,25 @@ from memory.domain.node import utcnow
 from memory.services import self_ensure
 from tests.browser.conftest import click_node, shot, sign_in, wait_for_graph
 
+
+def type_until_suggested(page, field: str, text: str, option: str, *, tries: int = 4) -> None:
+    """Type into a freshly swapped-in field until its suggestions arrive.
+
+    htmx binds a swapped-in element's triggers when the swap settles; text typed in that instant raises no
+    request, as a person typing that fast would also see (they type on). So type again, as they would.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(tries):
+        page.fill(field, "")
+        page.type(field, text, delay=20)
+        try:
+            page.wait_for_selector(option, state="attached", timeout=4_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError(f"no suggestion {option} after typing {text!r} {tries} times")
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -42,8 +61,7 @@ def test_connect_by_typing_a_title(new_page, mem):
     click_node(page, a.id)
     page.wait_for_selector("#panel article[data-node-id]")
     page.click("#panel button:has-text('Connect')")
-    page.fill("#connect-target", "Rollback")
-    page.wait_for_selector("#connect-options option[value='Rollback drills']", state="attached")
+    type_until_suggested(page, "#connect-target", "Rollback", "#connect-options option[value='Rollback drills']")
     page.fill("#connect-target", "Rollback drills")  # what picking the suggestion puts in the box: the title
     page.select_option("#panel select[name=edge]", "supports")
     page.click("#panel button:has-text('Connect'):not([type=button])")
