@@ -12,6 +12,10 @@ Here the two statements are aligned token by token and the difference is classif
 * a slot: the sides are the same sentence except one short span. A changed number, time or date in that span is a
   supersession; an antonym ("enabled"/"disabled", "like"/"dislike") is a conflict; any other word is a different
   fact of the same template, so never a duplicate.
+* swapped words: every change of substance is a span of words replaced in place by other words, nothing moved
+  ("lentil soup, 200 g lentils" vs "pea soup, 200 g peas"): the same template holding other values, never a copy.
+  Forms of one word ("encrypted"/"encryption", "deployed"/"deploy") are not a swap, and an antonym swapped in
+  ("trims whitespace" -> "keeps whitespace untouched") marks the sides as opposed.
 * a one-sided negation with nothing else of substance changed is a conflict; "X over Y" turned into "Y over X" too.
 * a change marker on one side only ("switched to", "no longer", "now", …) says the newer statement replaces the older.
 """
@@ -57,6 +61,9 @@ ANTONYMS = frozenset(frozenset(p) for p in (
 _NEGATING_PREFIXES = ("un", "in", "im", "dis", "non", "non-")
 COMPARATIVES = frozenset({"over", "than", "rather", "instead"})
 SLOT_MAX_TOKENS = 3
+# What a word may end in beyond the stem it shares with another form of itself ("encrypt|ed", "encrypt|ion").
+_SUFFIXES = frozenset({"", "e", "s", "es", "d", "ed", "ing", "ion", "ation", "er", "or", "ment", "ly", "al", "ive"})
+_VARIANT_MIN_STEM = 4
 SLOT_MIN_SHARED = 3
 
 
@@ -113,11 +120,32 @@ def _substantive(tokens: list[str]) -> list[str]:
                                                                                           "doesnt", "didnt"}]
 
 
+# Tokens are compared as diff_tokens leaves them (a plural or third-person `s` dropped: "trims" -> "trim").
+_ANTONYM_STEMS = ANTONYMS | frozenset(frozenset(_stem(w) for w in pair) for pair in ANTONYMS)
+
+
 def _antonyms(a: str, b: str) -> bool:
-    if frozenset((a, b)) in ANTONYMS:
+    if frozenset((a, b)) in _ANTONYM_STEMS:
         return True
     short, long_ = sorted((a, b), key=len)
     return any(long_ == p + short for p in _NEGATING_PREFIXES) and len(short) > 3
+
+
+def _variant(a: str, b: str) -> bool:
+    """Two forms of one word: the same alphabetic stem of four letters or more, then common suffixes."""
+    if a == b:
+        return True
+    if not (a.isalpha() and b.isalpha()):
+        return False
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n >= _VARIANT_MIN_STEM and a[n:] in _SUFFIXES and b[n:] in _SUFFIXES
+
+
+def _variants(old: list[str], new: list[str]) -> bool:
+    """The two spans say the same words in other forms (so a change between them is no change of substance)."""
+    return len(old) == len(new) and all(_variant(a, b) for a, b in zip(old, new, strict=True))
 
 
 def _negated(tokens: list[str]) -> bool:
@@ -147,12 +175,21 @@ class Comparison:
     shape: str = ""  # the shared template with changed spans as "…" and digits as "#" (groups proposals)
 
     replaced: bool = False  # the only change is one short span replaced by a different one
+    swapped: bool = False  # every change of substance replaces words in place, nothing moved (see the docstring)
+    opposed: bool = False  # a replaced span swaps a word for its antonym
     quantities_differ: bool = False  # the numbers, number words or dates of the two sides are not the same set
 
     @property
     def substitution(self) -> bool:
         """One span of words replaced in an otherwise identical statement: a different fact, never a copy."""
-        return self.slot is not None or self.replaced
+        return self.slot is not None or self.replaced or self.swapped
+
+
+def _swaps_in_place(real: list[tuple[list[str], list[str]]], *, words_kept: list[str]) -> bool:
+    """No swapped word reappears elsewhere on the other side (a move, as paraphrases do), and something is kept."""
+    removed = {t for o, _ in real for t in o}
+    added = {t for _, n in real for t in n}
+    return bool(words_kept) and not (removed & added) and not (removed | added) & set(words_kept)
 
 
 def _anchors(title: str, content_tokens: list[str], title_tokens: list[str]) -> set[str]:
@@ -190,7 +227,7 @@ def compare(title_a: str, content_a: str, title_b: str, content_b: str) -> Compa
     added = [t for _, new in changes for t in new]
     slot = None
     substantive = [(_substantive(old), _substantive(new)) for old, new in changes]
-    real = [(o, n) for o, n in substantive if o or n]
+    real = [(o, n) for o, n in substantive if (o or n) and not _variants(o, n)]
     if (len(real) == 1 and real[0][0] and real[0][1] and len(real[0][0]) <= SLOT_MAX_TOKENS
             and len(real[0][1]) <= SLOT_MAX_TOKENS and shared >= SLOT_MIN_SHARED):
         slot = (tuple(real[0][0]), tuple(real[0][1]))
@@ -203,15 +240,18 @@ def compare(title_a: str, content_a: str, title_b: str, content_b: str) -> Compa
         quantity_change = same_frame and any(is_quantity(t) for t in slot[0] + slot[1])
         date_change = same_frame and any(is_date(t) for t in slot[0] + slot[1])
         antonym = len(slot[0]) == 1 and len(slot[1]) == 1 and _antonyms(slot[0][0], slot[1][0])
+    swapped = bool(real) and all(o and n for o, n in real) and _swaps_in_place(real, words_kept=[
+        t for block in matcher.get_matching_blocks() for t in _substantive(ta[block.a:block.a + block.size])])
+    opposed = any(_antonyms(x, y) for o, n in real for x in o for y in n)
     negation_only = _negated(ta) != _negated(tb) and not real and shared >= SLOT_MIN_SHARED
     words_a, words_b = _substantive(ta), _substantive(tb)
     reversed_order = (sorted(words_a) == sorted(words_b) and words_a != words_b
                       and bool(COMPARATIVES & set_a & set_b))
     ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
     replaced = (len(ops) == 1 and ops[0][0] == "replace" and shared >= SLOT_MIN_SHARED
-                and not all(t in STOPWORDS for t in removed + added))
+                and not all(t in STOPWORDS for t in removed + added) and not _variants(removed, added))
     return Comparison(
-        distinct=distinct, replaced=replaced,
+        distinct=distinct, replaced=replaced, swapped=swapped, opposed=opposed,
         quantities_differ={t for t in set_a if is_quantity(t) or is_date(t)}
         != {t for t in set_b if is_quantity(t) or is_date(t)}, slot=slot, quantity_change=quantity_change, date_change=date_change, antonym=antonym,
         negation_only=negation_only, negation_differs=_negated(ta) != _negated(tb), reversed_order=reversed_order,

@@ -81,10 +81,11 @@ def protected(node: NodeFacts) -> bool:
 
 
 def differs(pair: Pair) -> bool:
-    """The two say different things: distinct items, a replaced word or value, a negation, a change, new numbers."""
+    """The two say different things: distinct items, words or a value swapped in place, an antonym, a negation,
+    a change, new numbers."""
     cmp = compare(pair.a.title, pair.a.content, pair.b.title, pair.b.content)
-    if (cmp.distinct or cmp.substitution or cmp.negation_differs or cmp.reversed_order or cmp.change_marker
-            or cmp.quantities_differ):
+    if (cmp.distinct or cmp.substitution or cmp.opposed or cmp.negation_differs or cmp.reversed_order
+            or cmp.change_marker or cmp.quantities_differ):
         return True
     signals = change_signals(pair.a, pair.b)
     return signals["numbers"] or signals["dates"]
