@@ -15,6 +15,8 @@ def _missing(exc: Exception) -> bool:
 @register("database")
 def check_sqlite_extensions(app_configs=None, **kwargs):
     """vec0 and FTS5 must both work on a fresh connection of the configured backend."""
+    if connection.vendor != "sqlite":
+        return []
     errors = []
     try:
         with connection.cursor() as cursor:
@@ -43,3 +45,21 @@ def check_sqlite_extensions(app_configs=None, **kwargs):
             id="ormah.E002",
         ))
     return errors
+
+
+@register("database")
+def check_pgvector(app_configs=None, **kwargs):
+    """On PostgreSQL, the pgvector extension must be installed on the server (the migrations create it)."""
+    if connection.vendor != "postgresql":
+        return []
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+            found = cursor.fetchone()
+    except Exception as exc:  # Trigger: server unreachable. Why: nothing works without it. Outcome: check error.
+        return [Error(f"The PostgreSQL database cannot be used: {exc}", hint="Check ORMAH_DATABASE_URL.",
+                      id="ormah.E004")]
+    if found is None:
+        return [Error("The pgvector extension is not installed on the PostgreSQL server",
+                      hint="Install pgvector (docs/team-server.md).", id="ormah.E005")]
+    return []

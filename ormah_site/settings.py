@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -126,8 +127,30 @@ TEMPLATES = [
     },
 ]
 
+
+
+def _postgres(url: str) -> dict:
+    """DATABASES["default"] for postgres://user:password@host:port/name?host=/socket/dir&port=N (psycopg 3)."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parts.path.lstrip("/")) or "ormah",
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": query.pop("host", None) or parts.hostname or "",
+        "PORT": str(query.pop("port", None) or parts.port or ""),
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": query,  # the rest (sslmode=require, ...) goes to libpq as is
+    }
+
+
+DATABASE_URL = _env("DATABASE_URL")  # unset: the embedded SQLite index at DB_PATH (the default, one person)
+if DATABASE_URL and urlsplit(DATABASE_URL).scheme not in {"postgres", "postgresql"}:
+    raise ValueError(f"ORMAH_DATABASE_URL must start with postgres:// (got {urlsplit(DATABASE_URL).scheme}://)")
 DATABASES = {
-    "default": {
+    "default": _postgres(DATABASE_URL) if DATABASE_URL else {
         "ENGINE": "ormah_site.sqlitevec",
         "NAME": DB_PATH,
         # IMMEDIATE + a busy timeout: with web and job processes writing one file, DEFERRED lost 66% of writes.

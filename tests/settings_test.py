@@ -1,10 +1,16 @@
-"""Test settings: a temporary ORMAH_HOME unless one is given, then the real settings."""
+"""Test settings: a temporary ORMAH_HOME unless one is given, the engine of ORMAH_TEST_DATABASE_URL (SQLite when
+unset), then the real settings."""
 
 import os
 import tempfile
 from pathlib import Path
 
 os.environ.setdefault("ORMAH_HOME", tempfile.mkdtemp(prefix="ormah-test-home-"))
+# The suite runs on SQLite unless ORMAH_TEST_DATABASE_URL names a PostgreSQL server (`make test-pg`); a server
+# URL in ORMAH_DATABASE_URL is never used by the tests (pytest-django would create test_<name> beside it).
+os.environ.pop("ORMAH_DATABASE_URL", None)
+if os.environ.get("ORMAH_TEST_DATABASE_URL"):
+    os.environ["ORMAH_DATABASE_URL"] = os.environ["ORMAH_TEST_DATABASE_URL"]
 os.environ.setdefault("ORMAH_MODEL_CACHE_DIR", str(Path(tempfile.gettempdir()) / "ormah-test-models"))
 
 from ormah_site.settings import *  # noqa: E402,F401,F403

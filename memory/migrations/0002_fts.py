@@ -7,6 +7,8 @@ its 10.0 on an UNINDEXED id column; reference §1.3).
 
 from django.db import migrations
 
+from memory.backends.migration_ops import VendorSQL
+
 FTS_SQL = [
     """CREATE VIRTUAL TABLE node_fts USING fts5(
            title, content, tags_text, content='memory_noderow', content_rowid='id',
@@ -34,6 +36,18 @@ FTS_REVERSE = [
 ]
 
 
+# PostgreSQL: a stored generated tsvector on the row itself (title A, content B, tags C; memory/backends/postgres.py
+# weighs them like BM25's 10 : 1 : 3) and a GIN index; no triggers are needed.
+PG_FTS_SQL = [
+    """ALTER TABLE memory_noderow ADD COLUMN fts tsvector GENERATED ALWAYS AS (
+           setweight(to_tsvector('english', coalesce(title, '')), 'A') ||
+           setweight(to_tsvector('english', coalesce(content, '')), 'B') ||
+           setweight(to_tsvector('english', coalesce(tags_text, '')), 'C')) STORED""",
+    "CREATE INDEX node_fts_gin ON memory_noderow USING gin (fts)",
+]
+PG_FTS_REVERSE = ["DROP INDEX IF EXISTS node_fts_gin", "ALTER TABLE memory_noderow DROP COLUMN IF EXISTS fts"]
+
+
 class Migration(migrations.Migration):
     dependencies = [("memory", "0001_initial")]
-    operations = [migrations.RunSQL(FTS_SQL, FTS_REVERSE)]
+    operations = [VendorSQL("sqlite", FTS_SQL, FTS_REVERSE), VendorSQL("postgresql", PG_FTS_SQL, PG_FTS_REVERSE)]

@@ -3,6 +3,8 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
+from memory.backends.migration_ops import VendorSQL
+
 
 ADD_COLUMNS = [
     "ALTER TABLE memory_edgerow ADD COLUMN valid_from datetime NULL",
@@ -10,6 +12,14 @@ ADD_COLUMNS = [
     "ALTER TABLE memory_noderow ADD COLUMN authority integer NOT NULL DEFAULT 0",
     "ALTER TABLE memory_noderow ADD COLUMN pinned bool NOT NULL DEFAULT 0",
     "ALTER TABLE memory_noderow ADD COLUMN read_only bool NOT NULL DEFAULT 0",
+    "ALTER TABLE memory_noderow ADD COLUMN trust_json text NOT NULL DEFAULT '{}'",
+]
+PG_ADD_COLUMNS = [
+    "ALTER TABLE memory_edgerow ADD COLUMN valid_from timestamp with time zone NULL",
+    "ALTER TABLE memory_edgerow ADD COLUMN valid_until timestamp with time zone NULL",
+    "ALTER TABLE memory_noderow ADD COLUMN authority integer NOT NULL DEFAULT 0",
+    "ALTER TABLE memory_noderow ADD COLUMN pinned boolean NOT NULL DEFAULT false",
+    "ALTER TABLE memory_noderow ADD COLUMN read_only boolean NOT NULL DEFAULT false",
     "ALTER TABLE memory_noderow ADD COLUMN trust_json text NOT NULL DEFAULT '{}'",
 ]
 
@@ -76,7 +86,8 @@ class Migration(migrations.Migration):
         # Columns are added with ALTER TABLE, not Django's SQLite table rebuild: a rebuild would drop the FTS and
         # vec0 triggers on memory_noderow (migration 0002, memory.search.vectors) and copy every row.
         migrations.SeparateDatabaseAndState(
-            database_operations=[migrations.RunSQL(ADD_COLUMNS, migrations.RunSQL.noop)],
+            database_operations=[VendorSQL("sqlite", ADD_COLUMNS, migrations.RunSQL.noop),
+                                 VendorSQL("postgresql", PG_ADD_COLUMNS, migrations.RunSQL.noop)],
             state_operations=[
                 migrations.AddField(
                     model_name='edgerow',

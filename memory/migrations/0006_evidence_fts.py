@@ -2,6 +2,8 @@
 
 from django.db import migrations
 
+from memory.backends.migration_ops import VendorSQL
+
 FTS_SQL = [
     """CREATE VIRTUAL TABLE evidence_fts USING fts5(
            text, content='memory_evidencerow', content_rowid='id',
@@ -24,7 +26,14 @@ FTS_REVERSE = [
     "DROP TABLE IF EXISTS evidence_fts",
 ]
 
+PG_FTS_SQL = [
+    """ALTER TABLE memory_evidencerow ADD COLUMN fts tsvector
+           GENERATED ALWAYS AS (to_tsvector('english', coalesce(text, ''))) STORED""",
+    "CREATE INDEX evidence_fts_gin ON memory_evidencerow USING gin (fts)",
+]
+PG_FTS_REVERSE = ["DROP INDEX IF EXISTS evidence_fts_gin", "ALTER TABLE memory_evidencerow DROP COLUMN IF EXISTS fts"]
+
 
 class Migration(migrations.Migration):
     dependencies = [("memory", "0005_trust")]
-    operations = [migrations.RunSQL(FTS_SQL, FTS_REVERSE)]
+    operations = [VendorSQL("sqlite", FTS_SQL, FTS_REVERSE), VendorSQL("postgresql", PG_FTS_SQL, PG_FTS_REVERSE)]

@@ -4,6 +4,8 @@ change log of migration 0007 like the rows' own, so every process's matrix loads
 import django.db.models.deletion
 from django.db import migrations, models
 
+from memory.backends.migration_ops import VendorSQL
+
 
 LOG_SQL = [
     """CREATE TRIGGER passage_log_ai AFTER INSERT ON memory_passagerow BEGIN
@@ -14,6 +16,27 @@ LOG_SQL = [
        END""",
 ]
 LOG_REVERSE = ["DROP TRIGGER IF EXISTS passage_log_ad", "DROP TRIGGER IF EXISTS passage_log_ai"]
+PG_LOG_SQL = [
+    """CREATE FUNCTION passage_log_row() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+           PERFORM pg_advisory_xact_lock(7303017);
+           IF TG_OP = 'DELETE' THEN
+               INSERT INTO node_vec_log(row_id) VALUES (OLD.node_id);
+           ELSE
+               INSERT INTO node_vec_log(row_id) VALUES (NEW.node_id);
+           END IF;
+           RETURN NULL;
+       END $$""",
+    """CREATE TRIGGER passage_log_ai AFTER INSERT ON memory_passagerow
+       FOR EACH ROW EXECUTE FUNCTION passage_log_row()""",
+    """CREATE TRIGGER passage_log_ad AFTER DELETE ON memory_passagerow
+       FOR EACH ROW EXECUTE FUNCTION passage_log_row()""",
+]
+PG_LOG_REVERSE = [
+    "DROP TRIGGER IF EXISTS passage_log_ad ON memory_passagerow",
+    "DROP TRIGGER IF EXISTS passage_log_ai ON memory_passagerow",
+    "DROP FUNCTION IF EXISTS passage_log_row()",
+]
 
 
 class Migration(migrations.Migration):
@@ -38,5 +61,6 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('node', 'ordinal'), name='passage_unique_ordinal')],
             },
         ),
-        migrations.RunSQL(LOG_SQL, LOG_REVERSE),
+        VendorSQL("sqlite", LOG_SQL, LOG_REVERSE),
+        VendorSQL("postgresql", PG_LOG_SQL, PG_LOG_REVERSE),
     ]

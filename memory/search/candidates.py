@@ -14,14 +14,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-from django.db import DatabaseError, connection
+from django.db import connection
+
+from memory.backends import backend
 
 from memory.domain.lifecycle import days_between
 from memory.models import NodeRow
 from memory.ranking.features import Candidate, QueryFacts, feature_matrix, idf, query_facts, query_terms
 from memory.search import vectors
 from memory.search.filters import Filters
-from memory.search.fts import FTS_TABLE, fts_search
+from memory.search.fts import fts_search
 from memory.search.semantic import cosines_for, vector_search
 
 DF_CAP = 5000  # document counts above this are treated as this (the IDF of such a word is near its floor anyway)
@@ -44,17 +46,8 @@ class CandidatePool:
 
 
 def doc_counts(terms: list[str]) -> dict[str, int]:
-    """How many memories contain each term, by FTS5 (porter stems), capped at DF_CAP."""
-    out = {}
-    with connection.cursor() as cur:
-        for term in terms:
-            try:
-                cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
-                            ['"' + term.replace('"', '""') + '"', DF_CAP])
-                out[term] = int(cur.fetchone()[0])
-            except DatabaseError:
-                out[term] = 0
-    return out
+    """How many memories contain each term, by the full-text index (stems), capped at DF_CAP."""
+    return backend().doc_counts(terms, DF_CAP)
 
 
 def _memory_count() -> int:
@@ -68,7 +61,7 @@ def _signature(total: int) -> tuple:
     count and newest id for a larger one (within a tenth, the mean hardly moves)."""
     with connection.cursor() as cur:
         if total <= CENTROID_SAMPLE:
-            cur.execute("SELECT count(*), max(id), group_concat(embed_hash) FROM memory_noderow")
+            cur.execute(f"SELECT count(*), max(id), {backend().hash_concat('embed_hash')} FROM memory_noderow")
         else:
             cur.execute("SELECT count(*), max(id) FROM memory_noderow")
         count, newest, *hashes = cur.fetchone()

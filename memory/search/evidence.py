@@ -1,4 +1,5 @@
-"""Full-text search over the evidence ledger (evidence_fts, migration 0006): BM25-ranked event rows.
+"""Full-text search over the evidence ledger (evidence_fts, migration 0006): BM25-ranked event rows
+(PostgreSQL: memory_evidencerow.fts, memory/backends/postgres.py).
 
 The MATCH expressions come from `fts_query`, the same safe quoting the node FTS leg uses.
 """
@@ -8,14 +9,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError
 
-from memory.search.fts import fts_query
+from memory.backends import backend
+from memory.search.fts import FtsQuery, fts_query
 
 logger = logging.getLogger(__name__)
-
-EVIDENCE_FTS = "evidence_fts"
-EVIDENCE_TABLE = "memory_evidencerow"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,11 +25,9 @@ class EvidenceHit:
     rank: int
 
 
-def _run(sql: str, params: list) -> list[tuple]:
+def _run(query: FtsQuery, match_all: bool, limit: int, where: str, params: list) -> list[tuple]:
     try:
-        with connection.cursor() as cur:
-            cur.execute(sql, params)
-            return cur.fetchall()
+        return backend().evidence_fulltext(query, match_all=match_all, limit=limit, where=where, params=params)
     except DatabaseError as exc:
         # Trigger: FTS5 rejects an expression (tokens are quoted, so a bug). Outcome: no evidence hits, logged.
         logger.warning("Evidence FTS query failed: %s", exc)
@@ -52,13 +49,10 @@ def evidence_search(text: str, limit: int = 10, *, session_id: str | None = None
         params += list(kinds)
     extra = "".join(f" AND {w}" for w in where)
     found: dict[int, tuple[str, float]] = {}
-    for expression in (query.all_of, query.any_of):
+    for match_all, expression in ((True, query.all_of), (False, query.any_of)):
         if expression is None or len(found) >= limit:
             continue
-        rows = _run(f"SELECT e.id, e.uid, -bm25({EVIDENCE_FTS}) AS score FROM {EVIDENCE_FTS} "
-                    f"JOIN {EVIDENCE_TABLE} e ON e.id = {EVIDENCE_FTS}.rowid "
-                    f"WHERE {EVIDENCE_FTS} MATCH %s{extra} ORDER BY score DESC, e.id LIMIT %s",
-                    [expression, *params, limit])
+        rows = _run(query, match_all, limit, extra, params)
         for row_id, uid, score in rows:
             found.setdefault(row_id, (uid, float(score)))
     ordered = list(found.items())[:limit]

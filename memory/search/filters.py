@@ -48,7 +48,7 @@ def _dt(value: datetime) -> str:
 
 
 def where_sql(filters: Filters, alias: str = "n") -> tuple[str, list]:
-    """A SQL condition over `alias` (a memory_noderow row) and its parameters; "1" when nothing filters."""
+    """A SQL condition over `alias` (a memory_noderow row) and its parameters; "1 = 1" when nothing filters."""
     parts: list[str] = []
     params: list = []
     if filters.types:
@@ -62,7 +62,7 @@ def where_sql(filters: Filters, alias: str = "n") -> tuple[str, list]:
         alternatives = [f"{alias}.space IN ({_placeholders(named)})"] if named else []
         if any(not s for s in filters.spaces):
             alternatives.append(f"{alias}.space IS NULL")
-        parts.append("(" + " OR ".join(alternatives or ["0"]) + ")")
+        parts.append("(" + " OR ".join(alternatives or ["1 = 0"]) + ")")
         params.extend(named)
     if filters.tags:
         parts.append(f"{alias}.id IN (SELECT t.node_id FROM {TAG_TABLE} t "
@@ -77,7 +77,7 @@ def where_sql(filters: Filters, alias: str = "n") -> tuple[str, list]:
     if filters.active_at is not None:
         parts.append(f"({alias}.valid_until IS NULL OR {alias}.valid_until > %s)")
         params.append(_dt(filters.active_at))
-    return (" AND ".join(parts) or "1"), params
+    return (" AND ".join(parts) or "1 = 1"), params
 
 
 def matching_ids(filters: Filters, *, limit: int | None = None, row_ids: Sequence[int] | None = None) -> list[int]:

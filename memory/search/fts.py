@@ -1,4 +1,5 @@
-"""The FTS5 leg: safe MATCH expressions from raw text, and BM25-ranked, filtered row ids.
+"""The full-text leg: safe MATCH expressions from raw text, and BM25-ranked, filtered row ids (SQLite's FTS5;
+PostgreSQL's tsvector ranks by per-token IDF x ts_rank instead, memory/backends/postgres.py).
 
 Ranking is bm25(node_fts, 10.0, 1.0, 3.0) over the columns (title, content, tags_text), so the title really
 weighs ten times the content. The original's table had an UNINDEXED id column first, which silently moved
@@ -9,17 +10,19 @@ column, so the weights here mean what they say.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError
 
+from memory.backends import backend
+from memory.backends.sqlite import BM25_WEIGHTS, FTS_TABLE
 from memory.domain.text import ABOUT_SELF_TOKEN, STOP_WORDS, is_first_person, words
-from memory.search.filters import NODE_TABLE, Filters, matching_ids, where_sql
+from memory.search.filters import Filters, matching_ids, where_sql
 
 logger = logging.getLogger(__name__)
 
-FTS_TABLE = "node_fts"
-BM25_WEIGHTS = (10.0, 1.0, 3.0)  # title, content, tags_text
+__all__ = ["BM25_WEIGHTS", "FTS_TABLE", "FtsHit", "FtsQuery", "fts_query", "fts_search"]
 MAX_TOKENS = 32
 
 
@@ -60,30 +63,27 @@ def fts_query(text: str) -> FtsQuery:
     return FtsQuery(tokens=tuple(tokens), all_of=" AND ".join(quoted), any_of=" OR ".join(quoted))
 
 
-def _run(sql: str, params: list, expression: str) -> list[tuple[int, float]] | None:
+def _run(query: FtsQuery, match_all: bool, limit: int, where: str | None = None,
+         params: Sequence = ()) -> list[tuple[int, float]] | None:
     try:
-        with connection.cursor() as cur:
-            cur.execute(sql, params)
-            return [(r[0], float(r[1])) for r in cur.fetchall()]
+        return backend().node_fulltext(query, match_all=match_all, limit=limit, where=where, params=params)
     except DatabaseError as exc:
         # Trigger: FTS5 rejects an expression. Why: tokens are quoted, so this is a bug, never user input.
         # Outcome: the FTS leg answers nothing and the vector leg still runs.
-        logger.warning("FTS query failed (%s): %s", exc, expression)
+        logger.warning("FTS query failed (%s): %s", exc, query.all_of if match_all else query.any_of)
         return None
 
 
-def _match(expression: str, limit: int, filters: Filters, exclude: set[int]) -> list[tuple[int, float]]:
+def _match(query: FtsQuery, match_all: bool, limit: int, filters: Filters, exclude: set[int]) -> list[tuple[int, float]]:
     """The best `limit` matches passing `filters` and not in `exclude`.
 
     BM25 ranks the matches alone first and the few best are checked against the filters by primary key (the
     join is what costs at 100k rows); when the filters reject too many, one joined query settles it exactly.
     """
-    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
     want = limit + len(exclude)
     k = want + max(8, want // 4)
     for _ in range(2):
-        rows = _run(f"SELECT rowid, -bm25({FTS_TABLE}, {weights}) AS score FROM {FTS_TABLE} "
-                    f"WHERE {FTS_TABLE} MATCH %s ORDER BY score DESC, rowid LIMIT %s", [expression, k], expression)
+        rows = _run(query, match_all, k)
         if rows is None:
             return []
         passing = set(matching_ids(filters, row_ids=[r for r, _ in rows]))
@@ -92,10 +92,7 @@ def _match(expression: str, limit: int, filters: Filters, exclude: set[int]) -> 
             return kept[:limit]
         k *= 8
     where, params = where_sql(filters)
-    rows = _run(f"SELECT {FTS_TABLE}.rowid, -bm25({FTS_TABLE}, {weights}) AS score "
-                f"FROM {FTS_TABLE} JOIN {NODE_TABLE} n ON n.id = {FTS_TABLE}.rowid "
-                f"WHERE {FTS_TABLE} MATCH %s AND {where} ORDER BY score DESC, n.id LIMIT %s",
-                [expression, *params, want], expression)
+    rows = _run(query, match_all, want, where, params)
     return [(r, s) for r, s in rows or [] if r not in exclude][:limit]
 
 
@@ -105,7 +102,7 @@ def fts_search(text: str, limit: int, filters: Filters = Filters(), *, or_below:
     query = fts_query(text)
     if query.all_of is None or limit <= 0:
         return []
-    found = _match(query.all_of, limit, filters, set())
+    found = _match(query, True, limit, filters, set())
     if len(found) < (limit if or_below is None else or_below) and query.any_of is not None:
-        found += _match(query.any_of, limit - len(found), filters, {r for r, _ in found})
+        found += _match(query, False, limit - len(found), filters, {r for r, _ in found})
     return [FtsHit(row_id=r, score=s, rank=i) for i, (r, s) in enumerate(found[:limit], start=1)]

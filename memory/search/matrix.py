@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 import numpy as np
 from django.db import connection, transaction
 
+from memory.backends import backend
 from memory.search import vectors
 from memory.search.filters import NODE_TABLE, Filters, matching_ids
 from memory.search.vectors import LOG_TABLE, META_MODEL_KEY, VectorHit
@@ -35,12 +36,12 @@ _STATES: dict[str, Matrix] = {}
 FULL_RELOAD_SHARE = 0.5  # a delta touching more rows than this share of the matrix reloads it in full
 OVERLAY_MAX = 5_000  # inside a transaction, deltas up to this many rows are searched as an overlay
 _ROWS_SQL = (
-    f"SELECT n.id, n.type, n.tier, n.space, CAST(n.created AS TEXT), CAST(n.valid_until AS TEXT), c.vector "
+    "SELECT n.id, n.type, n.tier, n.space, {created}, {valid_until}, c.vector "
     f"FROM {NODE_TABLE} n LEFT JOIN memory_embeddingcacherow c ON c.text_hash = n.embed_hash AND c.model_id = "
     f"(SELECT value FROM memory_indexmetarow WHERE key = '{META_MODEL_KEY}') WHERE n.embed_hash != ''"
 )
 _PASSAGES_SQL = (
-    f"SELECT n.id, n.type, n.tier, n.space, CAST(n.created AS TEXT), CAST(n.valid_until AS TEXT), p.vector, "
+    "SELECT n.id, n.type, n.tier, n.space, {created}, {valid_until}, p.vector, "
     f"p.ordinal FROM memory_passagerow p JOIN {NODE_TABLE} n ON n.id = p.node_id WHERE n.embed_hash != ''"
 )
 
@@ -197,12 +198,13 @@ def _fetch(row_ids: Sequence[int] | None) -> list[tuple]:
     rows: list[tuple] = []
     passages: list[tuple] = []
     ids = None if row_ids is None else [int(r) for r in row_ids]
+    dates = {"created": backend().timestamp_text("n.created"), "valid_until": backend().timestamp_text("n.valid_until")}
     with connection.cursor() as cur:
         chunks = [None] if ids is None else [ids[i:i + 500] for i in range(0, len(ids), 500)]
         for chunk in chunks:
             if chunk is not None and not chunk:
                 continue
-            for sql, into in ((_ROWS_SQL, rows), (_PASSAGES_SQL, passages)):
+            for sql, into in ((_ROWS_SQL.format(**dates), rows), (_PASSAGES_SQL.format(**dates), passages)):
                 params = []
                 if chunk is not None:
                     sql += f" AND n.id IN ({', '.join(['%s'] * len(chunk))})"
@@ -210,19 +212,7 @@ def _fetch(row_ids: Sequence[int] | None) -> list[tuple]:
                 cur.execute(sql, params)
                 into.extend(cur.fetchall())
     missing = [r[0] for r in rows if r[6] is None]
-    from_vec0: dict[int, bytes] = {}
-    if missing:
-        with connection.cursor() as cur:
-            if len(missing) > 200:
-                wanted = set(missing)
-                cur.execute(f"SELECT rowid, embedding FROM {vectors.TABLE}")
-                from_vec0 = {r[0]: bytes(r[1]) for r in cur.fetchall() if r[0] in wanted}
-            else:
-                for row_id in missing:
-                    cur.execute(f"SELECT embedding FROM {vectors.TABLE} WHERE rowid = %s", [row_id])
-                    found = cur.fetchone()
-                    if found is not None:
-                        from_vec0[row_id] = bytes(found[0])
+    from_vec0 = backend().vector_bytes(missing) if missing else {}
     out = []
     for r in rows:
         blob = r[6] if r[6] is not None else from_vec0.get(r[0])

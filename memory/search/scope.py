@@ -24,7 +24,7 @@ class ScopeProbe:
     def newest(self) -> datetime | None:
         where, params = where_sql(self.filters)
         with connection.cursor() as cur:
-            cur.execute(f"SELECT max(n.created) FROM {NODE_TABLE} n WHERE {where} AND n.is_self = 0", params)
+            cur.execute(f"SELECT max(n.created) FROM {NODE_TABLE} n WHERE {where} AND n.is_self = %s", [*params, False])
             value = cur.fetchone()[0]
         if value is None:
             return None

@@ -41,10 +41,10 @@ def temporal_supplement(
     if exclude:
         where += f" AND n.id NOT IN ({', '.join(['%s'] * len(exclude))})"
         params.extend(exclude)
-    sql = f"SELECT n.id, n.space FROM {NODE_TABLE} n WHERE {where} AND n.is_self = 0 ORDER BY n.created DESC, n.id " \
+    sql = f"SELECT n.id, n.space FROM {NODE_TABLE} n WHERE {where} AND n.is_self = %s ORDER BY n.created DESC, n.id " \
           f"LIMIT %s"
     with connection.cursor() as cur:
-        cur.execute(sql, [*params, 3 * int(count)])
+        cur.execute(sql, [*params, False, 3 * int(count)])
         rows = cur.fetchall()
     position = {row_id: i for i, (row_id, _) in enumerate(rows)}
     rows.sort(key=lambda r: (-scoring.space_factor(r[1], default_space, conf=conf), position[r[0]]))

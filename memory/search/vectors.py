@@ -1,4 +1,5 @@
-"""The vec0 table: creation for the embedder's dimension, upserts, and KNN queries.
+"""The vector table: creation for the embedder's dimension, upserts, and KNN queries (SQL in memory/backends:
+sqlite-vec's vec0 on SQLite, pgvector with HNSW on PostgreSQL).
 
 vec0 rowid = memory_noderow.id. Metadata columns (type, tier, space) let KNN
 filter inside the virtual table, so a filter never starves the result list
@@ -13,42 +14,22 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import connection
 
+from memory.backends import backend
+
 TABLE = "node_vec"
 LOG_TABLE = "node_vec_log"  # migration 0007: (gen, row_id) per row write; row_id 0 = the whole table changed
 LOG_KEEP = 200_000  # generations kept; a process further behind reloads its matrix in full
 GLOBAL_SPACE = ""
 
 
-def _to_blob(vector: np.ndarray) -> bytes:
-    return np.asarray(vector, dtype=np.float32).tobytes()
-
-
 def table_dim() -> int | None:
-    """Dimension of the existing vec0 table, or None when it does not exist."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT sql FROM sqlite_master WHERE name = %s", [TABLE])
-        row = cur.fetchone()
-    if row is None:
-        return None
-    sql = row[0]
-    start = sql.index("float[") + len("float[")
-    return int(sql[start:sql.index("]", start)])
+    """Dimension of the existing vector table, or None when it does not exist."""
+    return backend().table_dim()
 
 
 def create_table(dim: int) -> None:
-    """(Re)create the vec0 table and its delete trigger for `dim` dimensions."""
-    with connection.cursor() as cur:
-        cur.execute(f"DROP TRIGGER IF EXISTS {TABLE}_ad")
-        cur.execute(f"DROP TABLE IF EXISTS {TABLE}")
-        cur.execute(
-            f"CREATE VIRTUAL TABLE {TABLE} USING vec0("
-            f"embedding float[{int(dim)}] distance_metric=cosine, type text, tier text, space text)"
-        )
-        cur.execute(
-            f"CREATE TRIGGER {TABLE}_ad AFTER DELETE ON memory_noderow BEGIN "
-            f"DELETE FROM {TABLE} WHERE rowid = old.id; END"
-        )
-        cur.execute(f"INSERT INTO {LOG_TABLE}(row_id) VALUES (0)")
+    """(Re)create the vector table and its delete trigger for `dim` dimensions (logs "everything changed")."""
+    backend().create_table(dim)
 
 
 def prune_log() -> None:
@@ -58,54 +39,36 @@ def prune_log() -> None:
 
 
 def upsert(rows: Iterable[tuple[int, np.ndarray, str, str, str | None]]) -> None:
-    """Insert or replace vectors for (row_id, vector, type, tier, space); vec0 upsert = delete + insert."""
-    rows = list(rows)
-    if not rows:
-        return
-    with connection.cursor() as cur:
-        cur.executemany(f"DELETE FROM {TABLE} WHERE rowid = %s", [(r[0],) for r in rows])
-        cur.executemany(
-            f"INSERT INTO {TABLE}(rowid, embedding, type, tier, space) VALUES (%s, %s, %s, %s, %s)",
-            [(r[0], _to_blob(r[1]), r[2], r[3], r[4] or GLOBAL_SPACE) for r in rows],
-        )
+    """Insert or replace vectors for (row_id, vector, type, tier, space)."""
+    rows = [(r[0], r[1], r[2], r[3], r[4] or GLOBAL_SPACE) for r in rows]
+    if rows:
+        backend().upsert(rows)
 
 
 def update_metadata(row_id: int, *, type: str, tier: str, space: str | None) -> None:  # noqa: A002
-    """Keep the vec0 metadata columns in step with the node row."""
-    with connection.cursor() as cur:
-        cur.execute(
-            f"UPDATE {TABLE} SET type = %s, tier = %s, space = %s WHERE rowid = %s",
-            [type, tier, space or GLOBAL_SPACE, row_id],
-        )
+    """Keep the vector table's metadata columns in step with the node row."""
+    backend().update_metadata(row_id, type, tier, space or GLOBAL_SPACE)
 
 
 def existing_ids() -> set[int]:
     """Row ids that have a vector."""
-    with connection.cursor() as cur:
-        cur.execute(f"SELECT rowid FROM {TABLE}")
-        return {r[0] for r in cur.fetchall()}
+    return backend().existing_ids()
 
 
 def count() -> int:
     """Number of stored vectors."""
-    with connection.cursor() as cur:
-        cur.execute(f"SELECT count(*) FROM {TABLE}")
-        return int(cur.fetchone()[0])
+    return backend().count()
 
 
 def get(row_id: int) -> np.ndarray | None:
     """The stored vector of one row."""
-    with connection.cursor() as cur:
-        cur.execute(f"SELECT embedding FROM {TABLE} WHERE rowid = %s", [row_id])
-        row = cur.fetchone()
-    return None if row is None else np.frombuffer(row[0], dtype=np.float32)
+    blob = backend().vector_bytes([int(row_id)]).get(int(row_id))
+    return None if blob is None else np.frombuffer(blob, dtype=np.float32)
 
 
 def all_vectors() -> list[tuple[int, bytes]]:
     """Every (row_id, raw vector bytes), ordered by row id (used to compare indexes)."""
-    with connection.cursor() as cur:
-        cur.execute(f"SELECT rowid, embedding FROM {TABLE} ORDER BY rowid")
-        return [(r[0], bytes(r[1])) for r in cur.fetchall()]
+    return sorted(backend().vector_bytes(None).items())
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,30 +94,14 @@ def knn(
     """The k nearest rows by cosine, filtered inside vec0 so that filters never starve the list."""
     if k <= 0:
         return []
-    where = ["embedding MATCH %s", "k = %s"]
-    params: list = [_to_blob(vector), int(k)]
-    for column, values in (("type", types), ("tier", tiers)):
-        if values:
-            where.append(f"{column} IN ({', '.join(['%s'] * len(values))})")
-            params.extend(values)
+    where: list[tuple[str, list]] = [(column, list(values)) for column, values in (("type", types), ("tier", tiers))
+                                     if values]
     if spaces:
-        where.append(f"space IN ({', '.join(['%s'] * len(spaces))})")
-        params.extend(s or GLOBAL_SPACE for s in spaces)
-    if row_ids is not None:
-        if not row_ids:
-            return []
-        # SQLite turns a one-value IN into `rowid = ?`, which vec0 answers as a point lookup that ignores the
-        # MATCH (no rows at all); repeating the value keeps it an IN list.
-        ids = [int(r) for r in row_ids] * (2 if len(row_ids) == 1 else 1)
-        where.append(f"rowid IN ({', '.join(['%s'] * len(ids))})")
-        params.extend(ids)
-    if exclude_row_ids:
-        where.append(f"rowid NOT IN ({', '.join(['%s'] * len(exclude_row_ids))})")
-        params.extend(int(r) for r in exclude_row_ids)
-    sql = f"SELECT rowid, distance FROM {TABLE} WHERE {' AND '.join(where)} ORDER BY distance"
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        return [VectorHit(row_id=r[0], cosine=1.0 - float(r[1])) for r in cur.fetchall()]
+        where.append(("space", [s or GLOBAL_SPACE for s in spaces]))
+    if row_ids is not None and not row_ids:
+        return []
+    found = backend().knn(vector, int(k), where, row_ids, exclude_row_ids)
+    return [VectorHit(row_id=r, cosine=1.0 - d) for r, d in found]
 
 
 # memory.index keeps the embedding model of the vec0 table under this IndexMetaRow key (index.META_MODEL).
@@ -181,10 +128,7 @@ def get_many(row_ids: Sequence[int]) -> dict[int, np.ndarray]:
         )
         for row_id, blob in cur.fetchall():
             out[row_id] = np.frombuffer(bytes(blob), dtype=np.float32)
-        for row_id in ids:
-            if row_id not in out:
-                cur.execute(f"SELECT embedding FROM {TABLE} WHERE rowid = %s", [row_id])
-                row = cur.fetchone()
-                if row is not None:
-                    out[row_id] = np.frombuffer(row[0], dtype=np.float32)
+    missing = [r for r in ids if r not in out]
+    for row_id, blob in (backend().vector_bytes(missing) if missing else {}).items():
+        out[row_id] = np.frombuffer(blob, dtype=np.float32)
     return out

@@ -20,8 +20,9 @@ from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
-from django.db import DatabaseError, connection
+from django.db import DatabaseError
 
+from memory.backends import backend
 from memory.conf import get_conf
 from memory.domain.markdown import format_timestamp
 from memory.domain.node import utcnow
@@ -200,7 +201,7 @@ def _snapshot(*, root: Path, folder: Path, name: str, reason: str, now: datetime
             _write_files(staging, files)
         manifest = {"format": BACKUP_FORMAT, "version": BACKUP_VERSION, "created_at": format_timestamp(now),
                     "reason": reason, "counts": file_counts(files), "files": file_entries(files),
-                    "index": {"path": INDEX_FILE, "sha256": index_sha}}
+                    "index": {"path": INDEX_FILE, "sha256": index_sha} if index_sha else None}
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         target = _free_dir(folder, name)
         os.rename(staging, target)
@@ -237,38 +238,15 @@ def _move_aside(root: Path, staging: Path, moved: list[str]) -> None:
             moved.append(child)
 
 
-def _index_copy(dest: Path) -> str:
-    """SQLite's online backup of the live index into `dest` (rollback journal, self-contained); its sha256."""
-    if connection.in_atomic_block:
-        # SQLite's backup waits forever on a source that holds a write transaction (IMMEDIATE mode: any atomic block).
-        raise RuntimeError("A backup cannot run inside a database transaction")
-    connection.ensure_connection()
-    target = connection.Database.connect(str(dest))
-    try:
-        connection.connection.backup(target)
-        target.execute("PRAGMA journal_mode = DELETE")
-    finally:
-        target.close()
-    return _file_sha256(dest)
+def _index_copy(dest: Path) -> str | None:
+    """The engine's copy of the live index into `dest` and its sha256; None when the engine keeps no index file
+    (PostgreSQL: pg_dump backs the database up, and a restore rebuilds the index from the files)."""
+    return _file_sha256(dest) if backend().index_copy(dest) else None
 
 
 def _index_restore(snapshot: Path) -> bool:
     """Copy a snapshot over the live index when both have the same migrations; False means rebuild instead."""
-    connection.ensure_connection()
-    source = connection.Database.connect(f"file:{snapshot}?mode=ro", uri=True)
-    try:
-        query = "SELECT app, name FROM django_migrations"
-        if set(source.execute(query).fetchall()) != set(connection.connection.execute(query).fetchall()):
-            return False
-        source.backup(connection.connection)
-    except connection.Database.Error as exc:
-        # Trigger: SQLite refused the copy (page size, lock, damage). Why: the files are the truth and a rebuild
-        # from them is always possible. Outcome: logged, and the caller rebuilds the index instead.
-        logger.warning("Index snapshot %s not restored (%s); rebuilding from the files", snapshot, exc)
-        return False
-    finally:
-        source.close()
-    return True
+    return backend().index_restore(snapshot)
 
 
 def _write_files(root: Path, files: list[MemoryFile]) -> None:

@@ -1,0 +1,52 @@
+"""The search backend: everything whose SQL differs between SQLite and PostgreSQL, behind one small interface.
+
+Two implementations, chosen by the connection's vendor (ORMAH_DATABASE_URL unset: SQLite):
+- `memory.backends.sqlite`: FTS5 (bm25) + sqlite-vec's vec0 table + SQLite's online backup (today's code);
+- `memory.backends.postgres`: a weighted tsvector with per-token IDF x ts_rank + pgvector (HNSW, cosine, exact
+  re-scoring) + no index file in backups (the index is derived; a restore rebuilds it).
+
+Both expose the same functions (the `SearchBackend` protocol); memory.search.fts, .vectors, .evidence and
+memory.services.backup call them, so the recall pipeline above is one and the same on both engines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Protocol
+
+import numpy as np
+from django.db import connection
+
+from memory.backends import postgres, sqlite
+
+
+class SearchBackend(Protocol):
+    """What an engine must answer (module-level functions of memory.backends.sqlite / .postgres)."""
+
+    # full-text leg: (row_id, score) best first, score higher is better; None when the engine refused the query
+    def node_fulltext(self, tokens: Sequence[str], *, match_all: bool, limit: int,
+                      where: str | None = None, params: Sequence = ()) -> list[tuple[int, float]] | None: ...
+    def doc_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]: ...
+    def evidence_fulltext(self, tokens: Sequence[str], *, match_all: bool, limit: int,
+                          where: str, params: Sequence) -> list[tuple[int, str, float]]: ...
+    # vector leg
+    def table_dim(self) -> int | None: ...
+    def create_table(self, dim: int) -> None: ...
+    def upsert(self, rows: list[tuple[int, np.ndarray, str, str, str]]) -> None: ...
+    def update_metadata(self, row_id: int, type: str, tier: str, space: str) -> None: ...  # noqa: A002
+    def vector_bytes(self, row_ids: Sequence[int] | None) -> dict[int, bytes]: ...
+    def knn(self, vector: np.ndarray, k: int, where: list[tuple[str, list]], row_ids: Sequence[int] | None,
+            exclude_row_ids: Sequence[int] | None) -> list[tuple[int, float]]: ...
+    # SQL fragments the shared modules need
+    def timestamp_text(self, column: str) -> str: ...
+    def hash_concat(self, column: str) -> str: ...
+    # backup
+    def index_copy(self, dest: Path) -> bool: ...
+    def index_restore(self, snapshot: Path) -> bool: ...
+
+
+def backend() -> ModuleType:
+    """The implementation for the default connection's engine."""
+    return postgres if connection.vendor == "postgresql" else sqlite

@@ -1,0 +1,234 @@
+"""The SQLite search backend: FTS5 ranked by bm25, sqlite-vec's vec0 table, SQLite's online backup.
+
+This is the code memory.search.fts, .vectors, .evidence, .candidates and memory.services.backup held before the
+PostgreSQL backend existed, moved here unchanged (memory/backends/__init__.py describes the interface).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from django.db import DatabaseError, connection
+
+if TYPE_CHECKING:
+    from memory.search.fts import FtsQuery
+
+logger = logging.getLogger(__name__)
+
+NODE_TABLE = "memory_noderow"
+FTS_TABLE = "node_fts"
+BM25_WEIGHTS = (10.0, 1.0, 3.0)  # title, content, tags_text
+EVIDENCE_FTS = "evidence_fts"
+EVIDENCE_TABLE = "memory_evidencerow"
+VEC_TABLE = "node_vec"
+LOG_TABLE = "node_vec_log"
+GLOBAL_SPACE = ""
+
+
+def _blob(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+# --- Full text ---------------------------------------------------------------------------------------------------
+
+
+def node_fulltext(query: FtsQuery, *, match_all: bool, limit: int, where: str | None = None,
+                  params: Sequence = ()) -> list[tuple[int, float]]:
+    """(row_id, -bm25) of the best `limit` rows matching every token (any token when not `match_all`); with
+    `where`, only rows `n` of memory_noderow passing it (a joined query)."""
+    expression = query.all_of if match_all else query.any_of
+    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+    if where is None:
+        sql = (f"SELECT rowid, -bm25({FTS_TABLE}, {weights}) AS score FROM {FTS_TABLE} "
+               f"WHERE {FTS_TABLE} MATCH %s ORDER BY score DESC, rowid LIMIT %s")
+        args = [expression, limit]
+    else:
+        sql = (f"SELECT {FTS_TABLE}.rowid, -bm25({FTS_TABLE}, {weights}) AS score "
+               f"FROM {FTS_TABLE} JOIN {NODE_TABLE} n ON n.id = {FTS_TABLE}.rowid "
+               f"WHERE {FTS_TABLE} MATCH %s AND {where} ORDER BY score DESC, n.id LIMIT %s")
+        args = [expression, *params, limit]
+    with connection.cursor() as cur:
+        cur.execute(sql, args)
+        return [(r[0], float(r[1])) for r in cur.fetchall()]
+
+
+def doc_counts(terms: Sequence[str], cap: int) -> dict[str, int]:
+    """How many memories contain each term, by FTS5 (porter stems), capped at `cap`."""
+    out = {}
+    with connection.cursor() as cur:
+        for term in terms:
+            try:
+                cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
+                            ['"' + term.replace('"', '""') + '"', cap])
+                out[term] = int(cur.fetchone()[0])
+            except DatabaseError:
+                out[term] = 0
+    return out
+
+
+def evidence_fulltext(query: FtsQuery, *, match_all: bool, limit: int, where: str,
+                      params: Sequence) -> list[tuple[int, str, float]]:
+    """(row_id, uid, -bm25) of evidence events `e` matching the query and passing `where` (" AND ..." or "")."""
+    expression = query.all_of if match_all else query.any_of
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT e.id, e.uid, -bm25({EVIDENCE_FTS}) AS score FROM {EVIDENCE_FTS} "
+                    f"JOIN {EVIDENCE_TABLE} e ON e.id = {EVIDENCE_FTS}.rowid "
+                    f"WHERE {EVIDENCE_FTS} MATCH %s{where} ORDER BY score DESC, e.id LIMIT %s",
+                    [expression, *params, limit])
+        return [(r[0], r[1], float(r[2])) for r in cur.fetchall()]
+
+
+# --- Vectors (vec0) ------------------------------------------------------------------------------------------------
+
+
+def table_dim() -> int | None:
+    """Dimension of the existing vec0 table, or None when it does not exist."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT sql FROM sqlite_master WHERE name = %s", [VEC_TABLE])
+        row = cur.fetchone()
+    if row is None:
+        return None
+    sql = row[0]
+    start = sql.index("float[") + len("float[")
+    return int(sql[start:sql.index("]", start)])
+
+
+def create_table(dim: int) -> None:
+    """(Re)create the vec0 table and its delete trigger for `dim` dimensions; log "everything changed"."""
+    with connection.cursor() as cur:
+        cur.execute(f"DROP TRIGGER IF EXISTS {VEC_TABLE}_ad")
+        cur.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
+        cur.execute(
+            f"CREATE VIRTUAL TABLE {VEC_TABLE} USING vec0("
+            f"embedding float[{int(dim)}] distance_metric=cosine, type text, tier text, space text)"
+        )
+        cur.execute(
+            f"CREATE TRIGGER {VEC_TABLE}_ad AFTER DELETE ON memory_noderow BEGIN "
+            f"DELETE FROM {VEC_TABLE} WHERE rowid = old.id; END"
+        )
+        cur.execute(f"INSERT INTO {LOG_TABLE}(row_id) VALUES (0)")
+
+
+def upsert(rows: list[tuple[int, np.ndarray, str, str, str]]) -> None:
+    """Insert or replace vectors for (row_id, vector, type, tier, space); vec0 upsert = delete + insert."""
+    with connection.cursor() as cur:
+        cur.executemany(f"DELETE FROM {VEC_TABLE} WHERE rowid = %s", [(r[0],) for r in rows])
+        cur.executemany(
+            f"INSERT INTO {VEC_TABLE}(rowid, embedding, type, tier, space) VALUES (%s, %s, %s, %s, %s)",
+            [(r[0], _blob(r[1]), r[2], r[3], r[4]) for r in rows],
+        )
+
+
+def update_metadata(row_id: int, type: str, tier: str, space: str) -> None:  # noqa: A002
+    """Keep the vec0 metadata columns in step with the node row."""
+    with connection.cursor() as cur:
+        cur.execute(f"UPDATE {VEC_TABLE} SET type = %s, tier = %s, space = %s WHERE rowid = %s",
+                    [type, tier, space, row_id])
+
+
+def vector_bytes(row_ids: Sequence[int] | None) -> dict[int, bytes]:
+    """Raw float32 bytes of the given rows' vectors (all rows when None); point lookups for a short list."""
+    with connection.cursor() as cur:
+        if row_ids is None or len(row_ids) > 200:
+            wanted = None if row_ids is None else set(row_ids)
+            cur.execute(f"SELECT rowid, embedding FROM {VEC_TABLE}")
+            return {r[0]: bytes(r[1]) for r in cur.fetchall() if wanted is None or r[0] in wanted}
+        out = {}
+        for row_id in row_ids:
+            cur.execute(f"SELECT embedding FROM {VEC_TABLE} WHERE rowid = %s", [row_id])
+            found = cur.fetchone()
+            if found is not None:
+                out[row_id] = bytes(found[0])
+        return out
+
+
+def existing_ids() -> set[int]:
+    """Row ids that have a vector."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT rowid FROM {VEC_TABLE}")
+        return {r[0] for r in cur.fetchall()}
+
+
+def count() -> int:
+    """Number of stored vectors."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT count(*) FROM {VEC_TABLE}")
+        return int(cur.fetchone()[0])
+
+
+def knn(vector: np.ndarray, k: int, where: list[tuple[str, list]], row_ids: Sequence[int] | None,
+        exclude_row_ids: Sequence[int] | None) -> list[tuple[int, float]]:
+    """(row_id, cosine distance) of the k nearest rows, the metadata conditions `where` applied inside vec0."""
+    conditions = ["embedding MATCH %s", "k = %s"]
+    params: list = [_blob(vector), int(k)]
+    for column, values in where:
+        conditions.append(f"{column} IN ({', '.join(['%s'] * len(values))})")
+        params.extend(values)
+    if row_ids is not None:
+        # SQLite turns a one-value IN into `rowid = ?`, which vec0 answers as a point lookup that ignores the
+        # MATCH (no rows at all); repeating the value keeps it an IN list.
+        ids = [int(r) for r in row_ids] * (2 if len(row_ids) == 1 else 1)
+        conditions.append(f"rowid IN ({', '.join(['%s'] * len(ids))})")
+        params.extend(ids)
+    if exclude_row_ids:
+        conditions.append(f"rowid NOT IN ({', '.join(['%s'] * len(exclude_row_ids))})")
+        params.extend(int(r) for r in exclude_row_ids)
+    sql = f"SELECT rowid, distance FROM {VEC_TABLE} WHERE {' AND '.join(conditions)} ORDER BY distance"
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return [(r[0], float(r[1])) for r in cur.fetchall()]
+
+
+# --- SQL fragments -------------------------------------------------------------------------------------------------
+
+
+def timestamp_text(column: str) -> str:
+    """A datetime column as ISO text numpy can parse (SQLite stores it so)."""
+    return f"CAST({column} AS TEXT)"
+
+
+def hash_concat(column: str) -> str:
+    """An aggregate joining a column's values into one string."""
+    return f"group_concat({column})"
+
+
+# --- Backup --------------------------------------------------------------------------------------------------------
+
+
+def index_copy(dest: Path) -> bool:
+    """SQLite's online backup of the live index into `dest` (rollback journal, self-contained)."""
+    if connection.in_atomic_block:
+        # SQLite's backup waits forever on a source that holds a write transaction (IMMEDIATE mode: any atomic block).
+        raise RuntimeError("A backup cannot run inside a database transaction")
+    connection.ensure_connection()
+    target = connection.Database.connect(str(dest))
+    try:
+        connection.connection.backup(target)
+        target.execute("PRAGMA journal_mode = DELETE")
+    finally:
+        target.close()
+    return True
+
+
+def index_restore(snapshot: Path) -> bool:
+    """Copy a snapshot over the live index when both have the same migrations; False means rebuild instead."""
+    connection.ensure_connection()
+    source = connection.Database.connect(f"file:{snapshot}?mode=ro", uri=True)
+    try:
+        query = "SELECT app, name FROM django_migrations"
+        if set(source.execute(query).fetchall()) != set(connection.connection.execute(query).fetchall()):
+            return False
+        source.backup(connection.connection)
+    except connection.Database.Error as exc:
+        # Trigger: SQLite refused the copy (page size, lock, damage). Why: the files are the truth and a rebuild
+        # from them is always possible. Outcome: logged, and the caller rebuilds the index instead.
+        logger.warning("Index snapshot %s not restored (%s); rebuilding from the files",
+                       snapshot, exc)
+        return False
+    finally:
+        source.close()
+    return True
