@@ -108,10 +108,22 @@ def _close(row: ProposalRow, status: str, now: datetime, result: dict) -> None:
     row.save(update_fields=["status", "decided_at", "result"])
 
 
+class _NoLongerApplies(Exception):
+    """Raised inside the decision's unit when applying failed, so the unit puts back what it wrote."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent", now: datetime | None = None
                     ) -> ProposalRow:
     """Approve (apply through memory services) or reject a pending proposal.
 
+    Invariants: the decision is made under the memory write lock (the staleness check and the apply see the same
+    files), and an approval's status and result commit after what applying it committed (a merge's history row),
+    so a kill in between leaves the proposal pending, never approved without its merge history; when applying
+    fails, every file it wrote is put back before the proposal expires.
     Raises ProposalNotFound, ValidationFailed (unknown action), Conflict (not pending, expired, or no longer
     applicable because its memories changed or vanished; the proposal then expires).
     """
@@ -124,26 +136,29 @@ def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent",
         raise ProposalNotFound(f"No proposal {proposal_id}")
     if row.status == "pending" and row.expires_at <= now:
         _close(row, "expired", now, {"reason": "expired before a decision"})
-    # The memory write lock spans the staleness check and the apply, so no write lands in between.
-    with write_unit():
-        if row.status == "pending":
-            _refuse_if_stale(row, now)
-        claimed = ProposalRow.objects.filter(pk=row.pk, status="pending").update(
-            status=status, decided_at=now, decided_by=decided_by[:100])
-        if not claimed:
+    decided = {"status": status, "decided_at": now, "decided_by": decided_by[:100]}
+    try:
+        with write_unit() as unit:
             row.refresh_from_db()
-            raise Conflict(f"Proposal {proposal_id} is already {row.status}")
-        row.refresh_from_db()
-        if status == "rejected":
-            return row
-        try:
-            result = _apply(row, now)
-        except (OrmahError, ValidationError) as exc:
-            message = exc.message if isinstance(exc, OrmahError) else validation_message(exc)
-            _close(row, "expired", now, {"error": message})
-            raise Conflict(f"Proposal {proposal_id} no longer applies: {message}") from exc
-    row.result = result
-    row.save(update_fields=["result"])
+            if row.status != "pending":
+                raise Conflict(f"Proposal {proposal_id} is already {row.status}")
+            _refuse_if_stale(row, now)
+            if status == "rejected":
+                ProposalRow.objects.filter(pk=row.pk, status="pending").update(**decided)
+            else:
+                try:
+                    result = _apply(row, now)
+                except (OrmahError, ValidationError) as exc:
+                    raise _NoLongerApplies(
+                        exc.message if isinstance(exc, OrmahError) else validation_message(exc)) from exc
+                # Only approvals and rejections take the write lock, so nothing decided it meanwhile; an expiry by
+                # the retention job in between loses to the person's decision, which has been applied.
+                unit.on_commit(lambda: ProposalRow.objects.filter(pk=row.pk).update(**decided, result=result))
+    except _NoLongerApplies as exc:
+        ProposalRow.objects.filter(pk=row.pk, status="pending").update(
+            status="expired", decided_at=now, decided_by=decided_by[:100], result={"error": exc.message})
+        raise Conflict(f"Proposal {proposal_id} no longer applies: {exc.message}") from exc.__cause__
+    row.refresh_from_db()
     return row
 
 
@@ -173,13 +188,14 @@ class GroupDecision:
     failed: dict[str, str] = field(default_factory=dict)  # no longer applicable (expired), with the reason
 
 
-def proposal_group_decide(*, group_key: str, action: str, decided_by: str = "agent", now: datetime | None = None
-                          ) -> GroupDecision:
+def proposal_group_decide(*, group_key: str, action: str, decided_by: str = "agent", now: datetime | None = None,
+                          proposal_ids: list[str] | None = None) -> GroupDecision:
     """Approve or reject every pending proposal of a group: one decision for proposals that share a cause.
 
-    Each proposal is decided on its own (proposal_decide): stale ones expire and are listed, ones that no longer
-    apply are listed with the reason, the rest are decided. Raises ValidationFailed (unknown action) and
-    ProposalNotFound when the group has no pending proposal.
+    `proposal_ids` limits the decision to the group's proposals a person saw (one that joined the group since is
+    left pending). Each proposal is decided on its own (proposal_decide): stale ones expire and are listed, ones
+    that no longer apply are listed with the reason, the rest are decided. Raises ValidationFailed (unknown
+    action) and ProposalNotFound when the group has no pending proposal (among `proposal_ids`).
     """
     now = now or utcnow()
     status = ACTIONS.get((action or "").strip().lower())
@@ -190,6 +206,8 @@ def proposal_group_decide(*, group_key: str, action: str, decided_by: str = "age
         pending = pending.filter(group_key="", proposal_id=group_key.removeprefix(SINGLE_PREFIX))
     else:
         pending = pending.filter(group_key=group_key)
+    if proposal_ids is not None:
+        pending = pending.filter(proposal_id__in=proposal_ids)
     ids = list(pending.order_by("-priority", "created_at", "id").values_list("proposal_id", flat=True))
     if not ids:
         raise ProposalNotFound(f"No pending proposals in group {group_key}")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from django.http import HttpRequest
 
-from maintenance.services.proposals import proposal_decide
+from maintenance.services.proposals import ACTIONS, SINGLE_PREFIX, proposal_group_decide
 from memory.errors import OrmahError
 from ormah_site.ui import undo
 from ormah_site.ui.view_models.review import ProposalView, proposal_view
@@ -36,6 +36,7 @@ class Decided:
 
     action: str
     done: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # expired: a memory changed since it was proposed
     errors: list[str] = field(default_factory=list)
     events: dict[str, dict] = field(default_factory=dict)
     undo_token: str | None = None
@@ -45,45 +46,60 @@ class Decided:
         n = len(self.done)
         verb = VERBS.get(self.action, self.action)
         text = f"{n} proposal{'s' if n != 1 else ''} {verb}." if n else "Nothing was decided."
+        if self.stale:
+            k = len(self.stale)
+            text += (f" {k} expired instead: a memory {'it was' if k == 1 else 'they were'} made from changed since; "
+                     "the next sleep cycle looks at it again.")
         return text
 
 
-def _undo_steps(before: ProposalView, after: ProposalView, recorder: undo.Recorder) -> list[dict]:
-    reopen = {"op": "reopen", "proposal_id": after.id}
-    if after.status == "rejected":
-        return [reopen]
-    if after.kind == "merge" and after.result.get("merge_id"):
-        return [{"op": "merge_undo", "merge_id": after.result["merge_id"]}, reopen]
-    created = [{"op": "forget", "uid": after.result["node_id"]}] if after.result.get("node_id") else []
-    return [*created, *recorder.steps(), reopen]
+def _undo_steps(decided: list[ProposalView], recorder: undo.Recorder) -> list[dict]:
+    """How to undo one decision on these proposals: merges undone newest first, memories a consolidation created
+    forgotten, every other memory put back to its text before the decision, then the proposals reopened."""
+    merges = [{"op": "merge_undo", "merge_id": v.result["merge_id"]} for v in reversed(decided)
+              if v.status == "approved" and v.kind == "merge" and v.result.get("merge_id")]
+    created = [{"op": "forget", "uid": v.result["node_id"]} for v in reversed(decided)
+               if v.status == "approved" and v.result.get("node_id")]
+    return [*merges, *created, *recorder.steps(), *({"op": "reopen", "proposal_id": v.id} for v in decided)]
 
 
 def decide(request: HttpRequest, *, ids: list[str], action: str) -> Decided:
-    """Approve or reject each proposal in turn; failures are reported and the rest still decided.
+    """Approve or reject the proposals of a card: one group decision (proposal_group_decide) per group among
+    them, limited to the proposals shown; stale and failed ones are reported and the rest still decided.
 
-    One undo entry covers the whole list (undone last decision first).
+    One undo entry covers the whole decision.
     """
     out = Decided(action=action)
-    steps: list[list[dict]] = []
+    if ACTIONS.get((action or "").strip().lower()) is None:
+        out.errors.append("action must be approve or reject")
+        return out
+    groups: dict[str, list[str]] = {}
+    recorder = undo.Recorder()
     for proposal_id in dict.fromkeys(ids):
         before = proposal_view(proposal_id=proposal_id)
         if before is None:
             out.errors.append(f"No proposal {proposal_id[:8]}")
-            continue
-        recorder = undo.Recorder()
-        if action == "approve" and before.kind != "merge":
-            recorder.watch([n.uid for n in before.nodes if n.exists])
+        elif before.status != "pending":
+            out.errors.append(f"Proposal {proposal_id[:8]} is already {before.status}")
+        else:
+            groups.setdefault(before.group_key or f"{SINGLE_PREFIX}{proposal_id}", []).append(proposal_id)
+            if action == "approve" and before.kind != "merge":
+                recorder.watch([n.uid for n in before.nodes if n.exists])
+    for group_key, members in groups.items():
         try:
-            proposal_decide(proposal_id=proposal_id, action=action, decided_by=f"ui:{request.user.get_username()}")
-        except OrmahError as exc:
+            outcome = proposal_group_decide(group_key=group_key, action=action, proposal_ids=members,
+                                            decided_by=f"ui:{request.user.get_username()}")
+        except OrmahError as exc:  # every member was decided elsewhere since the page was drawn
             out.errors.append(exc.message)
             continue
-        after = proposal_view(proposal_id=proposal_id)
-        out.done.append(proposal_id)
-        steps.append(_undo_steps(before, after, recorder))
-        for name, detail in graph_events(after).items():
+        out.done.extend(outcome.decided)
+        out.stale.extend(outcome.stale)
+        out.errors.extend(outcome.failed.values())
+    decided = [v for v in (proposal_view(proposal_id=i) for i in out.done) if v is not None]
+    for view in decided:
+        for name, detail in graph_events(view).items():
             out.events.setdefault(name, {"ids": []})["ids"].extend(i for i in detail["ids"] if i)
-    label = f"{VERBS.get(action, action).capitalize()} {len(out.done)} proposal{'s' if len(out.done) != 1 else ''}"
-    out.undo_token = undo.push(request, label=label, steps=[s for group in reversed(steps) for s in group],
-                               ids=out.done)
+    if decided:
+        label = f"{VERBS.get(action, action).capitalize()} {len(decided)} proposal{'s' if len(decided) != 1 else ''}"
+        out.undo_token = undo.push(request, label=label, steps=_undo_steps(decided, recorder), ids=out.done)
     return out

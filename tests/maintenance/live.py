@@ -1,7 +1,8 @@
 """Subprocess helper for the live tests: `python -m tests.maintenance.live <action>` on the home in ORMAH_HOME.
 
 Actions: `cluster-scene` (nodes for auto_cluster, its schedule made due), `store N` (N varied memories plus a few
-near-duplicates and changed numbers, so a sleep cycle has work). Each prints one JSON line.
+near-duplicates and changed numbers, so a sleep cycle has work), `merge-proposal TEXT` (two near-duplicates and a
+pending merge proposal whose merged text is TEXT), `approve ID` (approve that proposal). Each prints one JSON line.
 """
 
 from __future__ import annotations
@@ -72,9 +73,33 @@ def store(n: int) -> dict:
     return {"nodes": index_sync().indexed}
 
 
+def merge_proposal(merged_content: str) -> dict:
+    from maintenance.conf import get_conf
+    from maintenance.detectors.facts import ProposalDraft, ProposalKind
+    from maintenance.detectors.payloads import MergePayload
+    from maintenance.models import ProposalRow
+    from maintenance.services.proposals import proposal_create
+
+    keep = remember("Dana prefers Neovim for code review because it starts faster")
+    gone = remember("Dana prefers Neovim for code review since it starts fast")
+    draft = ProposalDraft(kind=ProposalKind.MERGE, node_uids=(keep, gone), action="Merge", reason="test", score=0.9,
+                          payload=MergePayload(keep_id=keep, discard_id=gone, merged_title=None,
+                                               merged_content=merged_content, score={}).as_json())
+    assert proposal_create(draft=draft, conf=get_conf(), now=utcnow()) == "created"
+    return {"proposal": ProposalRow.objects.get(key=draft.key).proposal_id, "keep": keep, "gone": gone}
+
+
+def approve(proposal_id: str) -> dict:
+    from maintenance.services.proposals import proposal_decide
+
+    return {"status": proposal_decide(proposal_id=proposal_id, action="approve", decided_by="test").status}
+
+
 if __name__ == "__main__":
     call_command("migrate", interactive=False, verbosity=0)
     call_command("createcachetable", verbosity=0)
     action = sys.argv[1]
-    result = cluster_scene() if action == "cluster-scene" else store(int(sys.argv[2]))
+    actions = {"cluster-scene": cluster_scene, "store": lambda n: store(int(n)), "merge-proposal": merge_proposal,
+               "approve": approve}
+    result = actions[action](*sys.argv[2:])
     print(json.dumps(result), flush=True)

@@ -170,6 +170,50 @@ def test_one_decision_on_a_card_decides_all_of_its_proposals_and_one_undo_reopen
     assert set(ProposalRow.objects.values_list("status", flat=True)) == {"pending"}
 
 
+def _shared_source_group(mem) -> tuple[object, list[object], list[str]]:
+    """One memory and three conflict proposals from it, of one group (each approval writes an edge into its file)."""
+    source = mem("The billing service runs on port 9090", auto_link=False)
+    olds, ids = [], []
+    for port in (8080, 8081, 8082):
+        old = mem(f"The billing service runs on port {port}", auto_link=False)
+        olds.append(old)
+        ids.append(propose("conflict", (source.id, old.id), {
+            "source_id": source.id, "target_id": old.id, "edge": "evolved_from", "weight": 0.9,
+            "signals": ["value"]}, group=("port", "The port changed")))
+    return source, olds, ids
+
+
+def test_a_group_decision_reports_its_stale_members_in_one_line(ui, mem):
+    source, olds, ids = _shared_source_group(mem)
+    node_update(ref=olds[2].id, patch=NodePatch(content="The billing service ran on port 8082 until May"))
+    response = decide(ui, ids, "approve", card="g-port")
+    assert response.status_code == 200
+    assert ("2 proposals approved. 1 expired instead: a memory it was made from changed since; the next sleep cycle "
+            "looks at it again.") in response.content.decode()
+    assert [ProposalRow.objects.get(proposal_id=i).status for i in ids] == ["approved", "approved", "expired"]
+
+
+def test_one_undo_of_a_group_decision_puts_a_shared_memory_back_byte_for_byte(ui, mem):
+    source, _, ids = _shared_source_group(mem)
+    before = file_bytes(source.id)
+    decide(ui, ids, "approve", card="g-port")
+    assert file_bytes(source.id).decode().count("evolved_from") == 3
+    response = undo(ui)
+    assert "Undone: Approved 3 proposals." in response.content.decode()
+    assert file_bytes(source.id) == before
+    assert [ProposalRow.objects.get(proposal_id=i).status for i in ids] == ["pending"] * 3
+
+
+def test_a_group_decision_leaves_a_proposal_that_joined_the_group_since_pending(ui, mem):
+    source, olds, ids = _shared_source_group(mem)
+    late = mem("The billing service runs on port 8083", auto_link=False)
+    late_id = propose("conflict", (source.id, late.id), {
+        "source_id": source.id, "target_id": late.id, "edge": "evolved_from", "weight": 0.9, "signals": ["value"]},
+        group=("port", "The port changed"))
+    decide(ui, ids, "reject", card="g-port")
+    assert ProposalRow.objects.get(proposal_id=late_id).status == "pending"
+
+
 def _view(pid: str, group_key: str = "", group_label: str = "") -> ProposalView:
     from datetime import datetime, timezone
 

@@ -1,0 +1,30 @@
+"""A process killed while an approved merge is being applied never leaves the proposal approved without its merge
+history (the row that makes the merge undoable): the status commits after the merge, never before."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.maintenance.dying_embedder import MARKER
+from tests.maintenance.test_live import ROOT, env_for, helper, query
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_kill_between_the_merge_files_and_its_commit_leaves_the_proposal_pending(tmp_path):
+    home = tmp_path / "home"
+    env = env_for(home)
+    scene = helper(env, "merge-proposal", f"Dana prefers Neovim for code review ({MARKER}).")
+    dying = {**env, "ORMAH_EMBEDDER": "tests.maintenance.dying_embedder.DyingEmbedder"}
+    killed = subprocess.run([sys.executable, "-m", "tests.maintenance.live", "approve", scene["proposal"]],
+                            env=dying, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert killed.returncode == -9, killed.stderr  # SIGKILLed inside the merge's index flush
+    keeper = next((home / "memory" / "nodes").glob(f"*{scene['keep'][:8]}*.md")).read_text()
+    assert MARKER in keeper  # the kill came after the merge wrote its files
+    db = home / "index.sqlite3"
+    status = query(db, "SELECT status FROM maintenance_proposalrow WHERE proposal_id = ?", (scene["proposal"],))
+    histories = query(db, "SELECT count(*) FROM memory_mergehistoryrow")
+    assert (status, histories) == ([("pending",)], [(0,)])
