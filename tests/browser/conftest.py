@@ -117,10 +117,23 @@ def wait_for_graph(page) -> int:
     return page.evaluate("window.ormahGraph.nodes().length")
 
 
+def settled_position(page, node_id: str) -> dict:
+    """Where Cytoscape draws the node once it stops moving (an animated fit or zoom may still be running)."""
+    read = "id => window.ormahGraph.getElementById(id).renderedPosition()"
+    pos = page.evaluate(read, node_id)
+    for _ in range(50):
+        page.wait_for_timeout(100)
+        again = page.evaluate(read, node_id)
+        if abs(again["x"] - pos["x"]) < 0.5 and abs(again["y"] - pos["y"]) < 0.5:
+            return again
+        pos = again
+    return pos
+
+
 def click_node(page, node_id: str, *, double: bool = False) -> None:
     """Click a node where Cytoscape drew it (a real mouse click on the canvas)."""
     box = page.locator("#graph").bounding_box()
-    pos = page.evaluate("id => window.ormahGraph.getElementById(id).renderedPosition()", node_id)
+    pos = settled_position(page, node_id)
     if double:
         page.mouse.dblclick(box["x"] + pos["x"], box["y"] + pos["y"])
     else:

@@ -88,23 +88,24 @@ def test_serve_remember_about_self_manual_edits_and_clean_stop(served):
                              "WHERE t.uid = ?", (node_id,))
     assert (1, "defines") in defines
 
-    # a manual edit is indexed within 2 seconds by the watcher
+    # a manual edit is indexed by the watcher (about a second on an idle machine; the bound only stops a hang:
+    # a test does not time, and this suite shares two cores with Chromium and job clusters)
     path = files[0]
     path.write_text(path.read_text().replace("I prefer tabs over spaces", "I prefer spaces over tabs, since 2026"))
     edited = wait_until(lambda: index_rows(db, "SELECT content FROM memory_noderow WHERE uid = ?", (node_id,))
-                        == [("I prefer spaces over tabs, since 2026",)], 2.0)
+                        == [("I prefer spaces over tabs, since 2026",)], 30.0)
     assert edited
     hits = index_rows(db, "SELECT n.uid FROM node_fts JOIN memory_noderow n ON n.id = node_fts.rowid "
                           "WHERE node_fts MATCH 'since'")
     assert hits == [(node_id,)]
 
-    # a manual delete leaves the index within 2 seconds
+    # a manual delete leaves the index
     path.unlink()
     assert wait_until(lambda: index_rows(db, "SELECT count(*) FROM memory_noderow WHERE uid = ?", (node_id,))
-                      == [(0,)], 2.0)
+                      == [(0,)], 30.0)
 
     # Ctrl-C stops the web server and the job cluster cleanly
     os.killpg(proc.pid, signal.SIGINT)
-    assert proc.wait(timeout=30) == 0
+    assert proc.wait(timeout=60) == 0
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0
