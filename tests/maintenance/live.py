@@ -2,7 +2,8 @@
 
 Actions: `cluster-scene` (nodes for auto_cluster, its schedule made due), `store N` (N varied memories plus a few
 near-duplicates and changed numbers, so a sleep cycle has work), `merge-proposal TEXT` (two near-duplicates and a
-pending merge proposal whose merged text is TEXT), `approve ID` (approve that proposal). Each prints one JSON line.
+pending merge proposal whose merged text is TEXT), `consolidation-proposal TEXT` (the same for consolidating two
+memories), `approve ID` (approve that proposal). Each prints one JSON line.
 """
 
 from __future__ import annotations
@@ -89,10 +90,31 @@ def merge_proposal(merged_content: str) -> dict:
     return {"proposal": ProposalRow.objects.get(key=draft.key).proposal_id, "keep": keep, "gone": gone}
 
 
+def consolidation_proposal(content: str) -> dict:
+    from maintenance.conf import get_conf
+    from maintenance.detectors.facts import ProposalDraft, ProposalKind
+    from maintenance.detectors.payloads import ConsolidationPayload
+    from maintenance.models import ProposalRow
+    from maintenance.services.proposals import proposal_create
+
+    a = remember("Deploys run from the release branch")
+    b = remember("Deploys need a green CI run first")
+    draft = ProposalDraft(kind=ProposalKind.CONSOLIDATION, node_uids=(a, b), action="Consolidate", reason="test",
+                          score=0.9, payload=ConsolidationPayload(node_ids=[a, b], title="How deploys work",
+                                                                  content=content, type="procedure").as_json())
+    assert proposal_create(draft=draft, conf=get_conf(), now=utcnow()) == "created"
+    return {"proposal": ProposalRow.objects.get(key=draft.key).proposal_id, "a": a, "b": b,
+            "paths": [str(runtime.store().path_for(a)), str(runtime.store().path_for(b))]}
+
+
 def approve(proposal_id: str) -> dict:
     from maintenance.services.proposals import proposal_decide
+    from memory.errors import OrmahError
 
-    return {"status": proposal_decide(proposal_id=proposal_id, action="approve", decided_by="test").status}
+    try:
+        return {"status": proposal_decide(proposal_id=proposal_id, action="approve", decided_by="test").status}
+    except OrmahError as exc:
+        return {"error": exc.message}
 
 
 if __name__ == "__main__":
@@ -100,6 +122,7 @@ if __name__ == "__main__":
     call_command("createcachetable", verbosity=0)
     action = sys.argv[1]
     actions = {"cluster-scene": cluster_scene, "store": lambda n: store(int(n)), "merge-proposal": merge_proposal,
+               "consolidation-proposal": consolidation_proposal,
                "approve": approve}
     result = actions[action](*sys.argv[2:])
     print(json.dumps(result), flush=True)

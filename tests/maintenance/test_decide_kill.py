@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -28,3 +29,22 @@ def test_a_kill_between_the_merge_files_and_its_commit_leaves_the_proposal_pendi
     status = query(db, "SELECT status FROM maintenance_proposalrow WHERE proposal_id = ?", (scene["proposal"],))
     histories = query(db, "SELECT count(*) FROM memory_mergehistoryrow")
     assert (status, histories) == ([("pending",)], [(0,)])
+
+
+def test_an_approval_that_fails_part_way_puts_back_every_file_it_wrote(tmp_path):
+    home = tmp_path / "home"
+    env = env_for(home)
+    scene = helper(env, "consolidation-proposal", f"## Deploys\n\n- from the release branch ({MARKER})")
+    first, second = (Path(p) for p in scene["paths"])
+    before = first.read_bytes()
+    editing = {**env, "ORMAH_EMBEDDER": "tests.maintenance.dying_embedder.HandEditingEmbedder",
+               "ORMAH_TEST_EDIT_FILE": str(second)}
+    # The new memory is written and indexed, then the second source is edited by hand before it is archived.
+    outcome = helper(editing, "approve", scene["proposal"])
+    assert "no longer applies" in outcome["error"]
+    assert first.read_bytes() == before  # archived, then put back
+    assert second.read_text().endswith("Edited by hand meanwhile.\n")  # the person's edit is kept
+    assert sorted(p.name for p in (home / "memory" / "nodes").glob("*.md")) == sorted([first.name, second.name])
+    db = home / "index.sqlite3"
+    assert query(db, "SELECT status FROM maintenance_proposalrow") == [("expired",)]
+    assert query(db, "SELECT count(*) FROM memory_noderow WHERE is_self = 0") == [(2,)]
