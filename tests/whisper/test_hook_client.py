@@ -88,11 +88,11 @@ def test_empty_prompt_and_bad_json_stay_silent_without_a_request(stub, monkeypat
 
 
 def test_a_slow_server_is_cut_at_the_time_limit(stub, monkeypatch, capsys, tmp_path):
-    stub.delay = 2.0
+    stub.delay = 8.0
     monkeypatch.setenv("ORMAH_WHISPER_TIMEOUT", "0.5")
     started = time.monotonic()
     assert run(monkeypatch, capsys, "inject", {"prompt": "how do we deploy?"}) == ""
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 6.0  # cut well before the server's answer (slack for a loaded machine)
     assert "hook inject failed" in (tmp_path / "logs" / "hook.log").read_text()
 
 

@@ -76,9 +76,9 @@ def test_server_down_is_silent_exit_0_and_fast(tmp_path, project):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     done, elapsed = run_hook("inject", hook_event("how is the index stored?", project, tmp_path / "t.jsonl"),
-                             f"http://127.0.0.1:{port}", tmp_path)
+                             f"http://127.0.0.1:{port}", tmp_path, timeout="25")
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-    assert elapsed < 5.0
+    assert elapsed < 20.0  # a refused connection returns at once: it never waits out the 25 s limit
     assert "URLError" in (tmp_path / "hook-logs" / "hook.log").read_text()
 
 
@@ -94,7 +94,7 @@ def test_a_server_that_never_answers_is_cut_at_the_time_limit(tmp_path, project)
     finally:
         listener.close()
     assert (done.returncode, done.stdout) == (0, "")
-    assert 0.9 < elapsed < 3.0
+    assert 0.9 < elapsed < 20.0  # cut at the 1 s limit (a server that never answers would hold it 30 s)
 
 
 def test_store_captures_memories_from_the_transcript(server, project, tmp_path):
