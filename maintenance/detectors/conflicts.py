@@ -36,6 +36,13 @@ def conflict_candidates(pairs: Iterable[Pair], *, linked: set[str], min_cos: flo
             and not (p.a.is_self or p.b.is_self) and spaces_compatible(p.a, p.b) and p.key not in linked]
 
 
+def distinct_items(pair: Pair) -> str:
+    """Why the two are different things, or "": entries of a recurring event on different dates, different
+    identifiers, differently numbered documents (maintenance/detectors/compare.py). Both are true: such a pair is
+    neither a conflict nor a duplicate, so no detector sends it on, to the rules or to an LLM."""
+    return compare(pair.a.title, pair.a.content, pair.b.title, pair.b.content).distinct
+
+
 def change_signals(a: NodeFacts, b: NodeFacts) -> dict[str, bool]:
     """Which cheap signals say the two statements differ."""
     ta, tb = f"{a.title} {a.content}", f"{b.title} {b.content}"

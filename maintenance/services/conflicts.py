@@ -38,6 +38,10 @@ def conflicts_run(ctx: RunContext) -> None:
         chunk = work.candidates[start:start + CHUNK]
         by_node = pairs_by_node(chunk, facts, neighbours, seen=seen, gone=set())
         pairs = cf.conflict_candidates([p for ps in by_node.values() for p in ps], linked=linked, min_cos=min_cos)
+        judged = [p for p in pairs if not cf.distinct_items(p)]  # recurring dated entries never reach the LLM
+        if len(judged) < len(pairs):
+            ctx.counts["distinct"] += len(pairs) - len(judged)
+        pairs = judged
         ctx.counts["pairs"] += len(pairs)
         if not ctx.llm:
             for pair in pairs:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from maintenance.detectors import duplicates as dup
+from maintenance.detectors.conflicts import distinct_items
 from maintenance.detectors.facts import Pair
 from maintenance.detectors.similarity import nearest
 from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
@@ -44,6 +45,10 @@ def duplicates_run(ctx: RunContext) -> None:
         min_composite = dup.CANDIDATE_MIN_COMPOSITE if ctx.llm else dup.LIKELY_MIN_COMPOSITE
         scored = dup.duplicate_candidates([p for ps in by_node.values() for p in ps], min_cos=min_cos,
                                           min_composite=min_composite)
+        judged = [(p, sc) for p, sc in scored if not distinct_items(p)]  # dated entries of one event: both true
+        if len(judged) < len(scored):
+            ctx.counts["distinct"] += len(scored) - len(judged)
+        scored = judged
         ctx.counts["pairs"] += len(scored)
         try:
             verdicts = judge_duplicates(ctx.llm, [p for p, _ in scored], per_call=ctx.conf.llm.pairs_per_call) \

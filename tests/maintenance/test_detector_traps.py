@@ -1,12 +1,16 @@
-"""The no-LLM sleep cycle over a store full of look-alikes: recurring dated events, numbered docs, templates."""
+"""The sleep cycle over a store full of look-alikes: recurring dated events, numbered docs, templates (no LLM), and
+what an LLM is shown of them."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from maintenance.models import ProposalRow
-from maintenance.runner import sleep_cycle_run
+from maintenance.runner import job_execute, sleep_cycle_run
 from memory.models import MergeHistoryRow, NodeRow
+from tests.maintenance.conftest import pair_blocks
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 DATED = [
@@ -55,3 +59,25 @@ def test_a_sleep_cycle_over_recurring_dated_events_makes_no_false_conflict_or_me
     assert ProposalRow.objects.filter(kind="merge").count() == 0
     assert MergeHistoryRow.objects.count() == 0
     assert NodeRow.objects.filter(is_self=False).count() == len(DATED) + len(DOCS) + len(TEMPLATES) + 2
+
+
+def _everything_is_a_conflict_or_duplicate(kind, user):
+    """A judge that agrees to anything it is shown (so a pair that reaches it is acted on)."""
+    if kind == "conflicts":
+        return {"results": [{"pair": n, "same_subject": True, "conflict": True, "type": "tension",
+                             "explanation": "judged"} for n in pair_blocks(user)]}
+    return {"results": [{"pair": n, "is_duplicate": True, "reason": "judged"} for n in pair_blocks(user)]}
+
+
+@pytest.mark.parametrize("job", ["conflict_detector", "duplicate_merger"])
+def test_with_an_llm_recurring_dated_entries_never_reach_the_model(llm, remember, job):
+    for i, text in enumerate(DATED[:7]):
+        remember(text, type="observation", now=T0 + timedelta(days=i))
+    remember("The billing service runs on port 8080", type="observation", now=T0)
+    remember("The billing service runs on port 9090", type="observation", now=T0 + timedelta(days=3))
+    llm.answer = _everything_is_a_conflict_or_duplicate
+    outcome = job_execute(job, now=T0 + timedelta(days=20))
+    shown = [block for r in llm.requests for block in pair_blocks(r["messages"][1]["content"]).values()]
+    assert [b for b in shown if b.count("\n2026-") == 2] == []  # no two entries of a recurring event
+    assert [b for b in shown if "port 8080" in b and "port 9090" in b] != []  # the real change is still judged
+    assert outcome.counts["distinct"] == 9  # the dated pairs among the neighbours, dropped unasked
