@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test setup system-deps clean bench lint
+.PHONY: run test test-pg setup system-deps clean bench lint
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,12 @@ run: setup
 test: setup system-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 	$(VENV)/bin/lint-imports
+
+# The suite on PostgreSQL + pgvector, in a throwaway cluster (needs PostgreSQL with pgvector installed:
+# ../shared/scripts/install-postgres-pgvector.sh as root; docs/team-server.md).
+test-pg: setup
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,postgres]'
+	./scripts/pg-cluster.sh run $(PY) -m pytest $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m bench.run_all

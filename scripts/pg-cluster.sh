@@ -2,6 +2,8 @@
 # Starts a throwaway PostgreSQL cluster (initdb in a temporary folder as the `postgres` user, a free port, trust
 # auth on a Unix socket only) and prints its URL on the last line: postgres://postgres@/ormah?host=DIR&port=PORT.
 # Stop it with: scripts/pg-cluster.sh stop DIR  (stops the server and removes the folder).
+# scripts/pg-cluster.sh run CMD...  starts one, runs CMD with ORMAH_TEST_DATABASE_URL set, stops it, exits as CMD.
+# fsync is off: the cluster is thrown away after one run.
 # Needs PostgreSQL with pgvector (../shared/scripts/install-postgres-pgvector.sh installs both).
 set -euo pipefail
 bindir=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | sort -V | tail -1)")
@@ -15,6 +17,15 @@ if [ "${1:-}" = stop ]; then
   as_pg "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
   rm -rf "$dir"
   exit 0
+fi
+if [ "${1:-}" = run ]; then
+  shift
+  url=$("$0" | tail -1)
+  dir=${url#*host=}; dir=${dir%%&*}
+  rc=0
+  ORMAH_TEST_DATABASE_URL=$url "$@" || rc=$?
+  "$0" stop "$dir"
+  exit $rc
 fi
 dir=$(mktemp -d /tmp/ormah-pg.XXXXXX)
 chmod 755 "$dir"
