@@ -6,10 +6,10 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from django.db import DatabaseError, connection, transaction
 from django.db.models import Count, Q
 
 from memory import runtime
+from memory.backends import backend
 from memory.conf import get_conf
 from memory.domain.node import Node
 from memory.errors import AmbiguousNodeRef, NodeNotFound, ValidationFailed
@@ -194,24 +194,8 @@ def malformed_files(*, store: MarkdownStore) -> list[dict]:
 
 
 def index_extensions() -> dict:
-    """The SQLite and sqlite-vec versions, and whether FTS5 answers on the node index."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT sqlite_version()")
-        sqlite = cur.fetchone()[0]
-        try:
-            with transaction.atomic():
-                cur.execute("SELECT vec_version()")
-                vec = cur.fetchone()[0]
-        except DatabaseError:
-            vec = None
-        try:
-            with transaction.atomic():
-                cur.execute("SELECT count(*) FROM node_fts WHERE node_fts MATCH 'ormah'")
-                cur.fetchone()
-            fts5 = True
-        except DatabaseError:
-            fts5 = False
-    return {"sqlite": sqlite, "vec": vec, "fts5": fts5}
+    """The engine's and its vector extension's versions, and whether full text answers on the node index."""
+    return backend().engine_info()
 
 
 def index_model_id() -> str | None:

@@ -199,6 +199,37 @@ def knn(vector: np.ndarray, k: int, where: list[tuple[str, list]], row_ids: Sequ
         return [(r[0], float(r[1])) for r in cur.fetchall()]
 
 
+# --- Health ------------------------------------------------------------------------------------------------------
+
+
+def engine_info() -> dict:
+    """The PostgreSQL and pgvector versions; "fts5" is True when the full-text index answers (the key's name is
+    the SQLite one, which health reports read)."""
+    with connection.cursor() as cur:
+        cur.execute("SHOW server_version")
+        version = cur.fetchone()[0]
+        cur.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        row = cur.fetchone()
+        cur.execute(f"SELECT count(*) FROM {NODE_TABLE} WHERE fts @@ websearch_to_tsquery('{CONFIG}', 'ormah')")
+        cur.fetchone()
+    return {"postgresql": version, "vec": row[0] if row else None, "fts5": True}
+
+
+def engine_line() -> str:
+    """One line for `ormah doctor`: engine, vector extension and full text; raises when one does not work."""
+    info = engine_info()
+    if info["vec"] is None:
+        raise RuntimeError("the pgvector extension is not created in this database (run `ormah init`)")
+    return f"postgresql {info['postgresql']}, pgvector {info['vec']}, tsvector full text ok"
+
+
+def fulltext_rows() -> list[tuple]:
+    """(uid, title, content, tags_text, tsvector) as the full-text index holds them, by uid (tests compare)."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT uid, title, content, tags_text, fts::text FROM {NODE_TABLE} ORDER BY uid")
+        return cur.fetchall()
+
+
 # --- SQL fragments -------------------------------------------------------------------------------------------------
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, transaction
 
 if TYPE_CHECKING:
     from memory.search.fts import FtsQuery
@@ -181,6 +181,48 @@ def knn(vector: np.ndarray, k: int, where: list[tuple[str, list]], row_ids: Sequ
     with connection.cursor() as cur:
         cur.execute(sql, params)
         return [(r[0], float(r[1])) for r in cur.fetchall()]
+
+
+# --- Health ------------------------------------------------------------------------------------------------------
+
+
+def engine_info() -> dict:
+    """The SQLite and sqlite-vec versions, and whether FTS5 answers on the node index ("fts5")."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT sqlite_version()")
+        sqlite = cur.fetchone()[0]
+        try:
+            with transaction.atomic():
+                cur.execute("SELECT vec_version()")
+                vec = cur.fetchone()[0]
+        except DatabaseError:
+            vec = None
+        try:
+            with transaction.atomic():
+                cur.execute("SELECT count(*) FROM node_fts WHERE node_fts MATCH 'ormah'")
+                cur.fetchone()
+            fts5 = True
+        except DatabaseError:
+            fts5 = False
+    return {"sqlite": sqlite, "vec": vec, "fts5": fts5}
+
+
+def engine_line() -> str:
+    """One line for `ormah doctor`: engine, vector extension and full text; raises when one does not work."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT vec_version(), sqlite_version()")
+        vec, version = cur.fetchone()
+        cur.execute("CREATE VIRTUAL TABLE temp.doctor_fts USING fts5(x)")
+        cur.execute("DROP TABLE temp.doctor_fts")
+    return f"sqlite {version}, sqlite-vec {vec}, fts5 ok ({connection.display_name})"
+
+
+def fulltext_rows() -> list[tuple]:
+    """(uid, title, content, tags_text) as the full-text index holds them, by uid (tests compare indexes)."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT n.uid, f.title, f.content, f.tags_text FROM node_fts f "
+                    "JOIN memory_noderow n ON n.id = f.rowid ORDER BY n.uid")
+        return cur.fetchall()
 
 
 # --- SQL fragments -------------------------------------------------------------------------------------------------

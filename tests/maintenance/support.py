@@ -7,8 +7,7 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from django.db import connection
-
+from memory.backends import backend
 from memory.models import EdgeRow, NodeRow, NodeTagRow
 from memory.search import vectors
 
@@ -25,10 +24,7 @@ def files_snapshot(home: Path) -> dict[str, bytes]:
 def index_snapshot() -> dict:
     """Rows, edges, tags, vectors and FTS rows keyed by node uid."""
     uid_of = dict(NodeRow.objects.values_list("id", "uid"))
-    with connection.cursor() as cur:
-        cur.execute("SELECT n.uid, f.title, f.content, f.tags_text FROM node_fts f "
-                    "JOIN memory_noderow n ON n.id = f.rowid ORDER BY n.uid")
-        fts = cur.fetchall()
+    fts = backend().fulltext_rows()
     return {
         "nodes": {r["uid"]: r for r in NodeRow.objects.values(*ROW_FIELDS)},
         "edges": sorted((uid_of[s], uid_of[t], e, w, r) for s, t, e, w, r in

@@ -35,12 +35,9 @@ def snapshot() -> dict:
 
 
 def fts_rows() -> list:
-    from django.db import connection
+    from memory.backends import backend
 
-    with connection.cursor() as cur:
-        cur.execute("SELECT n.uid, f.title, f.content, f.tags_text FROM node_fts f JOIN memory_noderow n ON n.id = f.rowid "
-                    "ORDER BY n.uid")
-        return cur.fetchall()
+    return backend().fulltext_rows()
 
 
 def test_rebuild_from_files_equals_live_index_after_scenario(mem, home):

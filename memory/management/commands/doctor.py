@@ -3,9 +3,8 @@ import stat
 from collections import defaultdict
 from pathlib import Path
 
-from django.db import connection
-
 from memory import runtime
+from memory.backends import backend
 from memory.conf import get_conf
 from memory.management.base import OrmahCommand
 from memory.ranking.scorer import load_scorer
@@ -45,12 +44,7 @@ class Command(OrmahCommand):
             healed["pruned_connections"] = connections_prune_dangling()
 
         def extensions():
-            with connection.cursor() as cur:
-                cur.execute("SELECT vec_version(), sqlite_version()")
-                vec, version = cur.fetchone()
-                cur.execute("CREATE VIRTUAL TABLE temp.doctor_fts USING fts5(x)")
-                cur.execute("DROP TABLE temp.doctor_fts")
-            return f"sqlite {version}, sqlite-vec {vec}, fts5 ok ({connection.display_name})"
+            return backend().engine_line()
 
         def model():
             emb = runtime.embedder(conf)
