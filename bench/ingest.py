@@ -1,14 +1,18 @@
 """Ingest: memories per second through batch remember on top of 1k, 10k (and 100k) existing memories (issue 13.5).
 
-    python -m bench.ingest [--sizes 1000,10000] [--batch 200]
+    python -m bench.ingest [--sizes 1000,10000] [--batch 200] [--single 50]
 
 Each size runs in a child process with a fresh temporary ORMAH_HOME (file database). The existing memories go
 straight into the index through `memory.index.index_nodes` with stand-in vectors under the real model's id (no
 files, no model: bench/recall/synthetic.py), so the real embedder finds a populated index of its own model.
-Then, in the same process, `--batch` new memories are remembered twice, each time with auto-link on and the real
-MiniLM: one `node_remember` call per memory (before) and one `nodes_remember` call for the whole batch (after:
-the batch's texts are embedded in one batched call, and auto-link searches the in-process matrix). Reported:
-memories/s wall, CPU ms per memory (process CPU time, onnxruntime threads included) and the load average.
+Then, in the same process, with auto-link on and the real MiniLM:
+- before: `--single` memories remembered one `node_remember` call each (each its own write unit: lock, file,
+  folder fsync, embedding, matrix search, index transaction), which is what a batch cost before it became one unit;
+- after: `--batch` memories in one `nodes_remember` call (one write unit: one lock, one folder fsync, one
+  embedding call, one matrix product for the auto-links, one index transaction);
+- floor: the same batch's texts through the model alone (`embed_documents`, one call): the speed of the model.
+Reported: memories/s wall, CPU ms per memory (process CPU time, onnxruntime threads included), the ratio of the
+batch's wall time to the floor's, and the load average.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from bench.recall.synthetic import TopicEmbedder, generate
 REPO = Path(__file__).resolve().parent.parent
 
 
-def child(size: int, batch: int, home: Path) -> dict:
+def child(size: int, batch: int, single: int, home: Path) -> dict:
     os.environ["ORMAH_HOME"] = str(home)
     os.environ["DJANGO_SETTINGS_MODULE"] = "ormah_site.settings"
     import django
@@ -40,6 +44,7 @@ def child(size: int, batch: int, home: Path) -> dict:
     from bench._common import corpus
     from memory import index, runtime
     from memory.domain.requests import NodeCreate
+    from memory.embeddings import embedding_text
     from memory.services.evidence import node_remember, nodes_remember
     from memory.store import StoredFile
 
@@ -53,18 +58,21 @@ def child(size: int, batch: int, home: Path) -> dict:
         pairs = [(n, StoredFile(path=store.root / "nodes" / f"bench-{n.id}.md", hash=n.id, mtime_ns=0, size=0))
                  for n in nodes[i:i + 1000]]
         with transaction.atomic():
-            index.index_nodes(store, pairs, embedder=stand_in, link=False, fresh=True)
-    texts = corpus(2 * batch, seed=5, connect=False)
+            index.index_nodes(store, pairs, embedder=stand_in, link=False)
+    texts = corpus(single + batch, seed=5, connect=False)
     requests = [NodeCreate(content=m.content, title=m.title, type=m.type, tags=list(m.tags), space=m.space,
                            source="bench:ingest") for m in texts]
     out = {"size": size, "batch": batch}
-    for label, run in (("one call per memory", lambda rs: [node_remember(request=r) for r in rs]),
-                       ("one batch call", lambda rs: nodes_remember(items=[(r, None) for r in rs]))):
-        part = requests[:batch] if label.startswith("one call") else requests[batch:]
+    runs = (("one call per memory", requests[:single], lambda rs: [node_remember(request=r) for r in rs]),
+            ("one batch call", requests[single:], lambda rs: nodes_remember(items=[(r, None) for r in rs])),
+            ("floor: the model alone", requests[single:],
+             lambda rs: real.embed_documents([embedding_text(r.title, r.content) for r in rs])))
+    for label, part, run in runs:
         start, cpu = time.perf_counter(), time.process_time()
         run(part)
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-        out[label] = {"per_s": batch / wall, "cpu_ms": cpu * 1000 / batch, "load": os.getloadavg()[0]}
+        out[label] = {"n": len(part), "per_s": len(part) / wall, "wall": wall, "cpu_ms": cpu * 1000 / len(part),
+                      "load": os.getloadavg()[0]}
     return out
 
 
@@ -72,26 +80,32 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--batch", type=int, default=200)
+    parser.add_argument("--single", type=int, default=50)
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.child, args.batch, args.home)))
+        print(json.dumps(child(args.child, args.batch, args.single, args.home)))
         return 0
-    print("| existing memories | remember | memories/s (wall) | CPU ms per memory | load avg |\n|---:|---|---:|---:|---:|")
+    print("| existing memories | remember | memories | memories/s (wall) | CPU ms per memory | x floor (wall) "
+          "| load avg |\n|---:|---|---:|---:|---:|---:|---:|")
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory(prefix="ormah-ingest-") as tmp:
             env = {k: v for k, v in os.environ.items() if not k.startswith("ORMAH_") or k == "ORMAH_SQLITE_DRIVER"}
             env["ORMAH_LOG_LEVEL"] = "WARNING"
             done = subprocess.run([sys.executable, "-m", "bench.ingest", "--child", str(size), "--batch",
-                                   str(args.batch), "--home", tmp], cwd=REPO, env=env, capture_output=True, text=True)
+                                   str(args.batch), "--single", str(args.single), "--home", tmp],
+                                  cwd=REPO, env=env, capture_output=True, text=True)
             if done.returncode:
                 sys.stderr.write(done.stderr[-3000:])
                 return 1
             r = json.loads(done.stdout.strip().splitlines()[-1])
-            for label in ("one call per memory", "one batch call"):
+            floor = r["floor: the model alone"]
+            for label in ("one call per memory", "one batch call", "floor: the model alone"):
                 m = r[label]
-                print(f"| {size:,} | {label} | {m['per_s']:.1f} | {m['cpu_ms']:.1f} | {m['load']:.1f} |", flush=True)
+                ratio = (m["wall"] / m["n"]) / (floor["wall"] / floor["n"])
+                print(f"| {size:,} | {label} | {m['n']} | {m['per_s']:.1f} | {m['cpu_ms']:.1f} | {ratio:.2f} | "
+                      f"{m['load']:.1f} |", flush=True)
     return 0
 
 

@@ -173,8 +173,11 @@ def conflict_copy(store: MarkdownStore, target: Path, data: bytes) -> Path:
 
 
 def atomic_write(store: MarkdownStore, target: Path, data: bytes, node_id: str | None, *,
-                 mtime_ns: int | None = None) -> StoredFile:
-    """Temp file in the same folder, flush, fsync, rename over `target`, fsync the folder."""
+                 mtime_ns: int | None = None, sync_folder: bool = True) -> StoredFile:
+    """Temp file in the same folder, flush, fsync, rename over `target`, fsync the folder.
+
+    `sync_folder=False`: the caller fsyncs the folder itself, once for many files (the write door's batches).
+    """
     tmp, st = temp_file(store, target, data, mtime_ns=mtime_ns)
     try:
         os.replace(tmp, target)
@@ -182,7 +185,8 @@ def atomic_write(store: MarkdownStore, target: Path, data: bytes, node_id: str |
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise storage_error(exc, target) from exc
-    fsync_folder(target.parent, target)
+    if sync_folder:
+        fsync_folder(target.parent, target)
     if node_id is not None:
         _remember(target, st, node_id)
     return _stored(target, data, st)

@@ -11,6 +11,7 @@ the hash it left or None when it removed the file), which is exactly what a roll
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -33,7 +34,7 @@ from memory.errors import Conflict, NodeNotFound, PayloadTooLarge, WriteConflict
 from memory.store import _LAST_PATH, MarkdownStore, StoredFile, _encode, _free_path, _id_of, content_hash, forget_id
 
 __all__ = ["Change", "Journal", "conflict_copy", "purge", "remove", "restore", "restore_bytes", "soft_delete",
-           "write_bytes", "write_node"]
+           "sync_folders", "write_bytes", "write_node"]
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,12 @@ Journal = list[Change]
 
 def write_node(
     store: MarkdownStore, node: Node, *, expected_hash: str | None = None, path: Path | None = None,
-    mtime_ns: int | None = None, journal: Journal | None = None,
+    mtime_ns: int | None = None, journal: Journal | None = None, sync_folder: bool = True,
 ) -> StoredFile:
     """Write a node atomically to its file (named at first save, never renamed).
+
+    `sync_folder=False` leaves the fsync of the folder to the caller (`sync_folders`, once for a batch); the
+    file's own bytes are fsynced before the rename either way.
 
     With `expected_hash`, a file changed or deleted on disk is not overwritten: the app's version goes to
     conflicts/ and WriteConflict is raised. Raises Conflict when `path` holds another node, StorageError
@@ -79,7 +83,7 @@ def write_node(
         _note(journal, target, displaced, stored.hash)
     else:
         before = current(target)
-        stored = atomic_write(store, target, data, node.id, mtime_ns=mtime_ns)
+        stored = atomic_write(store, target, data, node.id, mtime_ns=mtime_ns, sync_folder=sync_folder)
         _note(journal, target, before, stored.hash)
     _LAST_PATH[node.id] = target
     return stored
@@ -211,6 +215,12 @@ def restore_bytes(store: MarkdownStore, path: Path, data: bytes) -> None:
     finally:
         discard(tmp)
     fsync_folder(path.parent, path)
+
+
+def sync_folders(folders: Iterable[Path]) -> None:
+    """Make the renames of writes made with `sync_folder=False` durable: one fsync per folder."""
+    for folder in folders:
+        fsync_folder(folder, folder)
 
 
 def _note(journal: Journal | None, path: Path, before: bytes | None, after_hash: str | None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -21,11 +21,12 @@ from memory.domain.identity import is_self_node
 from memory.domain.node import PROVENANCE_KEYS, Node
 from memory.embeddings import Embedder
 from memory.errors import MalformedNodeFile
-from memory.index_vectors import (  # embed_into_cache, embed_text and text_hash are used as index.* elsewhere
+from memory.index_vectors import (  # embed_into_cache, embed_text, node_vectors, text_hash: used as index.*
     _index_passages,
     _vectors_for,
     embed_into_cache,  # noqa: F401
     embed_text,  # noqa: F401
+    node_vectors,  # noqa: F401
     text_hash,
 )
 from memory.models import (
@@ -166,12 +167,12 @@ def _fill(row: NodeRow, node: Node, stored: StoredFile, rel: str, seq: int) -> N
 
 def index_nodes(
     store: MarkdownStore, pairs: Sequence[tuple[Node, StoredFile]], *, embedder: Embedder, link: bool = True,
-    fresh: bool = False,
+    minted: Collection[str] = (),
 ) -> tuple[list[NodeRow], int]:
     """Upsert rows, tags, vectors and outgoing edges for nodes just read or written; returns rows and #embedded.
 
-    `fresh`: the nodes' ids were just minted, so no other row can name them and the search for rows whose
-    dangling connections they resolve (a scan of every row) is skipped.
+    `minted`: ids just minted by this write, which no other row can name yet, so the search for rows whose
+    dangling connections they resolve (a scan of rows) is skipped for them.
     """
     if not pairs:
         return [], 0
@@ -211,8 +212,9 @@ def index_nodes(
     vectors.prune_log()
     if link:
         _rebuild_edges([rows[u] for u in uids])
-        if new_rows and not fresh:
-            _resolve_dangling([r.uid for r in new_rows])
+        dangling = [r.uid for r in new_rows if r.uid not in minted]
+        if dangling:
+            _resolve_dangling(dangling)
     return [rows[u] for u in uids], embedded
 
 

@@ -47,6 +47,17 @@ def embed_into_cache(nodes: Sequence[Node], embedder: Embedder) -> int:
     return _vectors_for_texts(texts, embedder)[1]
 
 
+def node_vectors(nodes: Sequence[Node], embedder: Embedder) -> tuple[list[np.ndarray], int]:
+    """Each node's vectors as an (n, dim) array, its own text's first and then its passages', through the cache
+    (whatever the cache lacks is embedded in one batched call); returns them and how many texts were embedded."""
+    passages = [_passage_texts(n) for n in nodes]
+    texts = {text_hash(n): embedding_text(n.title, n.content) for n in nodes}
+    texts.update((digest, text) for found in passages for _, text, digest in found)
+    vectors, embedded = _vectors_for_texts(texts, embedder)
+    stacked = [np.stack([vectors[text_hash(n)], *(vectors[d] for _, _, d in p)]) for n, p in zip(nodes, passages)]
+    return stacked, embedded
+
+
 def _vectors_for(nodes: Sequence[Node], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
     return _vectors_for_texts({text_hash(n): embedding_text(n.title, n.content) for n in nodes}, embedder)
 

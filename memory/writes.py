@@ -52,6 +52,7 @@ class WriteUnit:
         self._staged: dict[str, tuple[Node, StoredFile]] = {}
         self._fresh: set[str] = set()
         self._removed: dict[str, None] = {}
+        self._unsynced: set[Path] = set()
         self._after: list[Callable[[], object]] = []
         self._flushed = False
 
@@ -84,7 +85,10 @@ class WriteUnit:
         else:
             if path is None and fresh and not _taken(target := self.store.nodes_dir / node_filename(node)):
                 path = target
-            stored = files.write_node(self.store, node, path=path, mtime_ns=mtime_ns, journal=self._journal)
+            # The folder is fsynced once per unit, before its index transaction (flush), not once per file.
+            stored = files.write_node(self.store, node, path=path, mtime_ns=mtime_ns, journal=self._journal,
+                                      sync_folder=False)
+            self._unsynced.add(stored.path.parent)
         if index:
             self._stage(node, stored, fresh=fresh)
         return stored
@@ -143,17 +147,21 @@ class WriteUnit:
     # -- index --------------------------------------------------------------
 
     def flush(self) -> None:
-        """Index what was staged (rows, tags, edges, FTS, vectors) and write the ledger rows, in one transaction."""
+        """Make the files written so far durable (their folders fsynced), then index what was staged (rows, tags,
+        edges, FTS, vectors) and write the ledger rows, in one transaction."""
+        if self._unsynced:
+            files.sync_folders(sorted(self._unsynced))
+            self._unsynced = set()
         if not (self._staged or self._removed or self._after):
             return
         pairs = list(self._staged.values())
-        fresh = bool(pairs) and all(n.id in self._fresh for n, _ in pairs)
+        minted = {n.id for n, _ in pairs if n.id in self._fresh}
         removed, after = list(self._removed), self._after
         self._staged, self._fresh, self._removed, self._after = {}, set(), {}, []
         self._flushed = True
         with transaction.atomic():
             if pairs:
-                index.index_nodes(self.store, pairs, embedder=runtime.embedder(self.conf), fresh=fresh)
+                index.index_nodes(self.store, pairs, embedder=runtime.embedder(self.conf), minted=minted)
             if removed:
                 index.remove_nodes(removed)
             for fn in after:
@@ -173,7 +181,7 @@ class WriteUnit:
         A file whose bytes are no longer the ones this unit wrote was changed by someone else meanwhile (a hand
         edit): it is left alone, never overwritten.
         """
-        self._staged, self._removed, self._after = {}, {}, []
+        self._staged, self._removed, self._after, self._unsynced = {}, {}, [], set()
         for change in reversed(self._journal):
             try:
                 _undo(self.store, change)

@@ -150,11 +150,17 @@ class Matrix:
 
     def top(self, query: np.ndarray, limit: int, keep: np.ndarray) -> list[VectorHit]:
         """The `limit` best rows among `keep` (a row's score is its best vector), nearest first."""
+        if int(keep.sum()) == 0 or limit <= 0:
+            return []
+        return self.top_of(self.vecs[:self.n] @ query, limit, keep)
+
+    def top_of(self, sims: np.ndarray, limit: int, keep: np.ndarray) -> list[VectorHit]:
+        """`top` for cosines already computed (one column of a batch's matrix product)."""
         n = self.n
         valid = int(keep.sum())
         if valid == 0 or limit <= 0:
             return []
-        scores = np.where(keep, self.vecs[:n] @ query, np.float32(-np.inf))
+        scores = np.where(keep, sims, np.float32(-np.inf))
         ids = self.ids[:n]
         m = min(valid, limit + 8)
         while True:
@@ -326,6 +332,29 @@ def search(vector: np.ndarray, limit: int, filters: Filters = Filters(), *,
                 hits.extend(matrix.top(query, limit, matrix.mask(filters, skip | exclude)))
     hits.sort(key=lambda h: (-h.cosine, h.row_id))
     return hits[:limit]
+
+
+def search_many(vectors_: Sequence[np.ndarray], limit: int, filters: Filters = Filters(), *,
+                block: int = 64) -> list[list[VectorHit]] | None:
+    """`search` for several queries at once: one matrix product per block of queries (batch auto-link)."""
+    parts = current()
+    if parts is None:
+        return None
+    queries = [_unit(v) for v in vectors_]
+    out: list[list[VectorHit]] = [[] for _ in queries]
+    with _LOCK:
+        for matrix, skip in parts:
+            if not matrix.n or not queries or len(queries[0]) != matrix.dim:
+                continue
+            keep = matrix.mask(filters, skip)
+            for start in range(0, len(queries), block):
+                sims = matrix.vecs[:matrix.n] @ np.stack(queries[start:start + block]).T
+                for j in range(sims.shape[1]):
+                    out[start + j].extend(matrix.top_of(sims[:, j], limit, keep))
+    for hits in out:
+        hits.sort(key=lambda h: (-h.cosine, h.row_id))
+        del hits[limit:]
+    return out
 
 
 def cosines(vector: np.ndarray, row_ids: Sequence[int]) -> dict[int, tuple[float, int]] | None:

@@ -78,6 +78,14 @@ def vector_search(
     return hits if min_cosine is None else [h for h in hits if h.cosine >= min_cosine]
 
 
+def vector_search_many(vectors_: Sequence[np.ndarray], limit: int) -> list[list[VectorHit]]:
+    """`vector_search` without filters for each of several vectors (the matrix answers them in one product)."""
+    if limit <= 0 or not vectors_:
+        return [[] for _ in vectors_]
+    found = matrix.search_many(vectors_, limit) if uses_matrix() else [vec0_search(v, limit) for v in vectors_]
+    return [hits or [] for hits in (found or [None] * len(vectors_))]
+
+
 def vec0_search(vector: np.ndarray, limit: int, filters: Filters = Filters()) -> list[VectorHit] | None:
     """The vec0 way of `vector_search` (no min_cosine); None when the vec0 table does not exist."""
     if limit <= 0 or (filters.spaces is not None and not filters.spaces):

@@ -9,6 +9,7 @@ from memory.services.nodes import (
     core_cap_enforce,
     edge_create,
     node_create,
+    nodes_create,
     node_forget,
     node_mark_outdated,
     node_restore,
@@ -18,7 +19,7 @@ from memory.services.nodes import (
 
 __all__ = [
     "AutoLink", "CreateResult", "core_cap_enforce", "edge_create", "index_sync", "node_create", "node_forget",
-    "node_mark_outdated", "node_restore", "node_set_tier", "node_update", "self_ensure",
+    "nodes_create", "node_mark_outdated", "node_restore", "node_set_tier", "node_update", "self_ensure",
     "node_confirm_use",
 ]
 

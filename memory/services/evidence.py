@@ -11,18 +11,17 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime
 
-from memory import index, runtime
 from memory.conf import MemoryConf, get_conf
 from memory.domain.evidence import EvidenceEvent, EvidenceKind, new_event_id
-from memory.domain.node import as_utc, new_node_id, utcnow
-from memory.domain.requests import NodeCreate, build_node
+from memory.domain.node import as_utc, utcnow
+from memory.domain.requests import NodeCreate
 from memory.domain.scopes import GLOBAL_SCOPE, Scope, ScopeType
 from memory.domain.trust_requests import EvidenceIn
 from memory.evidence import index as evidence_index
 from memory.evidence.index import EvidenceSyncReport
 from memory.evidence.log import EvidenceLog
 from memory.writes import exclusive
-from memory.services.nodes import CreateResult, node_create
+from memory.services.nodes import CreateResult, nodes_create
 
 logger = logging.getLogger(__name__)
 
@@ -87,26 +86,17 @@ def _explicit_event(request: NodeCreate, session_id: str | None, now: datetime) 
 
 def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datetime | None = None,
                    auto_link: bool = True) -> list[CreateResult]:
-    """Remember explicitly: append one explicit_memory event per (request, session_id), then create each memory
-    citing its event. The events go to the ledger in one durable append.
+    """Remember explicitly: append one explicit_memory event per (request, session_id), then create the memories,
+    each citing its event, in one unit of work (memory.services.nodes.nodes_create). The events go to the ledger
+    in one durable append.
 
     The events are the evidence that the memories were asked for, so they are written first; a memory that then
     fails validation leaves its event behind (the ledger records what was said, not only what was kept).
     """
     now = as_utc(now or utcnow())
     events = evidence_append(events=[_explicit_event(request, session, now) for request, session in items])
-    if len(items) > 1:
-        _embed_ahead([request for request, _ in items], now)
-    return [node_create(request=request.model_copy(update={"source_event_ids": [event.id, *request.source_event_ids]}),
-                        now=now, auto_link=auto_link)
-            for (request, _), event in zip(items, events)]
-
-
-def _embed_ahead(requests: Sequence[NodeCreate], now: datetime) -> None:
-    """Embed a batch's texts in one call (batched, shortest first) into the embedding cache, so that each
-    memory's auto-link and indexing find its vectors there instead of running the model once per memory."""
-    index.embed_into_cache([build_node(r, node_id=new_node_id(), now=now) for r in requests],
-                           runtime.embedder(get_conf()))
+    return nodes_create(requests=[request.model_copy(update={"source_event_ids": [event.id, *request.source_event_ids]})
+                                  for (request, _), event in zip(items, events)], now=now, auto_link=auto_link)
 
 
 def node_remember(*, request: NodeCreate, session_id: str | None = None, now: datetime | None = None,

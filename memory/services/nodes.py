@@ -7,8 +7,11 @@ the file and index it in one unit of work under the cross-process write lock (do
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+
+import numpy as np
 
 from memory import index, runtime
 from memory.conf import MemoryConf
@@ -16,10 +19,9 @@ from memory.domain.enums import EdgeType, Tier
 from memory.domain.identity import is_self_node
 from memory.domain.node import Connection, Node, new_node_id, utcnow, with_connection
 from memory.domain.requests import NodeCreate, NodePatch, apply_patch, build_node
-from memory.embeddings import embedding_text
 from memory.errors import NodeNotFound, ProtectedNode, ValidationFailed
 from memory.models import NodeRow
-from memory.search.semantic import vector_search
+from memory.search.semantic import vector_search_many
 from memory.selectors import node_row_get, self_row
 from memory.services.guard import guard_write
 from memory.writes import WriteUnit, write_unit
@@ -67,22 +69,46 @@ def _resolve_connections(node: Node, *, before: Node | None = None) -> Node:
     return replace(node, connections=tuple(resolved))
 
 
-def _auto_links(node: Node, conf: MemoryConf) -> list[AutoLink]:
-    """Existing memories at or above the auto-link threshold (cosine, minus the cross-space penalty)."""
+def _auto_links(nodes: Sequence[Node], conf: MemoryConf) -> list[list[AutoLink]]:
+    """For each node, the memories at or above the auto-link threshold (cosine, minus the cross-space penalty)
+    among those indexed and the batch's earlier nodes: what remembering them one at a time would link.
+
+    One embedding call for the batch's texts (through the cache) and one matrix product against the index.
+    """
     emb = runtime.embedder(conf)
     index.ensure_vector_table(emb)
-    vec = index.embed_text(embedding_text(node.title, node.content), emb)
+    vecs, _ = index.node_vectors(nodes, emb)
+    found = vector_search_many([v[0] for v in vecs], AUTO_LINK_CANDIDATES + 1)
+    rows = NodeRow.objects.in_bulk({hit.row_id for hits in found for hit in hits})
+    # best[j, i]: the best cosine of node i's own vector to any vector of node j (its own or a passage's)
+    starts = np.cumsum([0] + [len(v) for v in vecs[:-1]])
+    best = np.maximum.reduceat(np.concatenate(vecs) @ np.stack([v[0] for v in vecs]).T, starts, axis=0)
+    out = []
+    for i, node in enumerate(nodes):
+        # (cosine, order, target) as a search of the index holding nodes[:i] would rank them
+        pool: list[tuple[float, tuple[int, int], NodeRow | Node | None]] = [
+            (hit.cosine, (0, hit.row_id), rows.get(hit.row_id)) for hit in found[i]]
+        pool += [(float(best[j, i]), (1, j), nodes[j]) for j in range(i)]
+        pool.sort(key=lambda c: (-c[0], c[1]))
+        out.append(_links_from(node, pool[:AUTO_LINK_CANDIDATES + 1], conf))
+    return out
+
+
+def _links_from(node: Node, pool: list, conf: MemoryConf) -> list[AutoLink]:
     links = []
     linked = {c.target for c in node.connections}
-    hits = vector_search(vec, AUTO_LINK_CANDIDATES + 1)  # the in-process matrix: no vec0 scan per remember
-    rows = NodeRow.objects.in_bulk([hit.row_id for hit in hits])
-    for hit in hits:
-        row = rows.get(hit.row_id)
-        if row is None or row.is_self or row.uid in linked:
+    for cosine, _, target in pool:
+        if target is None:
             continue
-        sim = hit.cosine - (conf.cross_space_penalty if (row.space or "") != (node.space or "") else 0.0)
+        if isinstance(target, NodeRow):
+            uid, is_self = target.uid, target.is_self
+        else:
+            uid, is_self = target.id, is_self_node(target)
+        if is_self or uid in linked:
+            continue
+        sim = cosine - (conf.cross_space_penalty if (target.space or "") != (node.space or "") else 0.0)
         if sim >= conf.auto_link_threshold:
-            links.append(AutoLink(target_id=row.uid, title=row.title or row.content[:60], similarity=round(sim, 3)))
+            links.append(AutoLink(target_id=uid, title=target.title or target.content[:60], similarity=round(sim, 3)))
     return links[:AUTO_LINK_CANDIDATES]
 
 
@@ -95,21 +121,36 @@ def node_create(*, request: NodeCreate, now: datetime | None = None, auto_link: 
 
     Raises ValidationFailed for unknown connection targets, StorageError when the file cannot be written.
     """
+    return nodes_create(requests=[request], now=now, auto_link=auto_link)[0]
+
+
+def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
+                 auto_link: bool = True) -> list[CreateResult]:
+    """Remember several memories in one unit of work; results keep the requests' order.
+
+    The batch gets what remembering each in turn would give (a memory auto-links to the batch's earlier ones
+    too) at the cost of one write: one lock, each file written atomically with one fsync of the folder, one
+    embedding call for every text, one matrix product for the auto-links and one index transaction.
+    All or nothing: ValidationFailed (an unknown connection target) before any file is written; on
+    StorageError or any failure the unit removes the files it wrote and the index keeps none of the batch.
+    """
     now = now or utcnow()
     with write_unit() as unit:
-        node = _resolve_connections(build_node(request, node_id=new_node_id(), now=now))
-        links = _auto_links(node, unit.conf) if auto_link else []
-        for link in links:
-            node = with_connection(node, Connection(
-                target=link.target_id, edge=EdgeType.RELATED_TO, weight=link.similarity,
-                reason=f"auto-linked at {link.similarity:.2f} similarity",
-            ))
-        unit.save(node, fresh=True)
-        if request.about_self:
-            _link_to_self(unit, node)
-        if node.tier == Tier.CORE:
+        nodes = [_resolve_connections(build_node(r, node_id=new_node_id(), now=now)) for r in requests]
+        found = _auto_links(nodes, unit.conf) if auto_link and nodes else [[] for _ in nodes]
+        results = []
+        for node, links in zip(nodes, found):
+            for link in links:
+                node = with_connection(node, Connection(
+                    target=link.target_id, edge=EdgeType.RELATED_TO, weight=link.similarity,
+                    reason=f"auto-linked at {link.similarity:.2f} similarity",
+                ))
+            unit.save(node, fresh=True)
+            results.append(CreateResult(node=node, auto_links=links))
+        _link_to_self(unit, [r.node for r, q in zip(results, requests) if q.about_self])
+        if any(r.node.tier == Tier.CORE for r in results):
             core_cap_enforce(now=now)
-    return CreateResult(node=node, auto_links=links)
+    return results
 
 
 def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None, automated: bool = False) -> Node:
@@ -209,13 +250,17 @@ def node_set_tier(*, ref: str, tier: Tier, now: datetime | None = None, automate
 # Identity and tiers
 # ---------------------------------------------------------------------------
 
-def _link_to_self(unit: WriteUnit, node: Node) -> None:
+def _link_to_self(unit: WriteUnit, nodes: Sequence[Node]) -> None:
+    """The self node `defines` each of `nodes` (one write of its file for a whole batch)."""
     me = self_row()
-    if me is None or me.uid == node.id:
+    targets = [n for n in nodes if me is not None and me.uid != n.id]
+    if not targets:
         return
     self_node, stored = unit.read_row(me)
-    conn = Connection(target=node.id, edge=EdgeType.DEFINES, weight=1.0, reason="about_self")
-    unit.save(with_connection(self_node, conn), expected=stored)
+    new = self_node
+    for node in targets:
+        new = with_connection(new, Connection(target=node.id, edge=EdgeType.DEFINES, weight=1.0, reason="about_self"))
+    unit.save(new, expected=stored)
 
 
 def core_cap_enforce(*, now: datetime | None = None) -> list[str]:
