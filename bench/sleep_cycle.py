@@ -9,7 +9,10 @@ markdown files and indexed by one sync (vectors come from the bench-local cache 
 
 Three cycles are timed, all with `sleep_cycle_run` and a fixed clock: cold (every node new to every job), warm
 (straight after, nothing changed: the watermarks make it cheap) and incremental (after 100 new memories written
-through `node_create`). `--write` replaces the "Sleep cycle" section of docs/benchmarks.md.
+through `node_create`). During the cold cycle an agent in another process (as a web worker is) edits one memory of
+its own every AGENT_EVERY_S through `node_update`, and each write's wall time is set beside the job that was
+running (issue 13 item 7: an agent's write should never wait for a job). `--write` replaces the "Sleep cycle"
+section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from bench.spine import DEFAULT_CACHE_DIR, _cache_save, _cache_seed, _django, _l
 SECTION = "Sleep cycle"
 NOW = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)
 NEW_MEMORIES = 100
+AGENT_EVERY_S = 0.5
 
 
 def _node(m: Memory, rng: random.Random):
@@ -52,17 +56,64 @@ def _cycle() -> dict:
     start = time.perf_counter()
     outcomes = sleep_cycle_run(trigger="bench", now=NOW)
     total = time.perf_counter() - start
-    return {"total_s": total, "jobs": [o.as_dict() | {"started_at": None, "finished_at": None} for o in outcomes]}
+    return {"total_s": total, "jobs": [o.as_dict() | {"started_at": o.started_at.timestamp(),
+                                                      "finished_at": o.finished_at.timestamp()} for o in outcomes]}
+
+
+def agent(home: Path, node_id: str, stop: Path, out: Path) -> None:
+    """Edit one memory every AGENT_EVERY_S until `stop` exists; write [(wall start, seconds)] to `out`."""
+    _django(home)
+    from memory import runtime
+    from memory.domain.requests import NodePatch
+    from memory.services import node_update
+
+    runtime.embedder().embed_documents(["warm up"])
+    out.with_suffix(".ready").touch()
+    writes, i = [], 0
+    while not stop.exists():
+        i += 1
+        start, t0 = time.time(), time.perf_counter()
+        node_update(ref=node_id, patch=NodePatch(content=f"Agent scratch note, edit {i}: what the session learned"))
+        writes.append((start, time.perf_counter() - t0))
+        time.sleep(AGENT_EVERY_S)
+    out.write_text(json.dumps(writes))
+
+
+def _with_agent(home: Path, node_id: str) -> tuple[dict, list]:
+    """The cold cycle with the agent of `agent` writing beside it."""
+    stop, out = home / "agent.stop", home / "agent.json"
+    proc = subprocess.Popen([sys.executable, "-m", "bench.sleep_cycle", "--agent", node_id, "--home", str(home),
+                             "--out", str(out)], cwd=REPO, env=dict(os.environ))
+    deadline = time.monotonic() + 300
+    while not out.with_suffix(".ready").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the agent process did not start"
+        time.sleep(0.2)
+    try:
+        cycle = _cycle()
+    finally:
+        stop.touch()
+        proc.wait(timeout=120)
+    return cycle, json.loads(out.read_text())
+
+
+def agent_waits(cycle: dict, writes: list) -> dict[str, dict]:
+    """Per job: the agent's writes that started while it ran, their median and longest wall time."""
+    out = {}
+    for job in cycle["jobs"]:
+        took = sorted(s for start, s in writes if job["started_at"] <= start < job["finished_at"])
+        if took:
+            out[job["job"]] = {"n": len(took), "median_s": took[len(took) // 2], "max_s": took[-1]}
+    return out
 
 
 def child(home: Path, size: int, cache_dir: Path) -> dict:
     result: dict = {"size": size, "env": _django(home)}
     os.environ.setdefault("ORMAH_LLM_PROVIDER", "none")
     from memory import files, index, runtime
-    from memory.domain.requests import NodeCreate
+    from memory.domain.requests import NodeCreate, NodePatch
     from memory.domain.slug import node_filename
     from memory.models import EdgeRow, NodeRow
-    from memory.services import node_create
+    from memory.services import node_create, node_update
 
     store, emb = runtime.store(), runtime.embedder()
     rng = random.Random(3)
@@ -80,8 +131,17 @@ def child(home: Path, size: int, cache_dir: Path) -> dict:
     assert report.indexed == size and not report.malformed, report.as_dict()
     _cache_save(cache_dir, nodes, emb.model_id)
     result["edges_before"] = EdgeRow.objects.count()
+    mine = node_create(request=NodeCreate(content="Agent scratch note", source="bench:agent"), now=NOW,
+                       auto_link=False).node.id
+    idle = []
+    for _ in range(5):  # the same write with no job running: the floor
+        t0 = time.perf_counter()
+        node_update(ref=mine, patch=NodePatch(content=f"Agent scratch note, idle edit {len(idle)}"))
+        idle.append(time.perf_counter() - t0)
+    result["agent_idle_s"] = sorted(idle)[len(idle) // 2]
 
-    result["cold"] = _cycle()
+    result["cold"], writes = _with_agent(home, mine)
+    result["agent"] = agent_waits(result["cold"], writes)
     result["warm"] = _cycle()
     fresh = corpus(NEW_MEMORIES, seed=4, exclude={f"{m.title or ''} {m.content}" for m in memories}, connect=False)
     for m in fresh:
@@ -152,6 +212,12 @@ def report_markdown(results: list[dict], facts: dict, command: str) -> str:
         for cold, warm, inc in zip(r["cold"]["jobs"], r["warm"]["jobs"], r["incremental"]["jobs"]):
             lines.append(f"| {cold['job']} | {cold['seconds']:.2f} ({cold['status']}) | {warm['seconds']:.2f} | "
                          f"{inc['seconds']:.2f} | {_counts(cold)} |")
+        if r.get("agent"):
+            lines += ["", f"An agent's write beside the cold cycle (another process, `node_update` every "
+                      f"{AGENT_EVERY_S} s; the same write with no job running: {r['agent_idle_s']:.3f} s):", "",
+                      "| job running | agent writes | median s | longest s |", "|---|---:|---:|---:|"]
+            for job, w in r["agent"].items():
+                lines.append(f"| {job} | {w['n']} | {w['median_s']:.3f} | {w['max_s']:.3f} |")
         lines += ["", f"Edges {r['edges_before']:,} -> {r['edges_after']:,}; tiers after: "
                   + ", ".join(f"{k} {v:,}" for k, v in sorted(r["tiers_after"].items()))
                   + f". Setup (not timed above): files {r['write_files_s']:.1f} s, sync {r['setup_sync_s']:.1f} s."]
@@ -169,7 +235,11 @@ def main() -> None:
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--agent", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.agent:
+        agent(args.home, args.agent, args.out.with_suffix(".stop"), args.out)
+        return
     if args.child:
         args.out.write_text(json.dumps(child(args.home, args.size, args.cache_dir), default=str))
         return
