@@ -103,16 +103,14 @@ def per_category(outcomes: list[Outcome]) -> dict[str, list[int]]:
 
 
 def _ledger(result, keys: dict[str, str]) -> list[tuple[float, str, bool, bool, float]]:
-    """(gate score, key, faced the identity gate, is a recall hit, raw cosine, score) of the candidates that reached
-    the gate (already-served ones too: whether they were served depends on the threshold)."""
-    from whisper.conf import get_conf as whisper_conf
+    """(gate score, key, faced the identity gate, is a recall hit, raw cosine, score) of every candidate that reached
+    the gate (already-served ones too: whether they were served depends on the threshold; identity memories recall
+    did not return too, whatever their cosine, so a dump shows what an identity rule could use)."""
     from whisper.models import WhisperCandidateRow
 
-    floor = whisper_conf().overlap_cosine_floor
     rows = WhisperCandidateRow.objects.filter(decision_id=result.whisper_log_id, gate_score__isnull=False)
     return [(c.gate_score, keys.get(c.node_uid, c.node_uid), c.gate_threshold == IDENTITY_MARK, c.source != "identity",
-             c.raw_cosine or 0.0, c.retrieval_score or 0.0) for c in rows
-            if c.source != "identity" or c.gate_threshold == IDENTITY_MARK or c.gate_score >= floor]
+             c.raw_cosine or 0.0, c.retrieval_score or 0.0) for c in rows]
 
 
 def _passed(cands, t: float, tc: float, rel: float, cap: int, identity_gate: float, strong: float,
