@@ -1,4 +1,4 @@
-"""Fit the recall scorer (memory/ranking/weights-v1.json): logistic regression on labelled candidate pools, with
+"""Fit the recall scorer (memory/ranking/weights-v2.json): logistic regression on labelled candidate pools, with
 cross-validation grouped by conversation / query, the thresholds of memory.ranking.thresholds, and a reliability
 table.
 
@@ -33,17 +33,20 @@ from bench import locomo
 from bench._common import DEFAULT_CACHE_DIR, REPO
 from memory.ranking.features import FEATURES
 
-WEIGHTS = REPO / "memory" / "ranking" / "weights-v1.json"
+WEIGHTS = REPO / "memory" / "ranking" / "weights-v2.json"
 FIT_CACHE = DEFAULT_CACHE_DIR / "fit"
 SECTION = "Recall scorer (cross-validated)"
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
 CODE = ("memory/ranking/features.py", "memory/search/candidates.py", "memory/search/pipeline.py",
-        "memory/domain/temporal.py", "memory/search/fts.py", "memory/search/semantic.py")
+        "memory/domain/temporal.py", "memory/search/fts.py", "memory/search/semantic.py", "memory/search/matrix.py",
+        "memory/domain/chunking.py", "memory/index_vectors.py")
+VERSION = "v2"  # bump when the features or the pipeline under them change
 NONSENSE = ("zzqxv blorf", "qwpl xkcdz vrrmt", "blorf glimmax snoodle", "asdf jkl qwerty uiop", "fnord zibble")
 STORES = ("lifelog", "devprojects", "docs")
 FOLDS = 5
 L2 = 10.0
 MIN_SCALE = 0.1
+FLOOR_DROPS = 0.01  # share of the relevant top-10 hits the recall floor may drop
 
 
 @dataclass
@@ -272,14 +275,15 @@ def reliability(pools: list[Pool], probs: list[np.ndarray], top: int = 10) -> li
 
 def choose_thresholds(answerable: list[Pool], a_probs, offtopic: list[Pool], o_probs) -> dict:
     """no_good_match: the highest value keeping 99% of the answerable queries whose top 10 holds an answer;
-    recall_floor: drops at most 2% of the relevant hits of the top 10; whisper_gate: the lowest value at which
+    recall_floor: drops at most 1% of the relevant hits of the top 10 (2% cost LoCoMo dev 0.006 R@10 out-of-fold
+    for a floor of 0.009 instead of 0.006); whisper_gate: the lowest value at which
     the top hit of the labelled stores (not LoCoMo) is right 90% of the time."""
     kept_best = np.array([pr.max() for p, pr in zip(answerable, a_probs)
                           if len(pr) and ranked_labels(p, pr)[:10].any()])
     good = float(np.quantile(kept_best, 0.01))
     rel = np.concatenate([pr[np.argsort(-pr)[:10]][p.labels[np.argsort(-pr)[:10]]]
                           for p, pr in zip(answerable, a_probs) if len(pr)])
-    floor = min(good, float(np.quantile(rel, 0.02)))
+    floor = min(good, float(np.quantile(rel, FLOOR_DROPS)))
     tops = [(float(pr.max()), bool(ranked_labels(p, pr)[:1].any())) for p, pr in zip(answerable, a_probs)
             if len(pr) and not p.set.startswith("locomo")]
     gate = 0.5
@@ -314,6 +318,10 @@ def main(argv: list[str] | None = None) -> int:
     insample = [final.probabilities(p.matrix) if len(p.labels) else np.zeros(0) for p in answerable]
     o_probs = [final.probabilities(p.matrix) if len(p.labels) else np.zeros(0) for p in offtopic]
     th = choose_thresholds(answerable, oof, offtopic, o_probs)
+    # The whisper gate is tuned on the whisper dev split by whisper's own bench, not here: keep the file's value.
+    previous = json.loads(WEIGHTS.read_text()) if WEIGHTS.is_file() else {}
+    th["_whisper_gate_fitted"] = th["whisper_gate"]
+    th["whisper_gate"] = previous.get("thresholds", {}).get("whisper_gate", th["whisper_gate"])
     cv_t, in_t = recall_table(answerable, oof), recall_table(answerable, insample)
     cv_floor = recall_table(answerable, oof, floor=th["recall_floor"], good=th["no_good_match"])
     lines = [f"`python -m bench.fit_scorer`: {len(answerable)} labelled queries "
@@ -338,14 +346,16 @@ def main(argv: list[str] | None = None) -> int:
     lines += [f"| {b} | {n} | {mp:.3f} | {ob:.3f} |" for b, n, mp, ob in reliability(answerable, oof)]
     lines += ["", "Thresholds (memory.ranking.thresholds): " + ", ".join(
         f"{k} {v}" for k, v in th.items() if not k.startswith("_")) +
+        f" (whisper_gate kept from the file: bench/whisper_gate_fit.py and bench.whisper_stores tune it on the "
+        f"whisper dev split; this fit's own top-1 rule would give {th['_whisper_gate_fitted']})"
         f"; answerable queries kept {th['_answerable_kept']:.3f} (out-of-fold); off-topic queries silenced "
         f"{th['_offtopic_silenced']:.3f}, of them nonsense strings {th['_nonsense_silenced']:.3f} (final scorer); "
         f"CPU {time.process_time() - started:.0f} s."]
     text = "\n".join(lines)
     print(text)
     if args.write:
-        data = {"version": f"v1-{datetime.now(UTC):%Y%m%d}", **params,
-                "thresholds": {k: v for k, v in th.items() if not k.startswith("_")},
+        thresholds = {k: v for k, v in th.items() if not k.startswith("_")}
+        data = {"version": f"{VERSION}-{datetime.now(UTC):%Y%m%d}", **params, "thresholds": thresholds,
                 "meta": {"model": model_id, "queries": len(answerable), "l2": args.l2, "folds": FOLDS,
                          "fitted_by": "python -m bench.fit_scorer"}}
         tmp = WEIGHTS.with_suffix(".tmp")

@@ -1,7 +1,7 @@
 """Per-candidate features of the learned scorer (pure: plain values in, a float matrix out).
 
 One row per candidate memory of one query, one column per name in FEATURES. The scorer file
-(memory/ranking/weights-v1.json) lists the names it was fitted on, so a column is never matched by position alone.
+(memory/ranking/weights-v2.json) lists the names it was fitted on, so a column is never matched by position alone.
 
 | feature      | meaning                                                                              |
 |--------------|--------------------------------------------------------------------------------------|

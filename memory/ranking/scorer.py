@@ -16,7 +16,7 @@ import numpy as np
 
 from memory.ranking.features import FEATURES
 
-WEIGHTS_FILE = "weights-v1.json"
+WEIGHTS_FILE = "weights-v2.json"
 
 
 @dataclass(frozen=True)

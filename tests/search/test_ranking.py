@@ -19,7 +19,7 @@ NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 
 def test_the_packaged_scorer_loads_with_a_version_and_known_features():
     scorer = load_scorer()
-    assert scorer.version.startswith("v1")
+    assert scorer.version.startswith("v2")
     assert set(scorer.features) <= set(FEATURES)
     assert len(scorer.coef) == len(scorer.features) == len(scorer.mean) == len(scorer.scale)
     assert 0 < thresholds.recall_floor() <= thresholds.no_good_match() < thresholds.whisper_gate() < 1
