@@ -307,14 +307,15 @@ def remove_nodes(uids: Sequence[str]) -> int:
 # ---------------------------------------------------------------------------
 
 def sync(
-    store: MarkdownStore, *, embedder: Embedder, full: bool = False, progress: Progress | None = None,
+    store: MarkdownStore, *, embedder: Embedder, full: bool = False, verify: bool = False,
+    progress: Progress | None = None,
 ) -> SyncReport:
-    """Bring the index in line with the files: new, changed and deleted files; `full` rebuilds every row in one
-    atomic swap (memory/rebuild.py)."""
+    """Bring the index in line with the files: new, changed and deleted files; `full` rebuilds the index in one
+    atomic swap (memory/rebuild.py: unchanged rows kept by their file hash, or every row rewritten with `verify`)."""
     if full:
         from memory.rebuild import rebuild
 
-        return rebuild(store, embedder=embedder, progress=progress)
+        return rebuild(store, embedder=embedder, progress=progress, verify=verify)
     report = SyncReport()
     if ensure_vector_table(embedder):
         report.reembedded_for_model = embedder.model_id

@@ -7,7 +7,9 @@ from memory.index import Progress, SyncReport
 from memory.writes import write_unit
 
 
-def index_sync(*, full: bool = False, progress: Progress | None = None) -> SyncReport:
-    """Index new and changed files and drop vanished ones; `full` rebuilds every row from the files."""
+def index_sync(*, full: bool = False, verify: bool = False, progress: Progress | None = None) -> SyncReport:
+    """Index new and changed files and drop vanished ones; `full` rebuilds the index from the files in one swap
+    (rows whose file hash is unchanged are kept; `verify` rewrites every row)."""
     with write_unit() as unit:
-        return index.sync(unit.store, embedder=runtime.embedder(unit.conf), full=full, progress=progress)
+        return index.sync(unit.store, embedder=runtime.embedder(unit.conf), full=full, verify=verify,
+                          progress=progress)

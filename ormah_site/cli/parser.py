@@ -116,6 +116,7 @@ def _store_commands(sub) -> None:
 
     p = sub.add_parser("rebuild", help="rebuild the index from the markdown and evidence files")
     p.add_argument("--incremental", action="store_true", help="only index what changed")
+    p.add_argument("--verify", action="store_true", help="trust no hash: rewrite every row from its file")
     _json(p)
 
     p = sub.add_parser("backup", help="back up the memory files and the index")

@@ -6,13 +6,13 @@ from memory import runtime
 from memory.models import NodeRow
 
 
-def test_rebuild_reindexes_every_file(api, mem):
+def test_rebuild_keeps_the_rows_of_unchanged_files(api, mem):
     mem("One memory", auto_link=False)
     mem("Another memory", auto_link=False)
     response = api.post("/api/admin/rebuild")
     assert response.status_code == 200
     assert response.json() == {"status": "rebuilt", "report": {
-        "indexed": 2, "unchanged": 0, "removed": 0, "embedded": 0, "malformed": [], "reembedded_for_model": None}}
+        "indexed": 0, "unchanged": 2, "removed": 0, "embedded": 0, "malformed": [], "reembedded_for_model": None}}
 
 
 def test_rebuild_reports_malformed_files_and_leaves_them(api, mem):

@@ -71,5 +71,11 @@ def test_rebuild_json_reports_counts(home, db):
     run("remember", "One", "--json")
     run("remember", "Two", "--json")
     report = json.loads(run("rebuild", "--json"))
-    assert report["indexed"] == 2
-    assert report["embedded"] == 0
+    assert (report["indexed"], report["unchanged"], report["embedded"]) == (0, 2, 0)  # kept by their file hash
+
+
+def test_rebuild_verify_rewrites_every_row(home, db):
+    run("remember", "One", "--json")
+    run("remember", "Two", "--json")
+    report = json.loads(run("rebuild", "--json", "--verify"))
+    assert (report["indexed"], report["unchanged"], report["embedded"]) == (2, 0, 0)

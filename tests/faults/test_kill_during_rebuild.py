@@ -68,7 +68,8 @@ def _rebuild(home: Path) -> subprocess.Popen:
     # stderr goes to a file: a pipe nobody reads (the killed rebuilds) blocks a child that logs more than 64 KiB.
     log = (home / "rebuild-stderr.log").open("ab")
     try:
-        return subprocess.Popen([sys.executable, MANAGE, "rebuild", "--json"], env=child_env(home, **EMBEDDER),
+        return subprocess.Popen([sys.executable, MANAGE, "rebuild", "--json", "--verify"],
+                                env=child_env(home, **EMBEDDER),
                                 stdout=subprocess.DEVNULL, stderr=log)
     finally:
         log.close()

@@ -65,7 +65,7 @@ before_heal = doctor()
 healed_doctor = doctor("--heal")
 healed = snapshot()
 merges = [{"kept": k, "removed": r} for k, r in MergeHistoryRow.objects.values_list("kept_uid", "removed_uid")]
-index_sync(full=True)
+index_sync(full=True, verify=True)  # trusts no hash: the healed index is compared with one built from scratch
 rebuilt = snapshot()
 after = doctor()
 

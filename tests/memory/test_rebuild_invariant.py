@@ -62,7 +62,7 @@ def test_rebuild_from_files_equals_live_index_after_scenario(mem, home):
     assert not NodeRow.objects.filter(uid=b.id).exists()
 
     live = snapshot()
-    rebuilt_report = sync(store, embedder=runtime.embedder(), full=True)
+    rebuilt_report = sync(store, embedder=runtime.embedder(), full=True, verify=True)  # every row from its file
 
     assert rebuilt_report.embedded == 0  # the cache saved every embedding
     assert snapshot() == live

@@ -10,10 +10,12 @@ class Command(OrmahCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--incremental", action="store_true")
+        parser.add_argument("--verify", action="store_true", help="trust no hash: rewrite every row from its file")
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **o):
-        report = index_sync(full=not o["incremental"], progress=None if o["json"] else progress_bar())
+        report = index_sync(full=not o["incremental"], verify=o["verify"],
+                            progress=None if o["json"] else progress_bar())
         evidence = evidence_sync(full=not o["incremental"])
         if o["json"]:
             self.stdout.write(json.dumps({**report.as_dict(), "evidence": evidence.as_dict()}))
