@@ -25,8 +25,11 @@ One row per candidate memory of one query, one column per name in FEATURES. The 
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -65,6 +68,32 @@ def _doc(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]], int]
     doc = stems(content)
     words = sum(1 for w in _WORD.findall(content.lower()) if w not in STOP_WORDS and len(w) > 1)
     return frozenset(doc), frozenset(zip(doc, doc[1:])), words
+
+
+_LONG_DOCS: OrderedDict[bytes, tuple[frozenset[str], frozenset[tuple[str, str]], int]] = OrderedDict()
+LONG_DOC_CHARS = 2000
+LONG_DOC_CACHE = 128  # a tokenised 50 KB document holds ~1 MB of stems: the cache stays bounded in bytes too
+_LONG_LOCK = threading.Lock()  # the web worker's threads share it
+
+
+def _long_doc(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]], int]:
+    """`_doc` for a long memory, cached by a digest of its text (not the text itself) in a small LRU.
+
+    Long documents recur across queries as often as short ones (41 of 168 memories in the docs store, ~32
+    candidates a query); tokenising them afresh on every query was most of whisper's CPU.
+    """
+    key = hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    with _LONG_LOCK:
+        hit = _LONG_DOCS.get(key)
+        if hit is not None:
+            _LONG_DOCS.move_to_end(key)
+            return hit
+    hit = _doc.__wrapped__(content)
+    with _LONG_LOCK:
+        _LONG_DOCS[key] = hit
+        while len(_LONG_DOCS) > LONG_DOC_CACHE:
+            _LONG_DOCS.popitem(last=False)
+    return hit
 
 
 def query_terms(text: str) -> list[str]:
@@ -140,8 +169,8 @@ def feature_matrix(query: QueryFacts, candidates: Sequence[Candidate]) -> np.nda
     best_cos = float(cosines.max())
     total_weight = sum(query.weights) or 1.0
     for i, c in enumerate(candidates):
-        # Short memories recur across queries and are cached; a long one is tokenised afresh (bounded memory).
-        tokenise = _doc if len(c.content) <= 2000 else _doc.__wrapped__
+        # Memories recur across queries: short ones are cached by text, long ones by digest (bounded memory).
+        tokenise = _doc if len(c.content) <= LONG_DOC_CHARS else _long_doc
         doc_set, doc_pairs, content_words = tokenise(c.content)
         title = set(stems(c.title)) if c.title else set()
         cos = c.cosine if c.cosine is not None else 0.0

@@ -126,3 +126,17 @@ def test_related_memories_reads_the_calibrated_probability(mem):
     assert found and all(p >= thresholds.auto_link_threshold() for _, p in found)
     assert {r for r, _ in found} <= set(NodeRow.objects.filter(uid__in=[n.id for n in billing])
                                         .values_list("id", flat=True))
+
+
+def test_long_memories_are_tokenised_once_and_the_cache_stays_bounded():
+    from memory.ranking import features
+
+    long_text = "The changelog of release {n}: the parser accepts tabs, and the indexer keeps passages. " * 40
+    first = features._long_doc(long_text.format(n=1))
+    assert features._long_doc(long_text.format(n=1)) is first  # the same object: not tokenised again
+    assert first == features._doc.__wrapped__(long_text.format(n=1))
+    for n in range(features.LONG_DOC_CACHE + 20):
+        features._long_doc(long_text.format(n=n + 2))
+    assert len(features._LONG_DOCS) == features.LONG_DOC_CACHE
+    assert features._long_doc(long_text.format(n=1)) is not first  # evicted, tokenised afresh, equal
+    assert features._long_doc(long_text.format(n=1)) == first
