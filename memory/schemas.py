@@ -321,9 +321,10 @@ class RebuildOut(Schema):
 
 
 class ExtensionsOut(Schema):
-    sqlite: str
-    vec: str | None
-    fts5: bool
+    sqlite: str | None = Field(None, description="SQLite's version (the default engine)")
+    postgresql: str | None = Field(None, description="PostgreSQL's version (ORMAH_DATABASE_URL; docs/team-server.md)")
+    vec: str | None = Field(None, description="sqlite-vec's or pgvector's version")
+    fts5: bool = Field(description="the full-text index answers (FTS5 on SQLite, the tsvector on PostgreSQL)")
 
 
 class ModelOut(Schema):

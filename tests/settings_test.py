@@ -14,3 +14,8 @@ if os.environ.get("ORMAH_TEST_DATABASE_URL"):
 os.environ.setdefault("ORMAH_MODEL_CACHE_DIR", str(Path(tempfile.gettempdir()) / "ormah-test-models"))
 
 from ormah_site.settings import *  # noqa: E402,F401,F403
+
+# Processes the tests start (serve, qcluster, the CLI, the fault scenarios) build their own index in their own
+# home, on SQLite for now: one shared PostgreSQL database would mix their stores (docs/team-server.md).
+os.environ.pop("ORMAH_DATABASE_URL", None)
+os.environ.pop("ORMAH_TEST_DATABASE_URL", None)

@@ -17,6 +17,7 @@ distances are exact (pgvector stores the full vectors). The default vector leg i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,6 +35,7 @@ LOG_TABLE = "node_vec_log"
 CONFIG = "english"
 RANK_WEIGHTS = "'{0.1, 0.3, 0.1, 1.0}'"  # D, C (tags), B (content), A (title)
 IDF_FLOOR = 1.000001
+_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")  # ASCII punctuation, spaced out in the tsvector columns too
 EXACT_MAX = 20_000  # up to this many vectors a KNN is an exact scan (a few milliseconds)
 
 
@@ -43,7 +45,8 @@ def _literal(vector: np.ndarray) -> str:
 
 
 def _websearch(tokens: Sequence[str], match_all: bool) -> str:
-    quoted = ['"' + t.replace('"', " ") + '"' for t in tokens]
+    """A websearch_to_tsquery string: each token quoted (punctuation spaced as in migration 0002), AND or OR."""
+    quoted = ['"' + _PUNCTUATION.sub(" ", t) + '"' for t in tokens]
     return (" " if match_all else " or ").join(quoted)
 
 
@@ -76,7 +79,8 @@ def node_fulltext(query: FtsQuery, *, match_all: bool, limit: int, where: str | 
     `where`, only rows `n` of memory_noderow passing it."""
     sql = _ranked_sql(NODE_TABLE, "n", ["id"], f" AND {where}" if where else "")
     with connection.cursor() as cur:
-        cur.execute(sql, [list(query.tokens), _websearch(query.tokens, match_all), *params, int(limit)])
+        cur.execute(sql, [[_PUNCTUATION.sub(" ", t) for t in query.tokens], _websearch(query.tokens, match_all),
+                          *params, int(limit)])
         return [(r[0], float(r[1])) for r in cur.fetchall()]
 
 
@@ -96,7 +100,8 @@ def evidence_fulltext(query: FtsQuery, *, match_all: bool, limit: int, where: st
     """(row_id, uid, score) of evidence events `e` matching the query and passing `where` (" AND ..." or "")."""
     sql = _ranked_sql(EVIDENCE_TABLE, "e", ["id", "uid"], where)
     with connection.cursor() as cur:
-        cur.execute(sql, [list(query.tokens), _websearch(query.tokens, match_all), *params, int(limit)])
+        cur.execute(sql, [[_PUNCTUATION.sub(" ", t) for t in query.tokens], _websearch(query.tokens, match_all),
+                          *params, int(limit)])
         return [(r[0], r[1], float(r[2])) for r in cur.fetchall()]
 
 

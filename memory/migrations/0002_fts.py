@@ -37,12 +37,14 @@ FTS_REVERSE = [
 
 
 # PostgreSQL: a stored generated tsvector on the row itself (title A, content B, tags C; memory/backends/postgres.py
-# weighs them like BM25's 10 : 1 : 3) and a GIN index; no triggers are needed.
+# weighs them like BM25's 10 : 1 : 3) and a GIN index; no triggers are needed. ASCII punctuation becomes a space
+# first, so "tests/billing" or "about_self" are words as FTS5's unicode61 splits them (the default parser would
+# keep a path or a snake_case name as one token).
 PG_FTS_SQL = [
     """ALTER TABLE memory_noderow ADD COLUMN fts tsvector GENERATED ALWAYS AS (
-           setweight(to_tsvector('english', coalesce(title, '')), 'A') ||
-           setweight(to_tsvector('english', coalesce(content, '')), 'B') ||
-           setweight(to_tsvector('english', coalesce(tags_text, '')), 'C')) STORED""",
+           setweight(to_tsvector('english', regexp_replace(coalesce(title, ''), '[!-/:-@\\[-`{-~]', ' ', 'g')), 'A') ||
+           setweight(to_tsvector('english', regexp_replace(coalesce(content, ''), '[!-/:-@\\[-`{-~]', ' ', 'g')), 'B') ||
+           setweight(to_tsvector('english', regexp_replace(coalesce(tags_text, ''), '[!-/:-@\\[-`{-~]', ' ', 'g')), 'C')) STORED""",
     "CREATE INDEX node_fts_gin ON memory_noderow USING gin (fts)",
 ]
 PG_FTS_REVERSE = ["DROP INDEX IF EXISTS node_fts_gin", "ALTER TABLE memory_noderow DROP COLUMN IF EXISTS fts"]

@@ -28,7 +28,7 @@ FTS_REVERSE = [
 
 PG_FTS_SQL = [
     """ALTER TABLE memory_evidencerow ADD COLUMN fts tsvector
-           GENERATED ALWAYS AS (to_tsvector('english', coalesce(text, ''))) STORED""",
+           GENERATED ALWAYS AS (to_tsvector('english', regexp_replace(coalesce(text, ''), '[!-/:-@\\[-`{-~]', ' ', 'g'))) STORED""",
     "CREATE INDEX evidence_fts_gin ON memory_evidencerow USING gin (fts)",
 ]
 PG_FTS_REVERSE = ["DROP INDEX IF EXISTS evidence_fts_gin", "ALTER TABLE memory_evidencerow DROP COLUMN IF EXISTS fts"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memory import runtime
 from memory.models import NodeRow
+from tests.postgres import ON_POSTGRES
 
 
 def test_rebuild_keeps_the_rows_of_unchanged_files(api, mem):
@@ -30,8 +31,11 @@ def test_health_when_everything_agrees(api, mem):
     body = api.get("/api/admin/health").json()
     assert body["status"] == "ok"
     assert body["extensions"]["fts5"] is True
-    assert body["extensions"]["vec"] == "v0.1.9"
-    assert body["extensions"]["sqlite"].startswith("3.")
+    if ON_POSTGRES:
+        assert (body["extensions"]["vec"], body["extensions"]["sqlite"]) == ("0.8.6", None)
+    else:
+        assert body["extensions"]["vec"] == "v0.1.9"
+        assert body["extensions"]["sqlite"].startswith("3.")
     assert body["model"] == {"id": "ormah/all-MiniLM-L6-v2-int8@8199be6f", "dim": 384, "loaded": True,
                              "index_model": "ormah/all-MiniLM-L6-v2-int8@8199be6f", "error": None}
     assert body["counts"] == {"nodes": 2, "by_tier": {"core": 1, "working": 1},

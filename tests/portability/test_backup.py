@@ -14,11 +14,13 @@ from memory.models import NodeRow
 from memory.services import backup_create, backup_list, backup_restore, node_forget
 from tests.memory.test_rebuild_invariant import snapshot
 from tests.portability.conftest import run, tree
+from tests.postgres import sqlite_only
 
 pytestmark = pytest.mark.django_db(transaction=True)  # SQLite cannot back up a connection mid-transaction
 T0 = datetime(2026, 7, 1, 12, 0, 0, tzinfo=UTC)
 
 
+@sqlite_only(reason="the index snapshot is a SQLite file; PostgreSQL backups hold none (tests/postgres/test_backend.py)")
 def test_backup_holds_files_index_and_a_manifest_of_hashes(varied, home, backups):
     info = backup_create(reason="before upgrade", now=T0)
 
@@ -59,6 +61,7 @@ def test_backup_list_cli(mem, backups):
     assert out == "memory_2026-07-01_12-00-00  2026-07-01T12:00:00.000000Z  manual  1 nodes, 0 deleted\n"
 
 
+@sqlite_only(reason="the index snapshot is a SQLite file; PostgreSQL backups hold none (tests/postgres/test_backend.py)")
 def test_restore_brings_back_files_and_index_and_keeps_the_present(varied, home, backups):
     saved_files, saved_rows = tree(home / "memory"), snapshot()
     name = backup_create(now=T0).name
@@ -75,6 +78,7 @@ def test_restore_brings_back_files_and_index_and_keeps_the_present(varied, home,
     assert len(pre) == 1 and tree(pre[0].path) == present
 
 
+@sqlite_only(reason="the index snapshot is a SQLite file; PostgreSQL backups hold none (tests/postgres/test_backend.py)")
 def test_restore_rebuilds_the_index_when_the_snapshot_schema_differs(varied, home, backups):
     saved_rows = snapshot()
     info = backup_create(now=T0)
