@@ -17,7 +17,7 @@ from memory.ranking import thresholds
 # The logistic gate on recall's hits (bench/whisper_gate_fit.py, fitted on the dev split's candidates): bias, then
 # weights of g (probability + affinity), raw cosine, cosine gap to the best hit, g gap to the best hit, "best by g",
 # g margin over the next hit. A hit is whispered when the log-odds reach GATE_LOGIT (chosen on dev).
-GATE_WEIGHTS = (-3.928, 1.678, 3.621, 1.548, 0.562, 0.993, 1.601)
+GATE_WEIGHTS = (-3.965, 1.619, 3.785, 1.483, 0.590, 1.009, 1.651)
 GATE_LOGIT = 0.40
 
 

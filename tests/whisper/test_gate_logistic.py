@@ -18,8 +18,8 @@ def test_the_gate_keeps_a_clear_best_hit_and_drops_a_weak_runner_up(conf):
     run = make_run(pool=pool, intent=intent())
     assert injection_gate(run, conf, fake_deps()) is None
     assert [c.node_id for c in run.pool] == ["best"]
-    # log-odds: -3.928 + 1.678*0.8 + 3.621*0.6 + 0 + 0 + 0.993 + 1.601*0.5 = 1.3805 for best
-    assert (pool[0].gate_score, pool[0].gate_threshold, run.gate) == (1.3805, conf.gate_logit, conf.gate_logit)
+    # log-odds: -3.965 + 1.619*0.8 + 3.785*0.6 + 0 + 0 + 1.009 + 1.651*0.5 = 1.4357 for best
+    assert (pool[0].gate_score, pool[0].gate_threshold, run.gate) == (1.4357, conf.gate_logit, conf.gate_logit)
     assert pool[1].stage == "below_gate" and pool[1].gate_score < conf.gate_logit
 
 
@@ -30,7 +30,7 @@ def test_a_lexical_match_with_a_fair_probability_but_a_low_cosine_stays_silent(c
 
 
 def test_the_threshold_moves_the_decision(conf):
-    pool = [cand("a", probability=0.35, cosine=0.5)]  # a lone hit: log-odds 0.0232 (its margin is its g)
+    pool = [cand("a", probability=0.35, cosine=0.5)]  # a lone hit: log-odds 0.081 (its margin is its g)
     assert injection_gate(make_run(pool=pool, intent=intent()), conf, fake_deps()) == "silent:below_gate"
     loose = replace(conf, gate_logit=0.0)
     pool = [cand("a", probability=0.35, cosine=0.5)]
