@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import importlib
 import json
@@ -179,11 +180,15 @@ def _text_embedding_class() -> Any:
 
 @contextmanager
 def _no_spinning() -> Iterator[None]:
-    """Sessions created inside get `allow_spinning = 0`: idle onnxruntime threads sleep instead of busy-waiting.
+    """Sessions created inside get `allow_spinning = 0` (idle onnxruntime threads sleep instead of busy-waiting)
+    and no CPU memory arena.
 
     fastembed builds its SessionOptions itself and exposes no way to add config entries, so the class is swapped
     for a subclass while the model loads (under _LOCK). Spinning threads kept a core busy after each inference,
-    the core SQLite needs on a shared 2-core machine (docs/benchmarks.md, "Embedding throughput").
+    the core SQLite needs on a shared 2-core machine (docs/benchmarks.md, "Embedding throughput"). The arena keeps
+    the largest batch's activations for the life of the process: one batch of 32 long texts left a server's
+    worker at ~1 GB for good; without it the worker stays near the model's own size, at the same CPU per text on
+    the corpus's memories (docs/benchmarks.md, "Serve tree RSS").
     """
     _text_embedding_class()  # sets the telemetry switch before onnxruntime is first imported
     import onnxruntime as ort
@@ -195,12 +200,25 @@ def _no_spinning() -> Iterator[None]:
             super().__init__()
             self.add_session_config_entry("session.intra_op.allow_spinning", "0")
             self.add_session_config_entry("session.inter_op.allow_spinning", "0")
+            self.enable_cpu_mem_arena = False
 
     ort.SessionOptions = QuietOptions
     try:
         yield
     finally:
         ort.SessionOptions = base
+
+
+def _return_free_heap() -> None:
+    """Give the heap that loading freed back to the OS (glibc only; elsewhere a no-op).
+
+    onnxruntime's graph optimisation folds the int8 model's weights into float32 and frees its working copies;
+    glibc keeps those pages (~60 MiB) mapped in the loading thread's arena until asked to trim.
+    """
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 class FastEmbedEmbedder:
@@ -231,6 +249,7 @@ class FastEmbedEmbedder:
             if key not in _MODELS:
                 with _no_spinning():
                     _MODELS[key] = self._load()
+                _return_free_heap()
             return _MODELS[key]
 
     def _load(self) -> Any:

@@ -6,14 +6,21 @@ after 0.5 s, then 1, 2, 4 ... up to 30 s while it keeps dying quickly; a part th
 as healthy again and its next restart is quick. The other parts keep running meanwhile, so a dead job cluster
 never takes the web API down. Each part runs in its own process group with a death signal (ormah_site.lifeline),
 so a SIGKILLed supervisor leaves no process behind and a stop reaches the part's whole subtree.
+
+`ormah serve` does its Django work (the schedules sync) and then replaces itself (`exec_supervisor`, same pid) with
+`python -m ormah_site.supervisor SPEC`: this module imports only the standard library and ormah_site.lifeline, so
+the process that outlives everything holds no Django and no app code (86 MiB of RSS before, docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import logging.handlers
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -120,3 +127,46 @@ def _signal_group(proc: subprocess.Popen, sig: int) -> None:
         os.killpg(proc.pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+# -- the lean process -----------------------------------------------------------------------------------------
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"  # settings.LOGGING's "plain"
+
+
+def exec_supervisor(parts: Sequence[Part], *, env: dict[str, str], cwd: Path, log_file: Path | None,
+                    log_level: str) -> None:
+    """Replace this process (same pid, so signals and a parent's wait still reach it) by a Django-free supervisor
+    of `parts`; does not return. Call it after closing database connections."""
+    spec = {"parts": [[p.name, list(p.argv)] for p in parts], "cwd": str(cwd),
+            "log_file": str(log_file) if log_file else None, "log_level": log_level}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, "-m", "ormah_site.supervisor", json.dumps(spec)], env)
+
+
+def _configure_logging(log_file: str | None, level: str) -> None:
+    handlers: list[logging.Handler] = [logging.StreamHandler()]
+    if log_file:
+        try:
+            handlers.append(logging.handlers.RotatingFileHandler(log_file, maxBytes=5 * 1024 * 1024, backupCount=3))
+        except OSError:
+            pass  # a read-only home: the console is enough (as in settings.LOGGING)
+    for handler in handlers:
+        handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    logging.basicConfig(level=logging.WARNING, handlers=handlers)
+    logging.getLogger("ormah_site").setLevel(level)
+
+
+def main(argv: Sequence[str]) -> int:
+    """`python -m ormah_site.supervisor SPEC` (JSON from exec_supervisor): supervise until SIGINT or SIGTERM."""
+    spec = json.loads(argv[0])
+    _configure_logging(spec.get("log_file"), spec.get("log_level") or "INFO")
+    parts = [Part(name, argv) for name, argv in spec["parts"]]
+    Supervisor(parts, env=dict(os.environ), cwd=Path(spec["cwd"])).run()
+    print("Ormah stopped.", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -68,6 +68,23 @@ def served(tmp_path):
         proc.wait()
 
 
+def watching(session: int) -> bool:
+    """Whether a process of the server's session holds an inotify instance: the watcher has run its catch-up sync
+    (which loads the model first, seconds on a busy machine) and started observing the node folder."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.getsid(int(entry)) != session:
+                continue
+            fds = os.listdir(f"/proc/{entry}/fd")
+            if any(os.readlink(f"/proc/{entry}/fd/{fd}") == "anon_inode:inotify" for fd in fds):
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def cli(env, *args) -> str:
     out = subprocess.run([sys.executable, MANAGE, *args], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -88,8 +105,9 @@ def test_serve_remember_about_self_manual_edits_and_clean_stop(served):
                              "WHERE t.uid = ?", (node_id,))
     assert (1, "defines") in defines
 
-    # a manual edit is indexed by the watcher (about a second on an idle machine; the bound only stops a hang:
-    # a test does not time, and this suite shares two cores with Chromium and job clusters)
+    # a manual edit is indexed by the watcher once it observes the folder (about a second on an idle machine; the
+    # bounds only stop a hang: a test does not time, and this suite shares two cores with Chromium and job clusters)
+    assert wait_until(lambda: watching(proc.pid), 120), "no process of the server watches the node folder"
     path = files[0]
     path.write_text(path.read_text().replace("I prefer tabs over spaces", "I prefer spaces over tabs, since 2026"))
     edited = wait_until(lambda: index_rows(db, "SELECT content FROM memory_noderow WHERE uid = ?", (node_id,))

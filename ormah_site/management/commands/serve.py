@@ -9,9 +9,10 @@ import sys
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
+from django.db import connections
 
 from maintenance.schedules import schedules_sync
-from ormah_site.supervisor import Part, Supervisor
+from ormah_site.supervisor import Part, exec_supervisor
 
 logger = logging.getLogger(__name__)
 # Each part starts through ormah_site.supervised, so its own forks die with it (ormah_site.lifeline).
@@ -32,13 +33,17 @@ class Command(BaseCommand):
 
     def handle(self, *args, **o):
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
+        # glibc gives each thread that allocates its own heap arena (up to 8 per core); gunicorn's 8 threads and
+        # onnxruntime's pool left freed memory scattered over many of them. Two are enough for this tree.
+        env.setdefault("MALLOC_ARENA_MAX", "2")
         if o["no_watch"]:
             env["ORMAH_WATCH"] = "0"
         schedules_sync()  # the job schedules are declared in code; bring django-q2's rows in line before jobs start
         self.stdout.write(f"Ormah is serving on http://{o['host']}:{o['port']}/ (Ctrl-C stops)")
-        Supervisor(serve_parts(host=o["host"], port=o["port"], cluster=not o["no_cluster"]), env=env,
-                   cwd=settings.BASE_DIR).run()
-        self.stdout.write("Ormah stopped.")
+        connections.close_all()
+        # This process becomes the supervisor without Django (same pid); it prints "Ormah stopped." at the end.
+        exec_supervisor(serve_parts(host=o["host"], port=o["port"], cluster=not o["no_cluster"]), env=env,
+                        cwd=settings.BASE_DIR, log_file=_log_file(), log_level=settings.LOG_LEVEL)
 
 
 def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:
@@ -52,3 +57,9 @@ def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:
     if cluster:
         parts.append(Part("jobs", [*SUPERVISED, "ormah_site.cli", "admin", "qcluster"]))
     return parts
+
+
+def _log_file():
+    """The file settings.LOGGING writes to, or None when the home's log folder is read-only (console only)."""
+    handler = settings.LOGGING["handlers"].get("file")
+    return handler["filename"] if handler else None

@@ -1,0 +1,231 @@
+"""The memory of the `ormah serve` process tree, per process, after warm-up and after a sleep cycle.
+
+    python -m bench.serve_rss [--memories 1000] [--before /path/to/other/checkout] [--write-docs]
+
+A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus) and `ormah init`; then
+`ormah serve` starts (its defaults: supervisor, gunicorn master + 1 worker x 8 threads, the django-q2 cluster with 1
+job worker, the watcher in the web worker). Warm-up: `--requests` each of remember, recall and whisper over the API,
+and the graph page's data once. The tree is read from /proc: RSS, PSS (shared pages divided among the processes
+that map them: the sum of PSS is what the tree costs the machine) and USS (pages only this process maps). Then the
+sleep cycle is queued from the jobs screen, as a user would, and the tree is read again when its last job finished.
+
+`--before DIR` runs the same procedure first with the code of another checkout (e.g. main before a change), so
+both columns come from the same minute of the same machine. `--write-docs` replaces the "Serve tree RSS" section of
+docs/benchmarks.md. This is a benchmark, not a test: nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench._common import REPO, corpus, machine, replace_section
+from bench.soak import _children, _cmdline, _cycle_runs, _env, _free_port, _ui_session, _write_memories
+
+SECTION = "Serve tree RSS"
+CYCLE_TIMEOUT_SECONDS = 900.0
+
+
+def roles(supervisor: int) -> dict[int, str]:
+    """pid -> role for every process of the tree (django-q2 forks its worker(s), then the monitor, then the pusher)."""
+    out = {supervisor: "serve supervisor"}
+    for child in _children(supervisor):
+        if "gunicorn" in _cmdline(child):
+            out[child] = "gunicorn master"
+            for i, worker in enumerate(_children(child)):
+                out[worker] = f"gunicorn worker {i + 1}"
+        elif "qcluster" in _cmdline(child):
+            out[child] = "qcluster main"
+            for sentinel in _children(child):
+                out[sentinel] = "qcluster sentinel"
+                forked = _children(sentinel)
+                names = [f"qcluster worker {i + 1}" for i in range(len(forked) - 2)] + ["qcluster monitor",
+                                                                                        "qcluster pusher"]
+                for name, pid in zip(names, forked):
+                    out[pid] = name
+    return out
+
+
+def memory_kib(pid: int) -> dict[str, int] | None:
+    """RSS, PSS and USS (private clean + dirty) of one process in KiB, from /proc/PID/smaps_rollup."""
+    fields: dict[str, int] = {}
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            key, _, rest = line.partition(":")
+            if key in ("Rss", "Pss", "Private_Clean", "Private_Dirty"):
+                fields[key] = int(rest.split()[0])
+    except (OSError, ValueError):
+        return None
+    return {"rss": fields["Rss"], "pss": fields["Pss"], "uss": fields["Private_Clean"] + fields["Private_Dirty"]}
+
+
+def snapshot(supervisor: int) -> dict:
+    rows = {}
+    for pid, role in roles(supervisor).items():
+        m = memory_kib(pid)
+        if m is not None:
+            rows[role] = m
+    return {"rows": rows, "load": " ".join(Path("/proc/loadavg").read_text().split()[:3])}
+
+
+def _call(port: int, token: str, method: str, path: str, body: dict | None = None) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    try:
+        conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def warm_up(port: int, token: str, password: str, memories: list, fresh: list, requests: int) -> int:
+    """Each agent route `requests` times, and the graph data once; returns how many answers were not 2xx."""
+    failures = 0
+    for i in range(requests):
+        m, q = fresh[i % len(fresh)], memories[(7 * i) % len(memories)]
+        query = " ".join(q.content.split()[:4])
+        calls = [("/api/agent/remember", {"content": m.content, "type": m.type, "title": m.title,
+                                          "tags": list(m.tags), "space": m.space, "source": "bench:serve_rss"}),
+                 ("/api/agent/recall", {"query": query, "limit": 10}),
+                 ("/api/agent/whisper", {"prompt": f"What do we know about {query}?", "session_id": "rss"})]
+        for path, body in calls:
+            status, _ = _call(port, token, "POST", path, body)
+            failures += status >= 300
+    ui = _ui_session(port, password)
+    failures += ui.get("/graph/data/").status_code >= 300
+    ui.close()
+    return failures
+
+
+def measure(repo: Path, args, label: str) -> dict:
+    """One run with the code of `repo`: warm-up snapshot, sleep cycle, snapshot."""
+    root = Path(tempfile.mkdtemp(prefix="ormah-rss-"))
+    home = root / "home"
+    everything = corpus(args.memories + args.requests, seed=args.seed)
+    memories, fresh = everything[:args.memories], everything[args.memories:]
+    _write_memories(home, memories)
+    manage = str(repo / "manage.py")
+    subprocess.run([sys.executable, manage, "init", "--name", "RSS", "--quiet"], env=_env(home), check=True,
+                   cwd=repo)
+    port = _free_port()
+    log = open(root / "serve.out", "w")  # noqa: SIM115
+    server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)], env=_env(home), cwd=repo,
+                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    result: dict = {"label": label, "repo": str(repo)}
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        token = (home / "api_token").read_text().strip()
+        password = (home / "ui_password").read_text().strip()
+        result["warm_up_failures"] = warm_up(port, token, password, memories, fresh, args.requests)
+        time.sleep(2.0)  # the cluster's pollers settle
+        result["warm"] = snapshot(server.pid)
+        ui = _ui_session(port, password)
+        started = time.monotonic()
+        ui.post("/jobs/sleep-cycle/")
+        ui.close()
+        peak: dict[str, int] = {}
+        while time.monotonic() - started < CYCLE_TIMEOUT_SECONDS and not _cycle_runs(port, token):
+            for role, m in snapshot(server.pid)["rows"].items():
+                peak[role] = max(peak.get(role, 0), m["rss"])
+            time.sleep(1.0)
+        result["cycle_seconds"] = round(time.monotonic() - started, 1)
+        result["cycle_done"] = bool(_cycle_runs(port, token))
+        time.sleep(2.0)
+        result["after_cycle"] = snapshot(server.pid)
+        result["peak_rss_during_cycle"] = peak
+    finally:
+        try:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(server.pid, signal.SIGKILL)
+        log.close()
+        result["machine"] = machine(root)
+        shutil.rmtree(root, ignore_errors=True)
+    return result
+
+
+def _mib(kib: int) -> str:
+    return f"{kib / 1024:.0f}"
+
+
+def markdown(runs: list[dict], args) -> str:
+    facts = runs[-1]["machine"]
+    roles_seen = list(dict.fromkeys(role for run in runs for snap in ("warm", "after_cycle")
+                                    for role in run[snap]["rows"]))
+    head = ["Process"]
+    for run in runs:
+        head += [f"{run['label']}: warm RSS / PSS / USS", f"{run['label']}: after a sleep cycle RSS / PSS / USS"]
+    lines = [f"`python -m bench.serve_rss --memories {args.memories} --requests {args.requests}"
+             + (" --before ..." if args.before else "") + "`: `ormah serve` with its defaults on a fresh home of "
+             f"{args.memories:,} generated memories; warm-up = {args.requests} each of remember, recall and whisper "
+             "plus the graph data; then one sleep cycle queued from the jobs screen. MiB from /proc/PID/smaps_rollup: "
+             "RSS counts shared pages in every process that maps them, PSS divides them among those processes (the "
+             "sum of PSS is what the tree costs the machine), USS is what only that process holds.", "",
+             "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    for role in roles_seen:
+        cells = [role]
+        for run in runs:
+            for snap in ("warm", "after_cycle"):
+                m = run[snap]["rows"].get(role)
+                cells.append(f"{_mib(m['rss'])} / {_mib(m['pss'])} / {_mib(m['uss'])}" if m else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    cells = ["**tree, sum**"]
+    for run in runs:
+        for snap in ("warm", "after_cycle"):
+            rows = run[snap]["rows"].values()
+            cells.append("**" + " / ".join(_mib(sum(m[k] for m in rows)) for k in ("rss", "pss", "uss")) + "**")
+    lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    for run in runs:
+        peak = run["peak_rss_during_cycle"]
+        lines.append(f"- {run['label']}: load average {run['warm']['load']} (warm) / {run['after_cycle']['load']} "
+                     f"(after the cycle); sleep cycle {'finished' if run['cycle_done'] else 'NOT finished'} in "
+                     f"{run['cycle_seconds']:.0f} s; peak RSS during it: "
+                     + ", ".join(f"{role} {_mib(v)}" for role, v in peak.items() if v > 100 * 1024)
+                     + f"; warm-up answers not 2xx: {run['warm_up_failures']}.")
+    lines += ["", f"Machine: {facts['cpu']}, {facts['cpus']} CPUs, {facts['ram']}, {facts['os']}, "
+                  f"Python {facts['python']}."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=1000)
+    parser.add_argument("--requests", type=int, default=20, help="warm-up requests per route")
+    parser.add_argument("--before", type=Path, help="another checkout to measure first (the 'before' column)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", type=Path, help="also write the full result here")
+    parser.add_argument("--write-docs", action="store_true", help=f'replace the "{SECTION}" section of docs/benchmarks.md')
+    args = parser.parse_args(argv)
+    runs = []
+    if args.before:
+        runs.append(measure(args.before.resolve(), args, "before"))
+    runs.append(measure(REPO, args, "after" if args.before else "this checkout"))
+    text = markdown(runs, args)
+    print(text)
+    if args.json:
+        args.json.write_text(json.dumps(runs, indent=2, default=str))
+    if args.write_docs:
+        replace_section(SECTION, text, machine_md="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
