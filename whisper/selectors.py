@@ -17,6 +17,8 @@ from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
 from whisper.state import INJECTED
 
 IDENTITY_LIMIT = 200
+IDENTITY_FIELDS = ("id", "uid", "short_id", "title", "content", "type", "tier", "space", "tags_text", "created",
+                   "updated", "valid_until", "confidence")  # what a whisper candidate reads of a row
 SERVED_LOOKBACK = 50
 
 
@@ -38,7 +40,8 @@ def identity_rows(*, now: datetime) -> list[NodeRow]:
     """Live core and working memories the self node defines (expired and archival ones left out)."""
     me = NodeRow.objects.filter(tag_rows__tag="self", is_self=True).order_by("created", "uid").values("id")[:1]
     targets = EdgeRow.objects.filter(source_id__in=me, edge_type="defines").values("target_id")
-    rows = NodeRow.objects.filter(id__in=targets).order_by("-importance", "-updated")[:IDENTITY_LIMIT]
+    rows = (NodeRow.objects.filter(id__in=targets).order_by("-importance", "-updated")
+            .only(*IDENTITY_FIELDS)[:IDENTITY_LIMIT])
     return [r for r in rows
             if r.tier in (Tier.CORE, Tier.WORKING) and (r.valid_until is None or r.valid_until > now)]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 # Prompts an agent harness writes by itself (reference §2.2 and §11.5): matched at the start of the left-trimmed
 # prompt, case-insensitively. Wrappers that prefix a real prompt (<ide_opened_file>, <system-reminder>) are not here.
@@ -98,8 +99,10 @@ def is_acknowledgement(prompt: str) -> bool:
     return len(text) <= 80 and bool(_ACK.match(text))
 
 
+@lru_cache(maxsize=16384)
 def fold(token: str) -> str:
-    """A crude, deterministic stem: lowercase, one common English suffix off, then a final "e" off."""
+    """A crude, deterministic stem: lowercase, one common English suffix off, then a final "e" off (cached: the
+    same words recur in every candidate of every prompt)."""
     token = token.lower()
     if len(token) > 4 and token.endswith(("ies", "ied")):
         return token[:-3] + "y"
@@ -121,7 +124,7 @@ def topic_tokens(text: str, *, exclude: Iterable[str] = ()) -> set[str]:
         low = raw.lower()
         if low in STOP_WORDS:
             continue
-        for part in {low, *re.split(r"[-_]", low)}:
+        for part in ({low, *re.split(r"[-_]", low)} if "-" in low or "_" in low else (low,)):
             if len(part) >= 3 and part not in STOP_WORDS:
                 folded = fold(part)
                 if folded not in excluded:
