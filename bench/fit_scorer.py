@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import pickle
 import sys
@@ -42,6 +43,8 @@ CODE = ("memory/ranking/features.py", "memory/search/candidates.py", "memory/sea
         "memory/domain/chunking.py", "memory/index_vectors.py")
 VERSION = "v2"  # bump when the features or the pipeline under them change
 NONSENSE = ("zzqxv blorf", "qwpl xkcdz vrrmt", "blorf glimmax snoodle", "asdf jkl qwerty uiop", "fnord zibble")
+# Asked of the labelled stores too; none is the text of a test query there ("zzqxv blorf" is one, in docs).
+STORE_NONSENSE = ("qwpl xkcdz vrrmt", "blorf glimmax snoodle", "fnord zibble", "wibbet grontle spax")
 STORES = ("lifelog", "devprojects", "docs")
 FOLDS = 5
 L2 = 10.0
@@ -59,6 +62,13 @@ class Pool:
     matrix: np.ndarray
     labels: np.ndarray
     n_relevant: int
+    vocabulary: float = 1.0  # share of the query's words the store holds (CandidatePool.vocabulary)
+    best_cos: float = 0.0
+    windowed: bool = False
+
+    def unknown_words(self, cosine: float) -> bool:
+        """memory.search.pipeline.unknown_words for this pool at a given unknown_words_cosine."""
+        return self.vocabulary == 0.0 and not self.windowed and self.best_cos < cosine
 
 
 def _code_hash() -> str:
@@ -79,7 +89,8 @@ def _pool(query, now, embedder, relevant: set[int], set_name: str, fold: int, ca
     if pool is None or not pool.row_ids:
         return Pool(set_name, fold, category, np.zeros((0, len(FEATURES))), np.zeros(0, dtype=bool), len(relevant))
     labels = np.array([r in relevant for r in pool.row_ids], dtype=bool)
-    return Pool(set_name, fold, category, pool.matrix, labels, len(relevant))
+    return Pool(set_name, fold, category, pool.matrix, labels, len(relevant), pool.vocabulary, pool.best_cosine,
+                pool.windowed)
 
 
 def locomo_pools(embedder) -> tuple[list[Pool], list[Pool]]:
@@ -146,6 +157,10 @@ def labelled_pools(embedder) -> tuple[list[Pool], list[Pool]]:
             pool = _pool(SearchQuery(query=text, limit=10, default_space=space), ds.now, embedder, rel, name,
                          _fold(f"{name}:{qid}"), category)
             (answerable if rel else offtopic).append(pool)
+        if store is not None:
+            for text in STORE_NONSENSE:
+                offtopic.append(_pool(SearchQuery(query=text, limit=10), ds.now, embedder, set(), "nonsense",
+                                      _fold(f"{name}:{text}"), "offtopic"))
     return answerable, offtopic
 
 
@@ -224,20 +239,21 @@ def scorer_of(params: dict):
 # Evaluation
 # ---------------------------------------------------------------------------
 
-def ranked_labels(pool: Pool, probs: np.ndarray, floor: float = 0.0, good: float = 0.0) -> np.ndarray:
-    if not len(probs) or probs.max() < good:
+def ranked_labels(pool: Pool, probs: np.ndarray, floor: float = 0.0, good: float = 0.0,
+                  unknown: float = 0.0) -> np.ndarray:
+    if not len(probs) or probs.max() < good or pool.unknown_words(unknown):
         return np.zeros(0, dtype=bool)
     order = np.argsort(-probs, kind="stable")
     order = order[probs[order] >= floor]
     return pool.labels[order]
 
 
-def recall_table(pools: list[Pool], probs: list[np.ndarray], *, floor=0.0, good=0.0) -> dict:
+def recall_table(pools: list[Pool], probs: list[np.ndarray], *, floor=0.0, good=0.0, unknown=0.0) -> dict:
     """recall@k per (set family, category) and per LoCoMo overall."""
     sums: dict[tuple[str, str], list[float]] = {}
     for pool, pr in zip(pools, probs):
         fam = "locomo" if pool.set.startswith("locomo:") else pool.set
-        ranked = ranked_labels(pool, pr, floor, good)
+        ranked = ranked_labels(pool, pr, floor, good, unknown)
         vals = [ranked[:k].sum() / pool.n_relevant for k in locomo.KS]
         for key in ((fam, pool.category), (fam, "overall")):
             sums.setdefault(key, []).append(vals)
@@ -276,8 +292,9 @@ def reliability(pools: list[Pool], probs: list[np.ndarray], top: int = 10) -> li
 def choose_thresholds(answerable: list[Pool], a_probs, offtopic: list[Pool], o_probs) -> dict:
     """no_good_match: the highest value keeping 99% of the answerable queries whose top 10 holds an answer;
     recall_floor: drops at most 1% of the relevant hits of the top 10 (2% cost LoCoMo dev 0.006 R@10 out-of-fold
-    for a floor of 0.009 instead of 0.006); whisper_gate: the lowest value at which
-    the top hit of the labelled stores (not LoCoMo) is right 90% of the time."""
+    for a floor of 0.009 instead of 0.006); unknown_words_cosine: see choose_unknown_words; whisper_gate (kept
+    from the file by main, see there): the lowest value at which the top hit of the labelled stores (not LoCoMo)
+    is right 90% of the time."""
     kept_best = np.array([pr.max() for p, pr in zip(answerable, a_probs)
                           if len(pr) and ranked_labels(p, pr)[:10].any()])
     good = float(np.quantile(kept_best, 0.01))
@@ -292,12 +309,31 @@ def choose_thresholds(answerable: list[Pool], a_probs, offtopic: list[Pool], o_p
         if len(sel) >= 20 and np.mean(sel) >= 0.9:
             gate = float(round(t, 2))
             break
-    off_best = np.array([pr.max() if len(pr) else 0.0 for pr in o_probs])
-    nonsense = np.array([pr.max() if len(pr) else 0.0 for p, pr in zip(offtopic, o_probs) if p.set == "nonsense"])
+    unknown = choose_unknown_words(answerable, a_probs, offtopic)
+    silent = np.array([(pr.max() if len(pr) else 0.0) < good or p.unknown_words(unknown)
+                       for p, pr in zip(offtopic, o_probs)])
+    by_words = np.array([p.unknown_words(unknown) for p in offtopic])
+    nonsense = np.array([p.set == "nonsense" for p in offtopic])
+    kept = [not (pr.max() < good or p.unknown_words(unknown)) for p, pr in zip(answerable, a_probs)
+            if len(pr) and ranked_labels(p, pr)[:10].any()]
     return {"recall_floor": round(floor, 4), "no_good_match": round(good, 4), "whisper_gate": gate,
-            "auto_link": 0.5, "_offtopic_silenced": float((off_best < good).mean()),
-            "_nonsense_silenced": float((nonsense < good).mean()),
-            "_answerable_kept": float((kept_best >= good).mean())}
+            "auto_link": 0.5, "unknown_words_cosine": unknown, "_offtopic_silenced": float(silent.mean()),
+            "_offtopic_by_words": float(by_words.mean()), "_nonsense_silenced": float(silent[nonsense].mean()),
+            "_answerable_kept": float(np.mean(kept))}
+
+
+def choose_unknown_words(answerable: list[Pool], a_probs, offtopic: list[Pool]) -> float:
+    """unknown_words_cosine: above the best cosine of every off-topic dev query none of whose words the store holds
+    (nonsense strings, the stores' off-topic queries), rounded up to 0.05; lowered, if need be, to keep every
+    answerable dev query none of whose words the store holds and whose top 10 holds an answer (out-of-fold).
+    Questions of one LoCoMo conversation asked of another are left out here: they are chit-chat asked of
+    chit-chat (best cosine up to 0.44), and answerable paraphrases that share a single word with their store sit at
+    0.38-0.56, so a gate that high would silence the next paraphrase that shares none."""
+    off = [p.best_cos for p in offtopic if p.vocabulary == 0.0 and not p.windowed and p.set != "locomo-cross"]
+    keep = [p.best_cos for p, pr in zip(answerable, a_probs)
+            if p.vocabulary == 0.0 and not p.windowed and len(pr) and ranked_labels(p, pr)[:10].any()]
+    cosine = math.ceil(max(off, default=0.0) * 20 + 1e-9) / 20
+    return round(min([cosine, *(math.floor(c * 100) / 100 for c in keep)]), 2)
 
 
 def _fmt(v) -> str:
@@ -323,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     th["_whisper_gate_fitted"] = th["whisper_gate"]
     th["whisper_gate"] = previous.get("thresholds", {}).get("whisper_gate", th["whisper_gate"])
     cv_t, in_t = recall_table(answerable, oof), recall_table(answerable, insample)
-    cv_floor = recall_table(answerable, oof, floor=th["recall_floor"], good=th["no_good_match"])
+    cv_floor = recall_table(answerable, oof, floor=th["recall_floor"], good=th["no_good_match"],
+                            unknown=th["unknown_words_cosine"])
     lines = [f"`python -m bench.fit_scorer`: {len(answerable)} labelled queries "
              f"({sum(len(p.labels) for p in answerable)} candidate pairs), {len(offtopic)} off-topic queries, "
              f"model {model_id}, {FOLDS} folds grouped by LoCoMo conversation / query id, L2 {args.l2}.", "",
@@ -349,7 +386,8 @@ def main(argv: list[str] | None = None) -> int:
         f" (whisper_gate kept from the file: bench/whisper_gate_fit.py and bench.whisper_stores tune it on the "
         f"whisper dev split; this fit's own top-1 rule would give {th['_whisper_gate_fitted']})"
         f"; answerable queries kept {th['_answerable_kept']:.3f} (out-of-fold); off-topic queries silenced "
-        f"{th['_offtopic_silenced']:.3f}, of them nonsense strings {th['_nonsense_silenced']:.3f} (final scorer); "
+        f"{th['_offtopic_silenced']:.3f} ({th['_offtopic_by_words']:.3f} by unknown words), nonsense strings "
+        f"{th['_nonsense_silenced']:.3f} (final scorer); "
         f"CPU {time.process_time() - started:.0f} s."]
     text = "\n".join(lines)
     print(text)

@@ -43,6 +43,18 @@ class CandidatePool:
     fts_rank: dict[int, int]
     cosine: dict[int, float]
     vec_rank: dict[int, int]  # rank in the vector leg (absent: not found by it)
+    vocabulary: float = 1.0  # share of the query's content words the store holds at all (1.0: it has none)
+    windowed: bool = False  # the query named a time (its window, not its words, may be the topic)
+
+    @property
+    def best_cosine(self) -> float:
+        """The best cosine of any candidate to the query (0.0 without vectors)."""
+        return max(self.cosine.values(), default=0.0)
+
+
+def vocabulary_share(terms: list[str], counts: dict[str, int]) -> float:
+    """The share of a query's content words that occur in at least one memory (1.0 for a query without any)."""
+    return sum(1 for t in terms if counts.get(t, 0) > 0) / len(terms) if terms else 1.0
 
 
 def doc_counts(terms: list[str]) -> dict[str, int]:
@@ -157,4 +169,5 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
     return CandidatePool(
         row_ids=ids, matrix=feature_matrix(facts, candidates), fts_rank={h.row_id: h.rank for h in fts_hits},
         cosine=cosine, vec_rank={h.row_id: i for i, h in enumerate(knn, start=1)},
+        vocabulary=vocabulary_share(terms, counts), windowed=window is not None,
     )

@@ -132,6 +132,13 @@ def related_memories(*, text: str, limit: int = 6, now: datetime | None = None,
     return [(c.row_id, c.score) for c in recall_scored(query=query, now=now, embedder=embedder)]
 
 
+def unknown_words(pool: CandidatePool) -> bool:
+    """True when the store holds none of the query's words, the query names no time, and no memory is close in
+    meaning (cosine under the calibrated `unknown_words_cosine`): nonsense, or a field the store knows nothing of.
+    The probability alone cannot tell: a long page with many words keeps some probability for any query."""
+    return pool.vocabulary == 0.0 and not pool.windowed and pool.best_cosine < thresholds.unknown_words_cosine()
+
+
 def _direct(pool: CandidatePool, limit: int, floor: float | None) -> list[Scored]:
     """Scored candidates of both legs, best first; [] when none is a good match (always judged); `floor` (None:
     the calibrated recall floor) drops weaker ones."""
@@ -143,6 +150,8 @@ def _direct(pool: CandidatePool, limit: int, floor: float | None) -> list[Scored
     topic = scorer.probabilities(without_window(pool.matrix))
     if max(topic.max(), probs.max()) < thresholds.no_good_match():
         return []  # no good match: nothing here is likely to be what was asked for
+    if unknown_words(pool):
+        return []  # no good match: the store holds none of the query's words and nothing is close in meaning
     floor = thresholds.recall_floor() if floor is None else floor
     keep = {row_id for row_id, p, t in zip(pool.row_ids, probs, topic) if max(p, t) >= floor}
     out = []
