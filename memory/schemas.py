@@ -20,6 +20,9 @@ BATCH_TOO_LARGE = "batch_too_large"
 TOO_LARGE_ERRORS = frozenset({domain.CONTENT_TOO_LARGE, BATCH_TOO_LARGE})
 
 
+NO_NUL = r"^[^\x00]*$"  # PostgreSQL text holds no NUL; content and titles refuse it in memory.domain.requests
+
+
 # ---------------------------------------------------------------------------
 # In
 # ---------------------------------------------------------------------------
@@ -32,7 +35,7 @@ class NodeIn(domain.NodeCreate):
 
     model_config = ConfigDict(extra="forbid", frozen=True, title="NodeIn")
 
-    session_id: str | None = Field(default=None, max_length=MAX_SESSION_CHARS)
+    session_id: str | None = Field(default=None, max_length=MAX_SESSION_CHARS, pattern=NO_NUL)
 
     def to_create(self) -> domain.NodeCreate:
         """The create request without the API-only fields."""
@@ -66,7 +69,7 @@ class RecallIn(SearchQuery):
     model_config = ConfigDict(extra="forbid", title="RecallIn")
 
     format: Literal["json", "text"] = "json"
-    session_id: str | None = Field(default=None, max_length=MAX_SESSION_CHARS)
+    session_id: str | None = Field(default=None, max_length=MAX_SESSION_CHARS, pattern=NO_NUL)
     full: bool = Field(default=False, description="JSON hits carry their full content instead of a snippet")
 
     def to_query(self) -> SearchQuery:

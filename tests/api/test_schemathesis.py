@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 from schemathesis.checks import not_a_server_error
@@ -36,9 +38,17 @@ schema.app = application
 
 @pytest.fixture
 def installed(api_token, db):
-    """The state `ormah init` leaves: an index with its vector table, and the self node."""
+    """The state `ormah init` leaves: an index with its vector table, and the self node.
+
+    As Django's test client does, requests keep the test's connection: close_old_connections would close it
+    mid-transaction (on PostgreSQL; SQLite's in-memory test database ignores the close)."""
     index_sync()
     self_ensure(name="Dana")
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @pytest.mark.slow

@@ -70,7 +70,7 @@ def test_hostile_titles_become_plain_file_names_inside_nodes(api, home, title):
 @pytest.mark.parametrize("field, value", [
     ("title", "evil\x00title"), ("content", "evil\x00content"), ("space", "../../etc"), ("space", "a\\b"),
     ("space", "x\x00y"), ("type", "../fact"), ("tier", "../core"), ("tags", ["../x"]), ("tags", ["a/b"]),
-    ("source", "agent\x00x"),
+    ("source", "agent\x00x"), ("session_id", "s\x00x"),
 ])
 def test_nul_bytes_and_slashes_in_fields_are_refused_with_422(api, home, field, value):
     response = api.post("/api/agent/remember", {"content": "Valid content", field: value})
