@@ -26,7 +26,7 @@ from memory.services import edge_create, node_create, node_update, self_ensure
 
 DATASET = Path(__file__).with_name("dataset.json")
 MODES = ("bm25", "vectors", "fused", "full")
-MODE_LABELS = {"bm25": "BM25 alone", "vectors": "Vectors alone", "fused": "Fused (RRF, no boosts/activation)",
+MODE_LABELS = {"bm25": "BM25 alone", "vectors": "Vectors alone", "fused": "Fused (RRF, no scorer or activation)",
                "full": "Full pipeline"}
 CATEGORIES = ("paraphrase", "keyword", "identity", "temporal", "project", "edge")
 LIMIT = 10
