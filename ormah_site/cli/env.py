@@ -28,6 +28,8 @@ def home_problem() -> str | None:
     home = ormah_home()
     if not home.is_dir():
         return f"ORMAH_HOME {home} does not exist: check ORMAH_HOME, or {INIT_HINT} to create it"
+    if os.environ.get("ORMAH_DATABASE_URL"):
+        return None  # the index is on a PostgreSQL server (docs/team-server.md); `ormah doctor` checks it
     db = _db_path(home)
     if not db.is_file():
         return f"Ormah is not initialised in {home} (no index at {db}): {INIT_HINT}"
