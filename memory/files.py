@@ -11,12 +11,14 @@ the hash it left or None when it removed the file), which is exactly what a roll
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 from memory.atomic import (
+    _keep,
     aside,
     atomic_write,
     conflict_copy,
@@ -30,11 +32,22 @@ from memory.atomic import (
 )
 from memory.domain.node import Node, as_utc
 from memory.domain.slug import node_filename
-from memory.errors import Conflict, NodeNotFound, PayloadTooLarge, WriteConflict
-from memory.store import _LAST_PATH, MarkdownStore, StoredFile, _encode, _free_path, _id_of, content_hash, forget_id
+from memory.errors import Conflict, MalformedNodeFile, NodeNotFound, PayloadTooLarge, StorageError, WriteConflict
+from memory.store import (
+    _LAST_PATH,
+    TEMP_PREFIX,
+    TEMP_SUFFIX,
+    MarkdownStore,
+    StoredFile,
+    _encode,
+    _free_path,
+    _id_of,
+    content_hash,
+    forget_id,
+)
 
-__all__ = ["Change", "Journal", "conflict_copy", "purge", "remove", "restore", "restore_bytes", "soft_delete",
-           "sync_folders", "write_bytes", "write_node"]
+__all__ = ["Change", "Journal", "SetAside", "conflict_copy", "purge", "put_back_set_aside", "remove", "restore",
+           "restore_bytes", "soft_delete", "sync_folders", "write_bytes", "write_node"]
 
 
 @dataclass(frozen=True)
@@ -215,6 +228,85 @@ def restore_bytes(store: MarkdownStore, path: Path, data: bytes) -> None:
     finally:
         discard(tmp)
     fsync_folder(path.parent, path)
+
+
+# ---------------------------------------------------------------------------
+# Files a killed write left aside
+# ---------------------------------------------------------------------------
+
+_ASIDE = re.compile(re.escape(f"{TEMP_PREFIX}aside.") + r"(?P<name>.+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + r"\Z")
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """One file a killed write had renamed aside, and what became of it: "restored" (linked back to `dest`),
+    "discarded" (the same node is in its live file or tombstone) or "kept" (moved to conflicts/ as `dest`)."""
+
+    path: Path
+    outcome: str
+    dest: Path | None = None
+
+
+def put_back_set_aside(store: MarkdownStore) -> list[SetAside]:
+    """Recover the files a write killed mid-way left renamed aside (`.ormah_aside.<name>.<random>.tmp`).
+
+    A soft delete, a guarded removal or the portable guarded write renames the live file aside before its next
+    step; a SIGKILL in between leaves the node only in that hidden file, which the store ignores. For each one, in
+    nodes/ and deleted/: when no live file and no tombstone hold its node, it is linked back under its own name
+    (kept in conflicts/ if that name was taken meanwhile); when one of them holds the same node (a tombstone only
+    differs by `deleted_at`: the delete got as far as the discard) it is discarded; otherwise (a different version
+    was written meanwhile, or the file does not parse) it is kept in conflicts/. An aside whose content exists
+    nowhere else is never deleted. Must run under the write lock: then no live write has a file aside.
+    Raises StorageError when the disk refuses.
+    """
+    done: list[SetAside] = []
+    for folder in (store.nodes_dir, store.deleted_dir):
+        try:
+            names = sorted(e.name for e in os.scandir(folder) if _ASIDE.match(e.name) and e.is_file(follow_symlinks=False))
+        except FileNotFoundError:
+            continue
+        for name in names:
+            done.append(_recover_aside(store, folder / name, folder / _ASIDE.match(name)["name"]))
+    return done
+
+
+def _recover_aside(store: MarkdownStore, hold: Path, target: Path) -> SetAside:
+    node = _peek(store, hold)
+    if node is None and not os.path.lexists(hold):
+        return SetAside(path=hold, outcome="discarded")
+    copies = [] if node is None else [p for p in (store.path_for(node.id), store._find(store.deleted_dir, node.id))
+                                      if p is not None]
+    if node is not None and not copies:
+        try:
+            os.link(hold, target)
+        except FileExistsError:
+            return SetAside(path=hold, outcome="kept", dest=_keep(store, hold, target, "aside"))
+        except OSError as exc:
+            raise storage_error(exc, target) from exc
+        fsync_folder(target.parent, target)
+        discard(hold)
+        return SetAside(path=hold, outcome="restored", dest=target)
+    if node is not None and any(_same_node(store, p, node) for p in copies):
+        discard(hold)
+        return SetAside(path=hold, outcome="discarded")
+    return SetAside(path=hold, outcome="kept", dest=_keep(store, hold, target, "aside"))
+
+
+def _peek(store: MarkdownStore, path: Path) -> Node | None:
+    """The node in a file without leaving it as the node's path hint; None if it is gone or does not parse."""
+    try:
+        node, _ = store.read(path)
+    except (FileNotFoundError, MalformedNodeFile, StorageError):
+        return None
+    forget_id(path)
+    if _LAST_PATH.get(node.id) == path:
+        del _LAST_PATH[node.id]
+    return node
+
+
+def _same_node(store: MarkdownStore, path: Path, node: Node) -> bool:
+    other = _peek(store, path)
+    return other is not None and replace(other, deleted_at=None) == replace(node, deleted_at=None)
 
 
 def sync_folders(folders: Iterable[Path]) -> None:

@@ -163,6 +163,9 @@ class MergeHistoryRow(models.Model):
     detail = models.JSONField(default=dict)
     merged_at = models.DateTimeField(db_index=True)
     undone_at = models.DateTimeField(null=True, blank=True)
+    # True from just before the merge writes its first file until its index transaction commits: a row left
+    # pending by a kill is settled from the files by the next sync (memory.services.merge.merges_settle_pending).
+    pending = models.BooleanField(default=False, db_index=True)
 
     class Meta:
         ordering = ["-merged_at", "-id"]

@@ -129,6 +129,11 @@ class WriteUnit:
         """Hard-delete a node's tombstones; raises NodeNotFound when there is none."""
         return files.purge(self.store, node_id, journal=self._journal)
 
+    def put_back_set_aside(self) -> list[files.SetAside]:
+        """Recover the files a killed write left renamed aside (memory.files.put_back_set_aside); the caller syncs
+        the index afterwards. Not journalled: a rollback never hides a memory again."""
+        return files.put_back_set_aside(self.store)
+
     # -- ledgers written with the index -------------------------------------
 
     def audit(self, *, operation: str, node: Node, now: datetime, detail: dict | None = None) -> None:

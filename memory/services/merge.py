@@ -8,6 +8,7 @@ node from an agent's or LLM's synthesis, links it `derived_from` each source and
 
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 from collections import Counter
@@ -19,7 +20,7 @@ from pydantic import ValidationError
 from memory import runtime
 from memory.domain.enums import TIER_ORDER, EdgeType, NodeType, Tier
 from memory.domain.markdown import format_timestamp, render
-from memory.domain.node import Connection, Node, utcnow
+from memory.domain.node import Connection, Node, as_utc, utcnow
 from memory.domain.requests import ABOUT_SELF_TAG, ConnectionIn, NodeCreate, NodePatch, validation_message
 from memory.errors import (
     Conflict,
@@ -27,6 +28,7 @@ from memory.errors import (
     NodeNotFound,
     PayloadTooLarge,
     ProtectedNode,
+    StorageError,
     ValidationFailed,
     WriteConflict,
 )
@@ -34,9 +36,10 @@ from memory.models import EdgeRow, MergeHistoryRow, NodeRow
 from memory.selectors import node_read, node_row_get
 from memory.services.guard import automation_actor, guard_write
 from memory.services.nodes import node_create
-from memory.store import StoredFile, content_hash
-from memory.writes import write_unit
+from memory.store import MarkdownStore, StoredFile, content_hash
+from memory.writes import WriteUnit, write_unit
 
+logger = logging.getLogger(__name__)
 CONSOLIDATED_TAG = "consolidated"
 SUPERSEDED_BY = "superseded_by"
 ARCHIVED_AT = "archived_at"
@@ -147,20 +150,31 @@ def node_merge(
                                "after_hash": content_hash(render(new).encode("utf-8")), "remapped": moved})
             pending.append((new, stored))
         kept_before, removed_before = _text(keep_stored), _text(gone_stored)
-        # Every file write below is guarded by the hash read above; if one fails (an edit on disk meanwhile, its
-        # new version in conflicts/) the unit puts back what was written and no history row is left behind.
-        for new, stored in [(new_keeper, keep_stored), *pending]:
-            unit.save(new, expected=stored)
-        unit.forget(gone.id, now=now, expected=gone_stored)
         history = MergeHistoryRow(
             merge_id=str(uuid.uuid4()), proposal_id=proposal_id, kept_uid=keeper.id, removed_uid=gone.id,
             kept_path=str(keep_stored.path.relative_to(store.root)),
             removed_path=str(gone_stored.path.relative_to(store.root)),
             kept_before=kept_before, removed_before=removed_before,
             kept_after_hash=content_hash(render(new_keeper).encode("utf-8")), neighbours=neighbours,
-            reason=reason, detail=detail or {}, merged_at=now,
+            reason=reason, detail=detail or {}, merged_at=now, pending=True,
         )
-        unit.on_commit(lambda: history.save(force_insert=True))
+        # The row commits (pending) before any file is written, so a kill between the files and the unit's commit
+        # leaves a row the next sync settles from the files (merges_settle_pending); the lock keeps others out.
+        history.save(force_insert=True)
+        written = False
+        try:
+            # Every file write below is guarded by the hash read above; if one fails (an edit on disk meanwhile,
+            # its new version in conflicts/) the unit puts back what was written.
+            for new, stored in [(new_keeper, keep_stored), *pending]:
+                unit.save(new, expected=stored)
+                written = True
+            unit.forget(gone.id, now=now, expected=gone_stored)
+        except BaseException:
+            if not written:  # nothing reached disk; otherwise the row stays pending until the files are put back
+                history.delete()
+            raise
+        history.pending = False
+        unit.on_commit(lambda: MergeHistoryRow.objects.filter(pk=history.pk).update(pending=False))
         unit.audit(operation="merge", node=keeper, now=now, detail={"merge_id": history.merge_id, "role": "kept"})
         unit.audit(operation="merge", node=gone, now=now, detail={"merge_id": history.merge_id, "role": "removed"})
     return MergeResult(merge_id=history.merge_id, kept=new_keeper, removed_id=gone.id)
@@ -199,12 +213,15 @@ def _unretarget(node: Node, kept_id: str, gone_id: str, remapped: list[str], now
 def merge_undo(*, ref: str, now: datetime | None = None) -> MergeHistoryRow:
     """Put both nodes (and rewritten neighbours) back byte for byte and re-index them; a merge undoes once.
 
-    Raises NodeNotFound, Conflict (already undone, removed node live again, keeper forgotten).
+    Neighbours that hold their bytes from before the merge are left alone. Raises NodeNotFound, Conflict (already
+    undone, interrupted and not yet settled, removed node live again, keeper forgotten).
     """
     now = now or utcnow()
     with write_unit() as unit:
         store = unit.store
         history = merge_history_get(ref=ref)
+        if history.pending:
+            raise Conflict(f"Merge {history.merge_id} was interrupted; `ormah doctor --heal` settles it first")
         if history.undone_at is not None:
             raise Conflict(f"Merge {history.merge_id} was already undone")
         if store.path_for(history.removed_uid) is not None:
@@ -229,6 +246,8 @@ def merge_undo(*, ref: str, now: datetime | None = None) -> MergeHistoryRow:
             if path is None:
                 continue
             node, stored = store.read(path)
+            if stored.hash == content_hash(nb["before"].encode("utf-8")):
+                continue  # the merge never rewrote this one (it was killed first) or it is back as it was
             if stored.hash == nb["after_hash"]:
                 unit.put_bytes(path, nb["before"], nb["uid"], expected=stored)
             else:
@@ -237,6 +256,54 @@ def merge_undo(*, ref: str, now: datetime | None = None) -> MergeHistoryRow:
         history.undone_at = now
         unit.on_commit(lambda: history.save(update_fields=["undone_at"]))
     return history
+
+
+def merges_settle_pending(*, unit: WriteUnit) -> dict[str, int]:
+    """Settle the merges a kill interrupted between their pending history row and their commit.
+
+    Run by the sync under the write lock (after the files set aside are put back), so no merge is in flight. The
+    files decide: a merge whose removed node is no longer live, and whose keeper holds the merged text (or whose
+    tombstone bears the merge's time), reached the disk and becomes undoable; any other is put back (the keeper
+    and neighbours it rewrote, where they still hold its bytes) and its row deleted. Returns {"done", "dropped"}.
+    """
+    counts = {"done": 0, "dropped": 0}
+    for history in MergeHistoryRow.objects.filter(pending=True).order_by("merged_at", "id"):
+        counts["done" if _settle(unit, history) else "dropped"] += 1
+    return counts
+
+
+def _settle(unit: WriteUnit, history: MergeHistoryRow) -> bool:
+    """Mark one pending merge done (True) or put back what it wrote and delete it (False)."""
+    store = unit.store
+    keep_path = store.path_for(history.kept_uid)
+    keep = store.stat(keep_path) if keep_path is not None else None
+    if store.path_for(history.removed_uid) is None and (
+            (keep is not None and keep.hash == history.kept_after_hash) or _tombstone_of(store, history)):
+        MergeHistoryRow.objects.filter(pk=history.pk).update(pending=False)
+        history.pending = False
+        logger.warning("Merge %s was interrupted after its files were written: settled", history.merge_id[:8])
+        return True
+    if keep is not None and keep.hash == history.kept_after_hash:
+        unit.put_bytes(keep_path, history.kept_before, history.kept_uid, expected=keep)
+    for nb in history.neighbours:
+        path = store.path_for(nb["uid"])
+        if path is not None and (stored := store.stat(path)).hash == nb["after_hash"]:
+            unit.put_bytes(path, nb["before"], nb["uid"], expected=stored)
+    history.delete()
+    logger.warning("Merge %s was interrupted before it reached the disk: put back", history.merge_id[:8])
+    return False
+
+
+def _tombstone_of(store: MarkdownStore, history: MergeHistoryRow) -> bool:
+    """Whether the removed node's tombstone was written by this merge (stamped with its time)."""
+    tomb = store._find(store.deleted_dir, history.removed_uid)
+    if tomb is None:
+        return False
+    try:
+        node, _ = store.read(tomb)
+    except (MalformedNodeFile, StorageError, FileNotFoundError):
+        return False
+    return node.deleted_at is not None and as_utc(node.deleted_at) == as_utc(history.merged_at)
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Repairs `ormah doctor --heal` makes through the write door: pruning connections to memories that are gone."""
+"""Repairs made through the write door: what a killed write left half done (run by every index sync, so by the
+watcher, startup, `ormah rebuild` and `ormah doctor --heal`), and pruning connections to memories that are gone."""
 
 from __future__ import annotations
 
@@ -10,9 +11,24 @@ from memory.domain.node import utcnow, without_connection
 from memory.errors import NodeNotFound, WriteConflict
 from memory.models import NodeRow
 from memory.selectors import dangling_connections
-from memory.writes import write_unit
+from memory.services.merge import merges_settle_pending
+from memory.writes import WriteUnit, write_unit
 
 logger = logging.getLogger(__name__)
+
+
+def interrupted_writes_recover(*, unit: WriteUnit) -> dict:
+    """Recover what a SIGKILLed write left half done, before a sync scans the files; returns what it did.
+
+    Files renamed aside by a killed soft delete or guarded write are put back (or discarded when their node is in
+    its live file or tombstone, or kept in conflicts/), then merges left pending are settled from the files.
+    Needs the write lock (the caller's unit): then nothing in flight has a file aside or a merge pending.
+    """
+    set_aside = unit.put_back_set_aside()
+    for item in set_aside:
+        logger.warning("A file set aside by an interrupted write was %s: %s%s", item.outcome, item.path.name,
+                       f" -> {item.dest.name}" if item.dest else "")
+    return {"set_aside": [item.outcome for item in set_aside], "merges": merges_settle_pending(unit=unit)}
 
 
 def connections_prune_dangling(*, now: datetime | None = None) -> list[dict]:
