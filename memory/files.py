@@ -262,7 +262,8 @@ def put_back_set_aside(store: MarkdownStore) -> list[SetAside]:
     done: list[SetAside] = []
     for folder in (store.nodes_dir, store.deleted_dir):
         try:
-            names = sorted(e.name for e in os.scandir(folder) if _ASIDE.match(e.name) and e.is_file(follow_symlinks=False))
+            names = sorted(e.name for e in os.scandir(folder)
+                           if _ASIDE.match(e.name) and e.is_file(follow_symlinks=False))
         except FileNotFoundError:
             continue
         for name in names:

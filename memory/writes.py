@@ -54,6 +54,7 @@ class WriteUnit:
         self._removed: dict[str, None] = {}
         self._unsynced: set[Path] = set()
         self._after: list[Callable[[], object]] = []
+        self._on_rollback: list[Callable[[], object]] = []
         self._flushed = False
 
     # -- reading ------------------------------------------------------------
@@ -149,6 +150,10 @@ class WriteUnit:
         """Run `fn` (a ledger row write) inside the index transaction of the next flush."""
         self._after.append(fn)
 
+    def on_rollback(self, fn: Callable[[], object]) -> None:
+        """Run `fn` after a rollback has put the files back (a ledger row that holds only while they stay)."""
+        self._on_rollback.append(fn)
+
     # -- index --------------------------------------------------------------
 
     def flush(self) -> None:
@@ -193,6 +198,12 @@ class WriteUnit:
             except Exception:  # Trigger: the disk refuses mid-rollback. Why: keep undoing the rest. Outcome: logged; the sync below and doctor see the rest.
                 logger.exception("Could not roll back %s", change.path)
         self._journal = []
+        hooks, self._on_rollback = self._on_rollback, []
+        for fn in hooks:
+            try:
+                fn()
+            except Exception:  # Trigger: a ledger cleanup fails. Why: the index re-sync below must still run. Outcome: logged; the next sync settles it.
+                logger.exception("A rollback step failed")
         if self._flushed:
             index.sync(self.store, embedder=runtime.embedder(self.conf))
 

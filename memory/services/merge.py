@@ -159,20 +159,15 @@ def node_merge(
             reason=reason, detail=detail or {}, merged_at=now, pending=True,
         )
         # The row commits (pending) before any file is written, so a kill between the files and the unit's commit
-        # leaves a row the next sync settles from the files (merges_settle_pending); the lock keeps others out.
+        # leaves a row the next sync settles from the files (merges_settle_pending); the lock keeps others out. A
+        # rollback deletes it once the files are back.
         history.save(force_insert=True)
-        written = False
-        try:
-            # Every file write below is guarded by the hash read above; if one fails (an edit on disk meanwhile,
-            # its new version in conflicts/) the unit puts back what was written.
-            for new, stored in [(new_keeper, keep_stored), *pending]:
-                unit.save(new, expected=stored)
-                written = True
-            unit.forget(gone.id, now=now, expected=gone_stored)
-        except BaseException:
-            if not written:  # nothing reached disk; otherwise the row stays pending until the files are put back
-                history.delete()
-            raise
+        unit.on_rollback(lambda: MergeHistoryRow.objects.filter(pk=history.pk).delete())
+        # Every file write below is guarded by the hash read above; if one fails (an edit on disk meanwhile, its new
+        # version in conflicts/) the unit puts back what was written, then deletes the row.
+        for new, stored in [(new_keeper, keep_stored), *pending]:
+            unit.save(new, expected=stored)
+        unit.forget(gone.id, now=now, expected=gone_stored)
         history.pending = False
         unit.on_commit(lambda: MergeHistoryRow.objects.filter(pk=history.pk).update(pending=False))
         unit.audit(operation="merge", node=keeper, now=now, detail={"merge_id": history.merge_id, "role": "kept"})
