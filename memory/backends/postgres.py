@@ -228,6 +228,13 @@ def engine_line() -> str:
     return f"postgresql {info['postgresql']}, pgvector {info['vec']}, tsvector full text ok"
 
 
+def fulltext_count() -> int:
+    """Rows of the full-text index (the tsvector lives on the row: the rows that have one)."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT count(*) FROM {NODE_TABLE} WHERE fts IS NOT NULL")
+        return int(cur.fetchone()[0])
+
+
 def fulltext_rows() -> list[tuple]:
     """(uid, title, content, tags_text, tsvector) as the full-text index holds them, by uid (tests compare)."""
     with connection.cursor() as cur:

@@ -217,6 +217,13 @@ def engine_line() -> str:
     return f"sqlite {version}, sqlite-vec {vec}, fts5 ok ({connection.display_name})"
 
 
+def fulltext_count() -> int:
+    """Rows of the full-text index (the FTS5 table's own count: an orphan row counts too)."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT count(*) FROM {FTS_TABLE}")
+        return int(cur.fetchone()[0])
+
+
 def fulltext_rows() -> list[tuple]:
     """(uid, title, content, tags_text) as the full-text index holds them, by uid (tests compare indexes)."""
     with connection.cursor() as cur:

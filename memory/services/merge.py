@@ -184,6 +184,8 @@ def merge_history_get(*, ref: str) -> MergeHistoryRow:
     ref = (ref or "").strip().lower()
     if len(ref) < 4:
         raise ValidationFailed("A merge id or a prefix of at least 4 characters is required")
+    if "\x00" in ref:  # no merge id holds one, and PostgreSQL text cannot (a 404, not a database error)
+        raise NodeNotFound(f"No merge {ref!r}")
     rows = list(MergeHistoryRow.objects.filter(merge_id__startswith=ref)[:2])
     if len(rows) != 1:
         raise NodeNotFound(f"No merge {ref}") if not rows else ValidationFailed(f"Merge prefix {ref} is ambiguous")

@@ -11,6 +11,7 @@ import pytest
 from django.db import IntegrityError, connection
 
 from memory import runtime
+from memory.backends import backend
 from memory.domain.enums import EdgeType
 from memory.domain.requests import NodeCreate
 from memory.errors import ValidationFailed
@@ -26,9 +27,7 @@ def _files(home):
 
 
 def _index_counts() -> tuple[int, int, int, int]:
-    with connection.cursor() as cur:
-        cur.execute("SELECT count(*) FROM node_fts")
-        fts = cur.fetchone()[0]
+    fts = backend().fulltext_count()
     return NodeRow.objects.count(), EdgeRow.objects.count(), fts, vectors.count()
 
 
@@ -93,13 +92,24 @@ def test_a_batch_failing_on_its_third_file_leaves_no_file_and_no_row(mem, home):
     assert not list((home / "memory" / "nodes").glob(".ormah_*"))
 
 
+POISON = {  # (create, drop) per engine: a row titled 'poison' cannot be inserted
+    "sqlite": (["CREATE TEMP TRIGGER poison BEFORE INSERT ON memory_noderow WHEN NEW.title = 'poison' "
+                "BEGIN SELECT RAISE(ABORT, 'poisoned row'); END"], ["DROP TRIGGER poison"]),
+    "postgresql": (["CREATE FUNCTION poison_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                    "IF NEW.title = 'poison' THEN RAISE EXCEPTION 'poisoned row' USING ERRCODE = 'check_violation'; "
+                    "END IF; RETURN NEW; END $$",
+                    "CREATE TRIGGER poison BEFORE INSERT ON memory_noderow FOR EACH ROW EXECUTE FUNCTION poison_row()"],
+                   ["DROP TRIGGER poison ON memory_noderow", "DROP FUNCTION poison_row()"]),
+}
+
+
 def test_a_batch_whose_index_transaction_fails_removes_its_files_and_puts_the_self_node_back(mem, home):
     self_ensure(name="Dana")
     mem("Kept from before the batch", auto_link=False)
     before_files, before_index = _files(home), _index_counts()
     with connection.cursor() as cur:  # a fault in the storage: the fourth row of the batch cannot be inserted
-        cur.execute("CREATE TEMP TRIGGER poison BEFORE INSERT ON memory_noderow WHEN NEW.title = 'poison' "
-                    "BEGIN SELECT RAISE(ABORT, 'poisoned row'); END")
+        for sql in POISON[connection.vendor][0]:
+            cur.execute(sql)
     try:
         with pytest.raises(IntegrityError):
             nodes_create(requests=[
@@ -110,7 +120,8 @@ def test_a_batch_whose_index_transaction_fails_removes_its_files_and_puts_the_se
             ])
     finally:
         with connection.cursor() as cur:
-            cur.execute("DROP TRIGGER poison")
+            for sql in POISON[connection.vendor][1]:
+                cur.execute(sql)
     assert _files(home) == before_files
     assert _index_counts() == before_index
     assert "Kept from before the batch" in set(NodeRow.objects.values_list("content", flat=True))
