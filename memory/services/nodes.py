@@ -135,6 +135,7 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
     StorageError or any failure the unit removes the files it wrote and the index keeps none of the batch.
     """
     now = now or utcnow()
+    _embed_ahead(requests, now)
     with write_unit() as unit:
         nodes = [_resolve_connections(build_node(r, node_id=new_node_id(), now=now)) for r in requests]
         found = _auto_links(nodes, unit.conf) if auto_link and nodes else [[] for _ in nodes]
@@ -151,6 +152,19 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
         if any(r.node.tier == Tier.CORE for r in results):
             core_cap_enforce(now=now)
     return results
+
+
+def _embed_ahead(requests: Sequence[NodeCreate], now: datetime) -> None:
+    """Run the model BEFORE the write lock: the batch's texts and passages go into the embedding cache (keyed by
+    text hash, so the unit's auto-links and indexing only read it). The lock has no timeout; a model run inside it
+    would hold every other writer (watcher, UI, API, jobs) for as long as the batch takes to embed."""
+    if not requests:
+        return
+    try:
+        index.embed_into_cache([build_node(r, node_id=new_node_id(), now=now) for r in requests], runtime.embedder())
+    except Exception as exc:  # only a head start: the unit embeds what is missing and reports the error itself
+        logger.warning("embedding a batch of %d ahead of the write lock failed (%s); the write embeds it",
+                       len(requests), type(exc).__name__)
 
 
 def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None, automated: bool = False) -> Node:

@@ -78,7 +78,7 @@ def test_passages_follow_edits_and_come_from_the_cache_on_rebuild(mem):
     node_update(ref=doc.id, patch=NodePatch(content=edited))
     after = set(PassageRow.objects.filter(node=row).values_list("text_hash", flat=True))
     assert len(before - after) == 1  # only the changed passage got a new text
-    report = index_sync(full=True)
+    report = index_sync(full=True, verify=True)  # every row and passage rewritten from the files
     assert report.embedded == 0  # own vectors and passages all come from the embedding cache
     row = NodeRow.objects.get(uid=doc.id)
     assert set(PassageRow.objects.filter(node=row).values_list("text_hash", flat=True)) == after

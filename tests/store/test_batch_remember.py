@@ -73,7 +73,7 @@ def test_the_index_after_a_batch_equals_a_rebuild_from_the_files(home, db):
         NodeCreate(content="Deploys happen on Tuesdays after the release checklist " * 40, type="procedure"),
     ])
     live = snapshot()
-    sync(runtime.store(), embedder=runtime.embedder(), full=True)
+    sync(runtime.store(), embedder=runtime.embedder(), full=True, verify=True)  # every row rewritten from its file
     assert snapshot() == live
     assert len(live["nodes"]) == 5
 
