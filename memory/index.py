@@ -47,6 +47,10 @@ Progress = Callable[[int, int], None]
 CHUNK = 500
 META_MODEL = "embedding_model_id"
 META_DIM = "embedding_dim"
+META_FORMAT = "index_format"
+# How rows, tags, FTS, passages and vectors are derived from a file. Bump it whenever that derivation changes:
+# a full rebuild of an index of another format rewrites every row instead of trusting unchanged file hashes.
+INDEX_FORMAT = "2"
 META_SEQ = "seq"
 
 
@@ -106,6 +110,8 @@ def ensure_vector_table(embedder: Embedder) -> bool:
         NodeRow.objects.update(embed_hash="")
         _meta_set(META_MODEL, embedder.model_id)
         _meta_set(META_DIM, str(embedder.dim))
+        if model_id is None and not NodeRow.objects.exists():
+            _meta_set(META_FORMAT, INDEX_FORMAT)  # a new index: every row will be derived the current way
     return model_id is not None and NodeRow.objects.exists()
 
 

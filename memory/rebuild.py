@@ -100,7 +100,8 @@ def rebuild(store: MarkdownStore, *, embedder: Embedder, progress: Progress | No
     previous_model = index.meta_get(index.META_MODEL)
     if previous_model is not None and previous_model != embedder.model_id:
         report.reembedded_for_model = embedder.model_id
-    everything = verify or previous_model != embedder.model_id or vectors.table_dim() != embedder.dim
+    everything = (verify or previous_model != embedder.model_id or vectors.table_dim() != embedder.dim
+                  or index.meta_get(index.META_FORMAT) != index.INDEX_FORMAT)  # rows derived another way
     pairs, kept = _read_all(store, report, progress, {} if everything else _trusted_rows(store))
     report.unchanged = len(kept)
     n = len(pairs)
@@ -115,6 +116,7 @@ def rebuild(store: MarkdownStore, *, embedder: Embedder, progress: Progress | No
             vectors.create_table(embedder.dim)
             index.meta_set(index.META_MODEL, embedder.model_id)
             index.meta_set(index.META_DIM, str(embedder.dim))
+            index.meta_set(index.META_FORMAT, index.INDEX_FORMAT)
             EdgeRow.objects.all().delete()
             PassageRow.objects.all().delete()
             NodeCitationRow.objects.all().delete()

@@ -62,3 +62,17 @@ def test_verify_rewrites_every_row_and_repairs_rows_damaged_behind_the_files(mem
     assert (report.indexed, report.unchanged, report.embedded) == (3, 0, 0)
     assert list(NodeTagRow.objects.filter(node__uid=a.id).values_list("tag", flat=True)) == ["kitchen"]
     assert snapshot() == live
+
+
+def test_an_index_derived_by_another_format_is_rewritten_whole_by_a_plain_rebuild(mem, home):
+    from memory import index
+
+    _memories(mem)
+    assert index.meta_get(index.META_FORMAT) == index.INDEX_FORMAT  # a new index knows its format
+    NodeTagRow.objects.all().delete()  # what an older derivation could have left different
+    index.meta_set(index.META_FORMAT, "0")  # as an index written by an older Ormah says (or says nothing)
+    report = _rebuild()
+    assert (report.indexed, report.unchanged) == (3, 0)
+    assert NodeTagRow.objects.filter(tag="kitchen").count() == 1
+    assert index.meta_get(index.META_FORMAT) == index.INDEX_FORMAT
+    assert _rebuild().unchanged == 3  # and from then on unchanged files are trusted again
