@@ -12,8 +12,9 @@ made it) and the index is brought back in line, so a failed merge, undo or conso
 done. Units nest: a service called inside another service's unit joins it (the index is flushed first, so the
 inner service sees what the outer one wrote), and only the outermost unit commits or rolls back.
 
-If the index transaction itself fails the files stay (they are the truth) and the next sync heals the index
-(docs/architecture.md, "The write door").
+If the index transaction itself fails it is handled like any failure of the block: the files the unit wrote are
+put back and the index keeps none of the unit. Only a process killed before its commit leaves written files
+without their rows; they are the truth and the next sync heals the index (docs/architecture.md, "The write door").
 """
 
 from __future__ import annotations
