@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from tests.faults.support import ROOT, SEED, child_env, index_count, kill, verify, wait_until
+from tests.faults.support import ROOT, SEED, child_env, index_count, kill, verify
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 
@@ -26,15 +27,26 @@ EMBEDDER = {"ORMAH_EMBEDDER": "memory.embeddings.HashEmbedder"}
 ACKED, BATCH = 20, 400
 ROWS = "SELECT count(*) FROM memory_noderow"
 WRITER = textwrap.dedent("""
-    import json, sys
+    import json, os, signal, sys
     import django
     django.setup()
+    from memory import files
     from memory.domain.requests import NodeCreate
     from memory.services import nodes_remember
-    acked, batch = int(sys.argv[1]), int(sys.argv[2])
+    acked, batch, at = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     first = nodes_remember(items=[(NodeCreate(content=f"Acknowledged memory {i} about kettles"), None)
                                   for i in range(acked)])
     print("ACKED " + json.dumps([r.node.id for r in first]), flush=True)
+    write_node, written = files.write_node, []
+
+    def write_then_die(*args, **kwargs):  # SIGKILL (no cleanup) right after the at-th file of the batch
+        stored = write_node(*args, **kwargs)
+        written.append(1)
+        if len(written) == at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return stored
+
+    files.write_node = write_then_die
     nodes_remember(items=[(NodeCreate(content=f"Batch memory {i} about teapots number {i * 31 % 97}"), None)
                           for i in range(batch)])
     print("DONE", flush=True)
@@ -48,26 +60,26 @@ def _node_files(home) -> int:
 
 def test_a_batch_killed_while_writing_its_files_leaves_no_half_index_and_loses_no_acknowledged_memory(fault_home):
     home = fault_home
-    rows_before = index_count(home, ROWS)
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(ACKED), str(BATCH)], cwd=ROOT,
-                              env=child_env(home, **EMBEDDER), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
+    rows_before, files_before = index_count(home, ROWS), _node_files(home)
+    at = random.Random(SEED + 13).randint(1, BATCH // 4)
+    with (home / "writer-stderr.log").open("w") as log:  # a file, not a pipe nobody reads while it runs
+        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(ACKED), str(BATCH), str(at)], cwd=ROOT,
+                                  env=child_env(home, **EMBEDDER), stdout=subprocess.PIPE, stderr=log, text=True)
     try:
-        line = writer.stdout.readline()
-        assert line.startswith("ACKED "), writer.stderr.read()[-3000:] if writer.poll() is not None else line
-        acked = json.loads(line.removeprefix("ACKED "))
-        files_acked = _node_files(home)
-        at = random.Random(SEED + 13).randint(1, BATCH // 4)
-        # Kill as soon as `at` files of the second batch are on disk (its index transaction comes after all 400).
-        reached = wait_until(lambda: _node_files(home) >= files_acked + at, 300, 0.001)
+        out, _ = writer.communicate(timeout=300)
     finally:
-        kill(writer.pid)
-        writer.wait(timeout=30)
-    assert reached, writer.stderr.read()[-3000:]
+        if writer.poll() is None:
+            kill(writer.pid)
+            writer.wait(timeout=30)
+    stderr = (home / "writer-stderr.log").read_text(errors="replace")[-3000:]
+    assert out.startswith("ACKED "), stderr
+    assert "DONE" not in out and writer.returncode == -signal.SIGKILL, (out[-500:], stderr)
+    acked = json.loads(out.splitlines()[0].removeprefix("ACKED "))
+    files_acked = files_before + ACKED
     rows_at_kill = index_count(home, ROWS)
     files_at_kill = _node_files(home) - files_acked
     assert rows_at_kill == rows_before + ACKED  # none of the killed batch: its one transaction never committed
-    assert at <= files_at_kill < BATCH
+    assert files_at_kill == at  # killed right after its at-th file (its index transaction comes after all 400)
     report = verify(home, **EMBEDDER)
     assert report["unparsable"] == []
     assert len(report["temp_files"]) <= 1  # at most the file being written at the kill, never a live name
