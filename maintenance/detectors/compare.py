@@ -62,7 +62,9 @@ _NEGATING_PREFIXES = ("un", "in", "im", "dis", "non", "non-")
 COMPARATIVES = frozenset({"over", "than", "rather", "instead"})
 SLOT_MAX_TOKENS = 3
 # What a word may end in beyond the stem it shares with another form of itself ("encrypt|ed", "encrypt|ion").
-_SUFFIXES = frozenset({"", "e", "s", "es", "d", "ed", "ing", "ion", "ation", "er", "or", "ment", "ly", "al", "ive"})
+# Not -al, -ive, -ly, -er, -or: they make other words of a stem (sign/signal, port/portal, pass/passive, print/
+# printer), and a real change read as "no change" could merge two memories that differ.
+_SUFFIXES = frozenset({"", "e", "s", "es", "d", "ed", "ing", "ion", "ation", "ment"})
 _VARIANT_MIN_STEM = 4
 SLOT_MIN_SHARED = 3
 

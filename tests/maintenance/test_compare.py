@@ -36,3 +36,14 @@ def test_a_paraphrase_is_not_opposed():
     cmp = compare("", "Lena handles on-call for the data pipeline this quarter",
                   "", "This quarter Lena is on call for the data pipeline")
     assert cmp.opposed is False
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("encrypted", "encryption", True), ("deploys", "deploying", True), ("schedule", "scheduled", True),
+    ("sign", "signal", False), ("port", "portal", False), ("pass", "passive", False), ("print", "printer", False),
+    ("final", "finally", False),
+])
+def test_other_forms_of_one_word_are_not_other_words_with_a_suffix(a, b, same):
+    from maintenance.detectors.compare import _variant
+
+    assert _variant(a, b) is same
