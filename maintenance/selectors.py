@@ -171,7 +171,10 @@ def job_runs(*, job: str | None = None, limit: int = 50) -> list[JobRunRow]:
 
 
 def merges_list(*, limit: int = 20) -> list[MergeHistoryRow]:
-    return list(MergeHistoryRow.objects.defer("kept_before", "removed_before", "neighbours")[:limit])
+    """Merges that happened; a row still pending (a merge in flight, or one a kill interrupted, until the next
+    sync settles it) is not a merge yet and cannot be undone."""
+    return list(MergeHistoryRow.objects.filter(pending=False)
+                .defer("kept_before", "removed_before", "neighbours")[:limit])
 
 
 def session_get(session_id: str) -> MaintenanceSessionRow | None:

@@ -97,3 +97,14 @@ def test_a_neighbour_edited_on_disk_mid_merge_rolls_the_merge_back(scene, home, 
     assert {k: v for k, v in after.items() if k not in conflict_copies and k != pointer_file} == {
         k: v for k, v in files_before.items() if k != pointer_file}
     assert not MergeHistoryRow.objects.exists() and NodeRow.objects.filter(uid=gone.id).exists()
+
+
+def test_the_merge_list_shows_done_merges_not_pending_ones(scene):
+    from maintenance.selectors import merges_list
+
+    _, keep, gone, _, _ = scene
+    done = node_merge(keep_ref=keep.id, discard_ref=gone.id)
+    in_flight = MergeHistoryRow.objects.get(merge_id=done.merge_id)
+    in_flight.pk, in_flight.merge_id, in_flight.pending = None, "f" * 32, True  # as a kill mid-merge leaves one
+    in_flight.save(force_insert=True)
+    assert [m.merge_id for m in merges_list()] == [done.merge_id]
