@@ -362,7 +362,8 @@ def sync(
         if progress:
             progress(i, total)
     report.embedded += _flush(store, pending, embedder, report)
-    gone = [r[1] for p, r in known.items() if p not in seen_paths or seen_ids.get(r[1]) != p]
+    # Gone: memories no file holds any more (a moved file's memory was re-indexed at its new path above).
+    gone = [r[1] for r in known.values() if r[1] not in seen_ids]
     if gone:
         with transaction.atomic():
             report.removed = remove_nodes(gone)
@@ -375,10 +376,21 @@ def _flush(store: MarkdownStore, pending: list, embedder: Embedder, report: Sync
     if not pending:
         return 0
     with transaction.atomic():
+        _release_paths(store, pending)
         _, embedded = index_nodes(store, pending, embedder=embedder)
     report.indexed += len(pending)
     pending.clear()
     return embedded
+
+
+def _release_paths(store: MarkdownStore, pending: list) -> None:
+    """A file may now hold another memory than its row says (a person deleted b.md and renamed a.md to b.md):
+    the row of the old occupant lets go of the path (file_path is unique), keeping its id and the edges pointing
+    at it; the sync then updates it (its memory moved) or removes it (its memory is gone)."""
+    owner = {_relpath(store, stored.path): node.id for node, stored in pending}
+    for row_id, uid, path in NodeRow.objects.filter(file_path__in=list(owner)).values_list("id", "uid", "file_path"):
+        if owner[path] != uid:
+            NodeRow.objects.filter(id=row_id).update(file_path=f"{path}#released-by-sync-{uid}")
 
 
 def _reembed_all(store: MarkdownStore, embedder: Embedder, report: SyncReport, progress: Progress | None) -> None:
