@@ -54,12 +54,13 @@ def test_the_most_important_memories_are_labelled_readably_at_every_zoom(new_pag
     assert len(labelled) == 8 and count == 43
     assert set(h.id for h in town["hubs"].values()) & set(labelled)  # core project hubs rank high
     shot(page, "14-graph-fitted-labels")
+    smallest = "Math.min(...window.ormahGraph.nodes('.lbl').map(n => n.numericStyle('font-size') * window.ormahGraph.zoom()))"
     for zoom in (0.15, 0.4, 1.0):
-        page.evaluate(f"window.ormahGraph.zoom({zoom})")
-        page.wait_for_timeout(100)
-        px = page.evaluate("(() => { const cy = window.ormahGraph;"
-                           " return Math.min(...cy.nodes('.lbl').map(n => n.numericStyle('font-size') * cy.zoom())); })()")
-        assert px >= 10.9
+        # Nothing returned: a Cytoscape setter returns the whole instance, and Playwright's serialising it took the
+        # renderer to 3 GB of JS heap and "Target crashed" (the CI failure of 26bfc49).
+        page.evaluate("z => { window.ormahGraph.zoom(z); }", zoom)
+        assert page.evaluate("window.ormahGraph.zoom()") == zoom
+        page.wait_for_function(f"{smallest} >= 10.9")  # the labels are rescaled on the frame after a zoom
 
 
 def test_hover_names_the_memory_and_fades_all_but_its_neighbourhood(new_page, town):
@@ -86,7 +87,7 @@ def test_an_edge_on_hover_tells_its_type_and_reason(new_page, town):
     wait_for_graph(page)
     note, hub = town["nodes"][("kafka", 0)].id, town["hubs"]["kafka"].id
     edge = f"{note}>{hub}:part_of"
-    page.evaluate("id => window.ormahGraph.fit(window.ormahGraph.getElementById(id).connectedNodes(), 150)", edge)
+    page.evaluate("id => { const cy = window.ormahGraph; cy.fit(cy.getElementById(id).connectedNodes(), 150); }", edge)
     box = page.locator("#graph").bounding_box()
     mid = page.evaluate(f"window.ormahGraph.getElementById('{edge}').renderedMidpoint()")
     page.mouse.move(box["x"] + mid["x"], box["y"] + mid["y"])
