@@ -519,8 +519,8 @@
 
   function clearHighlight() {
     var was = cy.nodes(".hit");
-    cy.batch(function () {
-      cy.elements().removeClass("hit dim hit-edge");
+    cy.batch(function () {  // only the marked elements: a class removed from all 7,000 restyled each (260 ms at 5,000)
+      cy.elements(".hit, .dim, .hit-edge").removeClass("hit dim hit-edge");
       was.not(".lbl").removeStyle("font-size");
     });
     el.dataset.hits = "0";
