@@ -29,6 +29,25 @@ def _data(value: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("must be JSON (and not nested too deeply)") from None
     if size > MAX_DATA_BYTES:
         raise ValueError(f"must be at most {MAX_DATA_BYTES} bytes of JSON")
+    if _holds_nul(value):
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+def _holds_nul(value: Any) -> bool:
+    """A NUL in any key or string of the JSON (the ledger and PostgreSQL's jsonb and text refuse it)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_nul(v) for v in value)
+    return False
+
+
+def _text(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
     return value
 
 
@@ -91,7 +110,7 @@ class EvidenceIn(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: EvidenceKind
-    text: str = Field(default="", max_length=MAX_EVENT_TEXT)
+    text: Annotated[str, AfterValidator(_text)] = Field(default="", max_length=MAX_EVENT_TEXT)
     session_id: SessionId = None
     scope: ScopeField = None
     source: Source = ""

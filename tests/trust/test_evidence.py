@@ -120,3 +120,14 @@ def test_ormah_rebuild_rebuilds_the_evidence_rows_too(home, db):
     call_command("rebuild", "--json", stdout=out)
     assert json.loads(out.getvalue())["evidence"]["indexed"] == 1
     assert list(EvidenceRow.objects.values_list("text", flat=True)) == ["kept in the file"]
+
+
+def test_an_event_holding_a_nul_anywhere_is_refused_before_the_ledger():
+    import pytest
+    from pydantic import ValidationError
+
+    for bad in ({"text": "a\x00b"}, {"data": {"k": "a\x00b"}}, {"data": {"k\x00": 1}},
+                {"data": {"k": [1, {"deep": ["x\x00"]}]}}):
+        with pytest.raises(ValidationError, match="NUL"):
+            EvidenceIn(kind=EvidenceKind.USER_MESSAGE, **bad)
+    assert EvidenceIn(kind=EvidenceKind.USER_MESSAGE, text="a\\x00b", data={"k": "\\u0000"}).text == "a\\x00b"
