@@ -154,6 +154,9 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
     return results
 
 
+_EMBED_ONLY_ID = "00000000-0000-4000-8000-000000000000"
+
+
 def _embed_ahead(requests: Sequence[NodeCreate], now: datetime) -> None:
     """Run the model BEFORE the write lock: the batch's texts and passages go into the embedding cache (keyed by
     text hash, so the unit's auto-links and indexing only read it). The lock has no timeout; a model run inside it
@@ -161,7 +164,8 @@ def _embed_ahead(requests: Sequence[NodeCreate], now: datetime) -> None:
     if not requests:
         return
     try:
-        index.embed_into_cache([build_node(r, node_id=new_node_id(), now=now) for r in requests], runtime.embedder())
+        # The texts do not depend on the id: a placeholder, so no id is drawn for a node that is not written.
+        index.embed_into_cache([build_node(r, node_id=_EMBED_ONLY_ID, now=now) for r in requests], runtime.embedder())
     except Exception as exc:  # only a head start: the unit embeds what is missing and reports the error itself
         logger.warning("embedding a batch of %d ahead of the write lock failed (%s); the write embeds it",
                        len(requests), type(exc).__name__)
