@@ -99,6 +99,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "ormah_site.api_errors.ApiJsonErrors",  # outermost: every error under /api/ leaves as JSON
+    "ormah_site.nul.RefuseNul",  # a NUL in the URL, a form or a JSON body never reaches a view or the database
     "django.middleware.security.SecurityMiddleware",
     "ormah_site.csp.ContentSecurityPolicy",
     "django.contrib.sessions.middleware.SessionMiddleware",
