@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from django_q.models import Schedule
 
+from maintenance.locking import schedules_lock
 from maintenance.models import JobStateRow
 from maintenance.registry import JobSpec, job_spec, jobs
 from memory.domain.node import utcnow
@@ -36,9 +37,14 @@ def schedules_sync(*, now: datetime | None = None) -> dict[str, int]:
     """Make django-q2's Schedules match the registry: create missing, fix drifted, remove retired; paused jobs do
     not repeat.
 
-    Idempotent: a second call changes nothing. A new schedule first fires one interval from now.
+    Idempotent: a second call changes nothing. A new schedule first fires one interval from now. Hosts sharing a
+    PostgreSQL database sync one at a time (maintenance.locking.schedules_lock).
     """
-    now = now or utcnow()
+    with schedules_lock():
+        return _sync(now or utcnow())
+
+
+def _sync(now: datetime) -> dict[str, int]:
     paused = set(JobStateRow.objects.filter(paused=True).values_list("job", flat=True))
     counts = {"created": 0, "updated": 0, "removed": 0, "unchanged": 0}
     for spec in jobs():
