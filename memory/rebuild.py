@@ -17,6 +17,11 @@ Two phases:
 from its file, which repairs rows that were damaged behind the files' back.
 
 The parsed nodes are held in memory between the phases (about 2 KB each beyond their text).
+
+On PostgreSQL the documents table is the truth (memory/documents.py). `ormah rebuild` runs inside a write unit
+that has already written into this host's folder every stored document it lacked or held older, and recorded in
+the table what the folder changed by hand (memory.services.indexing), so the folder read here holds exactly the
+stored documents: a rebuild from it is a rebuild from the table (tests/postgres/test_documents.py).
 """
 
 from __future__ import annotations

@@ -8,14 +8,15 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Q
 
-from memory import runtime
+from memory import documents, runtime
 from memory.backends import backend
 from memory.conf import get_conf
+from memory.domain.markdown import parse
 from memory.domain.node import Node
-from memory.errors import AmbiguousNodeRef, NodeNotFound, ValidationFailed
+from memory.errors import AmbiguousNodeRef, MalformedNodeFile, NodeNotFound, ValidationFailed
 from memory.index import META_MODEL
 from memory.models import EdgeRow, IndexMetaRow, NodeRow
-from memory.store import MarkdownStore, StoredFile, content_hash
+from memory.store import MAX_READ_BYTES, MarkdownStore, StoredFile, content_hash
 
 MIN_PREFIX = 4
 
@@ -49,12 +50,41 @@ def node_identical(*, content: str, space: str | None) -> NodeRow | None:
 
 
 def node_read(*, store: MarkdownStore, row: NodeRow) -> tuple[Node, StoredFile]:
-    """The node as its file says now (the truth), with the file's hash."""
+    """The node as its file says now (the truth), with the file's hash.
+
+    On PostgreSQL, when this host's file is missing or an older stored version (another host wrote the memory since
+    this host's last write unit), the node comes from the documents store, which holds what the row was indexed
+    from. A local file that no version holds is a hand edit on this host and is read as on SQLite.
+    """
     path = store.root / row.file_path
     try:
-        return store.read(path)
+        found = store.read(path)
     except FileNotFoundError:
-        raise NodeNotFound(f"The file of memory {row.uid} is gone: {path}") from None
+        found = None
+    if (found is None or found[1].hash != row.file_hash) and \
+            (shared := _shared_read(store, row, None if found is None else found[1].hash)) is not None:
+        return shared
+    if found is None:
+        raise NodeNotFound(f"The file of memory {row.uid} is gone: {path}")
+    return found
+
+
+def _shared_read(store: MarkdownStore, row: NodeRow, local_hash: str | None) -> tuple[Node, StoredFile] | None:
+    """The row's document from the documents store when it holds what the row was indexed from and this host's
+    file is missing or one of its older versions; None otherwise (and always on SQLite)."""
+    if not documents.enabled():
+        return None
+    doc = documents.document_get(path=row.file_path)
+    if doc is None or doc.sha256 != row.file_hash or len(doc.body) > MAX_READ_BYTES:
+        return None
+    if local_hash is not None and local_hash not in documents.hashes_of(path=row.file_path):
+        return None
+    try:
+        node = parse(doc.body.decode("utf-8"), source=row.file_path)
+    except (UnicodeDecodeError, MalformedNodeFile):
+        return None
+    return node, StoredFile(path=store.root / row.file_path, hash=doc.sha256, mtime_ns=doc.mtime_ns,
+                            size=len(doc.body))
 
 
 def node_get(*, store: MarkdownStore, ref: str) -> Node:
@@ -75,7 +105,8 @@ def node_snapshot(*, store: MarkdownStore, ref: str) -> FileSnapshot:
     """The current text and hash of a memory's file; raises NodeNotFound, AmbiguousNodeRef."""
     row = node_row_get(ref=ref)
     _, stored = node_read(store=store, row=row)
-    data = stored.path.read_bytes()
+    doc = documents.document_get(path=row.file_path) if documents.enabled() else None
+    data = doc.body if doc is not None and doc.sha256 == stored.hash else stored.path.read_bytes()
     return FileSnapshot(uid=row.uid, text=data.decode("utf-8"), hash=content_hash(data))
 
 

@@ -15,11 +15,16 @@ inner service sees what the outer one wrote), and only the outermost unit commit
 If the index transaction itself fails it is handled like any failure of the block: the files the unit wrote are
 put back and the index keeps none of the unit. Only a process killed before its commit leaves written files
 without their rows; they are the truth and the next sync heals the index (docs/architecture.md, "The write door").
+
+On PostgreSQL the documents table is the canonical store several hosts share (memory.documents): a unit also holds
+a session advisory lock, first brings this host's folder in step with what other hosts wrote (`_pull`), and
+records every file it changed in the same transaction as the index rows.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -28,11 +33,11 @@ from pathlib import Path
 
 from django.db import transaction
 
-from memory import files, index, runtime
+from memory import documents, files, index, runtime
 from memory.conf import MemoryConf, get_conf
 from memory.domain.node import Node
 from memory.domain.slug import node_filename
-from memory.errors import PayloadTooLarge, WriteConflict
+from memory.errors import PayloadTooLarge, StorageError, WriteConflict
 from memory.models import NodeRow
 from memory.selectors import node_read, node_row_get
 from memory.audit import audit_note_many, audit_record
@@ -57,6 +62,8 @@ class WriteUnit:
         self._after: list[Callable[[], object]] = []
         self._on_rollback: list[Callable[[], object]] = []
         self._flushed = False
+        self._documents = documents.enabled()
+        self._recorded = 0  # journal entries already recorded in the documents store
 
     # -- reading ------------------------------------------------------------
 
@@ -163,8 +170,10 @@ class WriteUnit:
         if self._unsynced:
             files.sync_folders(sorted(self._unsynced))
             self._unsynced = set()
-        if not (self._staged or self._removed or self._after):
+        unrecorded = [c.path for c in self._journal[self._recorded:]] if self._documents else []
+        if not (self._staged or self._removed or self._after or unrecorded):
             return
+        self._recorded = len(self._journal)
         pairs = list(self._staged.values())
         minted = {n.id for n, _ in pairs if n.id in self._fresh}
         removed, after = list(self._removed), self._after
@@ -177,6 +186,13 @@ class WriteUnit:
                 index.remove_nodes(removed)
             for fn in after:
                 fn()
+            if unrecorded:
+                documents.record_paths(self.store, unrecorded)
+
+    def record_folder(self) -> int:
+        """On PostgreSQL, record what differs in this host's folder (hand edits, hand deletes, files a killed write
+        left) in the documents store before a sync indexes the folder; returns the versions added (0 on SQLite)."""
+        return documents.record_folder(self.store) if self._documents else 0
 
     def _stage(self, node: Node, stored: StoredFile, *, fresh: bool = False) -> None:
         self._removed.pop(node.id, None)
@@ -193,6 +209,7 @@ class WriteUnit:
         edit): it is left alone, never overwritten.
         """
         self._staged, self._removed, self._after, self._unsynced = {}, {}, [], set()
+        recorded = [c.path for c in self._journal[:self._recorded]]
         for change in reversed(self._journal):
             try:
                 _undo(self.store, change)
@@ -205,6 +222,12 @@ class WriteUnit:
                 fn()
             except Exception:  # Trigger: a ledger cleanup fails. Why: the index re-sync below must still run. Outcome: logged; the next sync settles it.
                 logger.exception("A rollback step failed")
+        if recorded:
+            try:
+                with transaction.atomic():
+                    documents.record_paths(self.store, recorded)
+            except Exception:  # Trigger: the store refuses the put-back versions. Why: the index re-sync must still run. Outcome: logged; the next sync records the folder.
+                logger.exception("Could not record the rolled-back files in the documents store")
         if self._flushed:
             index.sync(self.store, embedder=runtime.embedder(self.conf))
 
@@ -254,10 +277,12 @@ def write_unit(conf: MemoryConf | None = None) -> Iterator[WriteUnit]:
         current.flush()
         return
     conf = conf or get_conf()
-    with write_lock(conf.lock_file):
+    with write_lock(conf.lock_file), documents.host_lock():
         unit = WriteUnit(conf)
         _local.unit = unit
         try:
+            if unit._documents:
+                _pull(unit.store, conf.home)
             yield unit
             unit.flush()
         except BaseException:
@@ -265,11 +290,81 @@ def write_unit(conf: MemoryConf | None = None) -> Iterator[WriteUnit]:
             raise
         finally:
             _local.unit = None
+        if unit._documents:
+            _watermark_after(conf.home)
 
 
 @contextmanager
 def exclusive(conf: MemoryConf | None = None) -> Iterator[MemoryConf]:
     """Hold the write lock without a unit (ledgers beside the node files, folder-wide copies); yields the conf."""
     conf = conf or get_conf()
-    with write_lock(conf.lock_file):
+    with write_lock(conf.lock_file), documents.host_lock():
+        if documents.enabled():
+            _pull(runtime.store(conf), conf.home)
         yield conf
+
+
+# ---------------------------------------------------------------------------
+# The documents store (PostgreSQL): bring this host's folder in step
+# ---------------------------------------------------------------------------
+
+def _pull(store: MarkdownStore, home: Path) -> int:
+    """Write into this host's folder what other hosts changed since it last looked; returns the files changed.
+
+    Each path with a newer version gets the stored bytes and modification time (or goes, when the store removed
+    it). A local file that differs and matches none of the path's stored versions was edited on this host while
+    another host changed it: it is kept in conflicts/ first, never lost. A folder without any memory file (new,
+    or removed whole) fetches everything. Needs the write lock and the host lock.
+    """
+    seen, top = documents.watermark_get(home), documents.latest_seq()
+    if top < seen or (seen and not _holds_files(store)):  # another store, or a folder emptied whole
+        seen = 0
+    if top == seen:
+        return 0
+    changed = 0
+    for rel, doc in documents.changed_since(seq=seen):
+        path = store.root / rel
+        local = _bytes_at(path)
+        want = None if doc is None else doc.body
+        if local != want and local is not None and content_hash(local) not in documents.hashes_of(path=rel):
+            kept = files.conflict_copy(store, path, local)
+            logger.warning("%s changed on this host while another host changed it; this host's version is kept "
+                           "as %s", rel, kept.name)
+        if doc is None:
+            if local is not None:
+                files.remove(store, path)
+                changed += 1
+            continue
+        if local != want:
+            files.write_bytes(store, path, want, doc.node_id or None)
+            changed += 1
+        if path.stat().st_mtime_ns != doc.mtime_ns:
+            os.utime(path, ns=(doc.mtime_ns, doc.mtime_ns))
+    documents.watermark_set(home, top)
+    return changed
+
+
+def _watermark_after(home: Path) -> None:
+    """After a unit: the folder holds every version so far (the unit pulled, then wrote, under the host lock)."""
+    try:
+        documents.watermark_set(home, documents.latest_seq())
+    except StorageError:  # Trigger: the home refuses the small file. Why: the unit is committed. Outcome: logged; the next unit looks again from the older watermark and finds its own files equal.
+        logger.warning("Could not record the documents watermark in %s", home, exc_info=True)
+
+
+def _holds_files(store: MarkdownStore) -> bool:
+    for folder in (store.nodes_dir, store.deleted_dir):
+        try:
+            with os.scandir(folder) as entries:
+                if any(e.name.endswith(".md") and not e.name.startswith(".") for e in entries):
+                    return True
+        except FileNotFoundError:
+            continue
+    return False
+
+
+def _bytes_at(path: Path) -> bytes | None:
+    try:
+        return None if path.is_symlink() else path.read_bytes()
+    except FileNotFoundError:
+        return None

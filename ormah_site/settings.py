@@ -158,6 +158,8 @@ DATABASES = {
         "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
     }
 }
+if DATABASE_URL:  # the documents store (memory/documents.py): several hosts share the memory files in PostgreSQL
+    INSTALLED_APPS.append("memory.docstore")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "ormah_cache"}}

@@ -17,6 +17,7 @@ distances are exact (pgvector stores the full vectors). The default vector leg i
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +28,8 @@ from django.db import connection, transaction
 
 if TYPE_CHECKING:
     from memory.search.fts import FtsQuery
+
+logger = logging.getLogger(__name__)
 
 NODE_TABLE = "memory_noderow"
 EVIDENCE_TABLE = "memory_evidencerow"
@@ -253,6 +256,29 @@ def timestamp_text(column: str) -> str:
 def hash_concat(column: str) -> str:
     """An aggregate joining a column's values into one string."""
     return f"string_agg({column}, ',')"
+
+
+# --- The documents store's lock (memory/documents.py) ------------------------------------------------------------
+
+HOST_LOCK = 7303018  # one session advisory lock held by every write unit on every host (7303017: the vector log)
+
+
+def advisory_lock() -> None:
+    """Take the write units' session advisory lock on this thread's connection (waits; re-entrant, counted)."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_advisory_lock(%s)", [HOST_LOCK])
+
+
+def advisory_unlock() -> None:
+    """Release one hold of the write units' advisory lock. A connection that cannot run it (its transaction failed)
+    is closed when no atomic block holds it, which releases every session lock it had."""
+    try:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_unlock(%s)", [HOST_LOCK])
+    except Exception:  # Trigger: the unlock fails (aborted transaction, lost connection). Why: a lock left held would stop every host's writes. Outcome: logged; the connection is closed, which releases it.
+        logger.exception("Could not release the write lock on PostgreSQL; closing the connection")
+        if not connection.in_atomic_block:
+            connection.close()
 
 
 # --- Backup --------------------------------------------------------------------------------------------------------

@@ -11,8 +11,10 @@ from memory.writes import write_unit
 def index_sync(*, full: bool = False, verify: bool = False, progress: Progress | None = None) -> SyncReport:
     """Index new and changed files and drop vanished ones; `full` rebuilds the index from the files in one swap
     (rows whose file hash is unchanged are kept; `verify` rewrites every row). What a killed write left half done
-    is recovered first (memory.services.repair.interrupted_writes_recover)."""
+    is recovered first (memory.services.repair.interrupted_writes_recover). On PostgreSQL the unit has brought the
+    folder in step with the documents store, and what this host's folder changed by hand is recorded there."""
     with write_unit() as unit:
         interrupted_writes_recover(unit=unit)
+        unit.record_folder()  # PostgreSQL: this host's own edits go into the documents store first
         return index.sync(unit.store, embedder=runtime.embedder(unit.conf), full=full, verify=verify,
                           progress=progress)

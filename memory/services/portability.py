@@ -1,7 +1,8 @@
 """Export the memory to a portable archive, and import archives, Ormah memory folders and plain markdown folders.
 
 An export is a .tar.gz or .zip holding `manifest.json` and the memory folder's `nodes/*.md` and `deleted/*.md`,
-byte for byte. Reading an archive never extracts it: every member is checked (no absolute paths, no `..`, no
+byte for byte (on PostgreSQL, the documents store's; an import into a PostgreSQL store fills it through the write
+door). Reading an archive never extracts it: every member is checked (no absolute paths, no `..`, no
 links or devices, nothing the manifest does not list, every sha256 matching) before a single file is written.
 """
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
-from memory import runtime
+from memory import documents, runtime
 from memory.conf import get_conf
 from memory.domain.markdown import format_timestamp
 from memory.domain.node import utcnow
@@ -127,7 +128,7 @@ def memory_export(*, path: Path, now: datetime | None = None) -> ExportReport:
         raise ValidationFailed(f"{path.parent} is not a folder")
     conf = get_conf()
     with exclusive(conf):
-        files = memory_folder_files(runtime.store(conf).root)
+        files = _exported_files(runtime.store(conf).root)
     manifest = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION,
                 "exported_at": format_timestamp(now or utcnow()), "counts": file_counts(files),
                 "files": file_entries(files)}
@@ -144,6 +145,16 @@ def memory_export(*, path: Path, now: datetime | None = None) -> ExportReport:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return ExportReport(path=path, counts=manifest["counts"])
+
+
+def _exported_files(root: Path) -> list[MemoryFile]:
+    """The memory folder's files; on PostgreSQL the documents store's, the canonical copy every host shares (same
+    paths, bytes and modification times as a host's folder in step with it)."""
+    if not documents.enabled():
+        return memory_folder_files(root)
+    held = [d for d in documents.documents_all() if d.path.split("/")[0] in MEMORY_FOLDERS]
+    files = [MemoryFile(*d.path.split("/"), d.body, d.mtime_ns, f"documents:{d.path}") for d in held]
+    return sorted(files, key=lambda f: (MEMORY_FOLDERS.index(f.folder), f.name))
 
 
 def _archive_kind(path: Path) -> str | None:

@@ -11,10 +11,12 @@ from memory.models import EdgeRow, NodeRow
 from memory.services import index_sync, memory_export, memory_import, self_ensure
 from tests.memory.test_rebuild_invariant import snapshot
 from tests.portability.conftest import run, tree
+from tests.postgres import shared_store_clear
 
 
 def _fresh_home(settings, path):
     settings.ORMAH = {**settings.ORMAH, "HOME": path, "MEMORY_DIR": path / "memory"}
+    shared_store_clear()  # PostgreSQL: an empty home is a new host's cache of the shared store, not a new store
     index_sync(full=True)  # the index follows the (empty) files of the new home
     assert NodeRow.objects.count() == 0
 
