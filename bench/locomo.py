@@ -1,7 +1,7 @@
 """LoCoMo turn retrieval through the real services: recall@5/10/30 per category for BM25 alone, vectors alone and
 the full pipeline, the hubness figure, and search latency.
 
-    python -m bench.locomo [--folds 5] [--write] [--embedder DOTTED --model NAME]
+    python -m bench.locomo [--folds 5] [--write] [--embedder DOTTED --model NAME] [--database-url URL]
 
 Protocol (../shared/benchmarks/locomo-dev/README.md): each conversation is its own store; every turn is one memory
 "Speaker: text" (plus " [shares CAPTION]") remembered in batch through `nodes_remember` with its session's date as
@@ -13,6 +13,10 @@ The data is read from ../shared/benchmarks/locomo-dev relative to the repository
 stores and the query embeddings are cached per embedding model under ~/.cache/ormah-bench/locomo/<model>/, so a rerun
 only searches. Latency is the in-process search time of the full pipeline with the query vector cached (the query
 embedding is timed apart).
+
+With `--database-url postgres://...` every conversation's store is built on PostgreSQL instead, in a fresh database
+of that server (dropped after its questions) and a temporary home, through the same services, queries (the same
+query-vector cache) and scorer; nothing of it is cached (`--fresh` does the same on SQLite).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -118,12 +123,17 @@ def folds(convs: list[Conversation], n: int) -> list[list[str]]:
 # Stores (one per conversation, cached per model)
 # ---------------------------------------------------------------------------
 
-def setup_django(base: Path, *, embedder: str | None = None, model: str | None = None) -> None:
-    """Django for the bench: settings from a scratch home; the model folder shared by every store."""
+def setup_django(base: Path, *, embedder: str | None = None, model: str | None = None,
+                 database_url: str | None = None) -> None:
+    """Django for the bench: settings from a scratch home; the model folder shared by every store; the engine is
+    SQLite unless `database_url` names a PostgreSQL server."""
     base.mkdir(parents=True, exist_ok=True)
     os.environ["ORMAH_HOME"] = str(base / "_home")
     os.environ["ORMAH_MODEL_CACHE_DIR"] = str(DEFAULT_CACHE_DIR / "models")
     os.environ.pop("ORMAH_DB_PATH", None)
+    os.environ.pop("ORMAH_DATABASE_URL", None)
+    if database_url:
+        os.environ["ORMAH_DATABASE_URL"] = database_url
     if embedder:
         os.environ["ORMAH_EMBEDDER"] = embedder
     if model:
@@ -135,15 +145,16 @@ def setup_django(base: Path, *, embedder: str | None = None, model: str | None =
     django.setup()
 
 
-def use_store(home: Path) -> None:
-    """Point the services and the index connection at one store's home (migrating a new one)."""
+def use_store(home: Path, database: str | None = None) -> None:
+    """Point the services and the index connection at one store's home (migrating a new one); on PostgreSQL the
+    index is the server's database `database` instead of the home's file."""
     from django.conf import settings
     from django.core.management import call_command
     from django.db import connections
 
     home.mkdir(parents=True, exist_ok=True)
     connections["default"].close()
-    connections["default"].settings_dict["NAME"] = str(home / "index.sqlite3")
+    connections["default"].settings_dict["NAME"] = database or str(home / "index.sqlite3")
     ormah = dict(settings.ORMAH)
     ormah.update(HOME=home, MEMORY_DIR=home / "memory", TOKEN_FILE=home / "api_token")
     settings.ORMAH = ormah
@@ -154,13 +165,13 @@ def model_slug(model_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", model_id)
 
 
-def build_store(conv: Conversation, home: Path) -> dict[str, int]:
+def build_store(conv: Conversation, home: Path, database: str | None = None) -> dict[str, int]:
     """The store of one conversation (built once, then reused): dia_id -> index row id."""
     marker = home / "built.json"
     if marker.is_file():
-        use_store(home)
+        use_store(home, database)
         return json.loads(marker.read_text())
-    use_store(home)
+    use_store(home, database)
     from memory.domain.requests import NodeCreate
     from memory.models import NodeRow
     from memory.services import nodes_remember
@@ -218,14 +229,19 @@ class ConvResult:
     ranked: dict[str, list[list[int]]] = field(default_factory=dict)  # mode -> per question row ids
     recall_ms: list[float] = field(default_factory=list)
     recall_cpu_ms: list[float] = field(default_factory=list)
+    server_cpu_ms: float = 0.0  # PostgreSQL's process during the full-pipeline searches (0 on SQLite)
 
 
 def rank_conversation(conv: Conversation, embedder: CachedQueries, *, now: datetime, conf=None) -> ConvResult:
     """Every question of one conversation ranked three ways (the store must be in use)."""
+    from django.db import connection
+
+    from bench.pg import server_cpu
     from memory.domain.search import SearchQuery
     from memory.search import Filters, fts_search, query_vector, recall_scored, vector_search
 
     out = ConvResult(conv.sample_id, {m: [] for m in MODES})
+    server = server_cpu(connection)
     filters = Filters(active_at=now)
     kwargs = {} if conf is None else {"conf": conf}
     for q in conv.questions:
@@ -233,10 +249,11 @@ def rank_conversation(conv: Conversation, embedder: CachedQueries, *, now: datet
         vec = query_vector(q.text, embedder)
         out.ranked["vectors"].append([h.row_id for h in vector_search(vec, LIMIT, filters)])
         query = SearchQuery(query=q.text, limit=LIMIT)
-        wall, cpu = time.perf_counter(), time.process_time()
+        wall, cpu, served = time.perf_counter(), time.process_time(), server()
         scored = recall_scored(query=query, now=now, embedder=embedder, **kwargs)
         out.recall_ms.append(1000 * (time.perf_counter() - wall))
         out.recall_cpu_ms.append(1000 * (time.process_time() - cpu))
+        out.server_cpu_ms += 1000 * (server() - served)
         out.ranked["full"].append([c.row_id for c in scored])
     return out
 
@@ -290,9 +307,12 @@ def render(summary: dict, modes=MODES, labels=MODE_LABELS) -> str:
 
 
 def run(convs: list[Conversation], *, embedder_path: str | None = None, model: str | None = None, conf=None,
-        now: datetime | None = None) -> tuple[dict[str, dict[str, int]], dict[str, ConvResult], CachedQueries]:
-    """Build (or reuse) every store and rank every question; returns keymaps, results and the query cache."""
-    setup_django(CACHE, embedder=embedder_path, model=model)
+        now: datetime | None = None, database_url: str | None = None, fresh: bool = False,
+        ) -> tuple[dict[str, dict[str, int]], dict[str, ConvResult], CachedQueries]:
+    """Build (or reuse) every store and rank every question; returns keymaps, results and the query cache.
+    With `database_url` (a PostgreSQL server) each store is built afresh in its own database there; `fresh`
+    builds the SQLite stores afresh in temporary homes instead of reusing the cached ones."""
+    setup_django(CACHE, embedder=embedder_path, model=model, database_url=database_url)
     from memory import runtime
 
     inner = runtime.embedder()
@@ -302,10 +322,30 @@ def run(convs: list[Conversation], *, embedder_path: str | None = None, model: s
     now = now or datetime(2026, 11, 23, tzinfo=UTC)
     keymaps, results = {}, {}
     for conv in convs:
-        keymaps[conv.sample_id] = build_store(conv, base / conv.sample_id)
-        results[conv.sample_id] = rank_conversation(conv, embedder, now=now, conf=conf)
+        if database_url or fresh:
+            keymaps[conv.sample_id], results[conv.sample_id] = _fresh_store(conv, embedder, database_url,
+                                                                            now=now, conf=conf)
+        else:
+            keymaps[conv.sample_id] = build_store(conv, base / conv.sample_id)
+            results[conv.sample_id] = rank_conversation(conv, embedder, now=now, conf=conf)
         embedder.save()
     return keymaps, results, embedder
+
+
+def _fresh_store(conv: Conversation, embedder: CachedQueries, server_url: str | None, *, now: datetime,
+                 conf=None) -> tuple[dict[str, int], ConvResult]:
+    """One conversation's store built and ranked in a temporary home (and, with a server, a fresh database of it),
+    both removed afterwards."""
+    from django.db import connections
+
+    from bench import pg
+
+    name = "ormah_locomo_" + re.sub(r"[^a-z0-9]+", "_", conv.sample_id.lower())
+    with tempfile.TemporaryDirectory(prefix="ormah-locomo-") as tmp, pg.scratch(server_url, name) as url:
+        keymap = build_store(conv, Path(tmp) / conv.sample_id, database=name if url else None)
+        ranked = rank_conversation(conv, embedder, now=now, conf=conf)
+        connections["default"].close()  # before the database is dropped
+    return keymap, ranked
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -317,15 +357,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, help="a --json summary of an earlier run: its full pipeline row "
                                                       "and latency are shown beside this run's")
     parser.add_argument("--baseline-label", default="Full pipeline before")
+    parser.add_argument("--database-url", help="build every store on this PostgreSQL server instead of SQLite, each "
+                        "in a fresh database dropped afterwards (scripts/pg-cluster.sh prints a throwaway one's URL)")
+    parser.add_argument("--fresh", action="store_true", help="build the SQLite stores afresh in temporary homes "
+                        "(not cached), as --database-url always does")
     args = parser.parse_args(argv)
+    if args.database_url and args.write:
+        parser.error("--write replaces the SQLite section; PostgreSQL figures go to docs/benchmarks.md through "
+                     "`python -m bench.pg_beside`")
     convs = load_split()
     cpu = time.process_time()
-    keymaps, results, embedder = run(convs, embedder_path=args.embedder, model=args.model)
+    keymaps, results, embedder = run(convs, embedder_path=args.embedder, model=args.model,
+                                     database_url=args.database_url, fresh=args.fresh)
     summary = summarise(convs, keymaps, results)
     ms = [x for r in results.values() for x in r.recall_ms]
     cpu_ms = [x for r in results.values() for x in r.recall_cpu_ms]
     summary["latency"] = {"p50": percentile(ms, 50), "p95": percentile(ms, 95), "cpu_p50": percentile(cpu_ms, 50),
-                          "cpu_p95": percentile(cpu_ms, 95), "embed_queries": len(embedder.embed_seconds)}
+                          "cpu_p95": percentile(cpu_ms, 95), "embed_queries": len(embedder.embed_seconds),
+                          "cpu_mean": sum(cpu_ms) / len(cpu_ms),
+                          "server_cpu_mean": sum(r.server_cpu_ms for r in results.values()) / len(cpu_ms)}
     modes, labels = MODES, dict(MODE_LABELS)
     before = None
     if args.baseline:

@@ -1,8 +1,10 @@
 """Recall latency: warm `memory.search.recall` p50/p95 over 50 queries on synthetic stores of 1k, 10k, 100k nodes.
 
-    python -m bench.recall_latency [--sizes 1000,10000,100000] [--queries 50] [--write]
+    python -m bench.recall_latency [--sizes 1000,10000,100000] [--queries 50] [--write] [--database-url URL]
 
-Each size runs in its own child process with a fresh temporary ORMAH_HOME (file database, migrated).
+Each size runs in its own child process with a fresh temporary ORMAH_HOME (file database, migrated); with
+`--database-url postgres://...` on a fresh PostgreSQL database of that server instead (bench/pg.py; the same
+store, queries and floor; "pgvector" is then the engine's vector-table leg where SQLite has vec0).
 
 How the store is built, for speed: realistic generated sentences (a topic such as "invoice generator", tools,
 people, projects, symptoms, fixes; titles, tags, spaces, dates over two years, 3 % outdated, 20 % with typed
@@ -52,7 +54,7 @@ TARGETS_MS = {10_000: 25.0, 100_000: 80.0}
 
 def _django(home: Path) -> None:
     os.environ["ORMAH_HOME"] = str(home)
-    os.environ.pop("ORMAH_DB_PATH", None)
+    os.environ.pop("ORMAH_DB_PATH", None)  # ORMAH_DATABASE_URL (a fresh database per size) comes from the parent
     os.environ["DJANGO_SETTINGS_MODULE"] = "ormah_site.settings"
     import django
 
@@ -66,17 +68,23 @@ TUNING = ("PRAGMA mmap_size = 1073741824", "PRAGMA cache_size = -262144")  # 1 G
 
 
 def _measure(qs, emb, real) -> dict:
+    from django.db import connection
+
+    from bench.pg import server_cpu
     from memory.search import recall
 
     for q in qs[:5]:
         recall(query=q, now=NOW, embedder=emb)
     getattr(real, "_queries", {}).clear()  # every measured query pays its embedding (no LRU hit)
     times, cpu, embed_ms = [], [], []
+    server = server_cpu(connection)  # PostgreSQL's own process: not in this process's CPU time
+    server_started = server()
     for q in qs:
         t, c = time.perf_counter(), time.process_time()
         recall(query=q, now=NOW, embedder=emb)
         times.append((time.perf_counter() - t) * 1000)
         cpu.append((time.process_time() - c) * 1000)
+    server_ms = (server() - server_started) * 1000 / len(qs)
     for q in qs[:20]:
         t = time.perf_counter()
         real.embed_documents([q.query])  # not embed_query: its LRU has these queries by now
@@ -85,7 +93,7 @@ def _measure(qs, emb, real) -> dict:
     return {"p50": float(np.percentile(arr, 50)), "p95": float(np.percentile(arr, 95)), "max": float(arr.max()),
             "mean": float(arr.mean()), "embed_p50": float(np.percentile(embed_ms, 50)),
             "cpu_p50": float(np.percentile(cpu, 50)), "cpu_p95": float(np.percentile(cpu, 95)),
-            "load": os.getloadavg()[0]}
+            "cpu_mean": float(np.mean(cpu)), "server_cpu_mean": server_ms, "load": os.getloadavg()[0]}
 
 
 STAGES = ("query_vector", "fts_search", "vector_search", "cosines_for", "row_facts", "score_candidates",
@@ -177,21 +185,23 @@ def child(size: int, count: int, home: Path, tuned: bool) -> list[dict]:
     real.embed_query("warm up")
     emb = TimedQueryEmbedder(real, docs)
     qs = queries(nodes, count)
-    with connection.cursor() as cur:
-        cur.execute("SELECT sqlite_version(), vec_version()")
-        sqlite_version, vec_version = cur.fetchone()
-    facts = {"size": size, "queries": count, "build_s": round(built, 1), "sqlite": sqlite_version,
-             "sqlite_vec": vec_version}
+    from memory.backends import backend as engine
+
+    info = engine().engine_info()
+    on_postgres = connection.vendor == "postgresql"
+    facts = {"size": size, "queries": count, "build_s": round(built, 1), "engine": connection.vendor,
+             "sqlite": info.get("sqlite", info.get("postgresql")), "sqlite_vec": info["vec"]}
     from django.conf import settings
 
     floor = _floor(qs, real)
     results = []
-    for backend in ("vec0", "matrix"):
+    for backend in ("vec0", "matrix"):  # "vec0": the engine's vector table (vec0 on SQLite, pgvector on PostgreSQL)
         settings.ORMAH = {**settings.ORMAH, "VECTOR_INDEX": backend}
         extra = _matrix_load() if backend == "matrix" else {}
-        results.append({**facts, **floor, **extra, "backend": backend, "tuned": False,
+        label = "pgvector" if on_postgres and backend == "vec0" else backend
+        results.append({**facts, **floor, **extra, "backend": label, "tuned": False,
                         **_measure(qs, emb, real), "stages": _stages(qs, emb)})
-    if tuned:
+    if tuned and not on_postgres:  # the pragmas are SQLite's
         with connection.cursor() as cur:
             for pragma in TUNING:
                 cur.execute(pragma)
@@ -216,10 +226,17 @@ def _machine() -> str:
            f"{platform.python_version()}"
 
 
+def engine_line(result: dict) -> str:
+    """The engine and vector extension versions a child reported."""
+    if result.get("engine") == "postgresql":
+        return f"PostgreSQL {result['sqlite']}, pgvector {result['sqlite_vec']}"
+    return f"SQLite {result['sqlite']}, sqlite-vec {result['sqlite_vec']}"
+
+
 def render(results: list[dict], machine: str) -> str:
     lines = [
-        f"`python -m bench.recall_latency` — machine: {machine}; SQLite {results[0]['sqlite']}, sqlite-vec "
-        f"{results[0]['sqlite_vec']}. Warm `memory.search.recall` (limit 10, activation on), {results[0]['queries']} "
+        f"`python -m bench.recall_latency` — machine: {machine}; {engine_line(results[0])}. Warm "
+        f"`memory.search.recall` (limit 10, activation on), {results[0]['queries']} "
         "queries per size after 5 warm-up queries: keywords, questions, a current project and \"last week\" "
         "windows. Wall-clock percentiles are what a caller waits; CPU is this process's CPU time per recall "
         "(onnxruntime threads included), which a busy machine inflates less; load avg is the 1-minute load when "
@@ -286,6 +303,22 @@ def _doc_section(body: str) -> None:
     os.replace(tmp, BENCH_DOC)
 
 
+def run_size(size: int, *, queries: int, tuned: bool = False, database_url: str | None = None) -> list[dict]:
+    """One size in a child process with a fresh home (and, with a server URL, a fresh PostgreSQL database)."""
+    from bench import pg
+
+    with tempfile.TemporaryDirectory(prefix="ormah-latency-") as tmp, \
+            pg.scratch(database_url, f"ormah_latency_{size}") as url:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ORMAH_") or k == "ORMAH_SQLITE_DRIVER"}
+        env["ORMAH_LOG_LEVEL"] = "WARNING"
+        if url:
+            env["ORMAH_DATABASE_URL"] = url
+        command = [sys.executable, "-m", "bench.recall_latency", "--child", str(size), "--queries",
+                   str(queries), "--home", tmp] + (["--tuned"] if tuned else [])
+        out = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, check=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
@@ -293,23 +326,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="replace the section in docs/benchmarks.md")
     parser.add_argument("--tuned", action="store_true",
                         help="also measure the matrix with PRAGMA mmap_size / cache_size on the connection")
+    parser.add_argument("--database-url", help="run on this PostgreSQL server instead of SQLite: each size gets a "
+                        "fresh database on it, dropped afterwards (scripts/pg-cluster.sh prints a throwaway one's URL)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.database_url and args.write:
+        parser.error("--write replaces the SQLite section; PostgreSQL figures go to docs/benchmarks.md through "
+                     "`python -m bench.pg_beside`")
     if args.child:
         sys.stdout.write(json.dumps(child(args.child, args.queries, args.home, args.tuned)) + "\n")
         return 0
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
-        with tempfile.TemporaryDirectory(prefix="ormah-latency-") as tmp:
-            env = {k: v for k, v in os.environ.items() if not k.startswith("ORMAH_") or k == "ORMAH_SQLITE_DRIVER"}
-            env["ORMAH_LOG_LEVEL"] = "WARNING"
-            command = [sys.executable, "-m", "bench.recall_latency", "--child", str(size), "--queries",
-                       str(args.queries), "--home", tmp] + (["--tuned"] if args.tuned else [])
-            out = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, check=True).stdout
-            for result in json.loads(out.strip().splitlines()[-1]):
-                results.append(result)
-                sys.stderr.write(f"{size}: {result}\n")
+        for result in run_size(size, queries=args.queries, tuned=args.tuned, database_url=args.database_url):
+            results.append(result)
+            sys.stderr.write(f"{size}: {result}\n")
     text = render(results, _machine())
     sys.stdout.write(text + "\n")
     if args.write:
