@@ -88,12 +88,15 @@ def node_fulltext(query: FtsQuery, *, match_all: bool, limit: int, where: str | 
 
 
 def doc_counts(terms: Sequence[str], cap: int) -> dict[str, int]:
-    """How many memories contain each term (English stems), capped at `cap`."""
+    """How many memories contain each term (English stems), capped at `cap`. A stop word of the `english`
+    configuration ("his", "after", ...; no tsvector keeps one) counts as `cap`, a word as common as words get:
+    counted through the tsvector it would find no memory and weigh as the rarest word of the query."""
     out = {}
     with connection.cursor() as cur:
         for term in terms:
-            cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {NODE_TABLE} "
-                        f"WHERE fts @@ websearch_to_tsquery('{CONFIG}', %s) LIMIT %s) x", [_websearch([term], True), cap])
+            cur.execute(f"SELECT CASE WHEN numnode(q) = 0 THEN %s ELSE (SELECT count(*) FROM (SELECT 1 FROM "
+                        f"{NODE_TABLE} WHERE fts @@ q LIMIT %s) x) END FROM websearch_to_tsquery('{CONFIG}', %s) q",
+                        [cap, cap, _websearch([term], True)])
             out[term] = int(cur.fetchone()[0])
     return out
 
