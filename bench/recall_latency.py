@@ -96,37 +96,61 @@ def _measure(qs, emb, real) -> dict:
             "cpu_mean": float(np.mean(cpu)), "server_cpu_mean": server_ms, "load": os.getloadavg()[0]}
 
 
-STAGES = ("query_vector", "fts_search", "vector_search", "cosines_for", "row_facts", "score_candidates",
-          "temporal_supplement", "spread_activation", "rows_by_id", "hits_with_warnings")
+# (module, function, label): each stage is timed where the pipeline looks it up; a stage marked · is part of the
+# one above it, so the unmarked rows add up to about the total.
+STAGES = (
+    ("memory.search.pipeline", "query_vector", "query_vector"),
+    ("memory.search.pipeline", "_direct", "pool and scoring"),
+    ("memory.search.pipeline", "gather", "· candidate pool"),
+    ("memory.search.candidates", "fts_search", "· · fts_search"),
+    ("memory.search.candidates", "vector_search", "· · vector_search"),
+    ("memory.search.candidates", "feature_rows", "· · feature_rows"),
+    ("memory.search.candidates", "cosines_for", "· · cosines_for (+ centrality)"),
+    ("memory.search.candidates", "doc_counts", "· · doc_counts"),
+    ("memory.search.candidates", "feature_matrix", "· · feature_matrix"),
+    ("memory.search.pipeline", "temporal_supplement", "temporal_supplement"),
+    ("memory.search.pipeline", "spread_activation", "spread_activation"),
+    ("memory.search.pipeline", "hit_rows", "hit_rows"),
+    ("memory.search.pipeline", "with_passages", "with_passages"),
+    ("memory.search.pipeline", "hits_with_warnings", "hits_with_warnings"),
+)
 
 
 def _stages(qs, emb) -> dict[str, float]:
-    """Mean wall ms per recall spent in each pipeline stage (a separate pass with the stages wrapped in timers)."""
+    """Mean wall ms per recall spent in each stage (a separate pass with the stages wrapped in timers)."""
+    import importlib
+
     from memory.search import pipeline
 
-    spent = dict.fromkeys(STAGES, 0.0)
-    originals = {name: getattr(pipeline, name) for name in STAGES if hasattr(pipeline, name)}
+    spent: dict[str, float] = {}
+    originals = []
+    for module_name, name, label in STAGES:
+        module = importlib.import_module(module_name)
+        if hasattr(module, name):
+            originals.append((module, name, getattr(module, name)))
+            spent[label] = 0.0
 
-    def timed(name, fn):
+    def timed(label, fn):
         def run(*args, **kwargs):
             started = time.perf_counter()
             try:
                 return fn(*args, **kwargs)
             finally:
-                spent[name] += time.perf_counter() - started
+                spent[label] += time.perf_counter() - started
         return run
 
-    for name, fn in originals.items():
-        setattr(pipeline, name, timed(name, fn))
+    labels = {(m, n): label for m, n, label in STAGES}
+    for module, name, fn in originals:
+        setattr(module, name, timed(labels[(module.__name__, name)], fn))
     try:
         t = time.perf_counter()
         for q in qs:
             pipeline.recall(query=q, now=NOW, embedder=emb)
         total = time.perf_counter() - t
     finally:
-        for name, fn in originals.items():
-            setattr(pipeline, name, fn)
-    out = {name: spent[name] * 1000 / len(qs) for name in originals}
+        for module, name, fn in originals:
+            setattr(module, name, fn)
+    out = {label: ms * 1000 / len(qs) for label, ms in spent.items()}
     out["total"] = total * 1000 / len(qs)
     return out
 
@@ -264,7 +288,7 @@ def render(results: list[dict], machine: str) -> str:
             f"{r['matrix_mb']:.0f} MiB" for r in loads) + "."]
     staged = [r for r in results if r.get("stages")]
     if staged:
-        names = [n for n in (*STAGES, "total") if n in staged[0]["stages"]]
+        names = [n for n in (*(label for _, _, label in STAGES), "total") if n in staged[0]["stages"]]
         lines += ["", "Where the time goes (mean wall ms per recall, default connection, a separate pass with each "
                   "stage of `memory.search.pipeline` wrapped in a timer):", "",
                   "| stage | " + " | ".join(f"{r['size']:,} {r['backend']}" for r in staged) + " |",

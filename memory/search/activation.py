@@ -15,7 +15,7 @@ from django.db.models import Q
 from memory.domain import scoring
 from memory.domain.enums import EdgeType
 from memory.domain.scoring import RecallConf
-from memory.models import EdgeRow, NodeRow
+from memory.models import EdgeRow
 from memory.search.filters import Filters, matching_ids
 from memory.search.hybrid import Scored
 
@@ -34,8 +34,7 @@ def spread_activation(
     reachable = {t if s in seed_ids else s for s, t, _, _ in edges} - skip
     if not reachable:
         return []
-    allowed = set(matching_ids(filters, row_ids=sorted(reachable)))
-    allowed -= set(NodeRow.objects.filter(id__in=allowed, is_self=True).values_list("id", flat=True))
+    allowed = set(matching_ids(filters, row_ids=sorted(reachable), skip_self=True))
     best: dict[int, Scored] = {}
     for seed in seeds:
         offers: dict[int, Scored] = {}

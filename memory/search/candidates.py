@@ -19,11 +19,11 @@ from django.db import connection
 from memory.backends import backend
 
 from memory.domain.lifecycle import days_between
-from memory.models import NodeRow
 from memory.ranking.features import Candidate, QueryFacts, feature_matrix, idf, query_facts, query_terms
 from memory.search import vectors
 from memory.search.filters import Filters
 from memory.search.fts import fts_search
+from memory.search.rows import feature_rows
 from memory.search.semantic import cosines_for, vector_search
 
 DF_CAP = 5000  # document counts above this are treated as this (the IDF of such a word is near its floor anyway)
@@ -74,9 +74,11 @@ def _signature(total: int) -> tuple:
     with connection.cursor() as cur:
         if total <= CENTROID_SAMPLE:
             cur.execute(f"SELECT count(*), max(id), {backend().hash_concat('embed_hash')} FROM memory_noderow")
+            count, newest, *hashes = cur.fetchone()
         else:
-            cur.execute("SELECT count(*), max(id) FROM memory_noderow")
-        count, newest, *hashes = cur.fetchone()
+            # max(id) alone reads one leaf; beside count(*) it read every row. `total` is the caller's count(*).
+            cur.execute("SELECT max(id) FROM memory_noderow")
+            count, newest, hashes = total, cur.fetchone()[0], []
     digest = hashlib.sha1(str(hashes).encode()).hexdigest() if hashes else ""
     return str(connection.settings_dict.get("NAME")), count, newest, digest
 
@@ -128,15 +130,14 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
         ids += [h.row_id for h in vector_search(vector, limit * 3, inside) if h.row_id not in set(ids)]
     if not ids:
         return CandidatePool([], np.zeros((0, 0)), {}, {}, {})
-    rows = {r[0]: r for r in NodeRow.objects.filter(id__in=ids).values_list(
-        "id", "content", "title", "created", "space", "confidence", "tier", "access_count", "last_accessed")}
+    rows = feature_rows(ids)
     ids = [i for i in ids if i in rows]
+    total = _memory_count()
     cosine: dict[int, float] = {}
     central: dict[int, float] = {}
     if vector is not None:
         cosine = {h.row_id: h.cosine for h in cosines_for(vector, ids)}
         if cosine:
-            total = _memory_count()
             summed, sampled, sig = centroid(total, int(np.asarray(vector).shape[0]))
             norm = float(np.linalg.norm(summed))
             if norm > 0:
@@ -150,21 +151,21 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
                     known.update(centrality(to_sum, norm, sampled, total))
                 central = {r: known[r] for r in cosine if r in known}
     terms = query_terms(text)
-    total = _memory_count()
     counts = doc_counts(terms)
     facts: QueryFacts = query_facts(text, {t: idf(counts.get(t, 0), total) for t in terms},
                                     default_space=default_space, window=window)
     fts = {h.row_id: h for h in fts_hits}
     candidates = []
     for row_id in ids:
-        _, content, title, created, space, confidence, tier, access_count, last_accessed = rows[row_id]
+        row = rows[row_id]
         hit = fts.get(row_id)
         candidates.append(Candidate(
-            row_id=row_id, content=content, title=title or "", bm25=hit.score if hit else None,
+            row_id=row_id, content=row.content, title=row.title or "", bm25=hit.score if hit else None,
             fts_rank=hit.rank if hit else None, cosine=cosine.get(row_id),
             centrality=central.get(row_id, NEUTRAL_CENTRALITY),
-            created=created, space=space, confidence=confidence, tier=tier, access_count=access_count,
-            days_since_access=days_between(last_accessed, now) if last_accessed else math.inf,
+            created=row.created, space=row.space, confidence=row.confidence, tier=row.tier,
+            access_count=row.access_count,
+            days_since_access=days_between(row.last_accessed, now) if row.last_accessed else math.inf,
         ))
     return CandidatePool(
         row_ids=ids, matrix=feature_matrix(facts, candidates), fts_rank={h.row_id: h.rank for h in fts_hits},

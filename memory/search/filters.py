@@ -80,13 +80,17 @@ def where_sql(filters: Filters, alias: str = "n") -> tuple[str, list]:
     return (" AND ".join(parts) or "1 = 1"), params
 
 
-def matching_ids(filters: Filters, *, limit: int | None = None, row_ids: Sequence[int] | None = None) -> list[int]:
-    """Row ids passing the filters (optionally only among `row_ids`), at most `limit` of them."""
+def matching_ids(filters: Filters, *, limit: int | None = None, row_ids: Sequence[int] | None = None,
+                 skip_self: bool = False) -> list[int]:
+    """Row ids passing the filters (optionally only among `row_ids`, without the self node), at most `limit`."""
     where, params = where_sql(filters)
+    if skip_self:
+        where += " AND n.is_self = %s"
+        params.append(False)
     if row_ids is not None:
         if not row_ids:
             return []
-        if filters.empty and limit is None:
+        if filters.empty and limit is None and not skip_self:
             return list(row_ids)
         where += f" AND n.id IN ({_placeholders(row_ids)})"
         params.extend(int(r) for r in row_ids)

@@ -1,4 +1,4 @@
-"""The scored-candidate value recall passes around, row loading, and the reference RRF fusion of the two legs.
+"""The scored-candidate value recall passes around, and the reference RRF fusion of the two legs.
 
 Recall's ranking itself is the learned scorer (memory.ranking, docs/recall.md); `fuse` stays as the reference
 fusion the recall-quality bench reports beside it.
@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from memory.domain import scoring
 from memory.domain.scoring import RecallConf
-from memory.models import NodeRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,11 +26,6 @@ class Scored:
     vector_rank: int | None = None
     activated_by: int | None = None
     activation_edge: str | None = None
-
-
-def rows_by_id(row_ids: Sequence[int]) -> dict[int, NodeRow]:
-    """Index rows for the given ids (missing ids are simply absent)."""
-    return NodeRow.objects.in_bulk(list(row_ids)) if row_ids else {}
 
 
 def fuse(

@@ -1,0 +1,71 @@
+"""Recall's cheaper reads give exactly what the ORM and the per-row products gave (issue 13, item 2)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from memory.domain.requests import NodePatch
+from memory.models import NodeRow
+from memory.search import Filters, matrix
+from memory.search.filters import matching_ids
+from memory.search.rows import as_datetime, feature_rows, hit_rows
+from memory.services import node_update, self_ensure
+
+NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
+
+
+def test_row_reads_equal_the_orm_values(mem):
+    old = mem("Backups run nightly with restic", created=NOW - timedelta(days=40), tags=["ops", "backup"])
+    node_update(ref=old.id, patch=NodePatch(valid_until=NOW - timedelta(days=2, microseconds=7)))
+    new = mem("The garden sensors report every fifteen minutes", title="Sensors", space="garden")
+    ids = list(NodeRow.objects.filter(uid__in=[old.id, new.id]).values_list("id", flat=True))
+    for load in (feature_rows, hit_rows):
+        rows = load(ids + [10**9])
+        fields = next(iter(rows.values()))._fields
+        orm = {r[0]: r for r in NodeRow.objects.filter(id__in=ids).values_list(*fields)}
+        assert {i: tuple(r) for i, r in rows.items()} == orm
+
+
+def test_stored_timestamps_read_as_utc():
+    assert as_datetime("2026-11-20 12:00:00.000007") == datetime(2026, 11, 20, 12, 0, 0, 7, tzinfo=UTC)
+    assert as_datetime("2026-11-20T12:00:00Z") == datetime(2026, 11, 20, 12, tzinfo=UTC)
+    assert as_datetime(None) is None
+
+
+def test_matching_ids_can_leave_the_self_node_out(mem):
+    me = self_ensure(name="Dana")
+    other = mem("Dana plays the guitar on Sundays", auto_link=False)
+    ids = dict(NodeRow.objects.values_list("uid", "id"))
+    both = [ids[me.id], ids[other.id]]
+    assert matching_ids(Filters(), row_ids=both, skip_self=True) == [ids[other.id]]
+    assert sorted(matching_ids(Filters(), row_ids=both)) == sorted(both)
+
+
+def test_matrix_cosines_equal_one_product_per_row(mem):
+    for i in range(6):
+        mem(f"Note {i}: the billing service retries webhooks with jitter", auto_link=False)
+    mem("# Guide\n\n" + "\n\n".join(f"## Part {i}\n\n" + "Long text about restoring backups. " * 40
+                                     for i in range(4)), auto_link=False)
+    [(state, _)] = matrix.current()
+    query = state.vecs[0].copy()
+    ids = list(state.slots)
+    expected = {}
+    for row_id in ids:
+        slots = state.slots[row_id]
+        sims = state.vecs[slots] @ query
+        best = int(np.argmax(sims))
+        expected[row_id] = (float(sims[best]), int(state.part[slots[best]]))
+    assert any(len(state.slots[r]) > 1 for r in ids)  # a long memory with passages is among them
+    assert state.cosines(query, ids) == expected
+
+
+def test_a_warm_matrix_costs_one_generation_read_per_query(mem, transactional_db):
+    mem("The billing service retries webhooks with jitter", auto_link=False)
+    matrix.current()
+    with CaptureQueriesContext(connection) as ctx:
+        matrix.current()
+    assert [q["sql"] for q in ctx.captured_queries] == ["SELECT max(gen) FROM node_vec_log"]
