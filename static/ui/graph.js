@@ -20,6 +20,7 @@
   var BIG = 1500; // above this many nodes: haystack edges, no arrows, textures while panning
 
   var cy = null;
+  var namesShown = false;  // every memory's label in the style (see allLabels)
   var order = [];        // node ids by importance, for N / P keyboard navigation
   var cursor = -1;
   var loadSeq = 0;
@@ -59,8 +60,10 @@
       {selector: "node", style: {
         "width": "data(size)", "height": "data(size)", "background-color": p.type.fact,
         "border-width": 2, "border-color": p.tier.working,
-        // every label appears once zoomed in far enough to read it (11 px); below that only the chosen few
-        "label": big ? "" : "data(label)", "font-size": 11, "color": p.label, "text-valign": "bottom",
+        // every label appears once zoomed in far enough to read it (11 px); below that only the chosen few.
+        // Until the view first gets there (see allLabels) no label is even measured: ~1,000 text measurements
+        // and label boxes in the first frame for names too small to be drawn.
+        "label": big || !namesShown ? "" : "data(label)", "font-size": 11, "color": p.label, "text-valign": "bottom",
         "text-margin-y": 3, "min-zoomed-font-size": 15,
         "text-background-color": p.labelBg, "text-background-opacity": 0.8, "text-background-padding": 2,
         "overlay-padding": 6
@@ -152,6 +155,16 @@
   function labelled(n) { return Math.min(40, Math.max(8, Math.round(n / 12))); }
 
   function weight(n) { return n.data("imp") + 0.12 * Math.log2(1 + n.degree(false)); }
+
+  /* The same order as rememberOrder, from the JSON (sorting Cytoscape collections cost ~0.2 s at 5,000). */
+  function orderFromData(nodes, degree) {
+    var w = {}, me = {};
+    nodes.forEach(function (d) {
+      w[d.id] = (d.imp || 0) + 0.12 * Math.log2(1 + (degree[d.id] || 0));
+      me[d.id] = d.self ? 1 : 0;
+    });
+    return nodes.map(function (d) { return d.id; }).sort(function (a, b) { return (me[b] - me[a]) || (w[b] - w[a]); });
+  }
 
   function rememberOrder() {
     var w = {};
@@ -290,6 +303,7 @@
       });
     });
     fitAll();
+    scaleLabels();
     started.fitted = performance.now();
     cy.forceRender();
   }
@@ -298,12 +312,19 @@
     var big = data.nodes.length > BIG;
     var degree = {}, pos = data.pos || {}, known = 0;
     data.edges.forEach(function (e) { degree[e[0]] = (degree[e[0]] || 0) + 1; degree[e[1]] = (degree[e[1]] || 0) + 1; });
+    order = orderFromData(data.nodes, degree);
+    cursor = -1;
+    var top = {};
+    order.slice(0, labelled(order.length)).forEach(function (id) { top[id] = 1; });
     var elements = data.nodes.map(function (d) {
       var at = pos[d.id];
       if (at) known += 1;
-      return nodeEl(d, at ? {x: at[0], y: at[1]} : null, degree[d.id]);
+      var e = nodeEl(d, at ? {x: at[0], y: at[1]} : null, degree[d.id]);
+      if (top[d.id]) e.classes += " lbl";
+      return e;
     }).concat(data.edges.map(edgeEl));
     if (cy) cy.destroy();
+    namesShown = false;
     cy = window.cytoscape({
       container: el, elements: elements, style: styles(palette(), big), layout: {name: "preset", fit: false},
       minZoom: 0.03, maxZoom: 4, boxSelectionEnabled: false, motionBlur: false,
@@ -312,7 +333,6 @@
     cy.scratch("_big", big);
     window.ormahGraph = cy;
     bindGraphEvents();
-    rememberOrder();
     started.built = performance.now();
     var after = function (placed) {
       started.laidOut = performance.now();
@@ -381,9 +401,13 @@
     el.dataset.state = "loading";
     say("Loading the graph…");
     var params = filtersForm ? new URLSearchParams(new FormData(filtersForm)).toString() : "";
-    fetch(el.dataset.dataUrl + (params ? "?" + params : ""), {credentials: "same-origin",
-                                                              headers: {"Accept": "application/json"}})
-      .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+    var target = el.dataset.dataUrl + (params ? "?" + params : "");
+    var early = window.ormahGraphData;  // started by graph-data.js while this script was downloading
+    window.ormahGraphData = null;
+    var request = early && early.url === target ? early.data
+      : fetch(target, {credentials: "same-origin", headers: {"Accept": "application/json"}})
+          .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); });
+    request
       .then(function (data) {
         if (seq !== loadSeq) return;
         started.fetched = performance.now();
@@ -581,7 +605,7 @@
     cy.on("mouseout", "node", function () { hoverOff(); });
     cy.on("mouseover", "edge", function (ev) { hoverEdge(ev.target); });
     cy.on("mouseout", "edge", function () { hoverOff(); });
-    cy.on("zoom", function () { queueScale(); if (hovered) placeTip(hovered); });
+    cy.on("zoom", function () { queueScale(); allLabels(); if (hovered) placeTip(hovered); });
     cy.on("pan", function () { if (hovered) placeTip(hovered); });
     cy.on("dragfree", "node", function (ev) { savePositions(ev.target); });
   }
@@ -795,6 +819,13 @@
   });
 
   darkScheme.addEventListener("change", function () { if (cy) cy.style(styles(palette(), !!cy.scratch("_big"))); });
+
+  /* Zoomed in far enough for an 11 px name to pass min-zoomed-font-size (15): give every memory its label, once. */
+  function allLabels() {
+    if (namesShown || cy.scratch("_big") || cy.zoom() < 1.3) return;
+    namesShown = true;
+    cy.style(styles(palette(), false));
+  }
 
   window.ormahGraphReload = load;
   load();

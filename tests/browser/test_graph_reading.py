@@ -164,3 +164,17 @@ def test_positions_are_kept_between_visits(new_page, town):
     assert page.get_attribute("#graph", "data-layout") == "cached"
     again = page.evaluate(f"window.ormahGraph.getElementById('{hub}').position()")
     assert (round(again["x"]), round(again["y"])) == (round(first["x"]), round(first["y"]))
+
+
+def test_every_memory_is_named_once_zoomed_in_and_the_data_is_fetched_once(new_page, town):
+    page = new_page()
+    sign_in(page)
+    wait_for_graph(page)
+    assert page.evaluate("performance.getEntriesByType('resource')"
+                         ".filter(r => new URL(r.name).pathname === '/graph/data/').length") == 1
+    plain = town["nodes"][("garden", 2)].id
+    node = f"window.ormahGraph.getElementById('{plain}')"
+    assert page.evaluate(f"{node}.hasClass('lbl')") is False
+    page.evaluate("() => { window.ormahGraph.zoom(2); }")
+    assert page.evaluate(f"{node}.style('label')") == page.evaluate(f"{node}.data('label')")
+    assert page.evaluate(f"{node}.data('label')").startswith("Garden, what to read first")
