@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -32,6 +33,9 @@ NEUTRAL_CENTRALITY = 0.5  # a store of one memory (no others to be near)
 
 _centroids: dict[tuple[str, str], tuple[int, int, np.ndarray, tuple]] = {}
 _central: dict[tuple, dict[int, float]] = {}  # centrality per row, per store signature (derived, per process)
+_doc_counts: dict[tuple, dict[str, int]] = {}  # document count per term, for the latest store state seen
+_DF_LOCK = threading.Lock()  # the web worker's threads share the cache
+DF_CACHE_TERMS = 50_000
 
 
 @dataclass(frozen=True)
@@ -57,9 +61,42 @@ def vocabulary_share(terms: list[str], counts: dict[str, int]) -> float:
     return sum(1 for t in terms if counts.get(t, 0) > 0) / len(terms) if terms else 1.0
 
 
+def store_state() -> tuple:
+    """What moves whenever a memory's words can change: the vector log's newest generation (every row inserted or
+    deleted, every content edit: memory/search/matrix.py) and the indexer's write sequence (every indexed write,
+    titles and tags included)."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT (SELECT max(gen) FROM {vectors.LOG_TABLE}), "
+                    "(SELECT value FROM memory_indexmetarow WHERE key = %s)", [vectors.META_SEQ_KEY])
+        gen, seq = cur.fetchone()
+    return str(connection.settings_dict.get("NAME")), gen, seq
+
+
 def doc_counts(terms: list[str]) -> dict[str, int]:
-    """How many memories contain each term, by the full-text index (stems), capped at DF_CAP."""
-    return backend().doc_counts(terms, DF_CAP)
+    """How many memories contain each term, by the full-text index (stems), capped at DF_CAP.
+
+    Kept per process for the latest store state (`store_state`): a conversation repeats its words, and each count
+    is an FTS5 scan of up to DF_CAP postings. Inside a transaction (a writer's own uncommitted rows) nothing is
+    kept, as the vector matrix keeps nothing there either.
+    """
+    if connection.in_atomic_block or not terms:
+        return backend().doc_counts(terms, DF_CAP)
+    state = store_state()  # read first: counts read after it are never older than it
+    with _DF_LOCK:
+        if state not in _doc_counts:
+            _doc_counts.clear()
+            _doc_counts[state] = {}
+        known = _doc_counts[state]
+        out = {t: known[t] for t in terms if t in known}
+    missing = [t for t in terms if t not in out]
+    if missing:
+        found = backend().doc_counts(missing, DF_CAP)
+        out.update(found)
+        with _DF_LOCK:
+            if len(known) + len(found) > DF_CACHE_TERMS:
+                known.clear()
+            known.update(found)
+    return {t: out[t] for t in terms}
 
 
 def _memory_count() -> int:

@@ -104,8 +104,10 @@ def knn(
     return [VectorHit(row_id=r, cosine=1.0 - d) for r, d in found]
 
 
-# memory.index keeps the embedding model of the vec0 table under this IndexMetaRow key (index.META_MODEL).
+# memory.index keeps the embedding model of the vec0 table under this IndexMetaRow key (index.META_MODEL), and
+# the sequence number of its latest write under this one (index.META_SEQ).
 META_MODEL_KEY = "embedding_model_id"
+META_SEQ_KEY = "seq"
 
 
 def get_many(row_ids: Sequence[int]) -> dict[int, np.ndarray]:

@@ -69,3 +69,15 @@ def test_a_warm_matrix_costs_one_generation_read_per_query(mem, transactional_db
     with CaptureQueriesContext(connection) as ctx:
         matrix.current()
     assert [q["sql"] for q in ctx.captured_queries] == ["SELECT max(gen) FROM node_vec_log"]
+
+
+def test_document_counts_are_read_once_per_store_state(mem, transactional_db):
+    from memory.search.candidates import doc_counts
+
+    node = mem("The garden sensors report soil moisture", auto_link=False)
+    assert doc_counts(["garden", "zebra"]) == {"garden": 1, "zebra": 0}
+    with CaptureQueriesContext(connection) as ctx:
+        assert doc_counts(["zebra", "garden"]) == {"zebra": 0, "garden": 1}
+    assert len(ctx.captured_queries) == 1  # the store state, no count
+    node_update(ref=node.id, patch=NodePatch(tags=["zebra"]))  # a tag alone moves the state too
+    assert doc_counts(["garden", "zebra"]) == {"garden": 1, "zebra": 1}
