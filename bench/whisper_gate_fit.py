@@ -1,43 +1,47 @@
-"""Fit whisper's logistic gate on the dev split's candidates (issue 11, item 9).
+"""Fit whisper's logistic gate on what reaches the gate on the dev split (issue 11, item 9).
 
-    python -m bench.whisper_stores --split dev --sweep --dump /tmp/dev.json   # the candidates, gates open
-    python -m bench.whisper_gate_fit /tmp/dev.json                            # weights and operating point
+    python -m bench.whisper_stores --split dev --gate-dump /tmp/dev-gate.json   # production path and settings
+    python -m bench.whisper_gate_fit /tmp/dev-gate.json                          # weights and operating point
 
-For every recall hit that reached the gate of a dev prompt (identity-route memories keep their cosine gate), four
-signals the gate already has: recall's calibrated probability g, the raw cosine, the gaps of both to the
-prompt's best recall hit, whether it is the best by g, and its margin in g over the next one. A logistic model (numpy, L2, Newton steps) is fitted on "expected or accepted memory";
-the operating point is the threshold on its log-odds with the highest dev hit rate among those with precision
->= 0.9 and silence >= 0.95, applied with the same served/cap logic as the sweep. Prints the numbers to put in
-whisper.conf (WhisperConf.gate_weights, gate_logit). The strong-cosine pass (0.70) and the cap stay.
+The dump holds, per dev prompt and per whisper call (history prompts first), every candidate that reached the gate
+with the gate's own inputs (whisper.stages.gate.gate_inputs), so the fit sees exactly what production sees: the
+overlap filter and the other stages ran with their production settings. A logistic model (numpy, L2, Newton
+steps) is fitted on "expected or accepted memory" over recall's hits outside the identity route. Its quality is
+reported by cross-validation by prompt (5 folds, 3 shuffles; each prompt's logits come from a model that never saw
+it), and the operating point is the threshold with the highest out-of-fold hit rate among those with precision >=
+0.9 and silence >= 0.95, applied as production does (identity gate, strong cosine, already served, cap). Prints
+the numbers for whisper/conf.py (GATE_WEIGHTS, GATE_LOGIT).
 """
 
 from __future__ import annotations
 
 import json
+import random
 import sys
+from collections import defaultdict
 
 import numpy as np
 
 L2 = 1.0
-CAPS = (1, 2)
-IDENTITY_GATES = (0.25,)  # the identity gate stays as tuned with the sweep
-STRONG = 0.70
+CAP = 2
+IDENTITY_GATE = 0.25  # the identity route's cosine gate (whisper/conf.py), not fitted here
+STRONG = 0.70  # a recall hit with this raw cosine passes on its own (the overlap filter's cosine floor)
+FOLDS, SHUFFLES = 5, (0, 1, 2)
 
 
-def features(cands) -> list[tuple[list[float], tuple]]:
-    """[g, cos, cos - best cos, g - best g, best by g, g - next g] per recall hit outside the identity route (the
-    same signals as whisper.stages.gate.gate_features)."""
-    hits = [c for c in cands if c[3] and not c[2]]
-    best_g = max((c[0] for c in hits), default=0.0)
-    best_cos = max((c[4] for c in hits), default=0.0)
-    by_g = sorted((c[0] for c in hits), reverse=True)
-    out = []
-    for c in hits:
-        rank = by_g.index(c[0])
-        nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
-        row = [c[0], c[4], c[4] - best_cos, c[0] - best_g, float(rank == 0), c[0] - nxt]
-        out.append((row, c))
-    return out
+def rows(dump: list[dict]) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]:
+    """The logistic gate's inputs of every hit it judged (history calls too), their labels and their places."""
+    x, y, where = [], [], []
+    for pi, item in enumerate(dump):
+        p = item["prompt"]
+        good = set(p.get("expect", [])) | set(p.get("accept", []))
+        for ci, call in enumerate(item["calls"]):
+            for k, c in enumerate(call or ()):
+                if c["route"] == "logistic":
+                    x.append(c["inputs"])
+                    y.append(1.0 if c["key"] in good else 0.0)
+                    where.append((pi, ci, k))
+    return np.array(x), np.array(y), where
 
 
 def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -46,46 +50,72 @@ def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     reg = np.eye(len(w)) * L2
     reg[0, 0] = 0.0
     for _ in range(50):
-        p = 1 / (1 + np.exp(-xb @ w))
+        p = 1 / (1 + np.exp(-np.clip(xb @ w, -30, 30)))
         grad = xb.T @ (p - y) + reg @ w
         hess = xb.T @ (xb * (p * (1 - p))[:, None]) + reg
         w -= np.linalg.solve(hess, grad)
     return w
 
 
-def logit(w: np.ndarray, f: list[float]) -> float:
-    return float(w[0] + np.dot(w[1:], f))
+def passed(call: list[dict], logits: dict[int, float], t: float, served=frozenset()) -> list[str]:
+    """What the gate, already_served and arrange would inject from one call's candidates at threshold t."""
+    def ok(k: int, c: dict) -> bool:
+        if c["route"] == "identity":
+            return c["cosine"] >= IDENTITY_GATE
+        if c["route"] == "cosine":
+            return c["cosine"] >= STRONG
+        return c["cosine"] >= STRONG or logits[k] >= t
+
+    kept = [c for k, c in enumerate(call) if ok(k, c) and c["key"] not in served]
+    kept.sort(key=lambda c: (not c["recall"], -c["score"]))  # as arrange: recall's hits first
+    return [c["key"] for c in kept[:CAP]]
 
 
-def passed(cands, w, t: float, cap: int, ig: float, served=frozenset()) -> list[str]:
-    scored = {id(c): logit(w, f) for f, c in features(cands)}
-    ordered = sorted((c for c in cands if c[1] not in served), key=lambda c: (not c[3], -c[5]))
-
-    def ok(c) -> bool:
-        if c[2]:
-            return c[0] >= ig
-        if not c[3]:
-            return c[0] >= STRONG
-        return c[4] >= STRONG or scored[id(c)] >= t
-
-    return [c[1] for c in ordered if ok(c)][:cap]
-
-
-def evaluate(runs, w, t, cap, ig) -> tuple[float, float, float]:
+def evaluate(dump: list[dict], logits: dict[tuple, float], t: float, categories: bool = False):
+    """(hit rate, precision, silence) at threshold t, history served as in bench.whisper_stores.run_one."""
     hits = inject = silent = silent_ok = injected = correct = 0
-    for p, earlier, final in runs:
-        served = frozenset(k for cands in earlier for k in passed(cands, w, t, cap, ig))
-        got = passed(final, w, t, cap, ig, served)
+    by_category: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for pi, item in enumerate(dump):
+        p, calls = item["prompt"], item["calls"]
+        served: set[str] = set()
+        got: list[str] = []
+        for ci, call in enumerate(calls):
+            lg = {k: logits.get((pi, ci, k), -99.0) for k in range(len(call or ()))}
+            if ci < len(calls) - 1:
+                served |= set(passed(call or [], lg, t))
+            else:
+                got = passed(call or [], lg, t, frozenset(served))
         good = set(p.get("expect", [])) | set(p.get("accept", []))
         injected += len(got)
         correct += sum(k in good for k in got)
         if p["kind"] == "inject":
             inject += 1
-            hits += bool(set(p["expect"]) & (set(got) | served))
+            hit = bool(set(p["expect"]) & (set(got) | served))
+            hits += hit
+            right = hit and all(k in good for k in got)
         else:
             silent += 1
-            silent_ok += not got
-    return hits / inject, correct / injected if injected else 1.0, silent_ok / silent
+            right = not got
+            silent_ok += right
+        by_category[p["category"]][0] += right
+        by_category[p["category"]][1] += 1
+    scores = (hits / inject, correct / injected if injected else 1.0, silent_ok / silent)
+    return (scores, dict(sorted(by_category.items()))) if categories else scores
+
+
+def out_of_fold(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list) -> dict[tuple, float]:
+    """Each hit's log-odds from models fitted without its prompt, averaged over the shuffles."""
+    got: dict[tuple, list[float]] = defaultdict(list)
+    for seed in SHUFFLES:
+        order = list(range(len(dump)))
+        random.Random(seed).shuffle(order)
+        fold = {pi: i % FOLDS for i, pi in enumerate(order)}
+        for f in range(FOLDS):
+            train = np.array([fold[w[0]] != f for w in where])
+            w = fit(x[train], y[train])
+            for j in np.where(~train)[0]:
+                got[where[j]].append(float(w[0] + x[j] @ w[1:]))
+    return {k: float(np.mean(v)) for k, v in got.items()}
 
 
 def auc(scores: np.ndarray, y: np.ndarray) -> float:
@@ -94,28 +124,32 @@ def auc(scores: np.ndarray, y: np.ndarray) -> float:
                  / max(1, len(pos) * len(neg)))
 
 
+def operating_point(dump, logits) -> tuple | None:
+    grid = [(*evaluate(dump, logits, round(float(t), 2)), round(float(t), 2)) for t in np.arange(-3.0, 3.01, 0.1)]
+    ok = [g for g in grid if g[1] >= 0.9 and g[2] >= 0.95]
+    return max(ok, key=lambda g: (g[0], g[1], g[2]), default=None)
+
+
 def main(argv: list[str]) -> int:
-    runs = json.loads(open(argv[0]).read())
-    rows, labels = [], []
-    for p, _earlier, final in runs:
-        good = set(p.get("expect", [])) | set(p.get("accept", []))
-        for f, c in features(final):
-            rows.append(f)
-            labels.append(1.0 if c[1] in good else 0.0)
-    x, y = np.array(rows), np.array(labels)
+    from whisper.stages.gate import GATE_INPUTS
+
+    dump = json.loads(open(argv[0]).read())
+    x, y, where = rows(dump)
     w = fit(x, y)
-    print(f"{len(y)} candidates, {int(y.sum())} right; weights (bias, g, cos, cos gap, g gap, top, margin): "
+    full = {k: float(w[0] + x[j] @ w[1:]) for j, k in enumerate(where)}
+    oof = out_of_fold(dump, x, y, where)
+    print(f"{len(y)} hits judged, {int(y.sum())} right; weights (bias, {', '.join(GATE_INPUTS)}): "
           + ", ".join(f"{v:.3f}" for v in w))
-    print(f"AUC on dev: logistic {auc(x @ w[1:], y):.3f}, g {auc(x[:, 0], y):.3f}, cos {auc(x[:, 1], y):.3f}")
-    grid = []
-    for t in np.arange(-3.0, 3.01, 0.1):
-        for cap in CAPS:
-            for ig in IDENTITY_GATES:
-                grid.append((*evaluate(runs, w, float(t), cap, ig), round(float(t), 2), cap, ig))
-    ok = sorted((g for g in grid if g[1] >= 0.9 and g[2] >= 0.95), key=lambda g: (-g[0], -g[1], -g[2]))
-    for h, pr, s, t, cap, ig in ok[:8]:
-        print(f"logit >= {t:+.2f} cap {cap} identity gate {ig}: "
-              f"hit {h:.3f} precision {pr:.3f} silence {s:.3f}")
+    print(f"AUC on dev: in-sample {auc(np.array([full[k] for k in where]), y):.3f}, "
+          f"out-of-fold {auc(np.array([oof[k] for k in where]), y):.3f}")
+    point = operating_point(dump, oof)
+    if point is None:
+        print("no threshold reaches precision 0.9 and silence 0.95 out of fold")
+        return 1
+    h, pr, s, t = point
+    print(f"operating point (out of fold): log-odds >= {t:+.2f}: hit {h:.3f} precision {pr:.3f} silence {s:.3f}")
+    h, pr, s = evaluate(dump, full, t)
+    print(f"the full fit at that threshold (in sample): hit {h:.3f} precision {pr:.3f} silence {s:.3f}")
     return 0
 
 

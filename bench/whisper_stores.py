@@ -1,6 +1,7 @@
 """Whisper over the three labelled stores: hit rate, precision and silence on the dev and test splits.
 
-    python -m bench.whisper_stores [--split dev|test|both] [--show] [--sweep [--dump FILE]] [--write-docs]
+    python -m bench.whisper_stores [--split dev|test|both] [--show] [--sweep [--dump FILE]] [--gate-dump FILE]
+                                   [--write-docs]
 
 Loads the docs, lifelog and devprojects stores (bench/datasets/) into one fresh temporary home through the real
 services (document vectors come from a disk cache of the real model's output: bench/datasets/embed_cache.py),
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -177,6 +179,56 @@ def sweep(prompts, ids: dict[str, str], now, dump: Path | None = None) -> dict[t
     return out
 
 
+@contextmanager
+def recording_gate(keys: dict[str, str]):
+    """Record what reaches the injection gate in every whisper_respond call (the production path, production
+    settings): per call, each candidate's key, its route (identity gate, strong-cosine only, or the logistic gate),
+    raw cosine, ordering score and the logistic gate's inputs (whisper.stages.gate.gate_inputs). Yields the list
+    of calls; a call that ended before the gate records None."""
+    import whisper.pipeline as pipeline
+    import whisper.services.respond as respond
+    from whisper.stages import gate
+
+    calls: list[list[dict] | None] = []
+
+    def observed(run, conf, deps):
+        hits = gate.logistic_hits(run)
+        inputs = gate.gate_inputs(run, hits)
+        calls[-1] = [{"key": keys.get(c.node_id, c.node_id), "cosine": c.raw_cosine or 0.0, "score": c.score,
+                      "recall": c.probability is not None,
+                      "route": ("identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
+                                else "cosine"),
+                      "inputs": inputs.get(id(c))} for c in run.pool]
+        return gate.injection_gate(run, conf, deps)
+
+    stages = tuple(observed if s is gate.injection_gate else s for s in pipeline.STAGES)
+    original = respond.run_stages
+
+    def run_stages(run, conf, deps, _stages=stages):
+        calls.append(None)
+        return original(run, conf, deps, _stages)
+
+    respond.run_stages = run_stages
+    try:
+        yield calls
+    finally:
+        respond.run_stages = original
+
+
+def gate_dump(prompts, ids: dict[str, str], now, path: Path) -> None:
+    """Run the split through the real path (history first, same session) and write, per prompt, what reached the
+    gate in each call: the input of bench/whisper_gate_fit.py. The gate's own threshold does not change what
+    reaches it (only a history prompt's served memories, which the fit simulates per threshold)."""
+    keys = {v: k for k, v in ids.items()}
+    out = []
+    with recording_gate(keys) as calls:
+        for p in prompts:
+            calls.clear()
+            run_prompt(p, ids, now=now)
+            out.append({"prompt": p, "calls": list(calls)})
+    path.write_text(json.dumps(out))
+
+
 def render(results: dict[str, dict], categories: dict[str, dict], gate_note: str) -> str:
     lines = [SECTION, "",
              "`python -m bench.whisper_stores --write-docs`: the 256 scenarios of `bench/datasets/whisper.json` over",
@@ -207,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", action="store_true", help="sweep the gate on the split (tune on dev only)")
     parser.add_argument("--sweep-json", type=Path, help="also write every swept setting and its scores here")
     parser.add_argument("--dump", type=Path, help="with --sweep: write every prompt's gate candidates here (JSON)")
+    parser.add_argument("--gate-dump", type=Path,
+                        help="write what reaches the gate per prompt, production settings (bench/whisper_gate_fit.py)")
     parser.add_argument("--write-docs", action="store_true", help="update this section of docs/benchmarks.md")
     args = parser.parse_args(argv)
     os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
@@ -224,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
         results, categories = {}, {}
         for split in splits:
             prompts = scenarios.prompts_in(split)
+            if args.gate_dump:
+                gate_dump(prompts, ids, scenarios.now, args.gate_dump)
+                continue
             if args.sweep:
                 table = sweep(prompts, ids, scenarios.now, args.dump)
                 if args.sweep_json:

@@ -43,6 +43,7 @@ class WhisperConf:
     gate_weights: tuple[float, ...] = GATE_WEIGHTS  # the logistic gate; () falls back to the three rules above
     gate_logit: float = GATE_LOGIT
     identity_gate: float = 0.25
+    identity_gate_no_word: float = 0.35  # the identity gate for an identity memory sharing no word with the prompt
     overlap_ce_floor: float = 0.45
     overlap_cosine_floor: float = 0.70
     intent_threshold: float = 0.65

@@ -299,11 +299,32 @@ def test_gate_also_asks_for_the_cosine_floor_and_a_share_of_the_best(conf):
     assert [c.node_id for c in run.pool] == ["best", "close"]
 
 
-def test_an_identity_memory_recall_did_not_return_needs_a_strong_cosine_without_a_shared_word(conf):
+@pytest.mark.parametrize("cosine, decision", [(0.3, "silent:below_gate"), (0.4, None)])
+def test_an_identity_memory_sharing_no_word_faces_the_higher_identity_gate(conf, cosine, decision):
+    # "what do I do for a living" -> "Works at Kestrel Freight" (cosine 0.35, no word in common)
+    c = cand("me", cosine=cosine, identity=True)
+    run = make_run("what do I do for a living", pool=[c], intent=intent("identity"), about_user=True)
+    assert injection_gate(run, conf, fake_deps()) == decision
+    assert c.gate_threshold == conf.identity_gate_no_word == 0.35
+
+
+def test_an_identity_memory_on_a_prompt_that_is_not_an_identity_question_needs_a_strong_cosine(conf):
     c = cand("me", cosine=0.6, identity=True)
-    run = make_run("tell me about my week", pool=[c], intent=intent("identity"), about_user=True)
+    run = make_run("tell me about my week", pool=[c], intent=intent(), about_user=True)
     assert injection_gate(run, conf, fake_deps()) == "silent:below_gate"
     assert c.gate_threshold == conf.overlap_cosine_floor
+
+
+def test_the_identity_route_keeps_the_best_identity_memories_only(conf):
+    # "where do I live these days": "Lives in Utrecht" 0.47, "Parents in Antwerp" 0.31 (below 0.7 x 0.47)
+    home, parents, partner = (cand(k, cosine=v, identity=True) for k, v in (("home", 0.47), ("parents", 0.31),
+                                                                           ("partner", 0.40)))
+    for c in (home, parents, partner):
+        c.overlap = True
+    run = make_run("where do I live these days", pool=[home, parents, partner], intent=intent("identity"),
+                   about_user=True)
+    injection_gate(run, conf, fake_deps())
+    assert ([c.node_id for c in run.pool], parents.stage) == (["home", "partner"], "below_gate")
 
 
 def test_gate_uses_0_45_after_a_rerank(conf):

@@ -25,29 +25,38 @@ def gate_score(cand: Candidate, *, by_cosine: bool = False) -> float:
     return round(base * (0.4 + 0.6 * cand.confidence) * cand.space_factor + cand.affinity, 4)
 
 
-def gate_features(run: WhisperRun, hits: list[Candidate]) -> dict[int, list[float]]:
-    """The logistic gate's signals per recall hit (id -> [g, cosine, cosine - best cosine, g - best g, best by g,
-    g - next g]); `hits` are recall's hits outside the identity route, their gate_score already set to g."""
-    by_g = sorted((c.gate_score for c in hits), reverse=True)
+GATE_INPUTS = ("g", "cosine", "cosine_gap", "g_gap", "best", "margin")
+
+
+def logistic_hits(run: WhisperRun) -> list[Candidate]:
+    """The candidates the logistic gate judges: recall's hits (no cross-encoder) outside the identity route."""
+    return [c for c in run.pool if c.probability is not None and c.ce_abs is None and not identity_route(c, run)]
+
+
+def gate_inputs(run: WhisperRun, hits: list[Candidate]) -> dict[int, list[float]]:
+    """The logistic gate's inputs per hit (id -> values in GATE_INPUTS order): g = probability + affinity, raw
+    cosine, cosine - the best cosine, g - the best g, 1 if best by g, g - the next g (a lone hit: its g)."""
+    g = {id(c): c.probability + c.affinity for c in hits}
+    by_g = sorted(g.values(), reverse=True)
     best_g = by_g[0] if by_g else 0.0
     best_cos = max((c.raw_cosine or 0.0 for c in hits), default=0.0)
     out = {}
     for c in hits:
-        rank = by_g.index(c.gate_score)
+        rank = by_g.index(g[id(c)])
         nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
         cos = c.raw_cosine or 0.0
-        out[id(c)] = [c.gate_score, cos, cos - best_cos, c.gate_score - best_g, float(rank == 0), c.gate_score - nxt]
+        out[id(c)] = [g[id(c)], cos, cos - best_cos, g[id(c)] - best_g, float(rank == 0), g[id(c)] - nxt]
     return out
 
 
 def apply_logistic(run: WhisperRun, conf: WhisperConf) -> None:
     """Replace recall hits' gate score by the logistic gate's log-odds (bench/whisper_gate_fit.py) and their gate
     by `gate_logit`; identity-route memories and memories recall did not return keep their own gates."""
-    hits = [c for c in run.pool if c.probability is not None and c.ce_abs is None and not identity_route(c, run)]
+    hits = logistic_hits(run)
     bias, *weights = conf.gate_weights
-    feats = gate_features(run, hits)
+    inputs = gate_inputs(run, hits)
     for c in hits:
-        c.gate_score = round(bias + sum(w * f for w, f in zip(weights, feats[id(c)])), 4)
+        c.gate_score = round(bias + sum(w * f for w, f in zip(weights, inputs[id(c)])), 4)
         c.gate_threshold = conf.gate_logit
 
 
@@ -61,17 +70,26 @@ def threshold_for(cand: Candidate, run: WhisperRun, conf: WhisperConf) -> float:
     if cand.ce_abs is not None:
         return conf.gate
     if identity_route(cand, run):
-        return conf.identity_gate
+        return conf.identity_gate if cand.overlap else conf.identity_gate_no_word
     if cand.probability is None:
         return conf.overlap_cosine_floor
     return conf.gate_no_reranker
 
 
 def identity_route(cand: Candidate, run: WhisperRun) -> bool:
-    """An identity memory on an identity prompt about the user that shares a word with it: judged on cosine. (Any
-    first-person prompt is about the user; "I'm back, had to walk the dog" is not asking who the user is.)"""
-    return (cand.identity and run.about_user and cand.overlap and cand.ce_abs is None
+    """An identity memory on an identity prompt about the user: judged on cosine, against the identity gate when
+    it shares a word with the prompt, else a higher one ("what do I do for a living" shares no word with "Works
+    at Kestrel Freight"). (Any first-person prompt is about the user; "I'm back, had to walk the dog" is not
+    asking who the user is.)"""
+    return (cand.identity and run.about_user and cand.ce_abs is None
             and run.intent is not None and run.intent.has(IDENTITY))
+
+
+def _best_identity_only(run: WhisperRun, conf: WhisperConf) -> list[Candidate]:
+    """The pool without identity-route memories below `gate_relative` x the best one's cosine: "where do I live"
+    wants where the user lives, not every fact about the user above the identity gate."""
+    best = max((c.gate_score for c in run.pool if identity_route(c, run)), default=0.0)
+    return [c for c in run.pool if not identity_route(c, run) or c.gate_score >= conf.gate_relative * best]
 
 
 def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
@@ -96,6 +114,7 @@ def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None
             return c.gate_score >= c.gate_threshold
 
         run.drop([c for c in run.pool if logistic_passes(c)], STAGE_GATE)
+        run.drop(_best_identity_only(run, conf), STAGE_GATE)
         return None if run.pool else SILENT_BELOW_GATE
     best = max((c.gate_score for c in run.pool if c.probability is not None and not identity_route(c, run)),
                default=0.0)
