@@ -15,6 +15,12 @@ most other some such than too very just because also
 # The original also counted we/our/you/your; "we" is usually the team and "you" the agent, so they are left out.
 IDENTITY_TOKENS = frozenset({"i", "me", "my", "mine", "myself", "user"})
 ABOUT_SELF_TOKEN = "about_self"
+# A first-person *procedural* question asks how to do something, not about the user: the "I" of "how do I ship a
+# release?" does not count ("how do I like to work?" still does, and so does any "my"). "How should I ..." and
+# "can I ..." are left first person: they often ask for the user's own rule ("how should I write commit messages",
+# "can I schedule a call at 8pm").
+_PROCEDURAL_I = re.compile(r"\bhow\s+(?:do|can|could)\s+i\b(?!\s+(?:like|prefer|usually|feel|take)\b)",
+                           re.IGNORECASE)
 
 # Words that carry no topic in a temporal query ("what did we do yesterday", "show me what happened this week").
 TEMPORAL_FILLER = frozenset("""
@@ -54,8 +60,9 @@ def content_words(text: str) -> list[str]:
 
 
 def is_first_person(text: str) -> bool:
-    """True when the query speaks about the user (I, me, my, ...)."""
-    return any(w in IDENTITY_TOKENS for w in words(text))
+    """True when the query speaks about the user (I, me, my, ...); the "I" of a procedural question ("how do I
+    deploy?") does not count."""
+    return any(w in IDENTITY_TOKENS for w in words(_PROCEDURAL_I.sub(" ", text)))
 
 
 def is_question(text: str) -> bool:

@@ -14,6 +14,7 @@ from memory.search import Filters, fts_query, fts_search
     ("which database do we use?", '"database" AND "use"', '"database" OR "use"'),
     ("where do I live?", '"live" AND "about_self"', '"live" OR "about_self"'),
     ("what's my cat called?", '"cat" AND "called" AND "about_self"', '"cat" OR "called" OR "about_self"'),
+    ("how do I ship a release?", '"ship" AND "release"', '"ship" OR "release"'),  # procedural: not about the user
     ('say "AND" OR NOT near(x y)', '"say" AND "near"', '"say" OR "near"'),
     ("the of to", '"the" AND "of" AND "to"', '"the" OR "of" OR "to"'),   # only stop words: keep them
     ("I", None, None),

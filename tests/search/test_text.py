@@ -20,6 +20,9 @@ def test_content_words(query, expected):
 @pytest.mark.parametrize(("query", "expected"), [
     ("where do I live?", True), ("what's my cat called?", True), ("tell me", True), ("which db do we use?", False),
     ("what do you know", False), ("Iceland trip", False),
+    ("how do I ship a new version to production", False), ("How can I run the tests?", False),
+    ("how do I like to work", True), ("how do I reach my dentist", True), ("how should I write commit messages", True),
+    ("can I schedule a call at 8pm", True),
 ])
 def test_is_first_person(query, expected):
     assert text.is_first_person(query) is expected
