@@ -318,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
             conf = whisper_conf()
             if conf.gate_weights:
                 note = (f"Logistic gate (log-odds >= {conf.gate_logit}, bench/whisper_gate_fit.py), identity gate "
-                        f"{conf.identity_gate} on cosine; fitted and tuned on dev only.")
+                        f"{conf.identity_gate} on cosine ({conf.identity_gate_no_word} without a shared word, best "
+                        "identity memories only); fitted and tuned on dev only.")
             else:
                 note = (f"Gate {conf.gate_no_reranker} on recall's probability, relative {conf.gate_relative}, "
                         f"identity gate {conf.identity_gate} on cosine; tuned on dev only.")
