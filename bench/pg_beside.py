@@ -146,9 +146,9 @@ box's and only CPU and same-session comparisons mean much):
   vectors) costs 64 ms of server CPU per recall at 10k; the matrix is the default on both engines for that reason.
 - **Building**: the synthetic 10k store takes about 100 s through `index_nodes` on PostgreSQL against 22-29 s on
   SQLite (the HNSW index is kept up to date row by row, and each statement is a round trip). 100k was started on
-  PostgreSQL (`--steps latency-100000-postgres`) and built at about 3,500 memories a minute at load 15-17, which
-  puts the store alone near 28 minutes, past the 25 minutes one run may take on this shared box, so no 100k row is
-  given here; on an idle box expect the build near 10 minutes and run both engines' 100k steps back to back. The
+  PostgreSQL (`--steps latency-100000-postgres`) and built at about 3,500 memories a minute at load 10-17 (49,000
+  in 14 minutes, as fast at the end as at the start), which puts the store alone near 29 minutes, past the 25
+  minutes one run may take on this shared box, so it was stopped and no 100k row is given here; on an idle box expect the build near 10 minutes and run both engines' 100k steps back to back. The
   SQLite 100k figures of the "Recall latency" section (load about 10) stand meanwhile.
 """
 
