@@ -209,7 +209,7 @@ class WriteUnit:
         edit): it is left alone, never overwritten.
         """
         self._staged, self._removed, self._after, self._unsynced = {}, {}, [], set()
-        recorded = [c.path for c in self._journal[:self._recorded]]
+        recorded = [c.path for c in self._journal[:self._recorded]] if self._documents else []  # PostgreSQL only
         for change in reversed(self._journal):
             try:
                 _undo(self.store, change)

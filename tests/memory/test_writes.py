@@ -39,6 +39,18 @@ def test_a_failed_write_rolls_back_every_file_and_row_of_the_unit(mem, home):
     assert not AuditRow.objects.filter(node_uid=a.id, operation="update").exists()
 
 
+def test_a_rollback_after_a_flush_logs_no_error_on_sqlite(mem, caplog):
+    """SQLite has no documents store: a rollback must not try to record its put-back files in one."""
+    a = mem("Epsilon memory about compasses", auto_link=False)
+    with caplog.at_level("WARNING"), pytest.raises(RuntimeError), write_unit() as unit:
+        node, stored = unit.read(a.id)
+        unit.save(replace(node, content="Epsilon rewritten"), expected=stored)
+        unit.flush()
+        raise RuntimeError("boom")
+    assert NodeRow.objects.get(uid=a.id).content == "Epsilon memory about compasses"
+    assert [r.getMessage() for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")] == []
+
+
 def test_a_nested_unit_joins_the_open_one_and_sees_its_writes_indexed(mem):
     a = mem("Gamma memory about bicycles", auto_link=False)
     with write_unit() as outer:
