@@ -340,7 +340,7 @@ def report(results: list[dict], machine_md: str, load: str) -> str:
         "|---|---:|",
         f"| HTML | {_kb(w['html'])} |",
         f"| Vendored JS (htmx, Cytoscape, layout-base, cose-base, fcose) | {_kb(w['vendor_js'])} |",
-        f"| Ormah JS (app.js, graph.js) | {_kb(w['ui_js'])} |",
+        f"| Ormah JS (app.js, graph-data.js, graph.js) | {_kb(w['ui_js'])} |",
         f"| CSS | {_kb(w['css'])} |",
         f"| Total without the graph data | {_kb(w['total'] - w['graph_json'])} |",
         "",
