@@ -30,10 +30,10 @@ test: setup system-deps
 	@[ -n "$$ORMAH_TEST_DATABASE_URL" ] || echo "make test ran on SQLite; the PostgreSQL run was not made: make test-pg (needs PostgreSQL + pgvector: sudo scripts/pg-install.sh)"
 
 # The suite on PostgreSQL + pgvector, in a throwaway cluster (needs PostgreSQL with pgvector installed:
-# scripts/pg-install.sh as root; docs/team-server.md). Browser, fault and end-to-end tests are left out: every
-# process they start (serve, the job cluster, the CLI) runs on its own SQLite home, so they test nothing of the
-# engine and run in the SQLite pass.
-PG_PYTEST_ARGS ?= -m "not browser and not faults" --ignore=tests/e2e
+# scripts/pg-install.sh as root; docs/team-server.md). Fault and end-to-end tests run too, each child process on
+# a database of its own (tests/support/pg_databases.py). Browser tests are left out: they drive the same views
+# in-process that tests/ui and tests/api test on PostgreSQL, and Chromium is the suite's flakiest, slowest part.
+PG_PYTEST_ARGS ?= -m "not browser"
 test-pg: setup
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,postgres]'
 	./scripts/pg-cluster.sh run $(PY) -m pytest $(PG_PYTEST_ARGS) $(PYTEST_ARGS)

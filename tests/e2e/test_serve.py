@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import pg_databases
+
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = str(ROOT / "manage.py")
 
@@ -35,6 +37,12 @@ def wait_until(predicate, timeout: float, step: float = 0.1):
 
 
 def index_rows(db: Path, sql: str, params=()):
+    if pg_databases.ON_POSTGRES:  # the home's own database (make test-pg)
+        import psycopg
+
+        url = pg_databases.child_env(db.parent)["ORMAH_DATABASE_URL"]
+        with psycopg.connect(url, connect_timeout=10) as conn:
+            return conn.execute(sql.replace("?", "%s"), params).fetchall()
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
     try:
         return conn.execute(sql, params).fetchall()
@@ -49,6 +57,7 @@ def served(tmp_path):
            "ORMAH_LOG_LEVEL": "WARNING", "ORMAH_API_TOKEN": ""}
     for key in ("ORMAH_DB_PATH", "ORMAH_MEMORY_DIR", "ORMAH_TOKEN_FILE"):
         env.pop(key, None)
+    env.update(pg_databases.child_env(home))  # on PostgreSQL: a database of its own; nothing on SQLite
     subprocess.run([sys.executable, MANAGE, "init", "--name", "Robin", "--quiet"], env=env, check=True, timeout=120)
     port = free_port()
     proc = subprocess.Popen([sys.executable, MANAGE, "serve", "--port", str(port)], env=env,
@@ -66,6 +75,7 @@ def served(tmp_path):
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+    pg_databases.drop_created()
 
 
 def watching(session: int) -> bool:
@@ -113,8 +123,10 @@ def test_serve_remember_about_self_manual_edits_and_clean_stop(served):
     edited = wait_until(lambda: index_rows(db, "SELECT content FROM memory_noderow WHERE uid = ?", (node_id,))
                         == [("I prefer spaces over tabs, since 2026",)], 30.0)
     assert edited
-    hits = index_rows(db, "SELECT n.uid FROM node_fts JOIN memory_noderow n ON n.id = node_fts.rowid "
-                          "WHERE node_fts MATCH 'since'")
+    hits = index_rows(db, "SELECT uid FROM memory_noderow WHERE fts @@ websearch_to_tsquery('english', 'since')"
+                      if pg_databases.ON_POSTGRES else
+                      "SELECT n.uid FROM node_fts JOIN memory_noderow n ON n.id = node_fts.rowid "
+                      "WHERE node_fts MATCH 'since'")
     assert hits == [(node_id,)]
 
     # a manual delete leaves the index

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.faults.support import Served, copy_home, manage
+from tests.support import pg_databases
 
 
 @pytest.fixture(scope="session")
@@ -13,7 +14,16 @@ def template_home(tmp_path_factory):
     home = tmp_path_factory.mktemp("faults-template") / "home"
     done = manage(home, "init", "--name", "Faults", "--quiet")
     assert done.returncode == 0, done.stderr
-    return home
+    pg_databases.keep(home)  # on PostgreSQL its database is the template of each test's copy
+    yield home
+    pg_databases.drop_created(everything=True)
+
+
+@pytest.fixture(autouse=True)
+def own_databases():
+    """On PostgreSQL, the databases a test's homes got are dropped after it (nothing on SQLite)."""
+    yield
+    pg_databases.drop_created()
 
 
 @pytest.fixture

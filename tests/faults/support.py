@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.support import pg_databases
+
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = str(ROOT / "manage.py")
 VERIFY = str(Path(__file__).resolve().parent / "verify_home.py")
@@ -51,6 +53,7 @@ def child_env(home: Path, **extra: str) -> dict[str, str]:
            "ORMAH_LOG_LEVEL": "WARNING", "ORMAH_API_TOKEN": "", "PYTHONUNBUFFERED": "1"}
     for key in ("ORMAH_DB_PATH", "ORMAH_MEMORY_DIR", "ORMAH_TOKEN_FILE", "ORMAH_LOG_DIR", "ORMAH_SECRET_KEY"):
         env.pop(key, None)
+    env.update(pg_databases.child_env(home))  # under make test-pg: the home's own database; nothing on SQLite
     env.update(extra)
     return env
 
@@ -63,6 +66,7 @@ def manage(home: Path, *args: str, timeout: float = 120, **extra: str) -> subpro
 
 def copy_home(template: Path, home: Path) -> Path:
     shutil.copytree(template, home, symlinks=True)
+    pg_databases.copy_database(template, home)  # on PostgreSQL the store is in the database: copied too
     return home
 
 
@@ -374,6 +378,9 @@ def ui_client(server: Served):
 def index_count(home: Path, sql: str) -> int:
     """One number from the live index, read-only (WAL lets this run next to the writers)."""
     import sqlite3
+
+    if pg_databases.ON_POSTGRES:
+        return pg_databases.count(home, sql)
 
     try:
         conn = sqlite3.connect(f"file:{home / 'index.sqlite3'}?mode=ro", uri=True, timeout=5)

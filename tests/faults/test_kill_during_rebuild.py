@@ -21,6 +21,7 @@ import pytest
 
 from tests.faults.mounts import fast_folder
 from tests.faults.support import MANAGE, ROOT, SEED, child_env, copy_home, index_count, kill, verify
+from tests.support import pg_databases
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 
@@ -28,7 +29,8 @@ FILES = 2000
 EMBEDDER = {"ORMAH_EMBEDDER": "memory.embeddings.HashEmbedder"}
 ROWS = "SELECT count(*) FROM memory_noderow"
 EDGES = "SELECT count(*) FROM memory_edgerow"
-VECTORS = "SELECT count(*) FROM node_vec_rowids"  # vec0's shadow table: no extension needed
+VECTORS = ("SELECT count(*) FROM node_vec" if pg_databases.ON_POSTGRES
+           else "SELECT count(*) FROM node_vec_rowids")  # vec0's shadow table: no extension needed
 SEED_SCRIPT = str(Path(__file__).resolve().parent / "seed_files.py")
 
 # Health (argv[1] == "health", slow: it compares every file with the index) or recall in a loop, one JSON line

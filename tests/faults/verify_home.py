@@ -35,8 +35,9 @@ def doctor(*args: str) -> dict:
 
 
 def snapshot() -> dict:
-    with connection.cursor() as cur:
-        cur.execute("SELECT count(*) FROM node_fts")
+    with connection.cursor() as cur:  # PostgreSQL's full text is the rows' generated tsvector (memory/backends)
+        cur.execute("SELECT count(*) FROM memory_noderow WHERE fts IS NOT NULL" if connection.vendor == "postgresql"
+                    else "SELECT count(*) FROM node_fts")
         fts = cur.fetchone()[0]
         cur.execute("SELECT count(*) FROM node_vec")
         vec = cur.fetchone()[0]
