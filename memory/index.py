@@ -372,6 +372,29 @@ def sync(
     return report
 
 
+def files_in_step(store: MarkdownStore, paths: Collection[Path]) -> bool:
+    """True when every path in the node folder is indexed as it is now: its row has the file's size and mtime, or
+    the file is gone and no row names it. An incremental sync would change nothing for them (the app's own writes
+    once their unit has committed); a file without a row (new, malformed, a dotfile) is never in step."""
+    rels = {}
+    for path in map(Path, paths):
+        if path.parent != store.nodes_dir:
+            return False
+        rels[_relpath(store, path)] = path
+    rows = {r[0]: (r[1], r[2]) for r in NodeRow.objects.filter(file_path__in=list(rels))
+            .values_list("file_path", "file_mtime_ns", "file_size")}
+    for rel, path in rels.items():
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            if rel in rows:
+                return False
+            continue
+        if rows.get(rel) != (st.st_mtime_ns, st.st_size):
+            return False
+    return True
+
+
 def _flush(store: MarkdownStore, pending: list, embedder: Embedder, report: SyncReport) -> int:
     if not pending:
         return 0

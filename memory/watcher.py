@@ -1,7 +1,8 @@
 """Manual edits are live: one watchdog observer on the node folder feeds the incremental sync.
 
-Events are debounced; a sync compares size and mtime, so the app's own writes
-cost a stat per file. A periodic sweep catches anything the OS did not report.
+Events are debounced and the sync is handed the files they named: when each is already indexed as it is (the
+app's own writes), nothing is scanned and the write lock is not taken. A periodic sweep catches anything the OS
+did not report.
 """
 
 from __future__ import annotations
@@ -25,29 +26,39 @@ CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed"})
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, wake: threading.Event) -> None:
-        self._wake = wake
+    def __init__(self, wake: threading.Event, changed: set[Path], lock: threading.Lock) -> None:
+        self._wake, self._changed, self._lock = wake, changed, lock
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type not in CHANGES:
             return
-        paths = [str(event.src_path), str(getattr(event, "dest_path", "") or "")]
-        if any(p.endswith(".md") for p in paths):
+        paths = [p for p in (str(event.src_path), str(getattr(event, "dest_path", "") or "")) if p.endswith(".md")]
+        if paths:
+            with self._lock:
+                self._changed.update(map(Path, paths))
             self._wake.set()
 
 
 class NodeFolderWatcher:
-    """Runs `sync` after changes under `folder` settle for `debounce` seconds, and every `sweep` seconds."""
+    """Runs `sync` after changes under `folder` settle for `debounce` seconds, and every `sweep` seconds.
 
-    def __init__(self, folder: Path, sync: Callable[[], object], *, debounce: float = 0.3, sweep: float = 60.0):
+    `sync_changed`, when given, runs instead after events, with the set of files they named.
+    """
+
+    def __init__(self, folder: Path, sync: Callable[[], object], *, debounce: float = 0.3, sweep: float = 60.0,
+                 sync_changed: Callable[[set[Path]], object] | None = None):
         self.folder, self._sync, self._debounce, self._sweep = Path(folder), sync, debounce, sweep
+        self._sync_changed = sync_changed
+        self._changed: set[Path] = set()
+        self._changed_lock = threading.Lock()
         self._wake, self._stop = threading.Event(), threading.Event()
         self._observer = Observer()
         self._thread = threading.Thread(target=self._loop, name="ormah-watcher", daemon=True)
 
     def start(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._observer.schedule(_Handler(self._wake), str(self.folder), recursive=False)
+        self._observer.schedule(_Handler(self._wake, self._changed, self._changed_lock), str(self.folder),
+                                recursive=False)
         self._observer.start()
         self._thread.start()
         logger.info("Watching %s for manual edits", self.folder)
@@ -68,14 +79,21 @@ class NodeFolderWatcher:
                 self._wake.clear()
                 if self._stop.wait(self._debounce):
                     return
+            with self._changed_lock:
+                changed = set(self._changed)
+                self._changed.clear()
             try:
-                self._sync()
+                if changed and self._sync_changed is not None:
+                    self._sync_changed(changed)
+                else:
+                    self._sync()
             except Exception:  # Trigger: any sync failure. Why: the watcher must outlive one bad pass. Outcome: logged, retried on next event.
                 logger.exception("Incremental sync after a file change failed")
 
 
 def watch_when_elected(*, folder: Path, lock_file: Path, sync: Callable[[], object], debounce: float,
-                       retry: float = 5.0) -> threading.Thread:
+                       retry: float = 5.0, sync_changed: Callable[[set[Path]], object] | None = None,
+                       ) -> threading.Thread:
     """Run one watcher per home among several processes: whichever holds `lock_file` watches.
 
     A daemon thread tries the lock every `retry` seconds; the holder first runs `sync` (catching up on edits made
@@ -94,7 +112,7 @@ def watch_when_elected(*, folder: Path, lock_file: Path, sync: Callable[[], obje
             sync()
         except Exception:  # Trigger: the catch-up sync failed. Why: watching must still start. Outcome: logged.
             logger.exception("The catch-up sync before watching failed")
-        NodeFolderWatcher(folder, sync, debounce=debounce).start()
+        NodeFolderWatcher(folder, sync, debounce=debounce, sync_changed=sync_changed).start()
 
     thread = threading.Thread(target=elect, name="ormah-watcher-election", daemon=True)
     thread.start()

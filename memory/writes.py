@@ -294,6 +294,11 @@ def write_unit(conf: MemoryConf | None = None) -> Iterator[WriteUnit]:
             _watermark_after(conf.home)
 
 
+def unit_open() -> bool:
+    """True inside a unit of work on this thread (the write lock is held)."""
+    return getattr(_local, "unit", None) is not None
+
+
 @contextmanager
 def exclusive(conf: MemoryConf | None = None) -> Iterator[MemoryConf]:
     """Hold the write lock without a unit (ledgers beside the node files, folder-wide copies); yields the conf."""

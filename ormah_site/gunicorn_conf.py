@@ -18,4 +18,5 @@ def post_worker_init(worker) -> None:
 
     conf = get_conf()
     watch_when_elected(folder=conf.memory_dir / "nodes", lock_file=conf.home / ".watcher.lock", sync=index_sync,
+                       sync_changed=lambda paths: index_sync(changed=paths),
                        debounce=settings.ORMAH["WATCH_DEBOUNCE_SECONDS"])

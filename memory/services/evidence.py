@@ -20,8 +20,8 @@ from memory.domain.trust_requests import EvidenceIn
 from memory.evidence import index as evidence_index
 from memory.evidence.index import EvidenceSyncReport
 from memory.evidence.log import EvidenceLog
-from memory.writes import exclusive
-from memory.services.nodes import CreateResult, nodes_create
+from memory.writes import exclusive, write_unit
+from memory.services.nodes import CreateResult, nodes_create, nodes_embed_ahead
 
 logger = logging.getLogger(__name__)
 
@@ -87,16 +87,20 @@ def _explicit_event(request: NodeCreate, session_id: str | None, now: datetime) 
 def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datetime | None = None,
                    auto_link: bool = True) -> list[CreateResult]:
     """Remember explicitly: append one explicit_memory event per (request, session_id), then create the memories,
-    each citing its event, in one unit of work (memory.services.nodes.nodes_create). The events go to the ledger
-    in one durable append.
+    each citing its event (memory.services.nodes.nodes_create). The texts are embedded before the write lock; the
+    events' durable append and the memories then share one hold of it (one wait in the writers' queue, not two).
 
     The events are the evidence that the memories were asked for, so they are written first; a memory that then
     fails validation leaves its event behind (the ledger records what was said, not only what was kept).
     """
     now = as_utc(now or utcnow())
-    events = evidence_append(events=[_explicit_event(request, session, now) for request, session in items])
-    return nodes_create(requests=[request.model_copy(update={"source_event_ids": [event.id, *request.source_event_ids]})
-                                  for (request, _), event in zip(items, events)], now=now, auto_link=auto_link)
+    events = [_explicit_event(request, session, now) for request, session in items]
+    requests = [request.model_copy(update={"source_event_ids": [event.id, *request.source_event_ids]})
+                for (request, _), event in zip(items, events)]
+    nodes_embed_ahead(requests=requests, now=now)
+    with write_unit():
+        evidence_append(events=events)
+        return nodes_create(requests=requests, now=now, auto_link=auto_link)
 
 
 def node_remember(*, request: NodeCreate, session_id: str | None = None, now: datetime | None = None,

@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from pathlib import Path
+
 from memory import index, runtime
 from memory.index import Progress, SyncReport
 from memory.services.repair import interrupted_writes_recover
 from memory.writes import write_unit
 
 
-def index_sync(*, full: bool = False, verify: bool = False, progress: Progress | None = None) -> SyncReport:
+def index_sync(*, full: bool = False, verify: bool = False, progress: Progress | None = None,
+               changed: Collection[Path] | None = None) -> SyncReport:
     """Index new and changed files and drop vanished ones; `full` rebuilds the index from the files in one swap
     (rows whose file hash is unchanged are kept; `verify` rewrites every row). What a killed write left half done
     is recovered first (memory.services.repair.interrupted_writes_recover). On PostgreSQL the unit has brought the
-    folder in step with the documents store, and what this host's folder changed by hand is recorded there."""
+    folder in step with the documents store, and what this host's folder changed by hand is recorded there.
+
+    `changed`: the files a watcher saw change. When each is already indexed as it is (the app's own writes), the
+    sync scans nothing and returns an empty report; this is checked before the write lock and again under it (a
+    write in flight has committed by then), so an agent's write never queues behind a scan its own file set off.
+    """
+    if changed is not None and not full and index.files_in_step(runtime.store(), changed):
+        return SyncReport()
     with write_unit() as unit:
+        if changed is not None and not full and index.files_in_step(unit.store, changed):
+            return SyncReport()
         interrupted_writes_recover(unit=unit)
         unit.record_folder()  # PostgreSQL: this host's own edits go into the documents store first
         return index.sync(unit.store, embedder=runtime.embedder(unit.conf), full=full, verify=verify,

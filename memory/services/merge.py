@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 CONSOLIDATED_TAG = "consolidated"
 SUPERSEDED_BY = "superseded_by"
 ARCHIVED_AT = "archived_at"
-IMPORTANCE_CHUNK = 25
+IMPORTANCE_CHUNK = 5  # files per write-lock hold: each an fsynced write that an agent's remember may wait for
 
 
 @dataclass(frozen=True)
@@ -346,7 +346,7 @@ def nodes_consolidate(
 # ---------------------------------------------------------------------------
 
 def nodes_importance_set(*, values: dict[str, float], now: datetime | None = None) -> int:
-    """Write new importance values to the files and the index, 25 per lock hold; returns how many changed.
+    """Write new importance values to the files and the index, 5 per lock hold; returns how many changed.
 
     The files are read before the lock is taken and each write is guarded by the hash read, so an agent's write
     waits for at most one short batch (issue 13 item 7). Files that vanished or changed on disk meanwhile are

@@ -24,7 +24,7 @@ from memory.models import NodeRow
 from memory.search.semantic import vector_search_many
 from memory.selectors import node_row_get, self_row
 from memory.services.guard import guard_write
-from memory.writes import WriteUnit, write_unit
+from memory.writes import WriteUnit, unit_open, write_unit
 
 logger = logging.getLogger(__name__)
 AUTO_LINK_CANDIDATES = 6
@@ -135,7 +135,8 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
     StorageError or any failure the unit removes the files it wrote and the index keeps none of the batch.
     """
     now = now or utcnow()
-    _embed_ahead(requests, now)
+    if not unit_open():  # inside an open unit the lock is already held: the caller embedded ahead, or the unit will
+        nodes_embed_ahead(requests=requests, now=now)
     with write_unit() as unit:
         nodes = [_resolve_connections(build_node(r, node_id=new_node_id(), now=now)) for r in requests]
         found = _auto_links(nodes, unit.conf) if auto_link and nodes else [[] for _ in nodes]
@@ -157,17 +158,19 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
 _EMBED_ONLY_ID = "00000000-0000-4000-8000-000000000000"
 
 
-def _embed_ahead(requests: Sequence[NodeCreate], now: datetime) -> None:
+def nodes_embed_ahead(*, requests: Sequence[NodeCreate], now: datetime) -> None:
     """Run the model BEFORE the write lock: the batch's texts and passages go into the embedding cache (keyed by
     text hash, so the unit's auto-links and indexing only read it). The lock has no timeout; a model run inside it
-    would hold every other writer (watcher, UI, API, jobs) for as long as the batch takes to embed."""
+    would hold every other writer (watcher, UI, API, jobs) for as long as the batch takes to embed.
+
+    Never raises: a failure is logged and the unit embeds what is missing (and reports the error itself)."""
     if not requests:
         return
     try:
         # The texts do not depend on the id: a placeholder, so no id is drawn for a node that is not written.
         index.embed_into_cache([build_node(r, node_id=_EMBED_ONLY_ID, now=now) for r in requests], runtime.embedder())
     except Exception as exc:  # only a head start: the unit embeds what is missing and reports the error itself
-        logger.warning("embedding a batch of %d ahead of the write lock failed (%s); the write embeds it",
+        logger.debug("embedding a batch of %d ahead of the write lock failed (%s); the write embeds it",
                        len(requests), type(exc).__name__)
 
 
