@@ -11,6 +11,7 @@ import fcntl
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,6 +72,7 @@ class NodeFolderWatcher:
         self._thread.join(timeout=10)
 
     def _loop(self) -> None:
+        last_full = time.monotonic()
         while not self._stop.is_set():
             self._wake.wait(timeout=self._sweep)
             if self._stop.is_set():
@@ -82,13 +84,19 @@ class NodeFolderWatcher:
             with self._changed_lock:
                 changed = set(self._changed)
                 self._changed.clear()
+            # A full sweep at least every `sweep` seconds, even while the app's own writes keep the events coming:
+            # it catches what the OS never reported (network folders, an overflowed event queue).
+            full = not changed or self._sync_changed is None or time.monotonic() - last_full >= self._sweep
             try:
-                if changed and self._sync_changed is not None:
-                    self._sync_changed(changed)
-                else:
+                if full:
                     self._sync()
-            except Exception:  # Trigger: any sync failure. Why: the watcher must outlive one bad pass. Outcome: logged, retried on next event.
+                    last_full = time.monotonic()
+                else:
+                    self._sync_changed(changed)
+            except Exception:  # Trigger: any sync failure. Why: the watcher must outlive one bad pass. Outcome: logged; the paths are kept for the next pass.
                 logger.exception("Incremental sync after a file change failed")
+                with self._changed_lock:
+                    self._changed |= changed
 
 
 def watch_when_elected(*, folder: Path, lock_file: Path, sync: Callable[[], object], debounce: float,

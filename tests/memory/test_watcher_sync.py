@@ -4,10 +4,12 @@ no scan of the folder and no write lock; a hand edit, a new file or a deletion a
 from __future__ import annotations
 
 import os
+import time
 
 from memory import runtime
 from memory.models import NodeRow
 from memory.services import index_sync
+from memory.watcher import NodeFolderWatcher
 
 
 def _path(node):
@@ -25,7 +27,7 @@ def test_a_hand_edit_among_the_changed_files_is_indexed(mem):
     node = mem("The glaze bucket is in the cellar", auto_link=False)
     mem("Kilns fire at dawn", auto_link=False)
     path = _path(node)
-    path.write_text(path.read_text().replace("cellar", "garage"))
+    path.write_text(path.read_text().replace("cellar", "garage shelf"))
     report = index_sync(changed={path})
     assert (report.indexed, report.unchanged) == (1, 1)
     assert "garage" in NodeRow.objects.get(uid=node.id).content
@@ -48,3 +50,48 @@ def test_a_new_file_is_indexed(mem, home):
     report = index_sync(changed={copy})
     assert report.indexed == 1
     assert NodeRow.objects.filter(uid="0f0f0f0f-0000-4000-8000-000000000001").exists()
+
+
+def _keep_writing_until(done, path, limit=60.0):
+    """Write `path` every 0.1 s (a steady stream of events) until `done()` or `limit` seconds."""
+    deadline = time.monotonic() + limit
+    n = 0
+    while not done() and time.monotonic() < deadline:
+        n += 1
+        path.write_text(f"event {n}\n")
+        time.sleep(0.1)
+
+
+def test_the_full_sweep_still_runs_while_events_keep_coming(tmp_path):
+    """The app's own writes wake the watcher all the time; a change the OS never reported must still be found."""
+    folder = tmp_path / "nodes"
+    folder.mkdir()
+    full, changed = [], []
+    watcher = NodeFolderWatcher(folder, lambda: full.append(1), sync_changed=changed.append, debounce=0.02,
+                                sweep=0.5)
+    watcher.start()
+    try:
+        _keep_writing_until(lambda: full and changed, folder / "busy.md")
+    finally:
+        watcher.stop()
+    assert changed and full  # both kinds of pass ran; before, the sweep waited for a quiet spell
+
+
+def test_the_paths_of_a_failed_pass_are_kept_for_the_next(tmp_path):
+    folder = tmp_path / "nodes"
+    folder.mkdir()
+    seen: list[set] = []
+
+    def sync_changed(paths):
+        seen.append(set(paths))
+        if len(seen) == 1:
+            raise RuntimeError("the database is busy")
+
+    watcher = NodeFolderWatcher(folder, lambda: None, sync_changed=sync_changed, debounce=0.02, sweep=3600)
+    watcher.start()
+    try:
+        (folder / "edited.md").write_text("a hand edit\n")
+        _keep_writing_until(lambda: len(seen) >= 2, folder / "later.md")
+    finally:
+        watcher.stop()
+    assert folder / "edited.md" in seen[0] and folder / "edited.md" in seen[1]
