@@ -1,7 +1,8 @@
 """Per-candidate features of the learned scorer (pure: plain values in, a float matrix out).
 
-One row per candidate memory of one query, one column per name in FEATURES. The scorer file
-(memory/ranking/weights-v2.json) lists the names it was fitted on, so a column is never matched by position alone.
+One row per candidate memory of one query, one column per name in FEATURES. A scorer file
+(memory/ranking/weights-v*.json) lists the names it was fitted on, so a column is never matched by position alone:
+a file fitted before a feature was added still loads and reads only its own columns.
 
 | feature      | meaning                                                                              |
 |--------------|--------------------------------------------------------------------------------------|
@@ -11,12 +12,15 @@ One row per candidate memory of one query, one column per name in FEATURES. The 
 | cos_gap      | cosine minus the best cosine among the query's candidates (<= 0)                     |
 | vec_rr       | 1 / sqrt(rank by cosine among the candidates)                                        |
 | coverage     | IDF-weighted share of the query's content words found in the memory (light stems)    |
+| rare         | IDF of the rarest query word the memory holds / IDF of the query's rarest word       |
 | phrase       | share of the query's adjacent content-word pairs found adjacent in the memory        |
 | title        | share of the query's content words in the memory's title                            |
 | info         | log(1 + content words of the memory): short filler turns carry little                |
+| info_long    | how far info goes past a 50-word note (0 for shorter): long imported pages           |
 | centrality   | cosine of the memory to the mean of the other memories: hubs sit near the centre     |
 | window       | +1 inside the time window the query names, -1 outside it, 0 when it names none       |
 | other_space  | 1 when the memory belongs to another project than the caller's                       |
+| same_space   | 1 when the memory belongs to the caller's project                                    |
 | confidence   | the memory's confidence (1.0 when unknown)                                           |
 | tier         | +1 core, 0 working, -1 archival                                                      |
 | recency      | 2^(-days since last use / 30)                                                        |
@@ -41,11 +45,13 @@ from memory.domain.text import STOP_WORDS
 
 FEATURES = (
     "bm25_rel", "fts_rr", "cos", "cos_gap", "vec_rr", "coverage", "phrase", "title", "info", "centrality",
-    "window", "other_space", "confidence", "tier", "recency", "access",
+    "window", "other_space", "confidence", "tier", "recency", "access", "same_space", "rare", "info_long",
 )
 TIER_VALUE = {"core": 1.0, "working": 0.0, "archival": -1.0}
 _WORD = re.compile(r"[a-z0-9]+")
 _SUFFIXES = ("ies", "ing", "ed", "es", "ly", "s")
+INFO_CAP = 400  # content words counted at most
+INFO_SHORT = math.log1p(50)  # a note of this many content words or fewer has no info_long
 
 
 @lru_cache(maxsize=65536)
@@ -168,12 +174,14 @@ def feature_matrix(query: QueryFacts, candidates: Sequence[Candidate]) -> np.nda
     vec_rank[order] = np.arange(1, n + 1)
     best_cos = float(cosines.max())
     total_weight = sum(query.weights) or 1.0
+    top_idf = max(query.weights, default=0.0) or 1.0
     for i, c in enumerate(candidates):
         # Memories recur across queries: short ones are cached by text, long ones by digest (bounded memory).
         tokenise = _doc if len(c.content) <= LONG_DOC_CHARS else _long_doc
         doc_set, doc_pairs, content_words = tokenise(c.content)
         title = set(stems(c.title)) if c.title else set()
         cos = c.cosine if c.cosine is not None else 0.0
+        info = math.log1p(min(content_words, INFO_CAP))
         out[i] = (
             (c.bm25 / best_bm25) if c.bm25 is not None and best_bm25 > 0 else 0.0,
             1.0 / math.sqrt(c.fts_rank) if c.fts_rank else 0.0,
@@ -183,7 +191,7 @@ def feature_matrix(query: QueryFacts, candidates: Sequence[Candidate]) -> np.nda
             sum(w for t, w in zip(query.terms, query.weights) if t in doc_set) / total_weight,
             (sum(1 for p in query.pairs if p in doc_pairs) / len(query.pairs)) if query.pairs else 0.0,
             (sum(1 for t in query.terms if t in title) / len(query.terms)) if query.terms else 0.0,
-            math.log1p(min(content_words, 400)),
+            info,
             c.centrality,
             _window_value(c.created, query.window),
             1.0 if query.default_space is not None and c.space not in (None, query.default_space) else 0.0,
@@ -191,6 +199,9 @@ def feature_matrix(query: QueryFacts, candidates: Sequence[Candidate]) -> np.nda
             TIER_VALUE.get(str(c.tier), 0.0),
             2.0 ** (-max(0.0, c.days_since_access) / 30.0),
             min(1.0, math.log1p(max(0, c.access_count)) / math.log(21)),
+            1.0 if query.default_space is not None and c.space == query.default_space else 0.0,
+            max((w for t, w in zip(query.terms, query.weights) if t in doc_set), default=0.0) / top_idf,
+            max(0.0, info - INFO_SHORT),
         )
     return out
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from memory.ranking.features import FEATURES
 
-WEIGHTS_FILE = "weights-v2.json"
+WEIGHTS_FILE = "weights-v2.json"  # the scorer recall uses; older files stay in the package and stay loadable
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class Scorer:
 
 
 @cache
-def load_scorer() -> Scorer:
-    """The packaged scorer (read once per process)."""
-    text = resources.files("memory.ranking").joinpath(WEIGHTS_FILE).read_text(encoding="utf-8")
+def load_scorer(name: str = WEIGHTS_FILE) -> Scorer:
+    """A packaged scorer file by name, by default the one recall uses (each read once per process)."""
+    text = resources.files("memory.ranking").joinpath(name).read_text(encoding="utf-8")
     return Scorer.from_dict(json.loads(text))

@@ -67,6 +67,38 @@ def test_window_feature_marks_inside_and_outside():
     assert rows[:, FEATURES.index("window")].tolist() == [1.0, -1.0]
 
 
+def test_space_features_tell_the_callers_project_from_another_and_from_global_memories():
+    facts = query_facts("run the integration tests", {"run": 1.0, "integration": 2.0, "test": 1.0},
+                        default_space="routewise")
+    rows = feature_matrix(facts, [_candidate("Integration tests need the docker stack", space="routewise"),
+                                  _candidate("Integration tests need the docker stack", space="docs"),
+                                  _candidate("Integration tests need the docker stack", space=None)])
+    assert rows[:, FEATURES.index("same_space")].tolist() == [1.0, 0.0, 0.0]
+    assert rows[:, FEATURES.index("other_space")].tolist() == [0.0, 1.0, 0.0]
+    no_space = feature_matrix(query_facts("integration", {"integration": 2.0}),
+                              [_candidate("integration", space="routewise")])
+    assert no_space[0, FEATURES.index("same_space")] == 0.0
+
+
+def test_rare_is_the_rarest_shared_word_and_info_long_marks_only_long_memories():
+    facts = query_facts("solver timeout deploy", {"solver": 4.0, "timeout": 2.0, "deploy": 1.0})
+    long_page = "The deploy guide covers every service, timeout and region we run. " * 30
+    rows = feature_matrix(facts, [_candidate("Raise the solver timeout before a deploy"),
+                                  _candidate(long_page), _candidate("Lunch was good")])
+    assert rows[:, FEATURES.index("rare")].tolist() == [1.0, 0.5, 0.0]
+    info_long = rows[:, FEATURES.index("info_long")]
+    assert info_long[0] == 0.0 and info_long[2] == 0.0 and info_long[1] > 1.0
+
+
+def test_the_previous_scorer_file_still_loads_and_scores_todays_features():
+    old = load_scorer("weights-v2.json")
+    assert old.version.startswith("v2")
+    assert set(old.features) < set(FEATURES)
+    facts = query_facts("hike", {"hike": 1.0})
+    probs = old.probabilities(feature_matrix(facts, [_candidate("We went on a hike"), _candidate("Lunch")]))
+    assert probs.shape == (2,) and ((probs > 0) & (probs < 1)).all() and probs[0] > probs[1]
+
+
 def test_weights_file_is_valid_json_with_thresholds():
     from importlib import resources
 
