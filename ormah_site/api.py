@@ -34,10 +34,14 @@ UNAUTHORIZED_MESSAGE = "A valid bearer token is required (see the api_token file
 
 
 class BearerToken(HttpBearer):
-    """`Authorization: Bearer <token>`, compared in constant time with ORMAH_API_TOKEN or the token file."""
+    """`Authorization: Bearer <token>`: ORMAH_API_TOKEN, the token file or a database token (ormah_site/tokens.py),
+    judged once per request (the docs guard and the route share the verdict)."""
 
     def authenticate(self, request: HttpRequest, token: str):
-        return token if token_matches(token) else None
+        verdicts = request.__dict__.setdefault("_ormah_token_verdicts", {})
+        if token not in verdicts:
+            verdicts[token] = token_matches(token)
+        return token if verdicts[token] else None
 
 
 class StrictJSONParser(Parser):
@@ -102,7 +106,8 @@ class LocalSwagger(DocsBase):
 api = NinjaAPI(title="Ormah", version="0.1.0", auth=BearerToken(), urls_namespace="api",
                parser=StrictJSONParser(), docs=LocalSwagger(), docs_decorator=docs_access,
                description="Local-first long-term memory for AI agents. Every route needs "
-                           "`Authorization: Bearer <token>` (the `api_token` file in ORMAH_HOME).")
+                           "`Authorization: Bearer <token>` (the `api_token` file in ORMAH_HOME, or a "
+                           "token made with `ormah token create NAME`).")
 api.add_router("/agent/", agent_router)
 api.add_router("/admin/", admin_router)
 api.add_router("/agent/", whisper_router)

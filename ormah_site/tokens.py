@@ -1,14 +1,42 @@
-"""The API token: from ORMAH_API_TOKEN or a 0600 file in ORMAH_HOME; compared in constant time."""
+"""API tokens: ORMAH_API_TOKEN or a 0600 file in ORMAH_HOME (one laptop), or named tokens in the database (every
+host serving one database accepts them: docs/team-server.md). Compared in constant time, here and nowhere else.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import logging
 import os
 import secrets
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.db import IntegrityError, OperationalError, transaction
+from django.db.models import Q
+from django.utils import timezone
 
+from memory.errors import Conflict, OrmahError, ValidationFailed
+from ormah_site.models import ApiTokenRow
+
+logger = logging.getLogger(__name__)
+
+SECRET_PREFIX = "ormah_"  # makes a leaked secret easy to recognise (secret scanners, logs)
+LAST_USED_RESOLUTION = timedelta(minutes=1)  # last_used_at is written at most this often per token
+NAME_MAX = 100
+
+
+class ApiTokenNotFound(OrmahError):
+    """No token of that name that is not revoked yet."""
+
+    code = "not_found"
+    http_status = 404
+
+
+# ---------------------------------------------------------------------------
+# The token of ORMAH_API_TOKEN or the token file (single laptop; the CLI, hook and MCP server send it)
+# ---------------------------------------------------------------------------
 
 def token_file() -> Path:
     return Path(settings.ORMAH["TOKEN_FILE"])
@@ -49,9 +77,85 @@ def token_current() -> str | None:
         return None
 
 
-def token_matches(presented: str | None) -> bool:
-    """Constant-time comparison of a presented token with the current one."""
-    expected = token_current()
-    if not expected or not presented:
+# ---------------------------------------------------------------------------
+# Judging a presented token
+# ---------------------------------------------------------------------------
+
+def token_digest(secret: str) -> str:
+    """The sha256 hex digest a database token is stored and looked up by."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def token_matches(presented: str | None, *, now: datetime | None = None) -> bool:
+    """Whether a presented token opens the API: the configured one (no query), else a database token not revoked.
+
+    Both comparisons are constant-time (`hmac.compare_digest` on the whole byte strings). A database token costs one
+    lookup on the digest's unique index, and an UPDATE of its last_used_at when that is a minute old or more.
+    """
+    if not presented:
         return False
-    return hmac.compare_digest(presented.encode("utf-8"), expected.encode("utf-8"))
+    expected = token_current()
+    if expected and hmac.compare_digest(presented.encode("utf-8"), expected.encode("utf-8")):
+        return True
+    return _database_token_matches(token_digest(presented), now=now or timezone.now())
+
+
+def _database_token_matches(digest: str, *, now: datetime) -> bool:
+    row = ApiTokenRow.objects.filter(digest=digest, revoked_at__isnull=True).only("digest", "last_used_at").first()
+    if row is None or not hmac.compare_digest(row.digest.encode("ascii"), digest.encode("ascii")):
+        return False
+    if row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION:
+        stale = Q(last_used_at__isnull=True) | Q(last_used_at__lte=now - LAST_USED_RESOLUTION)
+        try:
+            ApiTokenRow.objects.filter(stale, pk=row.pk).update(last_used_at=now)
+        except OperationalError:
+            # Trigger: SQLite stayed locked by a long write past its busy timeout. Why: last_used_at is a hint, the
+            # token is valid either way. Outcome: the request goes on; the next use after a minute writes it.
+            logger.warning("Could not record the use of API token %s (the database is locked)", row.pk)
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Services and selectors: `ormah token create|list|revoke`, the admin
+# ---------------------------------------------------------------------------
+
+def _clean_name(name: str) -> str:
+    cleaned = (name or "").strip()
+    if not cleaned or len(cleaned) > NAME_MAX or not cleaned.isprintable():
+        raise ValidationFailed(f"A token name is 1 to {NAME_MAX} printable characters (got {name!r})")
+    return cleaned
+
+
+def api_token_create(*, name: str, now: datetime | None = None) -> tuple[ApiTokenRow, str]:
+    """Create a named API token; returns its row and its secret, which is stored nowhere (only its sha256).
+
+    Raises ValidationFailed for a blank or overlong name, Conflict when a token of that name is not revoked.
+    """
+    cleaned = _clean_name(name)
+    secret = SECRET_PREFIX + secrets.token_urlsafe(32)
+    try:
+        with transaction.atomic():
+            row = ApiTokenRow.objects.create(name=cleaned, digest=token_digest(secret),
+                                             created_at=now or timezone.now())
+    except IntegrityError:
+        raise Conflict(f"An API token named {cleaned!r} exists: revoke it first, or choose another name") from None
+    return row, secret
+
+
+def api_token_list() -> list[ApiTokenRow]:
+    """Every database token, revoked ones included, oldest first."""
+    return list(ApiTokenRow.objects.order_by("created_at", "pk"))
+
+
+def api_token_revoke(*, name: str, now: datetime | None = None) -> ApiTokenRow:
+    """Revoke the token of that name: every host refuses it from the next request on.
+
+    Raises ApiTokenNotFound when no token of that name is active (never created, or revoked already).
+    """
+    cleaned = _clean_name(name)
+    row = ApiTokenRow.objects.filter(name=cleaned, revoked_at__isnull=True).first()
+    if row is None:
+        raise ApiTokenNotFound(f"No API token named {cleaned!r} that is not revoked (see `ormah token list`)")
+    row.revoked_at = now or timezone.now()
+    row.save(update_fields=["revoked_at"])
+    return row

@@ -138,6 +138,14 @@ def _store_commands(sub) -> None:
     p.add_argument("name", nargs="?", help="the job, for run, pause and resume")
     _json(p)
 
+    p = sub.add_parser("token", help="API tokens in the database, for every host: create NAME, list, revoke NAME",
+                       description="Named API tokens kept in the database (only their sha256), accepted by every "
+                                   "host that serves it beside ORMAH_API_TOKEN and the api_token file.")
+    p.add_argument("action", choices=["create", "list", "revoke"],
+                   help="create: make a token and print its secret once; list; revoke: refuse it from now on")
+    p.add_argument("name", nargs="?", help="the token's name, for create and revoke (e.g. ci-bot)")
+    _json(p)
+
 
 def _agent_commands(sub) -> None:
     p = sub.add_parser("whisper", help="the agent hook client (inject, store) and the legacy hook setup")
