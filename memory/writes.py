@@ -138,6 +138,11 @@ class WriteUnit:
         """Hard-delete a node's tombstones; raises NodeNotFound when there is none."""
         return files.purge(self.store, node_id, journal=self._journal)
 
+    def keep_conflict(self, target: Path, data: bytes) -> Path:
+        """Keep a version that lost to the live file in conflicts/ (`<stem of target>.<time>.md`), as a guarded
+        write keeps the app's version; returns the copy. Not journalled: a rollback never drops a kept version."""
+        return files.conflict_copy(self.store, target, data)
+
     def put_back_set_aside(self) -> list[files.SetAside]:
         """Recover the files a killed write left renamed aside (memory.files.put_back_set_aside); the caller syncs
         the index afterwards. Not journalled: a rollback never hides a memory again."""

@@ -114,6 +114,15 @@ def _store_commands(sub) -> None:
     p.add_argument("path", help="the archive to create, ending in .tar.gz, .tgz or .zip")
     _json(p)
 
+    p = sub.add_parser("sync", help="reconcile a folder of memory files (a git checkout, say) with the store",
+                       description="Reconcile PATH/nodes/*.md with the store, both ways: what changed on one side "
+                                   "since the last sync goes to the other; a memory changed on both sides keeps "
+                                   "the store's version and the folder's in conflicts/. Exit status 1 when a "
+                                   "conflict, an error or a malformed file needs a look (docs/team-server.md).")
+    p.add_argument("path", help="the folder to sync (created when missing; its nodes/ holds the memories)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
+    _json(p)
+
     p = sub.add_parser("rebuild", help="rebuild the index from the markdown and evidence files")
     p.add_argument("--incremental", action="store_true", help="only index what changed")
     p.add_argument("--verify", action="store_true", help="trust no hash: rewrite every row from its file")
