@@ -96,39 +96,65 @@ def _measure(qs, emb, real) -> dict:
             "cpu_mean": float(np.mean(cpu)), "server_cpu_mean": server_ms, "load": os.getloadavg()[0]}
 
 
-# (module, function, label): each stage is timed where the pipeline looks it up; a stage marked · is part of the
-# one above it, so the unmarked rows add up to about the total.
+# (module, function, label, parent): each stage is timed where its caller looks it up; a stage with a parent is part
+# of it (shown as "· label"), so the top-level rows, with "rest", add up to the total. A name a module no longer
+# has stops the bench (StageMissing): a renamed stage can never drop out of the table silently again.
 STAGES = (
-    ("memory.search.pipeline", "query_vector", "query_vector"),
-    ("memory.search.pipeline", "gather", "candidate pool"),
-    ("memory.search.candidates", "fts_search", "· fts_search"),
-    ("memory.search.candidates", "vector_search", "· vector_search"),
-    ("memory.search.candidates", "feature_rows", "· feature_rows"),
-    ("memory.search.candidates", "cosines_for", "· cosines_for (+ centrality)"),
-    ("memory.search.candidates", "doc_counts", "· doc_counts"),
-    ("memory.search.candidates", "feature_matrix", "· feature_matrix"),
-    ("memory.search.pipeline", "_direct", "scoring (scorer, no good match, floor)"),
-    ("memory.search.pipeline", "temporal_supplement", "temporal_supplement"),
-    ("memory.search.pipeline", "spread_activation", "spread_activation"),
-    ("memory.search.pipeline", "hit_rows", "hit_rows"),
-    ("memory.search.pipeline", "with_passages", "with_passages"),
-    ("memory.search.pipeline", "hits_with_warnings", "hits_with_warnings"),
+    ("memory.search.pipeline", "query_vector", "query_vector (MiniLM, LRU cleared)", None),
+    ("memory.search.pipeline", "gather", "candidate pool", None),
+    ("memory.search.candidates", "fts_search", "fts_search (AND, then OR when short)", "candidate pool"),
+    ("memory.search.candidates", "vector_search", "vector_search", "candidate pool"),
+    ("memory.search.candidates", "feature_rows", "feature_rows", "candidate pool"),
+    ("memory.search.candidates", "cosines_for", "cosines_for (+ centrality)", "candidate pool"),
+    ("memory.search.candidates", "doc_counts", "doc_counts", "candidate pool"),
+    ("memory.search.candidates", "feature_matrix", "feature_matrix", "candidate pool"),
+    ("memory.search.pipeline", "_direct", "scoring (scorer, no good match, floor)", None),
+    ("memory.search.pipeline", "temporal_supplement", "temporal_supplement", None),
+    ("memory.search.pipeline", "spread_activation", "spread_activation", None),
+    ("memory.search.pipeline", "hit_rows", "hit_rows", None),
+    ("memory.search.pipeline", "with_passages", "with_passages", None),
+    ("memory.search.pipeline", "hits_with_warnings", "hits_with_warnings", None),
+    ("memory.context.warnings", "trust_facts", "trust_facts", "hits_with_warnings"),
+    ("memory.context.warnings", "known_events", "known_events", "hits_with_warnings"),
+    ("memory.context.warnings", "node_labels", "node_labels", "hits_with_warnings"),
+    ("memory.context.warnings", "outdated_uids", "outdated_uids", "hits_with_warnings"),
 )
+# Stages a recall calls only for some queries or stores: a time-only query, a hit citing evidence or in a relation.
+OPTIONAL_STAGES = frozenset({"temporal_supplement", "known_events", "node_labels", "outdated_uids"})
+REST = "rest (plan, merge, hit objects)"
 
 
-def _stages(qs, emb) -> dict[str, float]:
-    """Mean wall ms per recall spent in each stage (a separate pass with the stages wrapped in timers)."""
+class StageMissing(LookupError):
+    """A stage of STAGES names a function its module no longer has (the pipeline changed; update STAGES)."""
+
+
+def stage_rows() -> list[tuple[str, str | None]]:
+    """(row label, parent label) in table order: each parent, its parts, then its unaccounted rest."""
+    rows: list[tuple[str, str | None]] = []
+    for _, _, label, parent in STAGES:
+        if parent is None:
+            rows.append((label, None))
+            children = [(child, label) for _, _, child, p in STAGES if p == label]
+            if children:
+                rows += children + [(f"rest of {label}", label)]
+    return rows + [(REST, None), ("total", None)]
+
+
+def _stages(qs, emb, real=None) -> tuple[dict[str, float], dict[str, int]]:
+    """Mean wall ms per recall spent in each stage and how many times each ran (a separate pass with the stages
+    wrapped in timers; the query LRU is cleared first, so the embedding counts as in the measured pass)."""
     import importlib
 
     from memory.search import pipeline
 
-    spent: dict[str, float] = {}
     originals = []
-    for module_name, name, label in STAGES:
+    for module_name, name, label, _ in STAGES:
         module = importlib.import_module(module_name)
-        if hasattr(module, name):
-            originals.append((module, name, getattr(module, name)))
-            spent[label] = 0.0
+        if not callable(getattr(module, name, None)):
+            raise StageMissing(f"{module_name}.{name} (stage {label!r}) does not exist any more")
+        originals.append((module, name, label, getattr(module, name)))
+    spent = {label: 0.0 for *_, label, _ in originals}
+    calls = {label: 0 for label in spent}
 
     def timed(label, fn):
         def run(*args, **kwargs):
@@ -137,22 +163,31 @@ def _stages(qs, emb) -> dict[str, float]:
                 return fn(*args, **kwargs)
             finally:
                 spent[label] += time.perf_counter() - started
+                calls[label] += 1
         return run
 
-    labels = {(m, n): label for m, n, label in STAGES}
-    for module, name, fn in originals:
-        setattr(module, name, timed(labels[(module.__name__, name)], fn))
+    getattr(real, "_queries", {}).clear()
+    for module, name, label, fn in originals:
+        setattr(module, name, timed(label, fn))
     try:
         t = time.perf_counter()
         for q in qs:
             pipeline.recall(query=q, now=NOW, embedder=emb)
         total = time.perf_counter() - t
     finally:
-        for module, name, fn in originals:
+        for module, name, _, fn in originals:
             setattr(module, name, fn)
+    never = [label for label, n in calls.items() if n == 0 and label not in OPTIONAL_STAGES]
+    if never:
+        raise StageMissing(f"stages never called by recall (their caller no longer looks them up there): {never}")
     out = {label: ms * 1000 / len(qs) for label, ms in spent.items()}
+    for _, _, label, _ in STAGES:
+        children = [child for _, _, child, parent in STAGES if parent == label]
+        if children:
+            out[f"rest of {label}"] = out[label] - sum(out[c] for c in children)
     out["total"] = total * 1000 / len(qs)
-    return out
+    out[REST] = out["total"] - sum(out[label] for _, _, label, parent in STAGES if parent is None)
+    return out, calls
 
 
 def _floor(qs, real, k: int = 30) -> dict:
@@ -224,8 +259,10 @@ def child(size: int, count: int, home: Path, tuned: bool) -> list[dict]:
         settings.ORMAH = {**settings.ORMAH, "VECTOR_INDEX": backend}
         extra = _matrix_load() if backend == "matrix" else {}
         label = "pgvector" if on_postgres and backend == "vec0" else backend
-        results.append({**facts, **floor, **extra, "backend": label, "tuned": False,
-                        **_measure(qs, emb, real), "stages": _stages(qs, emb)})
+        measured = _measure(qs, emb, real)
+        stages, calls = _stages(qs, emb, real)
+        results.append({**facts, **floor, **extra, "backend": label, "tuned": False, **measured,
+                        "stages": stages, "stage_calls": calls})
     if tuned and not on_postgres:  # the pragmas are SQLite's
         with connection.cursor() as cur:
             for pragma in TUNING:
@@ -289,13 +326,17 @@ def render(results: list[dict], machine: str) -> str:
             f"{r['matrix_mb']:.0f} MiB" for r in loads) + "."]
     staged = [r for r in results if r.get("stages")]
     if staged:
-        names = [n for n in (*(label for _, _, label in STAGES), "total") if n in staged[0]["stages"]]
         lines += ["", "Where the time goes (mean wall ms per recall, default connection, a separate pass with each "
-                  "stage of `memory.search.pipeline` wrapped in a timer):", "",
+                  "stage wrapped in a timer where its caller looks it up; a row marked · is part of the row above "
+                  "it, \"rest of\" is the part of it no named stage covers; — : never called by these queries):", "",
                   "| stage | " + " | ".join(f"{r['size']:,} {r['backend']}" for r in staged) + " |",
                   "|---|" + "---:|" * len(staged)]
-        for name in names:
-            lines.append(f"| {name} | " + " | ".join(f"{r['stages'].get(name, 0.0):.1f}" for r in staged) + " |")
+        for name, parent in stage_rows():
+            shown = f"· {name.removeprefix('rest of ')} (rest)" if name.startswith("rest of ") else \
+                (f"· {name}" if parent else name)
+            cells = ["—" if r.get("stage_calls", {}).get(name, 1) == 0 else f"{r['stages'].get(name, 0.0):.1f}"
+                     for r in staged]
+            lines.append(f"| {shown} | " + " | ".join(cells) + " |")
     lines += ["", READING.strip()]
     return "\n".join(lines)
 
