@@ -1,6 +1,6 @@
 """Web UI benchmark: time to a drawn graph and page weight, in headless Debian Chromium against `ormah serve`.
 
-    python -m bench.ui_graph [--sizes 1000,5000,10000] [--runs 5] [--write]
+    python -m bench.ui_graph [--sizes 1000,5000,10000] [--runs 5] [--baseline main] [--write]
 
 For each size N, a child process makes a fresh temporary ORMAH_HOME: N generated memories (bench/_common.py,
 with their connections) written as markdown files and indexed by `memory.index.sync` (vectors from the
@@ -18,6 +18,8 @@ included), and Playwright drives /usr/bin/chromium (tech notes §5):
   first right after the graph is drawn (Cytoscape still fills its node texture caches), then a second drag.
   Headless Chromium without a GPU renders on the CPU, so a laptop with a GPU does better.
 
+`--baseline REF` serves the code of a git ref too (exported with `git archive`, its own server on the same seeded
+home) and alternates the two trees' visits run by run: before and after in the same run, at the same load.
 `--write` replaces the "Web UI" section of docs/benchmarks.md.
 """
 
@@ -134,11 +136,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _serve(home: Path, port: int) -> subprocess.Popen:
+def _serve(home: Path, port: int, tree: Path = REPO) -> subprocess.Popen:
     env = {**os.environ, "ORMAH_HOME": str(home), "DJANGO_SETTINGS_MODULE": "ormah_site.settings",
            "ORMAH_LOG_LEVEL": "WARNING"}
-    proc = subprocess.Popen([sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port), "--no-cluster",
-                             "--no-watch"], env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, str(tree / "manage.py"), "serve", "--port", str(port), "--no-cluster",
+                             "--no-watch"], env=env, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -226,7 +228,25 @@ def _floor(page, base: str) -> float:
     return page.evaluate("() => performance.getEntriesByType('navigation')[0].loadEventEnd")
 
 
-def run_size(size: int, runs: int, cache_dir: Path) -> dict:
+def _export_tree(ref: str, dest: Path) -> Path:
+    """The code of a git ref, as files (no .git): what `--baseline` serves beside the working tree."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest
+
+
+def _summary(cold: list[dict], cached: list[dict], warm: list[dict], frames: list, floors: list) -> dict:
+    med = lambda rows, key: statistics.median(r[key] for r in rows)  # noqa: E731
+    return {"cold": {k: med(cold, k) for k in TIMINGS}, "cached": {k: med(cached, k) for k in TIMINGS},
+            "warm": {k: med(warm, k) for k in TIMINGS}, "layouts": [r["layout"] for r in cold + cached],
+            "floor_ms": statistics.median(floors), "cold_max_ms": max(r["drawn_ms"] for r in cold),
+            "nodes": cold[0]["nodes"], "edges": cold[0]["edges"],
+            "fps_first": round(statistics.median(f[0] for f in frames), 1),
+            "fps": round(statistics.median(f[1] for f in frames), 1)}
+
+
+def run_size(size: int, runs: int, cache_dir: Path, trees: dict[str, Path]) -> dict:
+    """Seed one home, serve it from each code tree (its own server), and alternate the trees' visits run by run."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="ormah-bench-ui-") as tmp:
@@ -235,49 +255,50 @@ def run_size(size: int, runs: int, cache_dir: Path) -> dict:
                               str(cache_dir)], cwd=REPO, capture_output=True, text=True, check=True)
         seed = json.loads(out.stdout.strip().splitlines()[-1])
         password = (home / "ui_password").read_text().strip()
-        port = _free_port()
-        proc = _serve(home, port)
-        base = f"http://127.0.0.1:{port}"
+        servers = {}
         try:
+            for name, tree in trees.items():
+                port = _free_port()
+                servers[name] = (_serve(home, port, tree), f"http://127.0.0.1:{port}")
+            rows = {name: {"cold": [], "cached": [], "warm": [], "frames": [], "floors": []} for name in trees}
+            weight = None
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                # one unmeasured load warms the server (imports, DB pages) the way a first visit would
-                warmup = browser.new_context(viewport=VIEWPORT)
-                _sign_in(warmup, base, password)
-                cookies = warmup.cookies()
-                warmup.close()
-                cold, cached, warm, weight, frames, floors = [], [], [], None, [], []
+                cookies = {}
+                for name, (_, base) in servers.items():
+                    # one unmeasured load per server warms it (imports, DB pages) the way a first visit would
+                    warmup = browser.new_context(viewport=VIEWPORT)
+                    _sign_in(warmup, base, password)
+                    cookies[name] = warmup.cookies()
+                    warmup.close()
                 positions = home / "ui" / "graph-positions.json"
-                for _ in range(runs):
-                    positions.unlink(missing_ok=True)  # a first visit: the layout runs and fills the cache
-                    context = browser.new_context(viewport=VIEWPORT)
-                    context.add_cookies(cookies)
-                    page = context.new_page()
-                    floors.append(_floor(page, base))
-                    cold.append(_measure(page, base, proc.pid))
-                    weight = weight or _weight(page)
-                    context.close()
-                    context = browser.new_context(viewport=VIEWPORT)  # a later visit: positions from the cache
-                    context.add_cookies(cookies)
-                    page = context.new_page()
-                    cached.append(_measure(page, base, proc.pid))
-                    warm.append(_measure(page, base, proc.pid, reload=True))
-                    frames.append((_frames(page), _frames(page)))
-                    context.close()
+                names = list(trees)
+                for i in range(runs):
+                    for name in names if i % 2 == 0 else names[::-1]:
+                        proc, base = servers[name]
+                        r = rows[name]
+                        positions.unlink(missing_ok=True)  # a first visit: the layout runs and fills the cache
+                        context = browser.new_context(viewport=VIEWPORT)
+                        context.add_cookies(cookies[name])
+                        page = context.new_page()
+                        r["floors"].append(_floor(page, base))
+                        r["cold"].append(_measure(page, base, proc.pid))
+                        weight = weight or _weight(page)
+                        context.close()
+                        context = browser.new_context(viewport=VIEWPORT)  # a later visit: positions from the cache
+                        context.add_cookies(cookies[name])
+                        page = context.new_page()
+                        r["cached"].append(_measure(page, base, proc.pid))
+                        r["warm"].append(_measure(page, base, proc.pid, reload=True))
+                        r["frames"].append((_frames(page), _frames(page)))
+                        context.close()
                 browser.close()
         finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=30)
-    med = lambda rows, key: statistics.median(r[key] for r in rows)  # noqa: E731
-    return {"size": size, "seed": seed, "runs": runs,
-            "cold": {k: med(cold, k) for k in TIMINGS},
-            "cached": {k: med(cached, k) for k in TIMINGS},
-            "warm": {k: med(warm, k) for k in TIMINGS},
-            "layouts": [r["layout"] for r in cold + cached], "floor_ms": statistics.median(floors),
-            "cold_max_ms": max(r["drawn_ms"] for r in cold),
-            "nodes": cold[0]["nodes"], "edges": cold[0]["edges"], "weight": weight,
-            "fps_first": round(statistics.median(f[0] for f in frames), 1),
-            "fps": round(statistics.median(f[1] for f in frames), 1)}
+            for proc, _ in servers.values():
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=30)
+    return {"size": size, "seed": seed, "runs": runs, "weight": weight,
+            "trees": {name: _summary(**r) for name, r in rows.items()}}
 
 
 # ---------------------------------------------------------------------------
@@ -288,12 +309,22 @@ def _kb(n: int) -> str:
     return f"{n / 1024:,.0f} KB"
 
 
+def _rows(results: list[dict]) -> list[tuple[str, dict, dict]]:
+    """(row label, size result, one tree's summary) for every size and code tree."""
+    return [(f"{r['size']:,}" + ("" if len(r["trees"]) == 1 else f" {name}"), r, t)
+            for r in results for name, t in r["trees"].items()]
+
+
 def report(results: list[dict], machine_md: str, load: str) -> str:
+    names = list(results[0]["trees"])
+    trees = "" if len(names) == 1 else (
+        f" Each size was served by {len(names)} code trees ({', '.join(names)}) from the same seeded home, each by"
+        " its own server, their visits alternated run by run.")
     lines = [
         "Time to a drawn graph (navigation start to the first rendered frame after the layout) and page weight,",
         "measured by `python -m bench.ui_graph` in headless Debian Chromium (`/usr/bin/chromium`, software",
         "rendering, no GPU) against `ormah serve` (gunicorn, static files from Django). Median of "
-        f"{results[0]['runs']} runs.",
+        f"{results[0]['runs']} runs.{trees}",
         "First visit = fresh browser context with an empty position cache (fcose runs, the positions are sent to",
         "the server); later visit = fresh browser context whose memories all have cached positions (no layout);",
         "reload = the later visit reloaded. CPU = user + system time of the Chromium processes (browser) and of",
@@ -301,38 +332,39 @@ def report(results: list[dict], machine_md: str, load: str) -> str:
         "page's JavaScript, style and painting), the number least moved by other load on the machine. Data = from",
         "graph.js starting to the data in hand (the request itself starts earlier, from graph-data.js). Floor =",
         "navigation to the load event of the stats page in the same browser and server (no graph), same run.",
-        f"Load average while it ran: {load} (the machine was shared with other engineers' test runs).",
+        f"Load average while it ran: {load}.",
         "",
         "| Memories | Drawn nodes / edges | First visit: drawn | data | layout | first frame | browser CPU "
         "| Later visit: drawn | layout | browser CPU | main-thread CPU | Reload: drawn | Floor "
-        "| First / later ÷ floor | Graph JSON (gzip / raw) |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| First / later ÷ floor |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in results:
-        w, c, k = r["weight"], r["cold"], r["cached"]
+    for label, r, t in _rows(results):
+        c, k = t["cold"], t["cached"]
         lines.append(
-            f"| {r['size']:,} | {r['nodes']:,} / {r['edges']:,} | {c['drawn_ms'] / 1000:.2f} s | "
+            f"| {label} | {t['nodes']:,} / {t['edges']:,} | {c['drawn_ms'] / 1000:.2f} s | "
             f"{c['fetch_ms']:.0f} ms | {c['layout_ms']:.0f} ms | {c['render_ms']:.0f} ms | "
             f"{c['browser_cpu_ms'] / 1000:.2f} s | {k['drawn_ms'] / 1000:.2f} s | {k['layout_ms']:.0f} ms | "
             f"{k['browser_cpu_ms'] / 1000:.2f} s | {k['main_cpu_ms'] / 1000:.2f} s | "
-            f"{r['warm']['drawn_ms'] / 1000:.2f} s | {r['floor_ms']:.0f} ms | "
-            f"{c['drawn_ms'] / r['floor_ms']:.1f} / {k['drawn_ms'] / r['floor_ms']:.1f} | "
-            f"{_kb(w['graph_json'])} / {_kb(w['graph_json_decoded'])} |")
+            f"{t['warm']['drawn_ms'] / 1000:.2f} s | {t['floor_ms']:.0f} ms | "
+            f"{c['drawn_ms'] / t['floor_ms']:.1f} / {k['drawn_ms'] / t['floor_ms']:.1f} |")
     w = results[0]["weight"]
+    split = lambda v: (f"start {v['start_ms']:.0f}, data {v['fetch_ms']:.0f}, init {v['init_ms']:.0f}, layout "  # noqa: E731
+                       f"{v['layout_ms']:.0f}, fit {v['fit_ms']:.0f}, first frame {v['render_ms']:.0f}")
     lines += [
         "",
-        "Where the first visit's time goes (median ms): " + "; ".join(
-            f"{r['size']:,}: data {r['cold']['fetch_ms']:.0f}, init {r['cold']['init_ms']:.0f}, layout "
-            f"{r['cold']['layout_ms']:.0f}, fit {r['cold']['fit_ms']:.0f}, first frame {r['cold']['render_ms']:.0f}"
-            for r in results) + ". Server CPU per visit: " + "; ".join(
-            f"{r['size']:,}: {r['cold']['server_cpu_ms']:.0f} ms first, {r['cached']['server_cpu_ms']:.0f} ms later"
-            for r in results) + ". Drag frames/s after the later visit (first drag / then): " + "; ".join(
-            f"{r['size']:,}: {r['fps_first']:.0f} / {r['fps']:.0f}" for r in results) + ".",
+        "Where a later visit's time goes (median ms; start = navigation to graph.js running): "
+        + "; ".join(f"{label}: {split(t['cached'])}" for label, _, t in _rows(results)) + ".",
         "",
-        "The layout is the part a cache removes: a later visit places only memories that have no cached position",
-        "(next to a placed neighbour, else on rings around the graph) and skips fcose; what remains is the data,",
-        "Cytoscape's first paint and the fit. The positions live in ORMAH_HOME/ui/graph-positions.json (a cache:",
-        "deleting it costs one layout).",
+        "Where a first visit's time goes (median ms): "
+        + "; ".join(f"{label}: {split(t['cold'])}" for label, _, t in _rows(results)) + ". Server CPU per visit: "
+        + "; ".join(f"{label}: {t['cold']['server_cpu_ms']:.0f} ms first, {t['cached']['server_cpu_ms']:.0f} ms later"
+                    for label, _, t in _rows(results)) + ". Drag frames/s after the later visit (first drag / then): "
+        + "; ".join(f"{label}: {t['fps_first']:.0f} / {t['fps']:.0f}" for label, _, t in _rows(results)) + ".",
+        "",
+        "Graph JSON (gzip / raw): " + "; ".join(
+            f"{r['size']:,}: {_kb(r['weight']['graph_json'])} / {_kb(r['weight']['graph_json_decoded'])}"
+            for r in results) + f" (as served by {names[0]}).",
         "",
         "Page weight of the graph page, cold (bytes transferred):",
         "",
@@ -355,6 +387,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,5000")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
+    parser.add_argument("--baseline", metavar="REF",
+                        help="also serve this git ref's code (e.g. main) from the same seeded home, visits alternated")
     parser.add_argument("--write", action="store_true", help="replace the Web UI section of docs/benchmarks.md")
     parser.add_argument("--child-seed", nargs=3, metavar=("HOME", "SIZE", "CACHE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -363,11 +397,17 @@ def main() -> None:
         print(json.dumps(child_seed(Path(home), int(size), Path(cache))))
         return
     results, loads = [], []
-    for size in (int(s) for s in args.sizes.split(",")):
-        loads.append(os.getloadavg()[0])
-        result = run_size(size, args.runs, args.cache_dir)
-        print(json.dumps(result), flush=True)
-        results.append(result)
+    with tempfile.TemporaryDirectory(prefix="ormah-bench-ui-tree-") as tree_dir:
+        trees = {"this tree": REPO}
+        if args.baseline:
+            ref = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", args.baseline], capture_output=True,
+                                 text=True, check=True).stdout.strip()
+            trees = {f"before ({ref})": _export_tree(ref, Path(tree_dir)), "after (this tree)": REPO}
+        for size in (int(s) for s in args.sizes.split(",")):
+            loads.append(os.getloadavg()[0])
+            result = run_size(size, args.runs, args.cache_dir, trees)
+            print(json.dumps(result), flush=True)
+            results.append(result)
     with tempfile.TemporaryDirectory() as tmp:
         facts = machine(Path(tmp))
     machine_md = "\n".join(f"- {k}: {v}" for k, v in facts.items())

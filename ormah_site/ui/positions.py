@@ -35,6 +35,14 @@ def positions_load() -> dict[str, list[float]]:
     return data if isinstance(data, dict) else {}
 
 
+def positions_kept() -> bool:
+    """Whether any position is cached (a later visit: the explorer can draw without running the layout)."""
+    try:
+        return _path().stat().st_size > 2
+    except OSError:
+        return False
+
+
 def positions_for(ids: list[str]) -> dict[str, list[float]]:
     """The cached positions of these memories."""
     cached = positions_load()

@@ -18,9 +18,10 @@
                "depends_on"];
   var DIRECTED = {defines: 1, evolved_from: 1, derived_from: 1, part_of: 1, depends_on: 1, supports: 1};
   var BIG = 1500; // above this many nodes: haystack edges, no arrows, textures while panning
+  var DETAIL_ZOOM = 0.6; // below BIG: from this zoom on, every label in the style, curved edges with arrows
 
   var cy = null;
-  var namesShown = false;  // every memory's label in the style (see allLabels)
+  var detailed = false;   // every memory's label, curved edges and arrows in the style (see detail())
   var order = [];        // node ids by importance, for N / P keyboard navigation
   var cursor = -1;
   var loadSeq = 0;
@@ -60,13 +61,17 @@
     // properties on every node cost ~0.1 s of the renderer's CPU for names that are not drawn.
     var text = {"font-size": 11, "color": p.label, "text-valign": "bottom", "text-margin-y": 3,
                 "text-background-color": p.labelBg, "text-background-opacity": 0.8, "text-background-padding": 2};
-    var every = !big && namesShown;
+    // Each property a rule sets costs Cytoscape work on every element it applies to (a trigger check, a bounds
+    // event), so the rules set nothing a default already gives (no label, haystack radius 0) and nothing the
+    // fitted view cannot show: every label, curved edges and arrows only once zoomed in (see detail()).
+    var every = !big && detailed;
     var node = {"width": "data(size)", "height": "data(size)", "background-color": p.type.fact,
-                "border-width": 2, "border-color": p.tier.working, "overlay-padding": 6,
-                // every label appears once zoomed in far enough to read it (11 px); below that only the chosen
-                // few. Until the view first gets there (see allLabels) no other label is even measured.
-                "label": every ? "data(label)" : ""};
-    if (every) Object.assign(node, text, {"min-zoomed-font-size": 15});
+                "border-width": 2, "border-color": p.tier.working, "overlay-padding": 6};
+    // every label appears once zoomed in far enough to read it (11 px); below that only the chosen few
+    if (every) Object.assign(node, text, {"label": "data(label)", "min-zoomed-font-size": 15});
+    var edge = {"width": 1.2, "line-color": p.edge.related_to, "opacity": "data(op)",
+                "curve-style": every ? "bezier" : "haystack"};
+    if (every) Object.assign(edge, {"arrow-scale": 0.8, "target-arrow-color": p.edge.related_to});
     var s = [
       {selector: "node", style: node},
       {selector: "node.lbl, node:selected, node.hit, node.hover, node.hood",
@@ -78,17 +83,14 @@
       {selector: "node.self", style: {"background-color": p.self, "font-size": 13, "font-weight": "bold", "z-index": 10,
                                       "border-width": 5, "border-color": p.tier.core}},
       {selector: "node.old", style: {"opacity": 0.4}},
-      {selector: "edge", style: {
-        "width": 1.2, "line-color": p.edge.related_to, "opacity": "data(op)",
-        "curve-style": big ? "haystack" : "bezier", "haystack-radius": 0,
-        "arrow-scale": 0.8, "target-arrow-color": p.edge.related_to
-      }}
+      {selector: "edge", style: edge}
     ];
     TYPES.forEach(function (t) { s.push({selector: "node.t-" + t, style: {"background-color": p.type[t]}}); });
     s.push({selector: "node.self", style: {"background-color": p.self}});
     EDGES.forEach(function (e) {
-      var st = {"line-color": p.edge[e], "target-arrow-color": p.edge[e]};
-      if (DIRECTED[e] && !big) st["target-arrow-shape"] = "triangle";
+      var st = {"line-color": p.edge[e]};
+      if (every) st["target-arrow-color"] = p.edge[e];
+      if (every && DIRECTED[e]) st["target-arrow-shape"] = "triangle";
       s.push({selector: "edge.e-" + e, style: st});
     });
     s.push(
@@ -264,6 +266,36 @@
       then();
     };
     if (coreEles.empty()) { finish(); return; }
+    layoutScripts().then(function () {
+      if (!coreEles.cy().destroyed()) fcose(coreEles, selfId, finish);
+    }, function (err) {
+      el.dataset.state = "error";
+      say("The layout could not be loaded (" + err.message + "). Reload the page to try again.");
+    });
+  }
+
+  /* fcose and the two libraries under it (320 KB) load only when a layout runs: a later visit draws the cached
+   * positions without them. The page includes them itself when the server had no positions (graph_page). */
+  var layoutLoading = null;
+  function layoutScripts() {
+    if (window.cytoscapeFcose) return Promise.resolve();
+    if (!layoutLoading) {
+      layoutLoading = Promise.all((el.dataset.layoutScripts || "").split(" ").filter(Boolean).map(function (src) {
+        return new Promise(function (resolve, reject) {
+          var s = document.createElement("script");
+          s.src = src;
+          s.async = false;  // run in the order given: each needs the one before
+          s.onload = resolve;
+          s.onerror = function () { layoutLoading = null; reject(new Error("no " + src.split("/").pop())); };
+          document.head.appendChild(s);
+        });
+      }));
+    }
+    return layoutLoading;
+  }
+
+  function fcose(coreEles, selfId, finish) {
+    var core = coreEles.nodes();
     var o = {name: "fcose", quality: core.length > DRAFT_ABOVE ? "draft" : "default", randomize: true,
              animate: false, fit: false, nodeDimensionsIncludeLabels: false, packComponents: true,
              nodeRepulsion: 6500, idealEdgeLength: 70, edgeElasticity: 0.45, numIter: 2500, tile: true,
@@ -325,7 +357,7 @@
       return e;
     }).concat(data.edges.map(edgeEl));
     if (cy) cy.destroy();
-    namesShown = false;
+    detailed = false;
     cy = window.cytoscape({
       container: el, elements: elements, style: styles(palette(), big), layout: {name: "preset", fit: false},
       minZoom: 0.03, maxZoom: 4, boxSelectionEnabled: false, motionBlur: false,
@@ -606,7 +638,7 @@
     cy.on("mouseout", "node", function () { hoverOff(); });
     cy.on("mouseover", "edge", function (ev) { hoverEdge(ev.target); });
     cy.on("mouseout", "edge", function () { hoverOff(); });
-    cy.on("zoom", function () { queueScale(); allLabels(); if (hovered) placeTip(hovered); });
+    cy.on("zoom", function () { queueScale(); detail(); if (hovered) placeTip(hovered); });
     cy.on("pan", function () { if (hovered) placeTip(hovered); });
     cy.on("dragfree", "node", function (ev) { savePositions(ev.target); });
   }
@@ -821,10 +853,11 @@
 
   darkScheme.addEventListener("change", function () { if (cy) cy.style(styles(palette(), !!cy.scratch("_big"))); });
 
-  /* Zoomed in far enough for an 11 px name to pass min-zoomed-font-size (15): give every memory its label, once. */
-  function allLabels() {
-    if (namesShown || cy.scratch("_big") || cy.zoom() < 1.3) return;
-    namesShown = true;
+  /* Zoomed in past the fitted view of a graph below BIG: restyle once with every label (drawn from the zoom where
+   * 11 px passes min-zoomed-font-size), curved edges and arrows. Fitted, an arrow would be a pixel or two. */
+  function detail() {
+    if (detailed || cy.scratch("_big") || cy.zoom() < DETAIL_ZOOM) return;
+    detailed = true;
     cy.style(styles(palette(), false));
   }
 

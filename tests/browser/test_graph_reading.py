@@ -166,6 +166,23 @@ def test_positions_are_kept_between_visits(new_page, town):
     assert (round(again["x"]), round(again["y"])) == (round(first["x"]), round(first["y"]))
 
 
+def test_a_later_visit_draws_without_the_layout_scripts_and_loads_them_for_a_relayout(new_page, town):
+    page = new_page()
+    sign_in(page)
+    wait_for_graph(page)
+    page.wait_for_function("document.getElementById('graph').dataset.positionsSaved === '43'")
+    page.reload()
+    wait_for_graph(page)
+    assert page.get_attribute("#graph", "data-layout") == "cached"
+    assert page.evaluate("typeof window.cytoscapeFcose") == "undefined"
+    assert page.locator("script[src*='fcose']").count() == 0
+    page.evaluate("() => { document.getElementById('graph').dataset.positionsSaved = ''; }")
+    page.click("#g-relayout")
+    page.wait_for_function("document.getElementById('graph').dataset.positionsSaved === '43'")
+    assert page.evaluate("typeof window.cytoscapeFcose") != "undefined"
+    assert page.locator("script[src*='fcose']").count() == 1
+
+
 def test_every_memory_is_named_once_zoomed_in_and_the_data_is_fetched_once(new_page, town):
     page = new_page()
     sign_in(page)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import quote_plus, urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
@@ -16,9 +17,10 @@ from memory.domain.search import SearchQuery
 from memory.errors import OrmahError
 from memory.search import recall
 from memory.selectors import index_counts
-from ormah_site.ui.positions import MAX_POSITIONS, positions_for, positions_save
+from ormah_site.ui.positions import MAX_POSITIONS, positions_for, positions_kept, positions_save
 from ormah_site.ui.view_models.pills import pill
-from memory.graph import GRAPH_NODE_LIMIT, GraphFilters, graph_export, graph_facets, graph_neighbourhood
+from memory.graph import (GRAPH_NODE_LIMIT, GraphFacets, GraphFilters, graph_export, graph_facets,
+                          graph_neighbourhood)
 
 SEARCH_LIMIT = 20
 _TIERS = {t.value for t in Tier}
@@ -37,6 +39,20 @@ def filters_from(params: QueryDict) -> GraphFilters:
     )
 
 
+def data_query(filters: GraphFilters, facets: GraphFacets) -> str:
+    """The query string graph-data.js builds from the filters form as this page renders it (FormData order,
+    URLSearchParams encoding), so that the page can ask for the graph data before any script has run."""
+    types = [t for t in facets.types if t in filters.types]  # a select with several `selected` shows the last
+    space = filters.space
+    pairs = [("tier", t) for t in facets.tiers if t in filters.tiers]
+    pairs += [("type", types[-1] if types else ""),
+              ("space", "-" if space == "" else (space if space in facets.spaces else "*")),
+              ("tag", filters.tag or "")]
+    if filters.show_hidden:
+        pairs.append(("hidden", "1"))
+    return urlencode(pairs, safe="*", quote_via=quote_plus)
+
+
 def search_scope(filters: GraphFilters) -> dict:
     """The SearchQuery fields that make search see exactly what the graph shows (one state for both)."""
     tiers = list(filters.tiers) or (None if filters.show_hidden else [Tier.CORE.value, Tier.WORKING.value])
@@ -50,11 +66,13 @@ def search_scope(filters: GraphFilters) -> dict:
 def graph_page(request: HttpRequest) -> HttpResponse:
     """The explorer: Cytoscape canvas, filters, legend, search and the node panel."""
     filters = filters_from(request.GET)
+    facets = graph_facets()
     return render(request, "memory/graph.html", {
         "empty": index_counts()["nodes"] <= 1,  # nothing but the self node: say how to add memories
-        "facets": graph_facets(), "filters": filters, "limit": GRAPH_NODE_LIMIT,
+        "facets": facets, "filters": filters, "limit": GRAPH_NODE_LIMIT,
+        "data_query": data_query(filters, facets),
         "focus": request.GET.get("focus", ""), "query": request.GET.get("q", ""),
-        "edge_types": [e.value for e in EdgeType],
+        "edge_types": [e.value for e in EdgeType], "layout_scripts": not positions_kept(),
     })
 
 
