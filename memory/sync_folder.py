@@ -17,7 +17,9 @@ from datetime import datetime
 from pathlib import Path
 
 from memory.domain.folder_sync import SyncState, state_parse, state_render
+from memory.domain.identity import is_self_node
 from memory.domain.markdown import parse
+from memory.domain.node import Node
 from memory.errors import MalformedNodeFile, StorageError, ValidationFailed, WriteConflict
 
 NODES = "nodes"
@@ -33,6 +35,7 @@ class FolderFile:
     rel: str
     node_id: str
     data: bytes
+    is_self: bool = False  # the file holds a self node (memory.domain.identity)
 
     @property
     def sha256(self) -> str:
@@ -71,11 +74,12 @@ def folder_scan(root: Path) -> FolderScan:
             scan.malformed.append((rel, f"unreadable: {exc.strerror or exc}"))
             continue
         try:
-            node_id = _node_id(data, rel)
+            node = _node(data, rel)
         except MalformedNodeFile as exc:
             scan.malformed.append((rel, exc.reason))
             continue
-        seen.setdefault(node_id, []).append(FolderFile(rel=rel, node_id=node_id, data=data))
+        seen.setdefault(node.id, []).append(FolderFile(rel=rel, node_id=node.id, data=data,
+                                                       is_self=is_self_node(node)))
     for node_id, found in seen.items():
         if len(found) == 1:
             scan.files[node_id] = found[0]
@@ -87,8 +91,8 @@ def folder_scan(root: Path) -> FolderScan:
     return scan
 
 
-def _node_id(data: bytes, rel: str) -> str:
-    """The id of the memory the bytes hold; raises MalformedNodeFile saying why the file is left alone."""
+def _node(data: bytes, rel: str) -> Node:
+    """The memory the bytes hold; raises MalformedNodeFile saying why the file is left alone."""
     if len(data) > MAX_FILE_BYTES:
         raise MalformedNodeFile(path=rel, reason=f"{len(data):,} bytes, over the {MAX_FILE_BYTES // 1024} KiB Ormah "
                                                  "reads; split it")
@@ -98,7 +102,7 @@ def _node_id(data: bytes, rel: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MalformedNodeFile(path=rel, reason=f"not valid UTF-8 (byte {exc.start})") from None
-    return parse(text, source=rel).id
+    return parse(text, source=rel)
 
 
 def _md_names(folder: Path) -> list[str]:

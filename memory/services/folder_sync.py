@@ -129,6 +129,9 @@ def folder_sync(*, path: Path, dry_run: bool = False, now: datetime | None = Non
         held |= {i: f"{p} does not parse" for i, p in held_by(malformed=[p for p, _ in scan.malformed], ids=ids,
                                                                 base=base).items()}
         held |= {i: f"{p} and another file of the folder hold it" for i, p in scan.doubled.items()}
+        if protected:  # one self node per store: `ormah import` folds another's identity links into it
+            held |= {i: f"{f.rel} is a second self node; the store has its own" for i, f in scan.files.items()
+                     if f.is_self and i not in protected}
         report.items = sync_plan(
             folder={i: SyncFile(f.rel, f.sha256) for i, f in scan.files.items()},
             store={i: SyncFile(c.rel, content_hash(c.data)) for i, c in live.items()},

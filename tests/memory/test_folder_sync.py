@@ -193,6 +193,22 @@ def test_the_self_node_removed_from_the_folder_is_written_back(two, home, tmp_pa
     assert tree(root) == store_tree(home)
 
 
+def test_a_second_self_node_from_another_store_is_left_out(two, home, tmp_path):
+    self_ensure(name="Dana")
+    root = tmp_path / "laptop-checkout"
+    now = utcnow()
+    other = Node(id=new_node_id(), type="person", tier="core", content="Robin: the person these memories belong to.",
+                 created=now, updated=now, last_accessed=now, source="system:self", tags=("self", "identity"))
+    (root / "nodes").mkdir(parents=True)
+    (root / "nodes" / f"person_robin_{other.short_id}.md").write_text(render(other), encoding="utf-8")
+
+    report = folder_sync(path=root)
+
+    assert steps(report)[other.id] == SyncStep.HELD
+    assert not NodeRow.objects.filter(uid=other.id).exists()
+    assert not report.clean
+
+
 def test_a_malformed_file_is_reported_left_untouched_and_its_memory_not_forgotten(two, synced, home):
     a, _ = two
     path = in_folder(synced, a.id)
