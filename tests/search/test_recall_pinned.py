@@ -46,10 +46,11 @@ ROW_FIELDS = ("short_id", "title", "content", "type", "tier", "space", "tags", "
 
 
 def _plain(hit) -> dict:
-    """What recall decided about a hit in full, and a digest of the row fields it carries (the file stays small)."""
+    """What recall decided about a hit in full, and a digest of the row fields it carries (the file stays small);
+    not the row id, which depends on the tests that ran before in the same database."""
     row = "|".join(repr(getattr(hit, name)) for name in ROW_FIELDS)
     return {
-        "node_id": hit.node_id, "row_id": hit.row_id, "row": hashlib.sha1(row.encode()).hexdigest()[:12],
+        "node_id": hit.node_id, "row": hashlib.sha1(row.encode()).hexdigest()[:12],
         "score": hit.score, "source": hit.source, "legs": list(hit.legs), "raw_cosine": hit.raw_cosine,
         "fts_rank": hit.fts_rank, "vector_rank": hit.vector_rank, "activated_by": hit.activated_by,
         "activation_edge": hit.activation_edge, "passage": list(hit.passage) if hit.passage else None,
