@@ -27,7 +27,6 @@ from memory.domain.trust import (
 )
 from memory.errors import SessionStateNotFound
 from memory.models import (
-    EdgeRow,
     EvidenceRow,
     NodeCitationRow,
     NodeRow,
@@ -35,6 +34,7 @@ from memory.models import (
     SessionStateRow,
     VerificationRow,
 )
+from memory.search.rows import trust_rows
 
 SUPERSEDED_BY_KEY = "superseded_by"
 
@@ -66,22 +66,18 @@ def trust_facts(*, uids: Sequence[str]) -> dict[str, TrustFacts]:
     uids = list(dict.fromkeys(uids))
     if not uids:
         return {}
-    rows = {uid: (row_id, tj) for row_id, uid, tj in NodeRow.objects.filter(uid__in=uids).values_list(
-        "id", "uid", "trust_json")}
-    cites: dict[str, list[str]] = {u: [] for u in rows}
-    for uid, event_id in NodeCitationRow.objects.filter(node__uid__in=list(rows)).order_by("id").values_list(
-            "node__uid", "event_id"):
-        cites[uid].append(event_id)
-    rels: dict[str, list[Relation]] = {u: [] for u in rows}
-    edges = EdgeRow.objects.filter(Q(source__uid__in=list(rows)) | Q(target__uid__in=list(rows)),
-                                   edge_type__in=WARNING_EDGES)
-    for src, dst, edge, start, end in edges.values_list("source__uid", "target__uid", "edge_type", "valid_from",
-                                                        "valid_until").order_by("id"):
+    found = trust_rows(uids, WARNING_EDGES)
+    uid_of = {row_id: uid for row_id, uid, _ in found.nodes}
+    cites: dict[str, list[str]] = {uid: [] for uid in uid_of.values()}
+    for node_id, event_id in found.citations:
+        cites[uid_of[node_id]].append(event_id)
+    rels: dict[str, list[Relation]] = {uid: [] for uid in uid_of.values()}
+    for src, dst, edge, start, end in found.edges:
         rel = relation_of(edge, from_id=src, to_id=dst, valid_from=start, valid_until=end)
         for uid in (src, dst):
             if rel is not None and uid in rels:
                 rels[uid].append(rel)
-    data = {uid: _trust_data(tj) for uid, (_, tj) in rows.items()}
+    data = {uid: _trust_data(tj) for _, uid, tj in found.nodes}
     successors = {d[SUPERSEDED_BY_KEY] for d in data.values() if isinstance(d.get(SUPERSEDED_BY_KEY), str)}
     live = set(NodeRow.objects.filter(uid__in=list(successors)).values_list("uid", flat=True))
     for uid, d in data.items():
@@ -91,7 +87,7 @@ def trust_facts(*, uids: Sequence[str]) -> dict[str, TrustFacts]:
     return {uid: TrustFacts(
         uid=uid, provenance=Provenance(**{k: data[uid].get(k) for k in PROVENANCE_KEYS}),
         citations=tuple(dict.fromkeys(cites[uid])), relations=tuple(rels[uid]),
-    ) for uid in rows}
+    ) for uid in data}
 
 
 def known_events(*, ids: Sequence[str]) -> set[str]:

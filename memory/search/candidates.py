@@ -34,6 +34,7 @@ NEUTRAL_CENTRALITY = 0.5  # a store of one memory (no others to be near)
 _centroids: dict[tuple[str, str], tuple[int, int, np.ndarray, tuple]] = {}
 _central: dict[tuple, dict[int, float]] = {}  # centrality per row, per store signature (derived, per process)
 _doc_counts: dict[tuple, dict[str, int]] = {}  # document count per term, for the latest store state seen
+_counts: dict[tuple, int] = {}  # the number of memories, for the latest store state seen
 _DF_LOCK = threading.Lock()  # the web worker's threads share the cache
 DF_CACHE_TERMS = 50_000
 
@@ -72,16 +73,16 @@ def store_state() -> tuple:
     return str(connection.settings_dict.get("NAME")), gen, seq
 
 
-def doc_counts(terms: list[str]) -> dict[str, int]:
+def doc_counts(terms: list[str], state: tuple | None = None) -> dict[str, int]:
     """How many memories contain each term, by the full-text index (stems), capped at DF_CAP.
 
-    Kept per process for the latest store state (`store_state`): a conversation repeats its words, and each count
-    is an FTS5 scan of up to DF_CAP postings. Inside a transaction (a writer's own uncommitted rows) nothing is
-    kept, as the vector matrix keeps nothing there either.
+    Kept per process for the latest store state (`store_state`, read here unless the caller read it just before):
+    a conversation repeats its words, and each count is an FTS5 scan of up to DF_CAP postings. Inside a
+    transaction (a writer's own uncommitted rows) nothing is kept, as the vector matrix keeps nothing there either.
     """
     if connection.in_atomic_block or not terms:
         return backend().doc_counts(terms, DF_CAP)
-    state = store_state()  # read first: counts read after it are never older than it
+    state = state or store_state()  # read first: counts read after it are never older than it
     with _DF_LOCK:
         if state not in _doc_counts:
             _doc_counts.clear()
@@ -99,10 +100,21 @@ def doc_counts(terms: list[str]) -> dict[str, int]:
     return {t: out[t] for t in terms}
 
 
-def _memory_count() -> int:
+def memory_count(state: tuple | None = None) -> int:
+    """The number of memories, kept per process for the store state read just before (every insert and delete of
+    a row moves the vector log: memory/search/matrix.py); None (inside a transaction) reads it afresh."""
+    if state is not None:
+        with _DF_LOCK:
+            if state in _counts:
+                return _counts[state]
     with connection.cursor() as cur:
         cur.execute("SELECT count(*) FROM memory_noderow")
-        return int(cur.fetchone()[0])
+        total = int(cur.fetchone()[0])
+    if state is not None:
+        with _DF_LOCK:
+            _counts.clear()
+            _counts[state] = total
+    return total
 
 
 def _signature(total: int) -> tuple:
@@ -169,7 +181,8 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
         return CandidatePool([], np.zeros((0, 0)), {}, {}, {})
     rows = feature_rows(ids)
     ids = [i for i in ids if i in rows]
-    total = _memory_count()
+    state = None if connection.in_atomic_block else store_state()
+    total = memory_count(state)
     cosine: dict[int, float] = {}
     central: dict[int, float] = {}
     if vector is not None:
@@ -188,7 +201,7 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
                     known.update(centrality(to_sum, norm, sampled, total))
                 central = {r: known[r] for r in cosine if r in known}
     terms = query_terms(text)
-    counts = doc_counts(terms)
+    counts = doc_counts(terms, state)
     facts: QueryFacts = query_facts(text, {t: idf(counts.get(t, 0), total) for t in terms},
                                     default_space=default_space, window=window)
     fts = {h.row_id: h for h in fts_hits}

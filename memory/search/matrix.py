@@ -59,9 +59,11 @@ class Matrix:
         self.dim, self.gen, self.n, self.dead = dim, gen, 0, 0
         self.codes: dict[str, int] = {}
         self.slots: dict[int, list[int]] = {}
+        self._last: tuple[bytes, np.ndarray] | None = None  # the last query's scan (`sims`)
         self._alloc(1024)
 
     def _alloc(self, cap: int) -> None:
+        self._last = None
         old = self.n
         grown = {
             "ids": np.zeros(cap, np.int64), "part": np.zeros(cap, np.int32), "vecs": np.zeros((cap, self.dim), np.float32),
@@ -80,6 +82,7 @@ class Matrix:
         return self.codes.setdefault(value or "", len(self.codes))
 
     def remove(self, row_ids: Iterable[int]) -> None:
+        self._last = None
         for row_id in row_ids:
             for slot in self.slots.pop(row_id, ()):
                 self.alive[slot] = False
@@ -91,6 +94,7 @@ class Matrix:
             return
         if self.n + len(rows) > self.cap:
             self._alloc(max(self.cap * 2, self.n + len(rows)))
+        self._last = None
         lo, hi = self.n, self.n + len(rows)
         vecs = np.stack([np.asarray(r[6], np.float32) for r in rows])
         self.vecs[lo:hi] = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), np.float32(1e-12))
@@ -110,6 +114,7 @@ class Matrix:
         """Drop dead slots once they are a quarter of the matrix."""
         if self.dead * 4 < max(self.n, 1024):
             return
+        self._last = None
         keep = np.flatnonzero(self.alive[:self.n])
         for name in ("ids", "part", "vecs", "alive", "type_c", "tier_c", "space_c", "created", "valid_until"):
             array = getattr(self, name)
@@ -152,7 +157,18 @@ class Matrix:
         """The `limit` best rows among `keep` (a row's score is its best vector), nearest first."""
         if int(keep.sum()) == 0 or limit <= 0:
             return []
-        return self.top_of(scan(self.vecs[:self.n], query), limit, keep)
+        return self.top_of(self.sims(query), limit, keep)
+
+    def sims(self, query: np.ndarray) -> np.ndarray:
+        """`scan` of every slot, kept for the last query until the matrix changes: a query naming a time searches
+        the same vector twice (the pool, then the window's nearest), and at 100k the scan is most of a search."""
+        key = query.tobytes()
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
+        sims = scan(self.vecs[:self.n], query)
+        sims.flags.writeable = False
+        self._last = (key, sims)
+        return sims
 
     def top_of(self, sims: np.ndarray, limit: int, keep: np.ndarray) -> list[VectorHit]:
         """`top` for cosines already computed (one column of a batch's matrix product)."""

@@ -147,7 +147,8 @@ def _direct(pool: CandidatePool, limit: int, floor: float | None) -> list[Scored
     scorer = load_scorer()
     probs = scorer.probabilities(pool.matrix)
     # "No good match" and the floor judge the topic alone: a time named in the query reorders, never empties.
-    topic = scorer.probabilities(without_window(pool.matrix))
+    # Without a window the window column is all zeros, so the topic's probabilities are these very ones.
+    topic = scorer.probabilities(without_window(pool.matrix)) if pool.windowed else probs
     if max(topic.max(), probs.max()) < thresholds.no_good_match():
         return []  # no good match: nothing here is likely to be what was asked for
     if unknown_words(pool):

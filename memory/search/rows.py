@@ -1,4 +1,5 @@
-"""What recall reads of index rows: the scorer's features for every candidate, the hit's fields for the few returned.
+"""What recall reads of index rows: the scorer's features for every candidate, the hit's fields for the few returned,
+and what their warnings depend on (`trust_rows`, read for every hit list recall returns).
 
 One plain query per set of rows. Through the ORM, the ~180 candidates of a query cost more in building the IN list
 and parsing datetimes than the query itself; here the datetimes SQLite stores as UTC text are read with
@@ -9,7 +10,8 @@ converters give.
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.db import connection
@@ -66,3 +68,55 @@ def feature_rows(row_ids: Iterable[int]) -> dict[int, FeatureRow]:
 def hit_rows(row_ids: Iterable[int]) -> dict[int, HitRow]:
     """The fields a SearchHit shows of the given rows, by row id (missing ids are simply absent)."""
     return _load(row_ids, HitRow)
+
+
+RelationEdge = namedtuple("RelationEdge", "source_uid target_uid edge_type valid_from valid_until")
+
+
+@dataclass(frozen=True, slots=True)
+class TrustRows:
+    """The index rows a list of memories' warnings are built from (memory.context.selectors.trust_facts)."""
+
+    nodes: list[tuple[int, str, str]]  # (row id, uid, trust_json) of the memories that exist, in the index's order
+    citations: list[tuple[int, str]]  # (row id, event id), in the order they were indexed
+    edges: list[RelationEdge]  # edges of `edge_types` touching any of the memories, in the order they were indexed
+
+
+def _in(values: Sequence) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
+def trust_rows(uids: Sequence[str], edge_types: Sequence[str]) -> TrustRows:
+    """The trust_json, citations and typed edges of the memories with these ids: three plain queries, where the ORM
+    spent several times each query's own cost building it (recall asks this for every hit list)."""
+    uids = list(dict.fromkeys(uids))
+    nodes: list[tuple[int, str, str]] = []
+    citations: list[tuple[int, int, str]] = []
+    edges: dict[int, tuple] = {}
+    types = list(edge_types)
+    with connection.cursor() as cur:
+        for start in range(0, len(uids), CHUNK):
+            chunk = uids[start:start + CHUNK]
+            cur.execute(f"SELECT id, uid, trust_json FROM {NODE_TABLE} WHERE uid IN ({_in(chunk)})", chunk)
+            nodes.extend(cur.fetchall())
+        ids = [row[0] for row in nodes]
+        for start in range(0, len(ids), CHUNK):
+            chunk = ids[start:start + CHUNK]
+            cur.execute(f"SELECT id, node_id, event_id FROM memory_nodecitationrow WHERE node_id IN ({_in(chunk)})",
+                        chunk)
+            citations.extend(cur.fetchall())
+            if not types:
+                continue
+            cur.execute(
+                f"SELECT e.id, s.uid, t.uid, e.edge_type, e.valid_from, e.valid_until FROM memory_edgerow e "
+                f"JOIN {NODE_TABLE} s ON s.id = e.source_id JOIN {NODE_TABLE} t ON t.id = e.target_id "
+                f"WHERE (e.source_id IN ({_in(chunk)}) OR e.target_id IN ({_in(chunk)})) "
+                f"AND e.edge_type IN ({_in(types)})", [*chunk, *chunk, *types])
+            for edge_id, *values in cur.fetchall():
+                edges[edge_id] = values
+    return TrustRows(
+        nodes=nodes,
+        citations=[(node_id, event_id) for _, node_id, event_id in sorted(citations)],
+        edges=[RelationEdge(src, dst, kind, as_datetime(start), as_datetime(end))
+               for _, (src, dst, kind, start, end) in sorted(edges.items())],
+    )

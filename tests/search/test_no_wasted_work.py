@@ -9,11 +9,16 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memory.domain.requests import NodePatch
-from memory.models import NodeRow
+from memory.domain.requests import NodeCreate
+from memory.domain.trust import WARNING_EDGES, RelationKind
+from memory.domain.trust_requests import RelationIn
+from memory.models import EdgeRow, NodeCitationRow, NodeRow
 from memory.search import Filters, matrix
 from memory.search.filters import matching_ids
-from memory.search.rows import as_datetime, feature_rows, hit_rows
+from memory.search.rows import as_datetime, feature_rows, hit_rows, trust_rows
 from memory.services import node_update, self_ensure
+from memory.services.evidence import node_remember
+from memory.services.trust import relation_create
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 
@@ -28,6 +33,29 @@ def test_row_reads_equal_the_orm_values(mem):
         fields = next(iter(rows.values()))._fields
         orm = {r[0]: r for r in NodeRow.objects.filter(id__in=ids).values_list(*fields)}
         assert {i: tuple(r) for i, r in rows.items()} == orm
+
+
+def test_trust_rows_equal_the_orm_values(mem):
+    old = mem("The office is in Berlin", auto_link=False)
+    new = mem("The office is in Hamburg", auto_link=False)
+    other = mem("The office is in Lisbon", auto_link=False)
+    cited = node_remember(request=NodeCreate(content="The release checklist lives in docs/release.md"),
+                          auto_link=False).node
+    relation_create(request=RelationIn(from_id=new.id, to_id=old.id, relation=RelationKind.SUPERSEDES,
+                                       valid_from=NOW + timedelta(days=30, microseconds=3)))
+    relation_create(request=RelationIn(from_id=other.id, to_id=new.id, relation=RelationKind.CONTRADICTS))
+    uids = [old.id, new.id, cited.id, "no-such-memory"]
+
+    found = trust_rows(uids, WARNING_EDGES)
+
+    assert found.nodes == list(NodeRow.objects.filter(uid__in=uids).values_list("id", "uid", "trust_json"))
+    ids = [row_id for row_id, _, _ in found.nodes]
+    assert found.citations == list(NodeCitationRow.objects.filter(node_id__in=ids).order_by("id").values_list(
+        "node_id", "event_id")) != []
+    edges = EdgeRow.objects.filter(source_id__in=ids) | EdgeRow.objects.filter(target_id__in=ids)
+    assert found.edges == list(edges.filter(edge_type__in=WARNING_EDGES).order_by("id").values_list(
+        "source__uid", "target__uid", "edge_type", "valid_from", "valid_until"))
+    assert len(found.edges) == 2 and found.edges[0].valid_from == NOW + timedelta(days=30, microseconds=3)
 
 
 def test_stored_timestamps_read_as_utc():
@@ -81,3 +109,16 @@ def test_document_counts_are_read_once_per_store_state(mem, transactional_db):
     assert len(ctx.captured_queries) == 1  # the store state, no count
     node_update(ref=node.id, patch=NodePatch(tags=["zebra"]))  # a tag alone moves the state too
     assert doc_counts(["garden", "zebra"]) == {"garden": 1, "zebra": 1}
+
+
+def test_a_repeated_query_vector_is_scanned_once_until_the_matrix_changes(mem, transactional_db):
+    first = mem("The billing service retries webhooks with jitter", auto_link=False)
+    [(state, _)] = matrix.current()
+    query = state.vecs[0].copy()
+    assert state.sims(query) is state.sims(query)  # a time-named query searches the same vector twice
+    assert [h.row_id for h in matrix.search(query, 5)] == [NodeRow.objects.get(uid=first.id).id]
+
+    second = mem("The billing service retries webhooks with jitter and a cap", auto_link=False)
+
+    assert sorted(h.row_id for h in matrix.search(query, 5)) == sorted(
+        NodeRow.objects.filter(uid__in=[first.id, second.id]).values_list("id", flat=True))
