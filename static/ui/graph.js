@@ -17,7 +17,7 @@
   var EDGES = ["related_to", "supports", "contradicts", "defines", "evolved_from", "derived_from", "part_of",
                "depends_on"];
   var DIRECTED = {defines: 1, evolved_from: 1, derived_from: 1, part_of: 1, depends_on: 1, supports: 1};
-  var BIG = 1500; // above this many nodes: haystack edges, no arrows, textures while panning
+  var BIG = Number(el.dataset.big) || 1500; // above this many nodes: haystack edges, no arrows, textures while panning
   var DETAIL_ZOOM = 0.6; // below BIG: from this zoom on, every label in the style, curved edges with arrows
 
   var cy = null;
@@ -319,7 +319,19 @@
     cy.viewport({zoom: zoom, pan: {x: (w - zoom * (bb.x1 + bb.x2)) / 2, y: (h - zoom * (bb.y1 + bb.y2)) / 2}});
   }
 
-  function drawn(data, started) {
+  /* The first frame: mark it, then (a big graph drawn from cached positions) add the edges held back, and call
+   * the graph ready once they are drawn too; `rest` is the work that needed them (search hits, a focus). */
+  function drawn(data, started, later, rest) {
+    var mine = cy;
+    var ready = function () {
+      var now = performance.now();
+      performance.mark("ormah:graph-ready");
+      window.ormahGraphTimings.ready_ms = Math.round(now);
+      el.dataset.nodeCount = String(cy.nodes().length);
+      el.dataset.state = "ready";
+      if (el.dataset.hits === "0" || !el.dataset.hits) say(countText(data));
+      el.dispatchEvent(new CustomEvent("ormah:graph-ready", {bubbles: true}));
+    };
     cy.one("render", function () {
       window.requestAnimationFrame(function () {
         performance.mark("ormah:graph-drawn");
@@ -329,10 +341,19 @@
                                     layout_ms: Math.round(started.laidOut - started.built),
                                     fit_ms: Math.round(started.fitted - started.laidOut),
                                     render_ms: Math.round(now - started.fitted), total_ms: Math.round(now)};
-        el.dataset.nodeCount = String(cy.nodes().length);
-        el.dataset.state = "ready";
-        if (el.dataset.hits === "0" || !el.dataset.hits) say(countText(data));
-        el.dispatchEvent(new CustomEvent("ormah:graph-ready", {bubbles: true}));
+        if (!later.length) { ready(); return; }
+        window.setTimeout(function () {  // a task of its own, after the frame has been shown
+          if (cy !== mine) return;
+          cy.one("render", function () {
+            window.requestAnimationFrame(function () {
+              if (cy !== mine) return;
+              rest();
+              ready();
+            });
+          });
+          cy.add(later.map(edgeEl));
+          cy.forceRender();
+        }, 0);
       });
     });
     fitAll();
@@ -355,7 +376,13 @@
       var e = nodeEl(d, at ? {x: at[0], y: at[1]} : null, degree[d.id]);
       if (top[d.id]) e.classes += " lbl";
       return e;
-    }).concat(data.edges.map(edgeEl));
+    });
+    // A big graph with every position cached draws its nodes first and its edges on the next frame: fitted, an
+    // edge there is a hairline a fifth of a pixel wide, and creating, styling and drawing 2,000 of them is about
+    // a third of Cytoscape's work before the first frame. The graph is "ready" once they are in.
+    var n = data.nodes.length;
+    var later = big && n && known === n ? data.edges : [];
+    if (!later.length) elements = elements.concat(data.edges.map(edgeEl));
     if (cy) cy.destroy();
     detailed = false;
     cy = window.cytoscape({
@@ -369,15 +396,17 @@
     started.built = performance.now();
     var after = function (placed) {
       started.laidOut = performance.now();
-      drawn(data, started);
-      savePositions(placed);
-      var focus = el.dataset.focus;
-      if (focus) { el.dataset.focus = ""; select(focus, {open: true}); }
-      highlightSearch();
+      var rest = function () {
+        savePositions(placed);
+        var focus = el.dataset.focus;
+        if (focus) { el.dataset.focus = ""; select(focus, {open: true}); }
+        highlightSearch();
+      };
+      drawn(data, started, later, rest);
+      if (!later.length) rest();
     };
     // Positions kept from earlier visits: only the memories without one are placed (next to a placed neighbour,
     // else around the rest); a first visit, or one where most memories are new, runs the full layout.
-    var n = data.nodes.length;
     el.dataset.layout = n && known >= 0.6 * n ? "cached" : "computed";
     if (el.dataset.layout === "cached") {
       after(placeNew(Object.keys(pos)));

@@ -183,6 +183,24 @@ def test_a_later_visit_draws_without_the_layout_scripts_and_loads_them_for_a_rel
     assert page.locator("script[src*='fcose']").count() == 1
 
 
+def test_a_big_graph_from_cached_positions_adds_its_edges_after_the_first_frame(new_page, town, monkeypatch):
+    monkeypatch.setattr("ormah_site.ui.views.graph.GRAPH_BIG", 10)  # the 43 memories count as a big graph
+    page = new_page()
+    sign_in(page, "/?q=kafka+consumer+lag")
+    wait_for_graph(page)
+    page.wait_for_function("document.getElementById('graph').dataset.positionsSaved === '43'")
+    edges = page.evaluate("window.ormahGraph.edges().length")
+    page.reload()
+    wait_for_graph(page)
+    assert page.get_attribute("#graph", "data-layout") == "cached"
+    assert page.evaluate("window.ormahGraph.edges().length") == edges
+    assert page.evaluate("performance.getEntriesByName('ormah:graph-drawn').length") == 1
+    assert page.evaluate("performance.getEntriesByName('ormah:graph-ready').length") == 1
+    page.wait_for_function("Number(document.getElementById('graph').dataset.hits) > 0")
+    assert town["hubs"]["kafka"].id in page.evaluate("window.ormahGraph.nodes('.hit').map(n => n.id())")
+    assert page.evaluate("window.ormahGraph.edges('.hit-edge').length") > 0
+
+
 def test_every_memory_is_named_once_zoomed_in_and_the_data_is_fetched_once(new_page, town):
     page = new_page()
     sign_in(page)

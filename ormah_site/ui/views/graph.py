@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import re
 from urllib.parse import quote_plus, urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET, require_POST
 from pydantic import ValidationError
@@ -23,6 +26,8 @@ from memory.graph import (GRAPH_NODE_LIMIT, GraphFacets, GraphFilters, graph_exp
                           graph_neighbourhood)
 
 SEARCH_LIMIT = 20
+GRAPH_BIG = 1500  # above this many memories the explorer draws cheaper (static/ui/graph.js, BIG)
+_ACCEPTS_GZIP = re.compile(r"\bgzip\b")
 _TIERS = {t.value for t in Tier}
 _TYPES = {t.value for t in NodeType}
 
@@ -69,7 +74,7 @@ def graph_page(request: HttpRequest) -> HttpResponse:
     facets = graph_facets()
     return render(request, "memory/graph.html", {
         "empty": index_counts()["nodes"] <= 1,  # nothing but the self node: say how to add memories
-        "facets": facets, "filters": filters, "limit": GRAPH_NODE_LIMIT,
+        "facets": facets, "filters": filters, "limit": GRAPH_NODE_LIMIT, "big": GRAPH_BIG,
         "data_query": data_query(filters, facets),
         "focus": request.GET.get("focus", ""), "query": request.GET.get("q", ""),
         "edge_types": [e.value for e in EdgeType], "layout_scripts": not positions_kept(),
@@ -78,12 +83,20 @@ def graph_page(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-@gzip_page
-def graph_data(request: HttpRequest) -> JsonResponse:
-    """Cytoscape elements for the filters (compact keys; see static/ui/graph.js), with cached positions."""
+def graph_data(request: HttpRequest) -> HttpResponse:
+    """Cytoscape elements for the filters (compact keys; see static/ui/graph.js), with cached positions.
+
+    Compact JSON, gzipped at level 1 when the browser takes gzip: at 5,000 memories (1.3 MB) that costs the server
+    a third of the CPU of gzip_page's level 6 for 13 % more bytes, and this answer is what a visit waits for.
+    """
     data = graph_export(filters=filters_from(request.GET), limit=GRAPH_NODE_LIMIT).as_dict()
     data["pos"] = positions_for([n["id"] for n in data["nodes"]])
-    return JsonResponse(data)
+    response = HttpResponse(json.dumps(data, separators=(",", ":")), content_type="application/json")
+    patch_vary_headers(response, ("Accept-Encoding",))
+    if _ACCEPTS_GZIP.search(request.headers.get("Accept-Encoding", "")):
+        response.content = gzip.compress(response.content, compresslevel=1, mtime=0)
+        response.headers["Content-Encoding"] = "gzip"
+    return response
 
 
 @login_required
