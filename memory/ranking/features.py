@@ -161,13 +161,29 @@ def _window_value(created: datetime, window: tuple[datetime, datetime | None] | 
     return 1.0 if created >= after and (before is None or created < before) else -1.0
 
 
+@lru_cache(maxsize=8192)
+def _title_stems(title: str) -> frozenset[str]:
+    return frozenset(stems(title))
+
+
+_COLUMN = {name: i for i, name in enumerate(FEATURES)}
+
+
 def feature_matrix(query: QueryFacts, candidates: Sequence[Candidate]) -> np.ndarray:
-    """The (n, len(FEATURES)) float64 matrix of the candidates of one query."""
+    """The (n, len(FEATURES)) float64 matrix of the candidates of one query.
+
+    Built a column at a time (numpy where the operation is exact: subtraction, division, square root; Python's
+    math elsewhere, as before), so every value has the very bits the per-candidate loop gave, which the scorer
+    was fitted on (tests/search/test_features_columns.py compares both).
+    """
     n = len(candidates)
     out = np.zeros((n, len(FEATURES)), dtype=np.float64)
     if not n:
         return out
-    best_bm25 = max((c.bm25 for c in candidates if c.bm25 is not None and c.bm25 > 0), default=0.0)
+    col = _COLUMN
+    bm25 = [c.bm25 for c in candidates]
+    best_bm25 = max((b for b in bm25 if b is not None and b > 0), default=0.0)
+    has_cos = np.array([c.cosine is not None for c in candidates])
     cosines = np.array([c.cosine if c.cosine is not None else -1.0 for c in candidates])
     order = np.argsort(-cosines, kind="stable")
     vec_rank = np.empty(n, dtype=np.int64)
@@ -175,34 +191,42 @@ def feature_matrix(query: QueryFacts, candidates: Sequence[Candidate]) -> np.nda
     best_cos = float(cosines.max())
     total_weight = sum(query.weights) or 1.0
     top_idf = max(query.weights, default=0.0) or 1.0
-    for i, c in enumerate(candidates):
+    weighted = tuple(zip(query.terms, query.weights))
+    pairs, terms = query.pairs, query.terms
+
+    out[:, col["bm25_rel"]] = [(b / best_bm25) if b is not None and best_bm25 > 0 else 0.0 for b in bm25]
+    out[:, col["fts_rr"]] = [1.0 / math.sqrt(c.fts_rank) if c.fts_rank else 0.0 for c in candidates]
+    out[:, col["cos"]] = np.where(has_cos, cosines, 0.0)
+    out[:, col["cos_gap"]] = np.where(has_cos, cosines - best_cos, -1.0)
+    out[:, col["vec_rr"]] = np.where(has_cos, 1.0 / np.sqrt(vec_rank), 0.0)
+    coverage, phrase, title_share, info, rare = [], [], [], [], []
+    for c in candidates:
         # Memories recur across queries: short ones are cached by text, long ones by digest (bounded memory).
         tokenise = _doc if len(c.content) <= LONG_DOC_CHARS else _long_doc
         doc_set, doc_pairs, content_words = tokenise(c.content)
-        title = set(stems(c.title)) if c.title else set()
-        cos = c.cosine if c.cosine is not None else 0.0
-        info = math.log1p(min(content_words, INFO_CAP))
-        out[i] = (
-            (c.bm25 / best_bm25) if c.bm25 is not None and best_bm25 > 0 else 0.0,
-            1.0 / math.sqrt(c.fts_rank) if c.fts_rank else 0.0,
-            cos,
-            (cos - best_cos) if c.cosine is not None else -1.0,
-            1.0 / math.sqrt(vec_rank[i]) if c.cosine is not None else 0.0,
-            sum(w for t, w in zip(query.terms, query.weights) if t in doc_set) / total_weight,
-            (sum(1 for p in query.pairs if p in doc_pairs) / len(query.pairs)) if query.pairs else 0.0,
-            (sum(1 for t in query.terms if t in title) / len(query.terms)) if query.terms else 0.0,
-            info,
-            c.centrality,
-            _window_value(c.created, query.window),
-            1.0 if query.default_space is not None and c.space not in (None, query.default_space) else 0.0,
-            1.0 if c.confidence is None else float(c.confidence),
-            TIER_VALUE.get(str(c.tier), 0.0),
-            2.0 ** (-max(0.0, c.days_since_access) / 30.0),
-            min(1.0, math.log1p(max(0, c.access_count)) / math.log(21)),
-            1.0 if query.default_space is not None and c.space == query.default_space else 0.0,
-            max((w for t, w in zip(query.terms, query.weights) if t in doc_set), default=0.0) / top_idf,
-            max(0.0, info - INFO_SHORT),
-        )
+        held = [w for t, w in weighted if t in doc_set]
+        coverage.append(sum(held) / total_weight)
+        rare.append(max(held, default=0.0) / top_idf)
+        phrase.append((sum(1 for p in pairs if p in doc_pairs) / len(pairs)) if pairs else 0.0)
+        title = _title_stems(c.title) if c.title else frozenset()
+        title_share.append((sum(1 for t in terms if t in title) / len(terms)) if terms else 0.0)
+        info.append(math.log1p(min(content_words, INFO_CAP)))
+    out[:, col["coverage"]] = coverage
+    out[:, col["phrase"]] = phrase
+    out[:, col["title"]] = title_share
+    out[:, col["info"]] = info
+    out[:, col["centrality"]] = [c.centrality for c in candidates]
+    out[:, col["window"]] = [_window_value(c.created, query.window) for c in candidates]
+    space = query.default_space
+    out[:, col["other_space"]] = [1.0 if space is not None and c.space not in (None, space) else 0.0
+                                  for c in candidates]
+    out[:, col["confidence"]] = [1.0 if c.confidence is None else float(c.confidence) for c in candidates]
+    out[:, col["tier"]] = [TIER_VALUE.get(str(c.tier), 0.0) for c in candidates]
+    out[:, col["recency"]] = [2.0 ** (-max(0.0, c.days_since_access) / 30.0) for c in candidates]
+    out[:, col["access"]] = [min(1.0, math.log1p(max(0, c.access_count)) / math.log(21)) for c in candidates]
+    out[:, col["same_space"]] = [1.0 if space is not None and c.space == space else 0.0 for c in candidates]
+    out[:, col["rare"]] = rare
+    out[:, col["info_long"]] = [max(0.0, i - INFO_SHORT) for i in info]
     return out
 
 
