@@ -24,7 +24,9 @@ import numpy as np
 
 L2 = 1.0
 CAP = 2
-IDENTITY_GATE = 0.25  # the identity route's cosine gate (whisper/conf.py), not fitted here
+IDENTITY_GATE = 0.25  # the identity route's cosine gates (whisper/conf.py), not fitted here: with a shared word,
+IDENTITY_GATE_NO_WORD = 0.35  # and without
+PREFERENCE_GATE, PREFERENCE_GATE_NO_WORD = 0.35, 0.45  # the preference route's, the same way
 STRONG = 0.70  # a recall hit with this raw cosine passes on its own (the overlap filter's cosine floor)
 FOLDS, SHUFFLES = 5, (0, 1, 2)
 
@@ -61,7 +63,9 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
     """What the gate, already_served and arrange would inject from one call's candidates at threshold t."""
     def ok(k: int, c: dict) -> bool:
         if c["route"] == "identity":
-            return c["cosine"] >= IDENTITY_GATE
+            return c["cosine"] >= (IDENTITY_GATE if c.get("overlap", True) else IDENTITY_GATE_NO_WORD)
+        if c["route"] == "preference":
+            return c["cosine"] >= (PREFERENCE_GATE if c.get("overlap", True) else PREFERENCE_GATE_NO_WORD)
         if c["route"] == "cosine":
             return c["cosine"] >= STRONG
         return c["cosine"] >= STRONG or logits[k] >= t

@@ -195,8 +195,10 @@ def recording_gate(keys: dict[str, str]):
         hits = gate.logistic_hits(run)
         inputs = gate.gate_inputs(run, hits)
         calls[-1] = [{"key": keys.get(c.node_id, c.node_id), "cosine": c.raw_cosine or 0.0, "score": c.score,
-                      "recall": c.probability is not None,
-                      "route": ("identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
+                      "recall": c.probability is not None, "space": c.space, "target": run.target_space,
+                      "type": c.type, "identity": c.identity, "overlap": c.overlap,
+                      "route": ("preference" if gate.preference_route(c, run) else
+                                "identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
                                 else "cosine"),
                       "inputs": inputs.get(id(c))} for c in run.pool]
         return gate.injection_gate(run, conf, deps)

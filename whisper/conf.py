@@ -44,6 +44,9 @@ class WhisperConf:
     gate_logit: float = GATE_LOGIT
     identity_gate: float = 0.25
     identity_gate_no_word: float = 0.35  # the identity gate for an identity memory sharing no word with the prompt
+    identity_fact_share: float = 0.9  # without identity intent, identity-route memories below this x the best drop
+    preference_gate: float = 0.35  # a preference on a task it shapes, sharing a word with the prompt (cosine)
+    preference_gate_no_word: float = 0.45  # the same without a shared word
     overlap_ce_floor: float = 0.45
     overlap_cosine_floor: float = 0.70
     intent_threshold: float = 0.65

@@ -114,6 +114,9 @@ class WhisperRun:
     created_before: datetime | None = None
     broad_recap: bool = False
     about_user: bool = False
+    identity_question: bool = False  # identity intent, or a short question about a fact of the user's own
+    preference_task: bool = False  # a task a stored preference should shape (text.preference_task)
+    target_space: str | None = None  # the project recall scores against: the caller's, or the one the prompt names
     identity_ids: frozenset[str] = frozenset()
     candidates: list[Candidate] = field(default_factory=list)  # every candidate ever seen
     pool: list[Candidate] = field(default_factory=list)  # the ones still in the running

@@ -168,6 +168,50 @@ def about_user(prompt: str) -> bool:
     return bool(_FIRST_PERSON.search(prompt))
 
 
+# A task a stored preference should shape: a request (imperative, "I want to …", "can you …", "let's …") whose verb is
+# one a user's habits decide (which package manager adds a dependency, which style a commit message follows, which
+# shell a command is written for, which seat a booking takes), or a request "in my …"/"with my …" usual tool.
+_REQUEST_OPENER = (r"^\s*(?:(?:ok(?:ay)?|so|now|next|then|alright)[,.!]?\s+)?(?:please\s+)?"
+                   r"(?:(?:can|could|would|will) you\s+(?:please\s+)?|i(?:'d| would) like to\s+|i (?:want|need) to\s+|"
+                   r"let'?s\s+|help me\s+|go ahead and\s+)?")
+_TASK_VERBS = (r"add|install|uninstall|remove|upgrade|bump|pin|use|set ?up|configure|init(?:iali[sz]e)?|scaffold|"
+               r"bootstrap|format|lint|commit|push|write|create|make|draft|name|rename|type|annotate|review|test|"
+               r"refactor|structure|book|order|plan|pick|choose|suggest|recommend|find|send|reply|message|schedule|"
+               r"give me|show me|explain")
+_PREFERENCE_TASK = re.compile(_REQUEST_OPENER + r"(?:" + _TASK_VERBS + r")\b", re.IGNORECASE)
+_MY_USUAL = re.compile(r"\b(?:in|into|with|for|using|to) my (?:usual |preferred |favou?rite |own )?[a-z][\w-]*", re.IGNORECASE)
+
+
+def preference_task(prompt: str) -> bool:
+    """True when the prompt asks for a task a stored preference should shape: a request opening with a verb such
+    as add, install, format, commit, write, book or recommend ("I want to add requests to the project", "please
+    format this file", "book me a hotel in Rome"), or a request that names the user's own tool ("show the command
+    in my editor's keymap"). Questions about facts ("what is …", "when did …") are not tasks."""
+    return bool(_PREFERENCE_TASK.search(prompt) or (_MY_USUAL.search(prompt) and not _QUESTION.search(prompt)))
+
+
+_QUESTION = re.compile(r"^\s*(?:what|when|where|who|whom|whose|which|why|how|is|are|was|were|did|does|has|have)\b",
+                       re.IGNORECASE)
+
+
+# A short question about a fact of the user's own: "when's my …", "where am I …", "who is my …", "how old am I",
+# "do I have …". "How do I …" asks for a method, not a fact about the user.
+_ABOUT_ME_QUESTION = re.compile(
+    r"^\s*(?:(?:so|and|hey|ok(?:ay)?|remind me)[,]?\s+)?(?:"
+    r"(?:what|when|where|who|whom|which|whose|how \w+)(?:'s|\u2019s)?(?:\s+[\w']+){0,4}?\s+(?:my|i)\b"
+    r"|(?:am|was|do|did|have|had) i\b)", re.IGNORECASE)
+_METHOD_QUESTION = re.compile(r"^\s*how (?:do|can|could|should|would|will|to|did)\b", re.IGNORECASE)
+ABOUT_ME_MAX_WORDS = 10
+
+
+def asks_about_user(prompt: str) -> bool:
+    """True for a short question about a fact of the user's own ("when's my birthday?", "where am I from?",
+    "who is my dentist?", "do I have any allergies?"); "how do I …" asks for a method and is not one."""
+    if len(prompt.split()) > ABOUT_ME_MAX_WORDS or _METHOD_QUESTION.search(prompt):
+        return False
+    return bool(_ABOUT_ME_QUESTION.search(prompt))
+
+
 def is_recap(prompt: str) -> bool:
     """True when the prompt asks for a recap of a period ("what did we do yesterday?")."""
     return bool(_RECAP.search(prompt))

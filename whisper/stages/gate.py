@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memory.domain.enums import NodeType
 from whisper.affinity import has_similar
 from whisper.classifier import IDENTITY
 from whisper.conf import WhisperConf
@@ -69,6 +70,8 @@ def threshold_for(cand: Candidate, run: WhisperRun, conf: WhisperConf) -> float:
     """
     if cand.ce_abs is not None:
         return conf.gate
+    if preference_route(cand, run):
+        return conf.preference_gate if cand.overlap else conf.preference_gate_no_word
     if identity_route(cand, run):
         return conf.identity_gate if cand.overlap else conf.identity_gate_no_word
     if cand.probability is None:
@@ -81,15 +84,30 @@ def identity_route(cand: Candidate, run: WhisperRun) -> bool:
     it shares a word with the prompt, else a higher one ("what do I do for a living" shares no word with "Works
     at Kestrel Freight"). (Any first-person prompt is about the user; "I'm back, had to walk the dog" is not
     asking who the user is.)"""
-    return (cand.identity and run.about_user and cand.ce_abs is None
-            and run.intent is not None and run.intent.has(IDENTITY))
+    return cand.ce_abs is None and cand.identity and (
+        (run.about_user and _identity_question(run)) or preference_route(cand, run))
+
+
+def preference_route(cand: Candidate, run: WhisperRun) -> bool:
+    """One of the user's preferences on a task a preference shapes ("I want to add httpx as a dependency" -> the
+    package-manager preference): judged on cosine like an identity memory, against the preference gate."""
+    return (cand.identity and cand.type == NodeType.PREFERENCE and run.preference_task and cand.ce_abs is None
+            and not _identity_question(run))
+
+
+def _identity_question(run: WhisperRun) -> bool:
+    """Identity intent, or a short question about a fact of the user's own (build_query)."""
+    return run.identity_question or (run.intent is not None and run.intent.has(IDENTITY))
 
 
 def _best_identity_only(run: WhisperRun, conf: WhisperConf) -> list[Candidate]:
     """The pool without identity-route memories below `gate_relative` x the best one's cosine: "where do I live"
     wants where the user lives, not every fact about the user above the identity gate."""
     best = max((c.gate_score for c in run.pool if identity_route(c, run)), default=0.0)
-    return [c for c in run.pool if not identity_route(c, run) or c.gate_score >= conf.gate_relative * best]
+    # A short question about one fact of the user's ("where am I from?", found by the text rule, not the intent
+    # archetypes) or a preference task wants that one fact: only a close second stays beside the best.
+    share = conf.gate_relative if run.intent is not None and run.intent.has(IDENTITY) else conf.identity_fact_share
+    return [c for c in run.pool if not identity_route(c, run) or c.gate_score >= share * best]
 
 
 def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:

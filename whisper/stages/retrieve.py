@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-from memory.domain.enums import Tier
+from memory.domain.enums import NodeType, Tier
 from memory.domain.requests import ABOUT_SELF_TAG
 from memory.domain.search import MAX_QUERY_CHARS, SearchHit, SearchQuery
 from memory.domain.temporal import parse_temporal
 from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
-from whisper.text import about_user, is_recap
+from whisper.text import about_user, asks_about_user, is_recap, preference_task
 
 FOLLOW_UP_PROMPTS = 2
 SELF_TAG = "self"
@@ -25,7 +25,9 @@ def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         query = " ".join([r.prompt for r in run.recent[-FOLLOW_UP_PROMPTS:]] + [run.prompt])
     run.query = " ".join(query.split())[-MAX_QUERY_CHARS:].strip()
     run.query_vec = run.prompt_vec if run.query == " ".join(run.prompt.split()) else deps.embed(run.query)
-    run.about_user = (run.intent is not None and run.intent.has(IDENTITY)) or about_user(run.prompt)
+    run.identity_question = (run.intent is not None and run.intent.has(IDENTITY)) or asks_about_user(run.prompt)
+    run.about_user = run.identity_question or about_user(run.prompt)
+    run.preference_task = preference_task(run.prompt)
     run.broad_recap = (run.intent is not None and run.intent.has(TEMPORAL) and is_recap(run.prompt)
                        and parse_temporal(run.prompt, run.now).window is not None)
     return None
@@ -57,6 +59,10 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     # Asking about another project by name ("how does routewise store times?") scores against that project.
     others = {s for s in deps.spaces() if s != space and s.lower() in named} if space is not None else set()
     target = others.pop() if len(others) == 1 else space
+    run.target_space = target
+    if run.identity_question and not (run.intent is not None and run.intent.has(IDENTITY)) and (
+            others or any(s.lower() in named for s in deps.spaces())):
+        run.identity_question = False  # "what ORM did I pick for loafbook" asks about a project, not the user
     query = SearchQuery(query=run.query or run.prompt, limit=conf.search_limit, tiers=[Tier.CORE, Tier.WORKING],
                         default_space=target, min_score=0.0, activation=conf.activation)
     hits = deps.search(query)
@@ -72,17 +78,21 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     if any(SELF_TAG in h.tags for h in hits):  # only then ask which one is the self node
         excluded = deps.self_ids()
         hits = [h for h in hits if h.node_id not in excluded]
-    # Identity-linked: the self node defines it (loaded when the prompt is about the user), or it is tagged so.
-    identity_hits = deps.identity() if run.about_user else []
+    # Identity-linked: the self node defines it (loaded when the prompt is about the user or is a task a preference
+    # shapes), or it is tagged so.
+    identity_hits = deps.identity() if run.about_user or run.preference_task else []
     run.identity_ids = frozenset(h.node_id for h in identity_hits) | {
         h.node_id for h in hits if ABOUT_SELF_TAG in h.tags}
     pairs = [(h, _candidate(h, i + 1, source="temporal" if h.source == "temporal" else "search",
                             identity=h.node_id in run.identity_ids, conf=conf, current_space=space, named=named))
              for i, h in enumerate(hits)]
     seen = {h.node_id for h in hits}
-    if run.intent is not None and run.intent.has(IDENTITY):
-        pairs += [(h, _candidate(h, None, source="identity", identity=True, conf=conf, current_space=space,
-                                 named=named)) for h in identity_hits if h.node_id not in seen]
+    if run.identity_question or (run.intent is not None and run.intent.has(IDENTITY)):
+        extra = [h for h in identity_hits if h.node_id not in seen]
+    else:  # a task a preference shapes ("I want to add httpx") brings the user's preferences, judged on cosine
+        extra = [h for h in identity_hits if h.node_id not in seen and run.preference_task and h.type == NodeType.PREFERENCE]
+    pairs += [(h, _candidate(h, None, source="identity", identity=True, conf=conf, current_space=space,
+                             named=named)) for h in extra]
     # Recall already has the cosine of every hit its vector leg found: read stored vectors only for the others.
     missing = [h.row_id for h, _ in pairs if h.raw_cosine is None]
     found = deps.cosines(run.query_vec, missing) if run.query_vec is not None and missing else {}
