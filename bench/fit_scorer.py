@@ -1,15 +1,14 @@
-"""Fit the recall scorer (memory/ranking/weights-v2.json): logistic regression on labelled candidate pools, with
-cross-validation grouped by conversation / query, the thresholds of memory.ranking.thresholds, and a reliability
-table.
+"""Fit the recall scorer (memory/ranking/weights-v3.json): logistic regression on labelled candidate pools, with
+cross-validation grouped by conversation / query / prompt, the thresholds of memory.ranking.thresholds, and a
+reliability table.
 
-    python -m bench.fit_scorer [--write] [--l2 1.0]
+    python -m bench.fit_scorer [--write] [--l2 10] [--whisper-weight 5] [--no-silent]
 
-Labelled pools come from exactly what recall scores (`memory.search.recall_pool`): the LoCoMo dev conversations
-(../shared/benchmarks/locomo-dev, one store each, see bench/locomo.py), the project's own set
-(bench/recall/dataset.json, its dev half by the fixed-seed split of bench/datasets/split.py) and the dev splits of
-bench/datasets/ (lifelog, devprojects, docs). Test halves are never read here. Off-topic queries (the stores'
-`offtopic` dev queries, nonsense strings, and questions of one LoCoMo conversation asked of another) only set the
-"no good match" threshold. Pools are cached per model and code version under ~/.cache/ormah-bench/fit/.
+The pools (bench/scorer_pools.py) are exactly what recall scores, on dev splits only: LoCoMo dev questions, the
+project's own set and the labelled stores' questions, and the recall calls whisper makes for the whisper dev
+prompts (tasks, commands and statements asked inside a project, with its space). Rows of whisper pools weigh
+`--whisper-weight` each (a whisper pool holds ~100 candidates, a LoCoMo one ~350, and there are 10x fewer);
+the pools of should-stay-silent prompts are negatives unless `--no-silent`.
 
 `--write` writes the weights file and the "Recall scorer" section of docs/benchmarks.md.
 """
@@ -17,214 +16,71 @@ bench/datasets/ (lifelog, devprojects, docs). Test halves are never read here. O
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
-import pickle
 import sys
 import time
-from dataclasses import dataclass, replace
+from collections import defaultdict
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 
 from bench import locomo
-from bench._common import DEFAULT_CACHE_DIR, REPO
+from bench._common import REPO
+from bench.scorer_pools import FOLDS, Pool, collect
 from memory.ranking.features import FEATURES
 
-WEIGHTS = REPO / "memory" / "ranking" / "weights-v2.json"
-FIT_CACHE = DEFAULT_CACHE_DIR / "fit"
+WEIGHTS = REPO / "memory" / "ranking" / "weights-v3.json"
 SECTION = "Recall scorer (cross-validated)"
-NOW = datetime(2026, 11, 23, tzinfo=UTC)
-CODE = ("memory/ranking/features.py", "memory/search/candidates.py", "memory/search/pipeline.py",
-        "memory/domain/temporal.py", "memory/search/fts.py", "memory/search/semantic.py", "memory/search/matrix.py",
-        "memory/domain/chunking.py", "memory/index_vectors.py")
-VERSION = "v2"  # bump when the features or the pipeline under them change
-NONSENSE = ("zzqxv blorf", "qwpl xkcdz vrrmt", "blorf glimmax snoodle", "asdf jkl qwerty uiop", "fnord zibble")
-# Asked of the labelled stores too; none is the text of a test query there ("zzqxv blorf" is one, in docs).
-STORE_NONSENSE = ("qwpl xkcdz vrrmt", "blorf glimmax snoodle", "fnord zibble", "wibbet grontle spax")
-STORES = ("lifelog", "devprojects", "docs")
-FOLDS = 5
+VERSION = "v3"  # bump when the features or the pipeline under them change
 L2 = 10.0
+WHISPER_WEIGHT = 5.0
 MIN_SCALE = 0.1
 FLOOR_DROPS = 0.01  # share of the relevant top-10 hits the recall floor may drop
-
-
-@dataclass
-class Pool:
-    """One query's candidates: features, labels, and how many relevant memories the query has in all."""
-
-    set: str
-    fold: int
-    category: str
-    matrix: np.ndarray
-    labels: np.ndarray
-    n_relevant: int
-    vocabulary: float = 1.0  # share of the query's words the store holds (CandidatePool.vocabulary)
-    best_cos: float = 0.0
-    windowed: bool = False
-
-    def unknown_words(self, cosine: float) -> bool:
-        """memory.search.pipeline.unknown_words for this pool at a given unknown_words_cosine."""
-        return self.vocabulary == 0.0 and not self.windowed and self.best_cos < cosine
-
-
-def _code_hash() -> str:
-    h = hashlib.sha256()
-    for rel in CODE:
-        h.update((REPO / rel).read_bytes())
-    return h.hexdigest()[:12]
-
-
-def _fold(key: str) -> int:
-    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % FOLDS
-
-
-def _pool(query, now, embedder, relevant: set[int], set_name: str, fold: int, category: str) -> Pool:
-    from memory.search import recall_pool
-
-    pool = recall_pool(query=query, now=now, embedder=embedder)
-    if pool is None or not pool.row_ids:
-        return Pool(set_name, fold, category, np.zeros((0, len(FEATURES))), np.zeros(0, dtype=bool), len(relevant))
-    labels = np.array([r in relevant for r in pool.row_ids], dtype=bool)
-    return Pool(set_name, fold, category, pool.matrix, labels, len(relevant), pool.vocabulary, pool.best_cosine,
-                pool.windowed)
-
-
-def locomo_pools(embedder) -> tuple[list[Pool], list[Pool]]:
-    """Answerable pools (one fold per conversation) and off-topic pools (another conversation's questions)."""
-    from memory.domain.search import SearchQuery
-
-    convs = locomo.load_split()
-    answerable, offtopic = [], []
-    for i, conv in enumerate(convs):
-        base = locomo.CACHE / locomo.model_slug(embedder.model_id)
-        keymap = locomo.build_store(conv, base / conv.sample_id)
-        for q in conv.questions:
-            answerable.append(_pool(SearchQuery(query=q.text, limit=locomo.LIMIT), NOW, embedder,
-                                    {keymap[e] for e in q.evidence}, f"locomo:{conv.sample_id}", i % FOLDS,
-                                    locomo.CATEGORIES[q.category]))
-        other = convs[(i + 1) % len(convs)]
-        for q in other.questions[::8]:
-            offtopic.append(_pool(SearchQuery(query=q.text, limit=10), NOW, embedder, set(), "locomo-cross", i,
-                                  "offtopic"))
-        for text in NONSENSE:
-            offtopic.append(_pool(SearchQuery(query=text, limit=10), NOW, embedder, set(), "nonsense", i,
-                                  "offtopic"))
-    return answerable, offtopic
-
-
-def labelled_pools(embedder) -> tuple[list[Pool], list[Pool]]:
-    """Dev-split pools of the project's own set and of bench/datasets (folds by query id)."""
-    from bench.datasets.loader import DatasetUnavailable, load_store
-    from bench.datasets.split import assign_splits
-    from bench.recall import harness
-    from memory.domain.search import SearchQuery
-    from memory.models import NodeRow
-
-    answerable, offtopic = [], []
-    sets = [("recall", harness.load_dataset(), None)]
-    for name in STORES:
-        try:
-            store = load_store(name)
-        except (DatasetUnavailable, FileNotFoundError) as exc:
-            print(f"  skipped {name}: {exc}", file=sys.stderr)
-            continue
-        sets.append((name, None, store))
-    for name, ds, store in sets:
-        home = FIT_CACHE / locomo.model_slug(embedder.model_id) / name
-        if store is not None:
-            queries = [(q.id, q.text, q.category, q.relevant, q.space) for q in store.queries_in("dev")]
-            from bench.datasets.loader import to_recall_dataset
-
-            ds = to_recall_dataset(store, split=None)
-        else:
-            split = assign_splits("recall", [{"id": q.id, "category": q.category} for q in ds.queries])
-            queries = [(q.id, q.text, q.category, q.relevant, q.space) for q in ds.queries if split[q.id] == "dev"]
-        marker = home / "built.json"
-        locomo.use_store(home)
-        if marker.is_file():
-            keymap = json.loads(marker.read_text())
-        else:
-            uids = harness.seed(ds)
-            rows = dict(NodeRow.objects.values_list("uid", "id"))
-            keymap = {key: rows[uid] for key, uid in uids.items() if uid in rows}
-            marker.write_text(json.dumps(keymap))
-        for qid, text, category, relevant, space in queries:
-            rel = {keymap[k] for k in relevant if k in keymap}
-            pool = _pool(SearchQuery(query=text, limit=10, default_space=space), ds.now, embedder, rel, name,
-                         _fold(f"{name}:{qid}"), category)
-            (answerable if rel else offtopic).append(pool)
-        if store is not None:
-            for text in STORE_NONSENSE:
-                offtopic.append(_pool(SearchQuery(query=text, limit=10), ds.now, embedder, set(), "nonsense",
-                                      _fold(f"{name}:{text}"), "offtopic"))
-    return answerable, offtopic
-
-
-def collect(refresh: bool = False) -> tuple[list[Pool], list[Pool], str]:
-    locomo.setup_django(locomo.CACHE)
-    from memory import runtime
-
-    inner = runtime.embedder()
-    base = locomo.CACHE / locomo.model_slug(inner.model_id)
-    base.mkdir(parents=True, exist_ok=True)
-    embedder = locomo.CachedQueries(inner, base / "queries.json")
-    parts = []
-    for name, build in (("locomo", locomo_pools), ("labelled", labelled_pools)):
-        cache = FIT_CACHE / locomo.model_slug(inner.model_id) / f"{name}-{_code_hash()}.pkl"
-        if cache.is_file() and not refresh:
-            parts.append(pickle.loads(cache.read_bytes()))
-            continue
-        parts.append(build(embedder))
-        embedder.save()
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_bytes(pickle.dumps(parts[-1]))
-    (a1, o1), (a2, o2) = parts
-    return a1 + a2, o1 + o2, inner.model_id
+WHISPER_CAP = 2  # whisper injects at most this many memories (whisper/conf.py max_nodes)
 
 
 # ---------------------------------------------------------------------------
 # Logistic regression (numpy, IRLS with an L2 penalty on the standardised weights)
 # ---------------------------------------------------------------------------
 
-def _loss(A: np.ndarray, y: np.ndarray, w: np.ndarray, penalty: np.ndarray) -> float:
+def _loss(A: np.ndarray, y: np.ndarray, s: np.ndarray, w: np.ndarray, penalty: np.ndarray) -> float:
     z = A @ w
-    return float(np.sum(np.logaddexp(0, z) - y * z) + 0.5 * np.sum(penalty * w * w))
+    return float(np.sum(s * (np.logaddexp(0, z) - y * z)) + 0.5 * np.sum(penalty * w * w))
 
 
 def fit(pools: list[Pool], l2: float = L2) -> dict:
-    """Penalised logistic regression by Newton steps with step halving (features scaled by max(std, 0.1), so a
-    feature that is nearly constant in the data cannot get a huge standardised value)."""
-    X = np.concatenate([p.matrix for p in pools if len(p.labels)])
-    y = np.concatenate([p.labels for p in pools if len(p.labels)]).astype(np.float64)
+    """Penalised, weighted logistic regression by Newton steps with step halving (features scaled by
+    max(std, 0.1), so a feature that is nearly constant in the data cannot get a huge standardised value)."""
+    pools = [p for p in pools if len(p.labels)]
+    X = np.concatenate([p.matrix for p in pools])
+    y = np.concatenate([p.labels for p in pools]).astype(np.float64)
+    s = np.concatenate([p.row_weights() for p in pools])
     mean, std = X.mean(axis=0), X.std(axis=0)
     live = std > 1e-9
     scale = np.maximum(std, MIN_SCALE)
     Z = np.where(live, (X - mean) / scale, 0.0)
     A = np.hstack([np.ones((len(Z), 1)), Z])
     w = np.zeros(A.shape[1])
-    w[0] = np.log(max(y.mean(), 1e-6) / max(1 - y.mean(), 1e-6))
+    rate = float(np.sum(s * y) / max(np.sum(s), 1e-9))
+    w[0] = np.log(max(rate, 1e-6) / max(1 - rate, 1e-6))
     penalty = np.r_[0.0, np.full(Z.shape[1], l2)]
-    loss = _loss(A, y, w, penalty)
+    loss = _loss(A, y, s, w, penalty)
     for _ in range(100):
         p = 1 / (1 + np.exp(-np.clip(A @ w, -30, 30)))
-        grad = A.T @ (p - y) + penalty * w
-        hess = (A.T * (p * (1 - p))) @ A + np.diag(penalty + 1e-6)
+        grad = A.T @ (s * (p - y)) + penalty * w
+        hess = (A.T * (s * p * (1 - p))) @ A + np.diag(penalty + 1e-6)
         step = np.linalg.solve(hess, grad)
         t = 1.0
         while t > 1e-4:
-            new = _loss(A, y, w - t * step, penalty)
+            new = _loss(A, y, s, w - t * step, penalty)
             if new <= loss:
                 break
             t /= 2
         w, improved, loss = w - t * step, loss - new, new
         if improved < 1e-6 * max(1.0, abs(loss)):
             break
-    from memory.ranking.features import FEATURES
-
     return {"features": list(FEATURES), "mean": mean.tolist(), "scale": scale.tolist(),
             "coef": [float(c) if ok else 0.0 for c, ok in zip(w[1:], live)], "intercept": float(w[0])}
 
@@ -260,16 +116,42 @@ def recall_table(pools: list[Pool], probs: list[np.ndarray], *, floor=0.0, good=
     return {key: np.mean(v, axis=0) for key, v in sums.items()}
 
 
-def cross_validate(pools: list[Pool], l2: float) -> list[np.ndarray]:
-    """Out-of-fold probabilities: each fold's pools scored by a model fitted on the other folds."""
+def cross_validate(pools: list[Pool], l2: float, fitted: set[int] | None = None) -> list[np.ndarray]:
+    """Out-of-fold probabilities: each fold's pools scored by a model fitted on the other folds (on those whose
+    id() is in `fitted`, when given)."""
     out: list[np.ndarray | None] = [None] * len(pools)
     for f in range(FOLDS):
-        train = [p for p in pools if p.fold != f]
-        scorer = scorer_of(fit(train, l2))
+        scorer = scorer_of(fit([p for p in pools if p.fold != f and (fitted is None or id(p) in fitted)], l2))
         for i, p in enumerate(pools):
             if p.fold == f:
                 out[i] = scorer.probabilities(p.matrix) if len(p.labels) else np.zeros(0)
     return out
+
+
+def whisper_sweep(pools: list[Pool], probs: list[np.ndarray], cap: int = WHISPER_CAP) -> list[tuple]:
+    """(gate, hit rate, precision, silence, prompts) of a plain probability gate over whisper's recall calls:
+    per prompt, the best `cap` candidates at or above the gate across its calls. A proxy for bench.whisper_stores
+    (no identity route, overlap filter or logistic gate), over the dev prompts that reached recall."""
+    by_prompt: dict[str, list[tuple[Pool, np.ndarray]]] = defaultdict(list)
+    for p, pr in zip(pools, probs):
+        by_prompt[p.key].append((p, pr))
+    rows = []
+    for gate in (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7):
+        hits = inject = silent = silent_ok = injected = correct = 0
+        for items in by_prompt.values():
+            cands = sorted(((float(pr[i]), bool(p.labels[i]), bool(p.good[i])) for p, pr in items
+                            for i in range(len(pr)) if pr[i] >= gate), reverse=True)[:cap]
+            injected += len(cands)
+            correct += sum(g for _, _, g in cands)
+            if items[0][0].n_relevant:
+                inject += 1
+                hits += any(rel for _, rel, _ in cands)
+            else:
+                silent += 1
+                silent_ok += not cands
+        rows.append((gate, hits / max(inject, 1), correct / injected if injected else 1.0,
+                     silent_ok / max(silent, 1), inject + silent))
+    return rows
 
 
 def reliability(pools: list[Pool], probs: list[np.ndarray], top: int = 10) -> list[tuple[str, int, float, float]]:
@@ -345,25 +227,48 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="write the weights file and the docs section")
     parser.add_argument("--refresh", action="store_true", help="recompute the cached pools")
     parser.add_argument("--l2", type=float, default=L2)
+    parser.add_argument("--whisper-weight", type=float, default=WHISPER_WEIGHT,
+                        help="weight of each whisper row (0: leave whisper out of the fit)")
+    parser.add_argument("--no-silent", action="store_true", help="leave the silent whisper prompts out of the fit")
+    parser.add_argument("--drop", default="", help="comma-separated features to leave out (weight 0)")
     args = parser.parse_args(argv)
     started = time.process_time()
-    answerable, offtopic, model_id = collect(args.refresh)
-    oof = cross_validate(answerable, args.l2)
-    params = fit(answerable, args.l2)
+    questions, offtopic, w_inject, w_silent, model_id = collect(args.refresh)
+    for p in w_inject + w_silent:
+        p.weight = args.whisper_weight
+    whisper = w_inject + ([] if args.no_silent else w_silent)
+    dropped = [FEATURES.index(f) for f in args.drop.split(",") if f]
+    for p in questions + offtopic + w_inject + w_silent:
+        if dropped and len(p.labels):
+            p.matrix = p.matrix.copy()
+            p.matrix[:, dropped] = 0.0
+    train = questions + [p for p in whisper if p.weight > 0]
+    in_train = {id(p) for p in train}
+    everything = train + [p for p in w_inject + w_silent if id(p) not in in_train]
+    oof_of = {id(p): pr for p, pr in zip(everything, cross_validate(everything, args.l2, fitted=in_train))}
+    answerable = questions + w_inject
+    oof = [oof_of[id(p)] for p in answerable]
+    params = fit(train, args.l2)
     final = scorer_of(params)
     insample = [final.probabilities(p.matrix) if len(p.labels) else np.zeros(0) for p in answerable]
     o_probs = [final.probabilities(p.matrix) if len(p.labels) else np.zeros(0) for p in offtopic]
     th = choose_thresholds(answerable, oof, offtopic, o_probs)
     # The whisper gate is tuned on the whisper dev split by whisper's own bench, not here: keep the file's value.
-    previous = json.loads(WEIGHTS.read_text()) if WEIGHTS.is_file() else {}
+    previous = WEIGHTS if WEIGHTS.is_file() else WEIGHTS.with_name("weights-v2.json")
     th["_whisper_gate_fitted"] = th["whisper_gate"]
-    th["whisper_gate"] = previous.get("thresholds", {}).get("whisper_gate", th["whisper_gate"])
+    th["whisper_gate"] = json.loads(previous.read_text()).get("thresholds", {}).get("whisper_gate",
+                                                                                   th["whisper_gate"])
+    sweep = whisper_sweep(w_inject + w_silent, [oof_of[id(p)] for p in w_inject + w_silent])
     cv_t, in_t = recall_table(answerable, oof), recall_table(answerable, insample)
     cv_floor = recall_table(answerable, oof, floor=th["recall_floor"], good=th["no_good_match"],
                             unknown=th["unknown_words_cosine"])
-    lines = [f"`python -m bench.fit_scorer`: {len(answerable)} labelled queries "
-             f"({sum(len(p.labels) for p in answerable)} candidate pairs), {len(offtopic)} off-topic queries, "
-             f"model {model_id}, {FOLDS} folds grouped by LoCoMo conversation / query id, L2 {args.l2}.", "",
+    lines = [f"`python -m bench.fit_scorer --whisper-weight {args.whisper_weight:g}"
+             f"{' --no-silent' if args.no_silent else ''}{' --drop ' + args.drop if args.drop else ''}`: "
+             f"{len(questions)} labelled questions and {len(whisper)} whisper recall calls "
+             f"({len(w_inject)} should-inject, {len(whisper) - len(w_inject)} should-stay-silent; rows weigh "
+             f"{args.whisper_weight:g}) ({sum(len(p.labels) for p in train)} candidate pairs), {len(offtopic)} "
+             f"off-topic queries, model {model_id}, {FOLDS} folds grouped by LoCoMo conversation / query id / "
+             f"prompt id, L2 {args.l2}; dev splits only.", "",
              "| set | category | n | R@5 / R@10 / R@30 out-of-fold | same, with floor and no-good-match | "
              "in-sample |", "|---|---|---:|---|---|---|"]
     counts: dict[tuple[str, str], int] = {}
@@ -381,6 +286,10 @@ def main(argv: list[str] | None = None) -> int:
               "Reliability over each query's top 10, out-of-fold (predicted vs observed share relevant):", "",
               "| predicted | n | mean predicted | observed |", "|---|---:|---:|---:|"]
     lines += [f"| {b} | {n} | {mp:.3f} | {ob:.3f} |" for b, n, mp, ob in reliability(answerable, oof)]
+    lines += ["", f"Whisper dev prompts that reached recall ({sweep[0][4]}), out-of-fold, a plain probability gate "
+              f"(the best {WHISPER_CAP} at or above it; a proxy: bench.whisper_stores measures the real path):", "",
+              "| gate | hit rate | precision | silence |", "|---:|---:|---:|---:|"]
+    lines += [f"| {g:.2f} | {h:.3f} | {pr:.3f} | {si:.3f} |" for g, h, pr, si, _ in sweep]
     lines += ["", "Thresholds (memory.ranking.thresholds): " + ", ".join(
         f"{k} {v}" for k, v in th.items() if not k.startswith("_")) +
         f" (whisper_gate kept from the file: bench/whisper_gate_fit.py and bench.whisper_stores tune it on the "
@@ -394,8 +303,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         thresholds = {k: v for k, v in th.items() if not k.startswith("_")}
         data = {"version": f"{VERSION}-{datetime.now(UTC):%Y%m%d}", **params, "thresholds": thresholds,
-                "meta": {"model": model_id, "queries": len(answerable), "l2": args.l2, "folds": FOLDS,
-                         "fitted_by": "python -m bench.fit_scorer"}}
+                "meta": {"model": model_id, "queries": len(questions), "whisper_calls": len(whisper),
+                         "whisper_weight": args.whisper_weight, "l2": args.l2, "folds": FOLDS,
+                         "fitted_by": " ".join(["python -m bench.fit_scorer",
+                                                 *(sys.argv[1:] if argv is None else argv)])}}
         tmp = WEIGHTS.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=1) + "\n")
         os.replace(tmp, WEIGHTS)

@@ -28,6 +28,8 @@ MODES = ("bm25", "vectors", "full")
 def _django(home: Path) -> None:
     os.environ["ORMAH_HOME"] = str(home)
     os.environ.pop("ORMAH_DB_PATH", None)
+    # The real model's vectors, kept on disk between runs (bench/datasets/embed_cache.py); queries are not cached.
+    os.environ.setdefault("ORMAH_EMBEDDER", "bench.datasets.embed_cache.CachedEmbedder")
     os.environ["DJANGO_SETTINGS_MODULE"] = "ormah_site.settings"
     import django
 

@@ -11,7 +11,7 @@ import pytest
 from memory.domain.search import SearchQuery
 from memory.ranking import thresholds
 from memory.ranking.features import FEATURES, Candidate, feature_matrix, query_facts, stem
-from memory.ranking.scorer import WEIGHTS_FILE, Scorer, load_scorer
+from memory.ranking.scorer import NEXT_FILE, WEIGHTS_FILE, Scorer, load_scorer
 from memory.search import recall, related_memories
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
@@ -19,7 +19,7 @@ NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 
 def test_the_packaged_scorer_loads_with_a_version_and_known_features():
     scorer = load_scorer()
-    assert scorer.version.startswith("v2")
+    assert scorer.version.startswith(WEIGHTS_FILE.removeprefix("weights-").removesuffix(".json"))
     assert set(scorer.features) <= set(FEATURES)
     assert len(scorer.coef) == len(scorer.features) == len(scorer.mean) == len(scorer.scale)
     assert 0 < thresholds.recall_floor() <= thresholds.no_good_match() < thresholds.whisper_gate() < 1
@@ -88,6 +88,13 @@ def test_rare_is_the_rarest_shared_word_and_info_long_marks_only_long_memories()
     assert rows[:, FEATURES.index("rare")].tolist() == [1.0, 0.5, 0.0]
     info_long = rows[:, FEATURES.index("info_long")]
     assert info_long[0] == 0.0 and info_long[2] == 0.0 and info_long[1] > 1.0
+
+
+def test_the_next_scorer_file_loads_with_every_feature():
+    scorer = load_scorer(NEXT_FILE)
+    assert scorer.version.startswith("v3")
+    assert scorer.features == FEATURES
+    assert set(scorer.thresholds) == set(thresholds.DEFAULTS)
 
 
 def test_the_previous_scorer_file_still_loads_and_scores_todays_features():
