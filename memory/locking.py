@@ -46,3 +46,8 @@ def write_lock(lock_file: Path) -> Iterator[None]:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+
+def held() -> bool:
+    """True when this thread holds the write lock."""
+    return getattr(_local, "depth", 0) > 0

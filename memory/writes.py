@@ -41,6 +41,7 @@ from memory.errors import PayloadTooLarge, StorageError, WriteConflict
 from memory.models import NodeRow
 from memory.selectors import node_read, node_row_get
 from memory.audit import audit_note_many, audit_record
+from memory.locking import held as _lock_held
 from memory.locking import write_lock
 from memory.store import MAX_READ_BYTES, MarkdownStore, StoredFile, content_hash
 
@@ -302,6 +303,11 @@ def write_unit(conf: MemoryConf | None = None) -> Iterator[WriteUnit]:
 def unit_open() -> bool:
     """True inside a unit of work on this thread (the write lock is held)."""
     return getattr(_local, "unit", None) is not None
+
+
+def lock_held() -> bool:
+    """True when this thread holds the write lock (inside a unit or `exclusive()`)."""
+    return _lock_held()
 
 
 @contextmanager

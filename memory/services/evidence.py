@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from memory.conf import MemoryConf, get_conf
@@ -20,6 +21,7 @@ from memory.domain.trust_requests import EvidenceIn
 from memory.evidence import index as evidence_index
 from memory.evidence.index import EvidenceSyncReport
 from memory.evidence.log import EvidenceLog
+from memory.group_commit import GroupCommit
 from memory.writes import exclusive, write_unit
 from memory.services.nodes import CreateResult, nodes_create, nodes_embed_ahead
 
@@ -84,11 +86,25 @@ def _explicit_event(request: NodeCreate, session_id: str | None, now: datetime) 
     )
 
 
+@dataclass
+class _RememberCall:
+    """One caller's remember, as handed to the group commit."""
+
+    events: list[EvidenceEvent]
+    requests: list[NodeCreate]
+    now: datetime
+    auto_link: bool
+    appended: bool = False  # its events are in the day files (a retry alone must not append them twice)
+
+
 def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datetime | None = None,
                    auto_link: bool = True) -> list[CreateResult]:
     """Remember explicitly: append one explicit_memory event per (request, session_id), then create the memories,
     each citing its event (memory.services.nodes.nodes_create). The texts are embedded before the write lock; the
-    events' durable append and the memories then share one hold of it (one wait in the writers' queue, not two).
+    events' durable append and the memories then share one hold of it (one wait in the writers' queue, not two),
+    and concurrent callers in this process share that hold too (memory.group_commit: one hold, one evidence
+    fsync, one folder fsync and one transaction for every remember queued meanwhile). A call returns once its
+    own memories are committed.
 
     The events are the evidence that the memories were asked for, so they are written first; a memory that then
     fails validation leaves its event behind (the ledger records what was said, not only what was kept).
@@ -98,9 +114,47 @@ def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datet
     requests = [request.model_copy(update={"source_event_ids": [event.id, *request.source_event_ids]})
                 for (request, _), event in zip(items, events)]
     nodes_embed_ahead(requests=requests, now=now)
+    return _REMEMBER.submit(_RememberCall(events=events, requests=requests, now=now, auto_link=auto_link))
+
+
+def _remember_alone(call: _RememberCall) -> list[CreateResult]:
     with write_unit():
-        evidence_append(events=events)
-        return nodes_create(requests=requests, now=now, auto_link=auto_link)
+        if not call.appended:
+            evidence_append(events=call.events)
+            call.appended = True
+        return nodes_create(requests=call.requests, now=call.now, auto_link=call.auto_link)
+
+
+def _remember_group(calls: Sequence[_RememberCall]) -> list[list[CreateResult] | BaseException]:
+    """Write a group of callers' remembers in one unit (evidence first, then every memory, as one batch); if that
+    unit fails (one caller's unknown connection target, a full disk), it keeps nothing and each call is written
+    alone, so one caller's error is never another's."""
+    if len(calls) > 1 and len({c.auto_link for c in calls}) == 1:
+        try:
+            with write_unit():
+                evidence_append(events=[e for c in calls for e in c.events])
+                for c in calls:
+                    c.appended = True
+                flat = nodes_create(requests=[r for c in calls for r in c.requests], auto_link=calls[0].auto_link,
+                                    nows=[c.now for c in calls for _ in c.requests])
+            out: list[list[CreateResult] | BaseException] = []
+            for c in calls:
+                out.append(flat[:len(c.requests)])
+                flat = flat[len(c.requests):]
+            return out
+        except Exception as exc:  # Trigger: the shared unit failed (rolled back whole). Why: the error may be one caller's. Outcome: each call runs alone below.
+            logger.info("A group of %d remembers failed together (%s); writing each alone", len(calls),
+                        type(exc).__name__)
+    outcomes: list[list[CreateResult] | BaseException] = []
+    for call in calls:
+        try:
+            outcomes.append(_remember_alone(call))
+        except Exception as exc:  # Trigger: this call's write failed. Why: it is this caller's error only. Outcome: raised in its caller.
+            outcomes.append(exc)
+    return outcomes
+
+
+_REMEMBER: GroupCommit[_RememberCall, list[CreateResult]] = GroupCommit(_remember_group)
 
 
 def node_remember(*, request: NodeCreate, session_id: str | None = None, now: datetime | None = None,

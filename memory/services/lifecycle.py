@@ -7,11 +7,13 @@ activated neighbours never are, so a memory cannot reinforce itself by merely be
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
 from memory.domain.lifecycle import reinforce
 from memory.domain.node import Node, as_utc, utcnow
+from memory.group_commit import GroupCommit
 from memory.writes import write_unit
 
 logger = logging.getLogger(__name__)
@@ -20,10 +22,33 @@ logger = logging.getLogger(__name__)
 def node_confirm_use(*, ref: str, now: datetime | None = None, source: str = "recall_node") -> Node:
     """Record confirmed use: bump access, grow stability (bounded, once a day), promote archival to working.
 
-    Writes the file through the write protocol; `updated` moves only when the tier changes.
+    Writes the file through the write protocol; `updated` moves only when the tier changes. Concurrent callers in
+    this process share one hold of the write lock (memory.group_commit); each returns once its write is committed.
     Raises NodeNotFound, AmbiguousNodeRef, ValidationFailed, WriteConflict.
     """
-    now = as_utc(now or utcnow())
+    return _CONFIRM.submit((ref, as_utc(now or utcnow()), source))
+
+
+def _confirm_group(uses: Sequence[tuple[str, datetime, str]]) -> list[Node | BaseException]:
+    """Confirmed uses queued meanwhile, in one unit; if the shared unit fails it keeps nothing and each is written
+    alone, so one caller's error (a memory forgotten meanwhile) is never another's."""
+    if len(uses) > 1:
+        try:
+            with write_unit():
+                return [_confirm_one(ref=ref, now=now, source=source) for ref, now, source in uses]
+        except Exception as exc:  # Trigger: the shared unit failed (rolled back whole). Why: the error may be one caller's. Outcome: each is written alone below.
+            logger.info("A group of %d confirmed uses failed together (%s); writing each alone", len(uses),
+                        type(exc).__name__)
+    outcomes: list[Node | BaseException] = []
+    for ref, now, source in uses:
+        try:
+            outcomes.append(_confirm_one(ref=ref, now=now, source=source))
+        except Exception as exc:  # Trigger: this use's write failed. Why: it is this caller's error only. Outcome: raised in its caller.
+            outcomes.append(exc)
+    return outcomes
+
+
+def _confirm_one(*, ref: str, now: datetime, source: str) -> Node:
     with write_unit() as unit:
         node, stored = unit.read(ref)
         if stored.truncated:  # a huge hand-written file is served, never rewritten (docs/file-format.md)
@@ -39,3 +64,5 @@ def node_confirm_use(*, ref: str, now: datetime | None = None, source: str = "re
                  used.stability)
     return used
 
+
+_CONFIRM: GroupCommit[tuple[str, datetime, str], Node] = GroupCommit(_confirm_group)

@@ -124,8 +124,8 @@ def node_create(*, request: NodeCreate, now: datetime | None = None, auto_link: 
     return nodes_create(requests=[request], now=now, auto_link=auto_link)[0]
 
 
-def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
-                 auto_link: bool = True) -> list[CreateResult]:
+def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None, auto_link: bool = True,
+                 nows: Sequence[datetime] | None = None) -> list[CreateResult]:
     """Remember several memories in one unit of work; results keep the requests' order.
 
     The batch gets what remembering each in turn would give (a memory auto-links to the batch's earlier ones
@@ -133,12 +133,15 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
     embedding call for every text, one matrix product for the auto-links and one index transaction.
     All or nothing: ValidationFailed (an unknown connection target) before any file is written; on
     StorageError or any failure the unit removes the files it wrote and the index keeps none of the batch.
+    `nows`: each request's own time (a group commit writes several callers' requests in one unit).
     """
     now = now or utcnow()
+    nows = list(nows) if nows is not None else [now] * len(requests)
     if not unit_open():  # inside an open unit the lock is already held: the caller embedded ahead, or the unit will
         nodes_embed_ahead(requests=requests, now=now)
     with write_unit() as unit:
-        nodes = [_resolve_connections(build_node(r, node_id=new_node_id(), now=now)) for r in requests]
+        nodes = [_resolve_connections(build_node(r, node_id=new_node_id(), now=t)) for r, t in zip(requests, nows,
+                                                                                                   strict=True)]
         found = _auto_links(nodes, unit.conf) if auto_link and nodes else [[] for _ in nodes]
         results = []
         for node, links in zip(nodes, found):
@@ -151,7 +154,7 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
             results.append(CreateResult(node=node, auto_links=links))
         _link_to_self(unit, [r.node for r, q in zip(results, requests) if q.about_self])
         if any(r.node.tier == Tier.CORE for r in results):
-            core_cap_enforce(now=now)
+            core_cap_enforce(now=max(nows))
     return results
 
 
