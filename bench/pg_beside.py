@@ -145,11 +145,20 @@ box's and only CPU and same-session comparisons mean much):
   a server process, where SQLite answers inside the app process. The pgvector leg (an exact scan up to 20,000
   vectors) costs 64 ms of server CPU per recall at 10k; the matrix is the default on both engines for that reason.
 - **Building**: the synthetic 10k store takes about 100 s through `index_nodes` on PostgreSQL against 22-29 s on
-  SQLite (the HNSW index is kept up to date row by row, and each statement is a round trip). 100k was started on
-  PostgreSQL (`--steps latency-100000-postgres`) and built at about 3,500 memories a minute at load 10-17 (49,000
-  in 14 minutes, as fast at the end as at the start), which puts the store alone near 29 minutes, past the 25
-  minutes one run may take on this shared box, so it was stopped and no 100k row is given here; on an idle box expect the build near 10 minutes and run both engines' 100k steps back to back. The
-  SQLite 100k figures of the "Recall latency" section (load about 10) stand meanwhile.
+  SQLite (the HNSW index is kept up to date row by row, and each statement is a round trip); the 100k store took
+  1,012 s (about 5,900 memories a minute at load 6-12, steady from the first to the last 10,000; an earlier attempt
+  at load 10-17 ran at 3,500 a minute and was stopped).
+- **100k on PostgreSQL** (`--steps latency-100000-postgres`, 2026-11-27 06:14, load 10.1 → 6.7 over the step,
+  others' suites running): with the default matrix leg a recall costs 31.6 / 40.4 ms of app CPU (p50 / p95) plus
+  106 ms of server CPU on average, 138 ms all told, against SQLite's 42.9 / 66.9 ms all told at 100k ("Recall
+  latency", load 12.7-14.2; another run and code of a few hours earlier, so a rough ratio only): about 3x the CPU,
+  where 10k measured 1.8x in one session. The server's share grows from 29 ms at 10k to 106 ms: the full-text leg
+  (`fts_search`, per-token IDF x `ts_rank`) takes 200 ms wall of the pipeline's 290 at 100k, against 66 ms for FTS5
+  at 100k in the SQLite stage table (load about 13); that leg, not the vectors, is what to work on first for a large team store. The
+  pgvector leg (HNSW above 20,000 vectors, iterative scan) costs 218 ms wall and 167 ms of server CPU per recall:
+  the matrix stays the default. Wall times (matrix p50 283 / p95 502 ms) are several times an idle box's; the
+  matrix at 100k holds 146 MiB per process and loaded cold in 6.1 s wall (1.5 s CPU). SQLite's 100k was not re-run
+  in this session.
 """
 
 
