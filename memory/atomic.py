@@ -34,7 +34,7 @@ from memory.store import (
 # ---------------------------------------------------------------------------
 
 def guarded_write(store: MarkdownStore, target: Path, data: bytes, node_id: str | None, *,
-                  expected_hash: str) -> tuple[StoredFile, bytes]:
+                  expected_hash: str, sync_folder: bool = True) -> tuple[StoredFile, bytes]:
     """Replace `target` with `data` only while it still holds `expected_hash` (or already holds `data`).
 
     The new version is written to a temp file and exchanged with the target in one atomic step
@@ -43,7 +43,8 @@ def guarded_write(store: MarkdownStore, target: Path, data: bytes, node_id: str 
     raised. If a second edit replaced the app's version between the two swaps, that newer edit is made live
     and the edit it displaced is kept in conflicts/ too (`*.hand.md`), so no version a person wrote is lost.
     Without an exchange call the live file is renamed aside instead (see `_swap_in_aside`). Returns the new
-    file's state and the bytes it replaced.
+    file's state and the bytes it replaced. `sync_folder=False`: the caller fsyncs the folder itself, once for
+    many files (the write door, before its index transaction).
     """
     found = current(target)
     if found is None or not _same(found, data, expected_hash):
@@ -58,7 +59,8 @@ def guarded_write(store: MarkdownStore, target: Path, data: bytes, node_id: str 
         raise storage_error(exc, target) from exc
     finally:
         discard(tmp)
-    fsync_folder(target.parent, target)
+    if sync_folder:
+        fsync_folder(target.parent, target)
     if node_id is not None:
         _remember(target, st, node_id)
     return _stored(target, data, st), displaced

@@ -73,7 +73,7 @@ def write_node(
     """Write a node atomically to its file (named at first save, never renamed).
 
     `sync_folder=False` leaves the fsync of the folder to the caller (`sync_folders`, once for a batch); the
-    file's own bytes are fsynced before the rename either way.
+    file's own bytes are fsynced before the rename (or the guarded exchange) either way.
 
     With `expected_hash`, a file changed or deleted on disk is not overwritten: the app's version goes to
     conflicts/ and WriteConflict is raised. Raises Conflict when `path` holds another node, StorageError
@@ -92,7 +92,8 @@ def write_node(
         if owner is not None and owner != node.id:
             raise Conflict(f"{target.name} holds memory {owner}, not {node.id}", details={"path": str(target)})
     if expected_hash is not None:
-        stored, displaced = guarded_write(store, target, data, node.id, expected_hash=expected_hash)
+        stored, displaced = guarded_write(store, target, data, node.id, expected_hash=expected_hash,
+                                          sync_folder=sync_folder)
         _note(journal, target, displaced, stored.hash)
     else:
         before = current(target)

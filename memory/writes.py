@@ -89,16 +89,16 @@ class WriteUnit:
         larger than the store reads: the app never rewrites what it has not read whole).
         """
         _refuse_truncated(expected)
+        # The folder is fsynced once per unit, before its index transaction (flush), not once per file.
         if expected is not None:
             stored = files.write_node(self.store, node, expected_hash=expected.hash, path=expected.path,
-                                      journal=self._journal)
+                                      journal=self._journal, sync_folder=False)
         else:
             if path is None and fresh and not _taken(target := self.store.nodes_dir / node_filename(node)):
                 path = target
-            # The folder is fsynced once per unit, before its index transaction (flush), not once per file.
             stored = files.write_node(self.store, node, path=path, mtime_ns=mtime_ns, journal=self._journal,
                                       sync_folder=False)
-            self._unsynced.add(stored.path.parent)
+        self._unsynced.add(stored.path.parent)
         if index:
             self._stage(node, stored, fresh=fresh)
         return stored
