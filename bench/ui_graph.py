@@ -10,8 +10,8 @@ included), and Playwright drives /usr/bin/chromium (tech notes §5):
 
 - drawn: navigation start to the `ormah:graph-drawn` performance mark, which graph.js sets after the fcose layout
   has run and Cytoscape has rendered the first frame; ready: to `#graph[data-state=ready]` (a big graph drawn
-  from cached positions adds its edges after the first frame; otherwise the same frame). "cold" is a fresh browser context (empty HTTP cache),
-  "warm" a reload in the same context. The split comes from `window.ormahGraphTimings` (data fetch and parse,
+  from cached positions adds its edges after the first frame; otherwise the same frame). "cold" is a fresh
+  browser context (empty HTTP cache), "warm" a reload in the same context. The split comes from `window.ormahGraphTimings` (data fetch and parse,
   layout) measured in the page.
 - weight: bytes transferred for the graph page (Resource Timing `transferSize`), by kind, and the decoded size
   of the graph JSON (served gzipped).
@@ -49,6 +49,7 @@ CORPUS_SEED = 1
 TIMINGS = ("drawn_ms", "ready_ms", "start_ms", "fetch_ms", "init_ms", "layout_ms", "fit_ms", "render_ms",
            "browser_cpu_ms", "main_cpu_ms", "server_cpu_ms")
 TICKS = os.sysconf("SC_CLK_TCK")
+SITE_DIR = ".bench-site"  # in an exported baseline tree (see _export_tree)
 
 
 def _cpu_ms(root: int, *, exclude: int | None = None) -> float:
@@ -140,6 +141,8 @@ def _free_port() -> int:
 def _serve(home: Path, port: int, tree: Path = REPO) -> subprocess.Popen:
     env = {**os.environ, "ORMAH_HOME": str(home), "DJANGO_SETTINGS_MODULE": "ormah_site.settings",
            "ORMAH_LOG_LEVEL": "WARNING"}
+    if (tree / SITE_DIR).is_dir():
+        env["PYTHONPATH"] = str(tree / SITE_DIR)
     proc = subprocess.Popen([sys.executable, str(tree / "manage.py"), "serve", "--port", str(port), "--no-cluster",
                              "--no-watch"], env=env, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -231,9 +234,17 @@ def _floor(page, base: str) -> float:
 
 
 def _export_tree(ref: str, dest: Path) -> Path:
-    """The code of a git ref, as files (no .git): what `--baseline` serves beside the working tree."""
+    """The code of a git ref, as files (no .git): what `--baseline` serves beside the working tree.
+
+    The venv's editable install would import a module the ref does not have from the working checkout (Django's
+    admin autodiscovery found main's ormah_site/admin.py); a sitecustomize on the server's PYTHONPATH drops it.
+    """
     archive = subprocess.run(["git", "-C", str(REPO), "archive", ref], capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    (dest / SITE_DIR).mkdir()
+    (dest / SITE_DIR / "sitecustomize.py").write_text(
+        "import sys\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in getattr(f, '__module__', '')]\n")
     return dest
 
 
@@ -354,8 +365,9 @@ def report(results: list[dict], machine_md: str, load: str) -> str:
             f"{t['warm']['drawn_ms'] / 1000:.2f} s | {t['floor_ms']:.0f} ms | "
             f"{c['drawn_ms'] / t['floor_ms']:.1f} / {k['drawn_ms'] / t['floor_ms']:.1f} |")
     w = results[0]["weight"]
-    split = lambda v: (f"start {v['start_ms']:.0f}, data {v['fetch_ms']:.0f}, init {v['init_ms']:.0f}, layout "  # noqa: E731
-                       f"{v['layout_ms']:.0f}, fit {v['fit_ms']:.0f}, first frame {v['render_ms']:.0f}")
+    split = lambda v: (  # noqa: E731
+        f"start {v['start_ms']:.0f}, data {v['fetch_ms']:.0f}, init {v['init_ms']:.0f}, layout "
+        f"{v['layout_ms']:.0f}, fit {v['fit_ms']:.0f}, first frame {v['render_ms']:.0f}")
     lines += [
         "",
         "Where a later visit's time goes (median ms; start = navigation to graph.js running): "
