@@ -2,6 +2,9 @@
 
     python -m bench.whisper_stores --split dev --gate-dump /tmp/dev-gate.json   # production path and settings
     python -m bench.whisper_gate_fit /tmp/dev-gate.json                          # weights and operating point
+    python -m bench.whisper_gate_fit /tmp/dev-gate.json --inputs long            # with a candidate input (EXTRAS)
+    python -m bench.whisper_gate_fit /tmp/dev-gate.json --open-overlap --inputs overlap  # recall hits skip the
+                                                                                 # overlap filter
 
 The dump holds, per dev prompt and per whisper call (history prompts first), every candidate that reached the gate
 with the gate's own inputs (whisper.stages.gate.gate_inputs), so the fit sees exactly what production sees: the
@@ -15,7 +18,9 @@ the numbers for whisper/conf.py (GATE_WEIGHTS, GATE_LOGIT).
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import random
 import sys
 from collections import defaultdict
@@ -31,7 +36,71 @@ STRONG = 0.70  # a recall hit with this raw cosine passes on its own (the overla
 FOLDS, SHUFFLES = 5, (0, 1, 2)
 
 
-def rows(dump: list[dict]) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]:
+def _long(c: dict, call: list[dict]) -> float:
+    return max(0.0, math.log(max(c.get("chars", 0), 1) / LONG_CHARS))
+
+
+def _best_short(c: dict, call: list[dict]) -> float:
+    """1 for the best hit by g among the memories that are not long (a note beside imported pages)."""
+    short = [d for d in call if d["route"] == "logistic" and _long(d, call) == 0.0]
+    return float(_long(c, call) == 0.0 and max(short, key=lambda d: d["inputs"][0]) is c)
+
+
+def _short_margin(c: dict, call: list[dict]) -> float:
+    """A short memory's g minus the best g among the other short memories (0 for a long one)."""
+    if _long(c, call) > 0.0:
+        return 0.0
+    rest = [d["inputs"][0] for d in call if d["route"] == "logistic" and d is not c and _long(d, call) == 0.0]
+    return c["inputs"][0] - max(rest, default=0.0)
+
+
+def gate_inputs(call: list[dict]) -> None:
+    """whisper.stages.gate.gate_inputs over a call's logistic rows, from their g and cosine (in place)."""
+    hits = [c for c in call if c["route"] == "logistic"]
+    by_g = sorted((c["g"] for c in hits), reverse=True)
+    best_cos = max((c["cosine"] for c in hits), default=0.0)
+    for c in hits:
+        rank = by_g.index(c["g"])
+        nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
+        c["inputs"] = [c["g"], c["cosine"], c["cosine"] - best_cos, c["g"] - by_g[0], float(rank == 0), c["g"] - nxt]
+
+
+def prepared(dump: list[dict], open_overlap: bool) -> list[dict]:
+    """The dump as production judged it (recall hits the overlap filter dropped left out), or with that filter
+    open for recall hits: they reach the logistic gate too, and every hit's inputs are recomputed."""
+    for item in dump:
+        for i, call in enumerate(item["calls"]):
+            if call is None:
+                continue
+            if not open_overlap:
+                item["calls"][i] = [c for c in call if c["route"] != "no_overlap"] or None
+                continue
+            for c in call:
+                if c["route"] == "no_overlap":
+                    c["route"] = "logistic"
+            gate_inputs(call)
+    return dump
+
+
+# Candidate gate inputs beside whisper.stages.gate.GATE_INPUTS, measured with --inputs (dev only).
+EXTRAS = {
+    "long": _long,  # ln(characters / 1000), 0 below: imported pages, not notes
+    "passage": lambda c, call: float(bool(c.get("passage"))),  # represented by the passage that matched
+    "other_space": lambda c, call: float(c.get("target") is not None and c["space"] not in (None, c["target"])),
+    "same_space": lambda c, call: float(c.get("target") is not None and c["space"] == c["target"]),
+    "best_short": _best_short,
+    "is_long": lambda c, call: float(c.get("chars", 0) > LONG_CHARS),
+    "long_cos": lambda c, call: float(c.get("chars", 0) > LONG_CHARS) * c["cosine"],  # pages: trust the cosine
+    "long_g": lambda c, call: float(c.get("chars", 0) > LONG_CHARS) * c["g"],  # pages: their g runs high
+    "long_other": lambda c, call: _long(c, call) * EXTRAS["other_space"](c, call),  # a long page of another space
+    "overlap": lambda c, call: float(bool(c.get("overlap"))),  # shares a distinctive word with the prompt
+    "short_margin": _short_margin,
+}
+LONG_CHARS = 1000.0
+BY_LOGIT = False  # --by-logit: arrange orders the logistic gate's hits by their log-odds, not recall's score
+
+
+def rows(dump: list[dict], extras: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]:
     """The logistic gate's inputs of every hit it judged (history calls too), their labels and their places."""
     x, y, where = [], [], []
     for pi, item in enumerate(dump):
@@ -40,7 +109,7 @@ def rows(dump: list[dict]) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int,
         for ci, call in enumerate(item["calls"]):
             for k, c in enumerate(call or ()):
                 if c["route"] == "logistic":
-                    x.append(c["inputs"])
+                    x.append(list(c["inputs"]) + [EXTRAS[name](c, call) for name in extras])
                     y.append(1.0 if c["key"] in good else 0.0)
                     where.append((pi, ci, k))
     return np.array(x), np.array(y), where
@@ -70,8 +139,13 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
             return c["cosine"] >= STRONG
         return c["cosine"] >= STRONG or logits[k] >= t
 
-    kept = [c for k, c in enumerate(call) if ok(k, c) and c["key"] not in served]
-    kept.sort(key=lambda c: (not c["recall"], -c["score"]))  # as arrange: recall's hits first
+    kept = [(k, c) for k, c in enumerate(call) if ok(k, c) and c["key"] not in served]
+    if BY_LOGIT:  # recall's hits first, by the gate's log-odds (identity memories by score)
+        kept.sort(key=lambda kc: (not kc[1]["recall"], -logits[kc[0]] if kc[1]["route"] == "logistic"
+                                  else -kc[1]["score"]))
+    else:  # as arrange: recall's hits first, by score
+        kept.sort(key=lambda kc: (not kc[1]["recall"], -kc[1]["score"]))
+    kept = [c for _, c in kept]
     return [c["key"] for c in kept[:CAP]]
 
 
@@ -137,12 +211,23 @@ def operating_point(dump, logits) -> tuple | None:
 def main(argv: list[str]) -> int:
     from whisper.stages.gate import GATE_INPUTS
 
-    dump = json.loads(open(argv[0]).read())
-    x, y, where = rows(dump)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dump", help="the file bench.whisper_stores --gate-dump wrote (dev split)")
+    parser.add_argument("--inputs", default="", help=f"extra candidate inputs, comma-separated: {', '.join(EXTRAS)}")
+    parser.add_argument("--open-overlap", action="store_true",
+                        help="recall hits the overlap filter dropped reach the gate too (inputs recomputed)")
+    parser.add_argument("--by-logit", action="store_true",
+                        help="order the gate's hits by their log-odds before the cap, not by recall's score")
+    args = parser.parse_args(argv)
+    global BY_LOGIT
+    BY_LOGIT = args.by_logit
+    extras, open_overlap = tuple(n for n in args.inputs.split(",") if n), args.open_overlap
+    dump = prepared(json.loads(open(args.dump).read()), open_overlap)
+    x, y, where = rows(dump, extras)
     w = fit(x, y)
     full = {k: float(w[0] + x[j] @ w[1:]) for j, k in enumerate(where)}
     oof = out_of_fold(dump, x, y, where)
-    print(f"{len(y)} hits judged, {int(y.sum())} right; weights (bias, {', '.join(GATE_INPUTS)}): "
+    print(f"{len(y)} hits judged, {int(y.sum())} right; weights (bias, {', '.join(GATE_INPUTS + extras)}): "
           + ", ".join(f"{v:.3f}" for v in w))
     print(f"AUC on dev: in-sample {auc(np.array([full[k] for k in where]), y):.3f}, "
           f"out-of-fold {auc(np.array([oof[k] for k in where]), y):.3f}")
@@ -152,6 +237,14 @@ def main(argv: list[str]) -> int:
         return 1
     h, pr, s, t = point
     print(f"operating point (out of fold): log-odds >= {t:+.2f}: hit {h:.3f} precision {pr:.3f} silence {s:.3f}")
+    print("  fully right per category (out of fold): " + ", ".join(
+        f"{c} {r}/{n}" for c, (r, n) in evaluate(dump, oof, t, categories=True)[1].items()))
+    if not extras and not open_overlap:
+        from whisper.conf import GATE_LOGIT, GATE_WEIGHTS
+
+        today = {k: float(GATE_WEIGHTS[0] + x[j] @ np.array(GATE_WEIGHTS[1:])) for j, k in enumerate(where)}
+        print("today's weights on this dump at log-odds >= {:+.2f}: hit {:.3f} precision {:.3f} silence {:.3f}".format(
+            GATE_LOGIT, *evaluate(dump, today, GATE_LOGIT)))
     h, pr, s = evaluate(dump, full, t)
     print(f"the full fit at that threshold (in sample): hit {h:.3f} precision {pr:.3f} silence {s:.3f}")
     return 0

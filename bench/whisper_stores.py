@@ -12,6 +12,9 @@ then runs every scenario of bench/datasets/whisper.json through whisper_respond 
 * precision: injected memories that are expected or accepted / all injected memories (silent prompts included)
 * silence: should-stay-silent prompts that got nothing / should-stay-silent prompts
 
+`--gate-dump FILE` runs the split the same way and also writes what reached the gate in every call (with the recall
+hits the overlap filter dropped), for bench/whisper_gate_fit.py.
+
 `--sweep` runs the split with the gate open, reads every candidate's gate score from the decision ledger and
 prints hit rate, precision and silence per gate threshold: that is how the gate is tuned, on dev only.
 """
@@ -187,23 +190,40 @@ def recording_gate(keys: dict[str, str]):
     of calls; a call that ended before the gate records None."""
     import whisper.pipeline as pipeline
     import whisper.services.respond as respond
-    from whisper.stages import gate
+    from whisper.stages import gate, scoring
+    from whisper.state import STAGE_OVERLAP
 
     calls: list[list[dict] | None] = []
+
+    def row(c, run, route: str, inputs) -> dict:
+        return {"key": keys.get(c.node_id, c.node_id), "cosine": c.raw_cosine or 0.0, "score": c.score,
+                "recall": c.probability is not None, "space": c.space, "target": run.target_space,
+                "type": c.type, "identity": c.identity, "overlap": c.overlap,
+                "g": (c.probability or 0.0) + c.affinity,
+                "chars": len(c.hit.content) if c.hit is not None else len(c.content),
+                "passage": bool(c.hit is not None and c.hit.passage), "route": route, "inputs": inputs}
+
+    def no_overlap(run) -> list[dict]:
+        """Recall hits the overlap filter dropped (route "no_overlap"; what an open filter would hand the gate)."""
+        return [row(c, run, "no_overlap", None) for c in run.candidates
+                if c.stage == STAGE_OVERLAP and c.probability is not None and c.ce_abs is None]
 
     def observed(run, conf, deps):
         hits = gate.logistic_hits(run)
         inputs = gate.gate_inputs(run, hits)
-        calls[-1] = [{"key": keys.get(c.node_id, c.node_id), "cosine": c.raw_cosine or 0.0, "score": c.score,
-                      "recall": c.probability is not None, "space": c.space, "target": run.target_space,
-                      "type": c.type, "identity": c.identity, "overlap": c.overlap,
-                      "route": ("preference" if gate.preference_route(c, run) else
-                                "identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
-                                else "cosine"),
-                      "inputs": inputs.get(id(c))} for c in run.pool]
+        calls[-1] = [row(c, run, "preference" if gate.preference_route(c, run) else
+                         "identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
+                         else "cosine", inputs.get(id(c))) for c in run.pool] + no_overlap(run)
         return gate.injection_gate(run, conf, deps)
 
-    stages = tuple(observed if s is gate.injection_gate else s for s in pipeline.STAGES)
+    def overlap_observed(run, conf, deps):
+        silent = scoring.topical_overlap(run, conf, deps)
+        if silent is not None:
+            calls[-1] = no_overlap(run)
+        return silent
+
+    swap = {gate.injection_gate: observed, scoring.topical_overlap: overlap_observed}
+    stages = tuple(swap.get(s, s) for s in pipeline.STAGES)
     original = respond.run_stages
 
     def run_stages(run, conf, deps, _stages=stages):
@@ -217,18 +237,20 @@ def recording_gate(keys: dict[str, str]):
         respond.run_stages = original
 
 
-def gate_dump(prompts, ids: dict[str, str], now, path: Path) -> None:
+def gate_dump(prompts, ids: dict[str, str], now, path: Path) -> list[Outcome]:
     """Run the split through the real path (history first, same session) and write, per prompt, what reached the
     gate in each call: the input of bench/whisper_gate_fit.py. The gate's own threshold does not change what
-    reaches it (only a history prompt's served memories, which the fit simulates per threshold)."""
+    reaches it (only a history prompt's served memories, which the fit simulates per threshold). Returns the
+    outcomes, scored as a plain run's."""
     keys = {v: k for k, v in ids.items()}
-    out = []
+    out, outcomes = [], []
     with recording_gate(keys) as calls:
         for p in prompts:
             calls.clear()
-            run_prompt(p, ids, now=now)
+            outcomes.append(run_one(p, ids, now=now))
             out.append({"prompt": p, "calls": list(calls)})
     path.write_text(json.dumps(out))
+    return outcomes
 
 
 def render(results: dict[str, dict], categories: dict[str, dict], gate_note: str) -> str:
@@ -280,9 +302,6 @@ def main(argv: list[str] | None = None) -> int:
         results, categories = {}, {}
         for split in splits:
             prompts = scenarios.prompts_in(split)
-            if args.gate_dump:
-                gate_dump(prompts, ids, scenarios.now, args.gate_dump)
-                continue
             if args.sweep:
                 table = sweep(prompts, ids, scenarios.now, args.dump)
                 if args.sweep_json:
@@ -301,7 +320,10 @@ def main(argv: list[str] | None = None) -> int:
                 print("Best (gate, min cosine, relative, cap, identity gate) with precision >= 0.9 and silence >= 0.95: " + "; ".join(
                     f"{k} hit {h:.3f} precision {p:.3f}" for h, p, k in ok[:8]))
                 continue
-            outcomes = run_split(prompts, ids, scenarios.now)
+            if args.gate_dump:
+                outcomes = gate_dump(prompts, ids, scenarios.now, args.gate_dump)
+            else:
+                outcomes = run_split(prompts, ids, scenarios.now)
             results[split], categories[split] = metrics(outcomes), per_category(outcomes)
             if args.show:
                 for o in outcomes:
