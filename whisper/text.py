@@ -65,6 +65,9 @@ day days month year ago recent recently lately currently again remind remember r
 
 # Suffixes folded away so that "caches", "cached" and "caching" meet "cache" (as "cach").
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ed", "s")
+# Then an agent noun's "-er" off when at least this much stays ("developer", "scheduler"; not "order", "server",
+# "user", whose short stems would meet unrelated words).
+AGENT_STEM = 5
 
 
 def is_blank(prompt: str | None) -> bool:
@@ -101,8 +104,8 @@ def is_acknowledgement(prompt: str) -> bool:
 
 @lru_cache(maxsize=16384)
 def fold(token: str) -> str:
-    """A crude, deterministic stem: lowercase, one common English suffix off, then a final "e" off (cached: the
-    same words recur in every candidate of every prompt)."""
+    """A crude, deterministic stem: lowercase, one common English suffix off, an agent noun's "-er" off (when 5
+    letters stay), then a final "e" off (cached: the same words recur in every candidate of every prompt)."""
     token = token.lower()
     if len(token) > 4 and token.endswith(("ies", "ied")):
         return token[:-3] + "y"
@@ -113,6 +116,8 @@ def fold(token: str) -> str:
             if len(token) - len(suffix) >= 3 and token.endswith(suffix):
                 token = token[: -len(suffix)]
                 break
+    if len(token) >= AGENT_STEM + 2 and token.endswith("er"):  # "maintainer" meets "maintains", "teacher" "teaches"
+        token = token[:-2]
     return token[:-1] if len(token) > 3 and token.endswith("e") else token
 
 

@@ -74,6 +74,12 @@ def test_topic_tokens_drop_stop_words_short_words_and_excluded_names_and_fold_su
     (("process", "processes"), "process"),
     (("library", "libraries"), "library"),
     (("migration", "migrations"), "migr"),
+    (("maintainer", "maintainers", "maintains", "maintained"), "maintain"),  # an agent noun meets its verb
+    (("teacher", "teaches"), "teach"),
+    (("register", "registered", "registers"), "regist"),
+    (("order", "ordered", "orders"), "order"),  # a short stem keeps its "-er"
+    (("server", "servers"), "server"),
+    (("user", "users"), "user"),
 ])
 def test_fold_meets_plurals_and_verb_forms_at_one_stem(words, stem):
     assert {fold(w) for w in words} == {stem}
