@@ -217,6 +217,17 @@ def asks_about_user(prompt: str) -> bool:
     return bool(_ABOUT_ME_QUESTION.search(prompt))
 
 
+# Words naming which attribute of a thing a question asks for, not the thing: "what's my cat's name" asks about a cat.
+_ATTRIBUTE_WORDS = frozenset("name names called time date age number address kind type sort".split())
+
+
+def question_focus(prompt: str) -> set[str]:
+    """The folded words naming what a question about the user asks about: its distinctive words without the
+    attribute it asks for ("what's my cat's name?" -> {"cat"}; "when is my next dentist appointment" -> {"dentist",
+    "appointment"} folded). Empty when nothing but an attribute is named ("how old am I?")."""
+    return topic_tokens(prompt) - {fold(w) for w in _ATTRIBUTE_WORDS}
+
+
 def is_recap(prompt: str) -> bool:
     """True when the prompt asks for a recap of a period ("what did we do yesterday?")."""
     return bool(_RECAP.search(prompt))

@@ -11,7 +11,7 @@ from memory.domain.temporal import parse_temporal
 from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
-from whisper.text import about_user, asks_about_user, is_recap, preference_task
+from whisper.text import about_user, asks_about_user, is_recap, preference_task, question_focus, topic_tokens
 
 FOLLOW_UP_PROMPTS = 2
 SELF_TAG = "self"
@@ -87,12 +87,15 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
                             identity=h.node_id in run.identity_ids, conf=conf, current_space=space, named=named))
              for i, h in enumerate(hits)]
     seen = {h.node_id for h in hits}
+    _off_focus(run, pairs)
     if run.identity_question or (run.intent is not None and run.intent.has(IDENTITY)):
         extra = [h for h in identity_hits if h.node_id not in seen]
     else:  # a task a preference shapes ("I want to add httpx") brings the user's preferences, judged on cosine
         extra = [h for h in identity_hits if h.node_id not in seen and run.preference_task and h.type == NodeType.PREFERENCE]
-    pairs += [(h, _candidate(h, None, source="identity", identity=True, conf=conf, current_space=space,
-                             named=named)) for h in extra]
+    extra_pairs = [(h, _candidate(h, None, source="identity", identity=True, conf=conf, current_space=space,
+                                  named=named)) for h in extra]
+    _off_focus(run, extra_pairs)
+    pairs += extra_pairs
     # Recall already has the cosine of every hit its vector leg found: read stored vectors only for the others.
     missing = [h.row_id for h, _ in pairs if h.raw_cosine is None]
     found = deps.cosines(run.query_vec, missing) if run.query_vec is not None and missing else {}
@@ -103,10 +106,31 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
             cand.raw_cosine = round(found[hit.row_id], 4)
         if cand.source == "identity":
             cand.score = cand.raw_cosine or 0.0
-    identity_extra = sorted((c for _, c in pairs if c.source == "identity"), key=lambda c: -c.score)
+    # Those still on the identity route first: a memory off the question's focus must not take their place.
+    identity_extra = sorted((c for _, c in pairs if c.source == "identity"), key=lambda c: (not c.identity, -c.score))
     run.candidates = [c for _, c in pairs if c.source != "identity"] + identity_extra[: conf.search_limit]
     run.pool = list(run.candidates)
     return None if run.pool else SILENT_NO_CANDIDATES
+
+
+def _focus_applies(run: WhisperRun) -> bool:
+    """The focus rule holds for a question found by the text rule alone: one the identity archetypes recognise
+    ("what do I do for a living") keeps its identity memories whatever words they use ("works at …")."""
+    return run.identity_question and not (run.intent is not None and run.intent.has(IDENTITY))
+
+
+def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> None:
+    """On a question about one fact of the user's, an identity memory that does not name what the question asks
+    about ("what's my cat's name?" -> "cat": not the user's name memory, which shares only "name") leaves the
+    identity route and its low cosine gate: it is judged as any other memory (recall's gate, or a strong cosine)."""
+    if not _focus_applies(run):
+        return
+    focus = question_focus(run.prompt)
+    if not focus:
+        return
+    for hit, cand in pairs:
+        if cand.identity and not focus & topic_tokens(f"{cand.title} {cand.content} {' '.join(hit.tags)}"):
+            cand.identity = False
 
 
 def score_floor(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:

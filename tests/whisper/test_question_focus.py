@@ -1,0 +1,78 @@
+"""A question about one fact of the user's reaches, by the identity route, only the memories that name what it asks
+about (issue 11, item 9). Phrasings and memories invented here, not taken from the bench's scenarios."""
+
+from __future__ import annotations
+
+import pytest
+
+from whisper.classifier import IDENTITY
+from whisper.conf import WhisperConf
+from whisper.services import whisper_respond
+from whisper.stages.retrieve import build_query, retrieve
+from whisper.text import fold, question_focus
+
+from .conftest import fake_deps, hit, intent, make_run, unit
+
+
+@pytest.mark.parametrize(("prompt", "focus"), [
+    ("what's my cat's name?", {"cat"}),
+    ("what time is my pottery class", {"pottery", "class"}),
+    ("when is my next eye test", {"eye", "test"}),
+    ("who is my landlord", {"landlord"}),
+    ("how old am I", set()),  # only an attribute: nothing to look for
+])
+def test_question_focus_is_the_thing_asked_about_not_the_attribute(prompt, focus):
+    assert question_focus(prompt) == {fold(w) for w in focus}
+
+
+def _retrieved(prompt: str, identity: list, *, categories=()):
+    deps = fake_deps(search=lambda q: [], identity=lambda: identity,
+                     cosines=lambda vec, ids: {h.row_id: 0.4 for h in identity})
+    run = make_run(prompt, intent=intent(*categories), prompt_vec=unit(1, 0))
+    build_query(run, WhisperConf(), deps)
+    retrieve(run, WhisperConf(), deps)
+    return {c.node_id: c.identity for c in run.pool}
+
+
+def test_identity_memories_off_the_questions_focus_leave_the_identity_route():
+    identity = [hit("name", row_id=1, title="Name", content="My name is Priya Raman."),
+                hit("dog", row_id=2, title="Dog", content="Our dog Pixel is a border collie.", tags=("pets",))]
+    assert _retrieved("what's my dog's name?", identity) == {"name": False, "dog": True}
+    # a memory's tags name its subject too
+    assert _retrieved("do I have any pets?", identity) == {"name": False, "dog": True}
+
+
+def test_a_question_the_identity_archetypes_recognise_keeps_every_identity_memory_on_the_route():
+    identity = [hit("job", row_id=1, content="I work as a nurse at the city hospital.")]
+    assert _retrieved("what do I do for a living", identity, categories=(IDENTITY,)) == {"job": True}
+
+
+def test_a_question_naming_only_an_attribute_keeps_every_identity_memory_on_the_route():
+    identity = [hit("born", row_id=1, content="I was born on 3 May 1988 in Leeds."),
+                hit("dog", row_id=2, content="Our dog Pixel is a border collie.")]
+    assert _retrieved("how old am I", identity) == {"born": True, "dog": True}
+
+
+@pytest.fixture
+def life(mem):
+    from memory.services import self_ensure
+
+    self_ensure()
+    return {
+        "name": mem("My name is Priya Raman; friends call me Pri.", title="Name", about_self=True, auto_link=False),
+        "dentist": mem("My dentist is Dr. Okafor at the Riverside practice; check-ups every six months.",
+                       title="Dentist", about_self=True, auto_link=False),
+        "bike": mem("I ride a green steel touring bike to work most days.", title="Bike", about_self=True,
+                    auto_link=False),
+    }
+
+
+def test_a_question_about_something_not_stored_gets_nothing(life):
+    result = whisper_respond(prompt="what's my cat's name?", session_id="q1")
+    assert life["name"].id not in result.node_ids
+    assert result.decision != "injected"
+
+
+def test_a_question_about_something_stored_gets_it(life):
+    result = whisper_respond(prompt="who is my dentist again?", session_id="q2")
+    assert result.node_ids == (life["dentist"].id,)
