@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 
 from memory import documents, files, index, runtime
 from memory.conf import MemoryConf, get_conf
@@ -274,7 +274,8 @@ def _undo(store: MarkdownStore, change: files.Change) -> None:
 def write_unit(conf: MemoryConf | None = None) -> Iterator[WriteUnit]:
     """Take the write lock and open a unit of work; inside an open unit, join it (flushing it first).
 
-    Raises StorageError when the lock cannot be taken; re-raises whatever the block raised after rolling back.
+    Raises StorageError when the lock cannot be taken; re-raises whatever the block raised after rolling back. Once
+    its index transaction has committed, the unit does not raise (a caller's retry would write it twice).
     """
     current: WriteUnit | None = getattr(_local, "unit", None)
     if current is not None:
@@ -361,10 +362,11 @@ def _pull(store: MarkdownStore, home: Path) -> int:
 
 
 def _watermark_after(home: Path) -> None:
-    """After a unit: the folder holds every version so far (the unit pulled, then wrote, under the host lock)."""
+    """After a unit: the folder holds every version so far (the unit pulled, then wrote, under the host lock).
+    Never raises: the unit is committed, and an error here would make its caller write it a second time."""
     try:
         documents.watermark_set(home, documents.latest_seq())
-    except StorageError:  # Trigger: the home refuses the small file. Why: the unit is committed. Outcome: logged; the next unit looks again from the older watermark and finds its own files equal.
+    except (StorageError, DatabaseError):  # Trigger: the home refuses the small file, or the connection is lost after the commit. Why: the unit is committed. Outcome: logged; the next unit looks again from the older watermark and finds its own files equal.
         logger.warning("Could not record the documents watermark in %s", home, exc_info=True)
 
 

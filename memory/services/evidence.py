@@ -119,10 +119,27 @@ def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datet
 
 def _remember_alone(call: _RememberCall) -> list[CreateResult]:
     with write_unit():
-        if not call.appended:
-            evidence_append(events=call.events)
-            call.appended = True
+        _append_events([call])
         return nodes_create(requests=call.requests, now=call.now, auto_link=call.auto_link)
+
+
+def _append_events(calls: Sequence[_RememberCall]) -> None:
+    """Append the events of the calls not appended yet (all or nothing, memory.evidence.log) and mark them as soon
+    as they are durable, then index the calls' days: a call retried alone after a later failure (its group's index
+    transaction, the evidence rows) indexes its events but never appends them a second time. Raises StorageError."""
+    pending = [c for c in calls if not c.appended]
+    events = [e for c in pending for e in c.events]
+    days = sorted({e.day for c in calls for e in c.events})
+    if not days:
+        return
+    conf = get_conf()
+    log = evidence_log(conf)
+    with exclusive(conf):
+        if events:
+            log.append(events)
+            for c in pending:
+                c.appended = True
+        evidence_index.sync(log, days=days)
 
 
 def _remember_group(calls: Sequence[_RememberCall]) -> list[list[CreateResult] | BaseException]:
@@ -132,9 +149,7 @@ def _remember_group(calls: Sequence[_RememberCall]) -> list[list[CreateResult] |
     if len(calls) > 1 and len({c.auto_link for c in calls}) == 1:
         try:
             with write_unit():
-                evidence_append(events=[e for c in calls for e in c.events])
-                for c in calls:
-                    c.appended = True
+                _append_events(calls)
                 flat = nodes_create(requests=[r for c in calls for r in c.requests], auto_link=calls[0].auto_link,
                                     nows=[c.now for c in calls for _ in c.requests])
             out: list[list[CreateResult] | BaseException] = []
