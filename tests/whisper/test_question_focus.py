@@ -76,3 +76,16 @@ def test_a_question_about_something_not_stored_gets_nothing(life):
 def test_a_question_about_something_stored_gets_it(life):
     result = whisper_respond(prompt="who is my dentist again?", session_id="q2")
     assert result.node_ids == (life["dentist"].id,)
+
+
+def test_a_memorys_tags_are_words_it_shares_with_the_question(mem):
+    from memory.services import self_ensure
+    from whisper.models import WhisperCandidateRow
+
+    self_ensure()
+    dog = mem("We adopted Pixel, a border collie, from the shelter in 2023.", title="Pixel", tags=["pets"],
+              about_self=True, auto_link=False)
+    mem("I live in a flat in Leeds near the station.", title="Home", about_self=True, auto_link=False)
+    result = whisper_respond(prompt="do I have any pets?", session_id="q3")
+    row = WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=dog.id)
+    assert row.gate_threshold == WhisperConf().identity_gate  # shares "pets": the identity gate, not the no-word one

@@ -65,7 +65,8 @@ def identity_space(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None
 
 
 def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
-    """Fail-closed precision filter: a candidate needs a distinctive word in common with the query, or a reason.
+    """Fail-closed precision filter: a candidate needs a distinctive word in common with the query (in its title,
+    text or tags), or a reason.
 
     Reasons: it is identity-linked; the prompt is identity-only and it is global; the prompt is a follow-up or a
     recap and nothing overlapped at all; or its absolute signal is strong (cross-encoder, else raw cosine).
@@ -77,8 +78,9 @@ def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | Non
     for cand in run.pool:
         # A project's own name is not a topic: "how does shopfront sign users in?" must match on "sign users".
         exclude = current + ([cand.space] if cand.space else [])
+        tags = " ".join(cand.hit.tags) if cand.hit is not None else ""  # a memory's tags name its subject too
         cand.overlap = bool((wanted - topic_tokens(" ".join(exclude))) & topic_tokens(
-            f"{cand.title} {cand.content}", exclude=exclude))
+            f"{cand.title} {cand.content} {tags}", exclude=exclude))
     any_overlap = any(c.overlap for c in run.pool)
 
     def passes(c) -> bool:
