@@ -1,7 +1,11 @@
-"""Atomic file primitives under the memory root: temp files, atomic and guarded replacement, conflict copies.
+"""Atomic file primitives: temp files, atomic and guarded replacement, conflict copies, folder fsync.
 
-Used by memory.files only (an import-linter contract): services reach them through the write door. No Django.
-The guarded write and its exchange-based protocol are described in docs/architecture.md ("Hand edits").
+Two levels. The path-level primitives (a temp file beside a target, replacing it, creating it without ever
+taking a name that exists, fsync of a folder) know nothing of the store: memory.sync_folder writes the synced
+folder with them. The store-level ones (atomic and guarded writes, set-aside, conflict copies) write under the
+memory root. Used by memory.files and memory.sync_folder only (an import-linter contract): services reach them
+through the write door. No Django. The guarded write and its exchange-based protocol are described in
+docs/architecture.md ("Hand edits").
 """
 
 from __future__ import annotations
@@ -149,23 +153,9 @@ def _conflict(store: MarkdownStore, target: Path, data: bytes, *, deleted: bool 
     )
 
 
-def discard(path: Path) -> None:
-    """Unlink a temp or aside file; gone already is fine."""
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-
-
 # ---------------------------------------------------------------------------
-# Temp files, atomic replacement, durability
+# Atomic writes under the memory root
 # ---------------------------------------------------------------------------
-
-def current(path: Path) -> bytes | None:
-    """The bytes at `path`, or None when there is no file."""
-    try:
-        return _load(path)[0]
-    except FileNotFoundError:
-        return None
-
 
 def conflict_copy(store: MarkdownStore, target: Path, data: bytes) -> Path:
     """Save the app's version of `target` under conflicts/ (a timestamped name); returns its path."""
@@ -180,28 +170,48 @@ def atomic_write(store: MarkdownStore, target: Path, data: bytes, node_id: str |
 
     `sync_folder=False`: the caller fsyncs the folder itself, once for many files (the write door's batches).
     """
-    tmp, st = temp_file(store, target, data, mtime_ns=mtime_ns)
-    try:
-        os.replace(tmp, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise storage_error(exc, target) from exc
-    if sync_folder:
-        fsync_folder(target.parent, target)
+    _root_ready(store, target)
+    st = replace_path(target, data, mtime_ns=mtime_ns, sync_folder=sync_folder)
     if node_id is not None:
         _remember(target, st, node_id)
     return _stored(target, data, st)
 
 
+def atomic_create(store: MarkdownStore, target: Path, data: bytes) -> bool:
+    """Create `target` atomically, never over a file that exists: False (nothing written) when it does."""
+    _root_ready(store, target)
+    return create_path(target, data)
+
+
 def temp_file(store: MarkdownStore, target: Path, data: bytes, *,
-               mtime_ns: int | None = None) -> tuple[Path, os.stat_result]:
+              mtime_ns: int | None = None) -> tuple[Path, os.stat_result]:
     """`data` in a new temp file beside `target`, flushed and fsynced; raises StorageError (nothing left behind)."""
+    _root_ready(store, target)
+    return write_temp(target, data, mtime_ns=mtime_ns)
+
+
+def _root_ready(store: MarkdownStore, target: Path) -> None:
+    """Create the memory root (private) before a folder under it."""
+    if target.parent.is_relative_to(store.root):
+        try:
+            store.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise storage_error(exc, target) from exc
+
+
+# ---------------------------------------------------------------------------
+# Path-level primitives (no store: memory.sync_folder writes the synced folder with them)
+# ---------------------------------------------------------------------------
+
+def write_temp(target: Path, data: bytes, *, mtime_ns: int | None = None,
+               mode: int = 0o700) -> tuple[Path, os.stat_result]:
+    """`data` in a new temp file beside `target`, flushed and fsynced; raises StorageError (nothing left behind).
+
+    A missing folder is made with `mode` (the umask applies).
+    """
     folder = target.parent
     try:
-        if folder.is_relative_to(store.root):
-            store.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.mkdir(mode=mode, parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
     except OSError as exc:
         raise storage_error(exc, target) from exc
@@ -218,6 +228,73 @@ def temp_file(store: MarkdownStore, target: Path, data: bytes, *,
             os.unlink(tmp)
         raise storage_error(exc, target) from exc
     return Path(tmp), st
+
+
+def replace_temp(tmp: Path, target: Path) -> None:
+    """Rename the temp file `tmp` over `target`; raises StorageError (the temp file removed)."""
+    try:
+        os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise storage_error(exc, target) from exc
+
+
+def link_temp(tmp: Path, target: Path) -> bool:
+    """Give the temp file `tmp` the name `target` too, never over a file: False when `target` exists.
+
+    The caller discards `tmp` afterwards. Raises StorageError.
+    """
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        raise storage_error(exc, target) from exc
+    return True
+
+
+def replace_path(target: Path, data: bytes, *, mtime_ns: int | None = None, mode: int = 0o700,
+                 sync_folder: bool = True) -> os.stat_result:
+    """Replace `target` with `data` atomically: temp file beside it, fsync, rename, fsync of the folder.
+
+    Returns the new file's stat. `sync_folder=False`: the caller fsyncs the folder. Raises StorageError.
+    """
+    tmp, st = write_temp(target, data, mtime_ns=mtime_ns, mode=mode)
+    replace_temp(tmp, target)
+    if sync_folder:
+        fsync_folder(target.parent, target)
+    return st
+
+
+def create_path(target: Path, data: bytes, *, mode: int = 0o700) -> bool:
+    """Create `target` holding `data` (temp file, fsync, link, fsync of the folder), never over a file that exists.
+
+    Returns False, writing nothing, when `target` exists (a file that appeared meanwhile is left as it is).
+    Raises StorageError.
+    """
+    tmp, _ = write_temp(target, data, mode=mode)
+    try:
+        created = link_temp(tmp, target)
+    finally:
+        discard(tmp)
+    if created:
+        fsync_folder(target.parent, target)
+    return created
+
+
+def current(path: Path) -> bytes | None:
+    """The bytes at `path`, or None when there is no file."""
+    try:
+        return _load(path)[0]
+    except FileNotFoundError:
+        return None
+
+
+def discard(path: Path) -> None:
+    """Unlink a temp or aside file; gone already is fine."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 def fsync_folder(folder: Path, target: Path) -> None:

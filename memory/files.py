@@ -20,6 +20,7 @@ from pathlib import Path
 from memory.atomic import (
     _keep,
     aside,
+    atomic_create,
     atomic_write,
     conflict_copy,
     current,
@@ -28,7 +29,6 @@ from memory.atomic import (
     guarded_write,
     put_back,
     storage_error,
-    temp_file,
 )
 from memory.domain.node import Node, as_utc
 from memory.domain.slug import node_filename
@@ -219,16 +219,7 @@ def remove(store: MarkdownStore, path: Path, *, expected_hash: str | None = None
 
 def restore_bytes(store: MarkdownStore, path: Path, data: bytes) -> None:
     """Recreate a removed file with `data`, never over a file that appeared meanwhile (rollback of a removal)."""
-    tmp, _ = temp_file(store, path, data)
-    try:
-        os.link(tmp, path)
-    except FileExistsError:
-        pass
-    except OSError as exc:
-        raise storage_error(exc, path) from exc
-    finally:
-        discard(tmp)
-    fsync_folder(path.parent, path)
+    atomic_create(store, path, data)
 
 
 # ---------------------------------------------------------------------------

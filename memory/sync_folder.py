@@ -1,21 +1,29 @@
 """The sync folder on disk (`ormah sync PATH`): reading its memory files, writing them, its state file. No Django.
 
 The folder is the person's (a git checkout, say), not the store: only `nodes/*.md`, `conflicts/` and the state
-file `.ormah-sync` are ever written, each atomically (temp file beside it, fsync, rename), and a file is replaced
-or removed only while it still holds the bytes the sync read (an edit made meanwhile is left as it is, reported).
+file `.ormah-sync` are ever written, each atomically (temp file beside it, fsync, rename, folder fsync: the
+path-level primitives of memory.atomic, which the store's writes use too), and a file is replaced or removed only
+while it still holds the bytes the sync read (an edit made meanwhile is left as it is, reported).
 Everything else in the folder (a README, `.git/`, `deleted/`, files that do not parse) is never touched.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from memory.atomic import (
+    create_path,
+    discard,
+    fsync_folder,
+    replace_path,
+    replace_temp,
+    storage_error,
+    write_temp,
+)
 from memory.domain.folder_sync import SyncState, state_parse, state_render
 from memory.domain.identity import is_self_node
 from memory.domain.markdown import parse
@@ -25,6 +33,7 @@ from memory.errors import MalformedNodeFile, StorageError, ValidationFailed, Wri
 NODES = "nodes"
 CONFLICTS = "conflicts"
 STATE_FILE = ".ormah-sync"
+FOLDER_MODE = 0o777  # a folder the sync makes in the person's folder: their umask decides
 MAX_FILE_BYTES = 256 * 1024  # memory.store.MAX_READ_BYTES: the store never rewrites a larger file
 
 
@@ -124,23 +133,18 @@ def file_put(root: Path, rel: str, data: bytes, *, expected: bytes | None) -> No
     """Write `data` at `rel`: over the file only while it still holds `expected`, or as a new file that nothing
     else may have taken meanwhile (`expected=None`). Raises WriteConflict (the file changed), StorageError."""
     target = root / rel
-    tmp = _temp(target, data)
+    if expected is None:
+        if not create_path(target, data, mode=FOLDER_MODE):
+            raise WriteConflict(f"{rel} appeared in the folder while syncing; left as it is",
+                                details={"path": str(target)})
+        return
+    tmp, _ = write_temp(target, data, mode=FOLDER_MODE)
     try:
-        if expected is None:
-            try:
-                os.link(tmp, target)
-            except FileExistsError:
-                raise WriteConflict(f"{rel} appeared in the folder while syncing; left as it is",
-                                    details={"path": str(target)}) from None
-        else:
-            _check(target, rel, expected)
-            os.replace(tmp, target)
-    except OSError as exc:
-        raise _storage_error(exc, target) from exc
+        _check(target, rel, expected)
+        replace_temp(tmp, target)
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    _fsync_dir(target.parent)
+        discard(tmp)
+    fsync_folder(target.parent, target)
 
 
 def file_remove(root: Path, rel: str, *, expected: bytes) -> None:
@@ -152,8 +156,8 @@ def file_remove(root: Path, rel: str, *, expected: bytes) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise _storage_error(exc, target) from exc
-    _fsync_dir(target.parent)
+        raise storage_error(exc, target) from exc
+    fsync_folder(target.parent, target)
 
 
 def conflict_keep(root: Path, rel: str, data: bytes, *, now: datetime) -> str:
@@ -180,37 +184,7 @@ def _check(target: Path, rel: str, expected: bytes) -> None:
     except FileNotFoundError:
         raise WriteConflict(f"{rel} was removed from the folder while syncing", details={"path": str(target)}) from None
     except OSError as exc:
-        raise _storage_error(exc, target) from exc
-
-
-def _temp(target: Path, data: bytes) -> Path:
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".ormah_sync.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except OSError as exc:
-        raise _storage_error(exc, target) from exc
-    return Path(tmp)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # a file system without directory fsync
-    finally:
-        os.close(fd)
-
-
-def _storage_error(exc: OSError, path: Path) -> StorageError:
-    return StorageError(f"Cannot write {path}: {exc.strerror or exc}", details={"path": str(path)})
+        raise storage_error(exc, target) from exc
 
 
 # ---------------------------------------------------------------------------
@@ -236,12 +210,4 @@ def state_read(root: Path) -> SyncState | None:
 
 def state_write(root: Path, state: SyncState) -> None:
     """Replace the folder's state file atomically; raises StorageError."""
-    target = root / STATE_FILE
-    tmp = _temp(target, state_render(state).encode("utf-8"))
-    try:
-        os.replace(tmp, target)
-    except OSError as exc:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise _storage_error(exc, target) from exc
-    _fsync_dir(root)
+    replace_path(root / STATE_FILE, state_render(state).encode("utf-8"), mode=FOLDER_MODE)
