@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory.domain.enums import EdgeType, NodeType, Tier
-from memory.domain.markdown import SPACE_PLACEHOLDERS, parse, render
+from memory.domain.front_matter import SPACE_PLACEHOLDERS
+from memory.domain.markdown import parse, render
 from memory.domain.node import RESERVED_KEYS, Connection, Node
 from memory.errors import MalformedNodeFile
 
