@@ -27,7 +27,7 @@ run: setup
 test: setup system-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 	$(VENV)/bin/lint-imports
-	@[ -n "$$ORMAH_TEST_DATABASE_URL" ] || echo "make test ran on SQLite; the PostgreSQL run was not made: make test-pg (needs PostgreSQL + pgvector: sudo scripts/pg-install.sh)"
+	@[ -n "$$ORMAH_TEST_DATABASE_URL" ] || echo "make test ran on SQLite; the same suite on PostgreSQL is make test-pg (needs PostgreSQL + pgvector: sudo scripts/pg-install.sh)"
 
 # The suite on PostgreSQL + pgvector, in a throwaway cluster (needs PostgreSQL with pgvector installed:
 # scripts/pg-install.sh as root; docs/team-server.md). Fault and end-to-end tests run too, each child process on
