@@ -1,8 +1,11 @@
-"""System checks: fail with a clear message when vec0 or FTS5 cannot be used, or the index cannot be opened."""
+"""System checks: fail with a clear message when vec0 or FTS5 cannot be used, or the index cannot be opened;
+warn (a deployment check) when hosts sharing a PostgreSQL database would sign sessions with keys of their own."""
 
 from __future__ import annotations
 
-from django.core.checks import Error, register
+from django.conf import settings
+from django.core import checks as django_checks
+from django.core.checks import Error, Tags, register
 from django.db import connection
 
 
@@ -63,3 +66,21 @@ def check_pgvector(app_configs=None, **kwargs):
         return [Error("The pgvector extension is not installed on the PostgreSQL server",
                       hint="Install pgvector (docs/team-server.md).", id="ormah.E005")]
     return []
+
+
+@register(Tags.security, deploy=True)
+def check_shared_secret_key(app_configs=None, **kwargs):
+    """With ORMAH_DATABASE_URL (a team server) the hosts must share ORMAH_SECRET_KEY, or sessions do not carry.
+
+    A deployment check, as Django's own SECRET_KEY checks are (`ormah admin check --deploy`): every command of a
+    host would print it otherwise, a one-host PostgreSQL store included.
+    """
+    if not settings.DATABASE_URL or settings.SECRET_KEY_FROM_ENV:
+        return []
+    return [django_checks.Warning(
+        "ORMAH_DATABASE_URL is set but ORMAH_SECRET_KEY is not: this host signs sessions with the secret_key file "
+        "of its own home, so a browser signed in on another host of the same database is signed out here",
+        hint="Set ORMAH_SECRET_KEY to one value on every host (docs/team-server.md, \"Tokens, accounts and sessions "
+             "across hosts\").",
+        id="ormah.W001",
+    )]

@@ -75,6 +75,7 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
+SECRET_KEY_FROM_ENV = _env("SECRET_KEY") is not None  # else this home's own secret_key file (checks.py: W001)
 DEBUG = _env_bool("DEBUG", False)
 HOST = _env("HOST", "127.0.0.1")
 PORT = _env_int("PORT", 8787)

@@ -1,6 +1,8 @@
-"""The system check passes with the real backend: vec0 and FTS5 both load."""
+"""The system checks: vec0 and FTS5 load with the real backend; a team server without a shared secret key is warned."""
 
-from ormah_site.checks import check_sqlite_extensions
+import pytest
+
+from ormah_site.checks import check_shared_secret_key, check_sqlite_extensions
 
 
 def test_extensions_check_passes(db):
@@ -18,3 +20,25 @@ def test_a_driver_without_extension_loading_fails_loudly(tmp_path):
     out = subprocess.run([sys.executable, "manage.py", "check"], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
     assert "No sqlite3 driver can load extensions" in out.stderr
+
+
+# ---------------------------------------------------------------------------
+# ormah.W001: the hosts of one PostgreSQL database must share ORMAH_SECRET_KEY
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("database_url", "key_from_env", "ids"), [
+    (None, False, []),  # SQLite: one host, its own secret_key file is right
+    ("postgres://ormah@db.example:5432/ormah", True, []),
+    ("postgres://ormah@db.example:5432/ormah", False, ["ormah.W001"]),
+])
+def test_a_team_server_without_a_shared_secret_key_is_warned(settings, database_url, key_from_env, ids):
+    settings.DATABASE_URL, settings.SECRET_KEY_FROM_ENV = database_url, key_from_env
+
+    assert [c.id for c in check_shared_secret_key()] == ids
+
+
+def test_the_secret_key_warning_is_a_deployment_check():
+    from django.core.checks.registry import registry
+
+    assert (check_shared_secret_key in registry.get_checks(include_deployment_checks=True),
+            check_shared_secret_key in registry.get_checks()) == (True, False)
