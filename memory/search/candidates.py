@@ -141,7 +141,9 @@ def centroid(total: int, dim: int) -> tuple[np.ndarray, int, tuple]:
             cached[3] == sig or (total > CENTROID_SAMPLE and abs(cached[0] - total) <= total / 10)):
         return cached[2], cached[1], cached[3]
     with connection.cursor() as cur:
-        cur.execute("SELECT id FROM memory_noderow ORDER BY random() LIMIT %s", [CENTROID_SAMPLE])
+        # The sample is the first CENTROID_SAMPLE by uid (uuid4: a uniform sample, read from its unique index), so
+        # every process draws the same one from the same rows; random() made centrality differ between processes.
+        cur.execute("SELECT id FROM memory_noderow ORDER BY uid LIMIT %s", [CENTROID_SAMPLE])
         ids = [r[0] for r in cur.fetchall()]
     vecs = [v for v in vectors.get_many(ids).values() if v.shape[0] == dim]
     total_vec = np.sum(np.stack(vecs), axis=0) if vecs else np.zeros(dim, dtype=np.float32)
