@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-import bench.recall_latency as latency
+import bench.recall_stages as stages
 from memory.domain.search import SearchQuery
 from memory.services import edge_create
 
@@ -24,27 +24,27 @@ def _store(mem) -> None:
 def test_every_required_stage_runs_in_a_recall(mem):
     _store(mem)
 
-    spent, calls = latency._stages([SearchQuery(query="billing webhook retries")], None)
+    spent, calls = stages.time_stages([SearchQuery(query="billing webhook retries")], None)
 
-    required = {label for _, _, label, _ in latency.STAGES} - latency.OPTIONAL_STAGES
+    required = {label for _, _, label, _ in stages.STAGES} - stages.OPTIONAL_STAGES
     assert {label for label in required if calls[label] == 0} == set()
-    assert {name for name, _ in latency.stage_rows()} <= set(spent)
+    assert {name for name, _ in stages.stage_rows()} <= set(spent)
 
 
 def test_a_stage_the_pipeline_no_longer_has_stops_the_bench(mem, monkeypatch):
     _store(mem)
     gone = ("memory.search.pipeline", "no_such_stage", "no_such_stage", None)
-    monkeypatch.setattr(latency, "STAGES", latency.STAGES + (gone,))
+    monkeypatch.setattr(stages, "STAGES", stages.STAGES + (gone,))
 
-    with pytest.raises(latency.StageMissing, match="no_such_stage"):
-        latency._stages([SearchQuery(query="billing webhook retries")], None)
+    with pytest.raises(stages.StageMissing, match="no_such_stage"):
+        stages.time_stages([SearchQuery(query="billing webhook retries")], None)
 
 
 def test_a_stage_its_caller_no_longer_looks_up_stops_the_bench(mem, monkeypatch):
     _store(mem)
     # hit_rows exists in the rows module, but recall looks it up in the pipeline module, so it is never timed
     unused = ("memory.search.rows", "hit_rows", "hit_rows (rows)", None)
-    monkeypatch.setattr(latency, "STAGES", latency.STAGES + (unused,))
+    monkeypatch.setattr(stages, "STAGES", stages.STAGES + (unused,))
 
-    with pytest.raises(latency.StageMissing, match=r"hit_rows \(rows\)"):
-        latency._stages([SearchQuery(query="billing webhook retries")], None)
+    with pytest.raises(stages.StageMissing, match=r"hit_rows \(rows\)"):
+        stages.time_stages([SearchQuery(query="billing webhook retries")], None)
