@@ -125,14 +125,10 @@ def aside(path: Path) -> Path | None:
 
 def put_back(store: MarkdownStore, hold: Path, target: Path) -> None:
     """Return a file set aside to `target`; if `target` was written meanwhile, keep the aside one in conflicts/."""
-    try:
-        os.link(hold, target)
-    except FileExistsError:
+    if link_new(hold, target):
+        discard(hold)
+    else:
         _keep(store, hold, target, "hand")
-        return
-    except OSError as exc:
-        raise storage_error(exc, target) from exc
-    discard(hold)
 
 
 def _keep(store: MarkdownStore, path: Path, target: Path, tag: str) -> Path:
@@ -240,17 +236,26 @@ def replace_temp(tmp: Path, target: Path) -> None:
         raise storage_error(exc, target) from exc
 
 
-def link_temp(tmp: Path, target: Path) -> bool:
-    """Give the temp file `tmp` the name `target` too, never over a file: False when `target` exists.
-
-    The caller discards `tmp` afterwards. Raises StorageError.
-    """
+def link_new(source: Path, target: Path) -> bool:
+    """Give the file `source` (a temp or aside file) the name `target` too, never over a file: False when `target`
+    exists. The caller discards `source` afterwards. Raises StorageError."""
     try:
-        os.link(tmp, target)
+        os.link(source, target)
     except FileExistsError:
         return False
     except OSError as exc:
         raise storage_error(exc, target) from exc
+    return True
+
+
+def remove_path(path: Path) -> bool:
+    """Unlink `path`: False when it was gone already. Raises StorageError."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise storage_error(exc, path) from exc
     return True
 
 
@@ -275,7 +280,7 @@ def create_path(target: Path, data: bytes, *, mode: int = 0o700) -> bool:
     """
     tmp, _ = write_temp(target, data, mode=mode)
     try:
-        created = link_temp(tmp, target)
+        created = link_new(tmp, target)
     finally:
         discard(tmp)
     if created:

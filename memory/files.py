@@ -27,8 +27,9 @@ from memory.atomic import (
     discard,
     fsync_folder,
     guarded_write,
+    link_new,
     put_back,
-    storage_error,
+    remove_path,
 )
 from memory.domain.node import Node, as_utc
 from memory.domain.slug import node_filename
@@ -207,12 +208,8 @@ def remove(store: MarkdownStore, path: Path, *, expected_hash: str | None = None
         discard(hold)
     else:
         before = current(path)
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
+        if not remove_path(path):
             return
-        except OSError as exc:
-            raise storage_error(exc, path) from exc
     forget_id(path)
     _note(journal, path, before, None)
 
@@ -270,12 +267,8 @@ def _recover_aside(store: MarkdownStore, hold: Path, target: Path) -> SetAside:
     copies = [] if node is None else [p for p in (store.path_for(node.id), store._find(store.deleted_dir, node.id))
                                       if p is not None]
     if node is not None and not copies:
-        try:
-            os.link(hold, target)
-        except FileExistsError:
+        if not link_new(hold, target):
             return SetAside(path=hold, outcome="kept", dest=_keep(store, hold, target, "aside"))
-        except OSError as exc:
-            raise storage_error(exc, target) from exc
         fsync_folder(target.parent, target)
         discard(hold)
         return SetAside(path=hold, outcome="restored", dest=target)

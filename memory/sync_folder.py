@@ -19,6 +19,7 @@ from memory.atomic import (
     create_path,
     discard,
     fsync_folder,
+    remove_path,
     replace_path,
     replace_temp,
     storage_error,
@@ -151,13 +152,8 @@ def file_remove(root: Path, rel: str, *, expected: bytes) -> None:
     """Remove `rel` while it still holds `expected`; raises WriteConflict (it changed), StorageError."""
     target = root / rel
     _check(target, rel, expected)
-    try:
-        os.unlink(target)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise storage_error(exc, target) from exc
-    fsync_folder(target.parent, target)
+    if remove_path(target):
+        fsync_folder(target.parent, target)
 
 
 def conflict_keep(root: Path, rel: str, data: bytes, *, now: datetime) -> str:
