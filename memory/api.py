@@ -90,20 +90,55 @@ def remember(request: HttpRequest, payload: NodeIn, if_exists: Literal["create",
     if if_exists == "return":
         same = node_identical(content=payload.content, space=payload.space)
         if same is not None:
-            return Status(200, SimpleNamespace(node=node_get(store=runtime.store(), ref=same.uid), auto_links=[],
-                                               existing=True))
+            return Status(200, _existing(node_get(store=runtime.store(), ref=same.uid)))
     return Status(201, node_remember(request=payload.to_create(), session_id=payload.session_id))
 
 
-@agent_router.post("/remember/batch", response=_answers({201: BatchOut}, 413), summary="Remember up to 1,000")
-def remember_batch(request: HttpRequest, payload: BatchIn):
-    """All items are validated (fields and connection targets) before the first is written; results keep order."""
-    problems = batch_connection_problems(requests=payload.nodes)
+def _existing(node) -> SimpleNamespace:
+    """The answer for a remember that found its content already stored (if_exists=return): nothing was written."""
+    return SimpleNamespace(node=node, auto_links=[], existing=True)
+
+
+@agent_router.post("/remember/batch", response=_answers({201: BatchOut, 200: BatchOut}, 413),
+                   summary="Remember up to 1,000")
+def remember_batch(request: HttpRequest, payload: BatchIn, if_exists: Literal["create", "return"] = "create"):
+    """All items are validated (fields and connection targets) before the first is written; results keep order.
+
+    `if_exists=return` means per item what it means for one remember: an item whose content a live memory of its
+    space already holds (stored before, or an earlier item of this batch) answers with that memory
+    (`existing: true`) and writes nothing, its connection targets unchecked. 201 when the batch wrote a memory,
+    200 when every item already existed.
+    """
+    items = payload.nodes
+    stored: dict[int, str] = {}  # item index -> the id of the live memory that already holds its content
+    first: dict[int, int] = {}  # item index -> the earlier item of this batch with the same content and space
+    if if_exists == "return":
+        seen: dict[tuple[str, str | None], int] = {}
+        for i, item in enumerate(items):
+            key = (item.content, item.space)
+            if key in seen:
+                first[i] = seen[key]
+            elif (row := node_identical(content=item.content, space=item.space)) is not None:
+                stored[i] = row.uid
+            else:
+                seen[key] = i
+    fresh = [i for i in range(len(items)) if i not in stored and i not in first]
+    checked = [item.model_copy(update={"connections": []}) if i in stored or i in first else item
+               for i, item in enumerate(items)]
+    problems = batch_connection_problems(requests=checked)
     if problems:
-        first = problems[0]
-        raise ValidationFailed(f"{first['loc']}: {first['msg']}", details=problems)
-    return Status(201, {"results": nodes_remember(items=[(item.to_create(), item.session_id)
-                                                         for item in payload.nodes])})
+        raise ValidationFailed(f"{problems[0]['loc']}: {problems[0]['msg']}", details=problems)
+    created = dict(zip(fresh, nodes_remember(items=[(items[i].to_create(), items[i].session_id) for i in fresh])
+                             if fresh else []))
+    results = []
+    for i in range(len(items)):
+        if i in created:
+            results.append(created[i])
+        elif i in stored:
+            results.append(_existing(node_get(store=runtime.store(), ref=stored[i])))
+        else:
+            results.append(_existing(created[first[i]].node))
+    return Status(201 if created else 200, {"results": results})
 
 
 # ---------------------------------------------------------------------------

@@ -157,3 +157,67 @@ def test_batch_over_the_limit_is_a_413(api):
 def test_batch_shape_errors_are_422(api, body, message):
     response = api.post("/api/agent/remember/batch", body)
     assert (response.status_code, response.json()["message"]) == (422, message)
+
+
+# ---------------------------------------------------------------------------
+# Batch with if_exists=return
+# ---------------------------------------------------------------------------
+
+def test_batch_if_exists_returns_stored_memories_and_writes_only_the_new_ones(api, mem):
+    stored = mem("The VPN config is in /etc/wg0.conf", space="infra", auto_link=False)
+    response = api.post("/api/agent/remember/batch?if_exists=return", {"nodes": [
+        {"content": "The VPN config is in /etc/wg0.conf", "space": "infra"},
+        {"content": "The backup job runs at 03:00"},
+        {"content": "The backup job runs at 03:00"},
+        {"content": "The VPN config is in /etc/wg0.conf", "space": "billing"}]})
+    assert response.status_code == 201
+    results = response.json()["results"]
+    assert [r["existing"] for r in results] == [True, False, True, False]
+    assert results[0]["node"]["id"] == stored.id
+    assert results[2]["node"]["id"] == results[1]["node"]["id"]
+    assert [r["node"]["space"] for r in results] == ["infra", None, None, "billing"]
+    assert len(_files()) == 3
+    assert NodeRow.objects.filter(content="The backup job runs at 03:00").count() == 1
+
+
+def test_batch_if_exists_answers_200_and_writes_nothing_when_every_item_is_stored(api, mem):
+    first = mem("Dana prefers tea", auto_link=False)
+    second = mem("Marco prefers coffee", auto_link=False)
+    response = api.post("/api/agent/remember/batch?if_exists=return", {"nodes": [
+        {"content": "Marco prefers coffee"}, {"content": "Dana prefers tea"}]})
+    assert response.status_code == 200
+    assert [(r["node"]["id"], r["existing"], r["auto_links"]) for r in response.json()["results"]] == [
+        (second.id, True, []), (first.id, True, [])]
+    assert len(_files()) == 2
+    assert NodeRow.objects.count() == 2
+
+
+def test_batch_if_exists_does_not_check_the_connections_of_a_stored_item(api, mem):
+    stored = mem("The staging database is PostgreSQL 16", auto_link=False)
+    response = api.post("/api/agent/remember/batch?if_exists=return", {"nodes": [
+        {"content": "The staging database is PostgreSQL 16", "connections": [{"target": "deadbeef"}]}]})
+    assert (response.status_code, response.json()["results"][0]["node"]["id"]) == (200, stored.id)
+
+
+def test_batch_if_exists_still_checks_the_connections_of_a_new_item(api, mem):
+    mem("The staging database is PostgreSQL 16", auto_link=False)
+    response = api.post("/api/agent/remember/batch?if_exists=return", {"nodes": [
+        {"content": "The staging database is PostgreSQL 16"},
+        {"content": "A new memory", "connections": [{"target": "deadbeef"}]}]})
+    assert (response.status_code, response.json()["message"]) == (
+        422, "nodes.1.connections.0.target: No memory with id deadbeef")
+    assert len(_files()) == 1
+
+
+def test_batch_without_if_exists_stores_every_item(api, mem):
+    mem("Dana prefers tea", auto_link=False)
+    response = api.post("/api/agent/remember/batch", {"nodes": [{"content": "Dana prefers tea"}] * 2})
+    assert response.status_code == 201
+    assert [r["existing"] for r in response.json()["results"]] == [False, False]
+    assert NodeRow.objects.filter(content="Dana prefers tea").count() == 3
+
+
+def test_batch_if_exists_rejects_an_unknown_mode(api):
+    response = api.post("/api/agent/remember/batch?if_exists=skip", {"nodes": [{"content": "x"}]})
+    assert response.status_code == 422
+    assert _files() == []
