@@ -23,9 +23,9 @@ from bench._common import REPO, corpus
 CONFIGS = [  # (label, batch size, threads, sort by length, spinning)
     ("before: batch 32, default threads, unsorted, spinning", 32, None, False, True),
     ("batch 32, default threads, sorted, spinning", 32, None, True, True),
-    ("after: batch 32, default threads, sorted, no spinning", 32, None, True, False),
+    ("batch 32, default threads, sorted, no spinning", 32, None, True, False),
     ("batch 64, sorted, no spinning", 64, None, True, False),
-    ("batch 8, sorted, no spinning", 8, None, True, False),
+    ("now: batch 8, default threads, sorted, no spinning", 8, None, True, False),
     ("batch 32, 1 thread, sorted, no spinning", 32, 1, True, False),
 ]
 

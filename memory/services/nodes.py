@@ -85,10 +85,12 @@ def _auto_links(nodes: Sequence[Node], conf: MemoryConf) -> list[list[AutoLink]]
     best = np.maximum.reduceat(np.concatenate(vecs) @ np.stack([v[0] for v in vecs]).T, starts, axis=0)
     out = []
     for i, node in enumerate(nodes):
-        # (cosine, order, target) as a search of the index holding nodes[:i] would rank them
+        # (cosine, order, target) as a search of the index holding nodes[:i] would rank them; of the batch's
+        # earlier nodes only the best AUTO_LINK_CANDIDATES + 1 can make the cut (a full pool is quadratic)
         pool: list[tuple[float, tuple[int, int], NodeRow | Node | None]] = [
             (hit.cosine, (0, hit.row_id), rows.get(hit.row_id)) for hit in found[i]]
-        pool += [(float(best[j, i]), (1, j), nodes[j]) for j in range(i)]
+        earlier = np.lexsort((np.arange(i), -best[:i, i]))[:AUTO_LINK_CANDIDATES + 1].tolist()
+        pool += [(float(best[j, i]), (1, j), nodes[j]) for j in earlier]
         pool.sort(key=lambda c: (-c[0], c[1]))
         out.append(_links_from(node, pool[:AUTO_LINK_CANDIDATES + 1], conf))
     return out

@@ -93,6 +93,14 @@ def test_batch_of_40_equals_single_embeddings(embedder: FastEmbedEmbedder) -> No
     assert float(np.abs(batch - single).max()) < 1e-5
 
 
+
+def test_the_batch_size_does_not_change_a_vector(cache_dir: Path) -> None:
+    texts = [f"memory {i}: " + "the shop deploys on Tuesday " * (1 + i % 7) for i in range(40)]
+    small = FastEmbedEmbedder(cache_dir=cache_dir, batch_size=8).embed_documents(texts)
+    large = FastEmbedEmbedder(cache_dir=cache_dir, batch_size=32).embed_documents(texts)
+    assert FastEmbedEmbedder(cache_dir=cache_dir).batch_size == 8
+    assert float(np.abs(small - large).max()) < 1e-6  # bit for bit on the dev box; padding never leaks in
+
 def test_no_texts_give_an_empty_matrix(embedder: FastEmbedEmbedder) -> None:
     assert embedder.embed_documents([]).shape == (0, 384)
 

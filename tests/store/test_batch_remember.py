@@ -45,6 +45,15 @@ def test_a_memory_of_a_batch_auto_links_to_an_earlier_memory_of_the_same_batch(h
     assert (edge.target.uid, edge.edge_type) == (first.node.id, EdgeType.RELATED_TO)
 
 
+def test_a_batch_links_each_memory_to_at_most_six_of_its_earlier_memories(home, db):
+    results = nodes_create(requests=[NodeCreate(content="The shop deploys every Tuesday at noon") for _ in range(9)])
+    ids = [r.node.id for r in results]
+    links = [[link.target_id for link in r.auto_links] for r in results]
+    assert [len(found) for found in links] == [0, 1, 2, 3, 4, 5, 6, 6, 6]
+    assert all(set(found) <= set(ids[:i]) for i, found in enumerate(links))
+    assert [[c.target for c in r.node.connections] for r in results] == links
+
+
 def test_a_batch_links_to_memories_already_indexed(mem, home):
     old = mem("Deploys of the shop run every Tuesday at noon")
     (new,) = nodes_create(requests=[NodeCreate(content="The shop deploys every Tuesday at noon")])
