@@ -187,12 +187,19 @@ _PREFERENCE_TASK = re.compile(_REQUEST_OPENER + r"(?:" + _TASK_VERBS + r")\b", r
 _MY_USUAL = re.compile(r"\b(?:in|into|with|for|using|to) my (?:usual |preferred |favou?rite |own )?[a-z][\w-]*", re.IGNORECASE)
 
 
+# Asking whether to do something ("should I split this PR?", "is it ok if I have a coffee at 5?"): a stored preference
+# is the answer's rule.
+_ADVICE = re.compile(r"\b(?:should i|shall i|is it (?:ok|okay|fine|alright|a good idea) (?:if i|to|for me to)|"
+                     r"would it be (?:ok|okay|fine|better) (?:if i|to))\b", re.IGNORECASE)
+
+
 def preference_task(prompt: str) -> bool:
     """True when the prompt asks for a task a stored preference should shape: a request opening with a verb such
     as add, install, format, commit, write, book or recommend ("I want to add requests to the project", "please
     format this file", "book me a hotel in Rome"), or a request that names the user's own tool ("show the command
     in my editor's keymap"). Questions about facts ("what is …", "when did …") are not tasks."""
-    return bool(_PREFERENCE_TASK.search(prompt) or (_MY_USUAL.search(prompt) and not _QUESTION.search(prompt)))
+    return bool(_PREFERENCE_TASK.search(prompt) or _ADVICE.search(prompt)
+                or (_MY_USUAL.search(prompt) and not _QUESTION.search(prompt)))
 
 
 _QUESTION = re.compile(r"^\s*(?:what|when|where|who|whom|whose|which|why|how|is|are|was|were|did|does|has|have)\b",

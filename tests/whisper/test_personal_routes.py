@@ -40,6 +40,10 @@ def test_asks_about_user(prompt, expected):
     ("what's in my terminal's config?", False),  # a question, not a task
     ("why does the importer drop empty rows", False),
     ("deploy the staging build", False),
+    ("the diff touches 40 files, should I break it up?", True),  # asks whether to do something
+    ("is it ok to push straight to main on a Friday", True),
+    ("would it be better to squash these commits", True),
+    ("is it raining in Leeds", False),
 ])
 def test_preference_task(prompt, expected):
     assert preference_task(prompt) is expected
@@ -123,3 +127,19 @@ def test_a_question_about_one_fact_keeps_only_a_close_second(conf):
                    identity_question=True)
     injection_gate(run, conf, fake_deps())
     assert [c.node_id for c in run.pool] == ["a", "b"] and far.stage == "below_gate"
+
+
+def test_asking_whether_to_do_something_brings_the_preference_that_decides_it(mem):
+    from memory.services import self_ensure
+    from whisper.models import WhisperCandidateRow
+    from whisper.services import whisper_respond
+
+    self_ensure()
+    pref = mem("I keep every database migration reversible: each one ships with a working downgrade step.",
+               type="preference", about_self=True, auto_link=False)
+    mem("The billing service sends invoices on the first of the month.", space="billing", auto_link=False)
+    result = whisper_respond(prompt="this migration drops a column, should I skip the downgrade?", session_id="a1",
+                             space="billing")
+    row = WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=pref.id)
+    conf = WhisperConf()
+    assert row.gate_threshold in (conf.preference_gate, conf.preference_gate_no_word)  # the preference route
