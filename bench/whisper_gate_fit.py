@@ -139,7 +139,11 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
             return c["cosine"] >= STRONG
         return c["cosine"] >= STRONG or logits[k] >= t
 
-    kept = [(k, c) for k, c in enumerate(call) if ok(k, c) and c["key"] not in served]
+    kept = [(k, c) for k, c in enumerate(call) if ok(k, c)]
+    # As the gate's _best_identity_only: identity-route memories below `share` x the best one's stay out.
+    best = max((c["cosine"] for _, c in kept if c["route"] in ("identity", "preference")), default=0.0)
+    kept = [(k, c) for k, c in kept if c["key"] not in served and (
+        c["route"] not in ("identity", "preference") or c["cosine"] >= c.get("share", 0.0) * best)]
     if BY_LOGIT:  # recall's hits first, by the gate's log-odds (identity memories by score)
         kept.sort(key=lambda kc: (not kc[1]["recall"], -logits[kc[0]] if kc[1]["route"] == "logistic"
                                   else -kc[1]["score"]))

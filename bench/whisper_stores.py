@@ -190,6 +190,7 @@ def recording_gate(keys: dict[str, str]):
     of calls; a call that ended before the gate records None."""
     import whisper.pipeline as pipeline
     import whisper.services.respond as respond
+    from whisper.classifier import IDENTITY
     from whisper.stages import gate, scoring
     from whisper.state import STAGE_OVERLAP
 
@@ -211,9 +212,10 @@ def recording_gate(keys: dict[str, str]):
     def observed(run, conf, deps):
         hits = gate.logistic_hits(run)
         inputs = gate.gate_inputs(run, hits)
+        share = conf.gate_relative if run.intent is not None and run.intent.has(IDENTITY) else conf.identity_fact_share
         calls[-1] = [row(c, run, "preference" if gate.preference_route(c, run) else
                          "identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
-                         else "cosine", inputs.get(id(c))) for c in run.pool] + no_overlap(run)
+                         else "cosine", inputs.get(id(c))) | {"share": share} for c in run.pool] + no_overlap(run)
         return gate.injection_gate(run, conf, deps)
 
     def overlap_observed(run, conf, deps):
