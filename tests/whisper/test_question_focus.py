@@ -89,3 +89,22 @@ def test_a_memorys_tags_are_words_it_shares_with_the_question(mem):
     result = whisper_respond(prompt="do I have any pets?", session_id="q3")
     row = WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=dog.id)
     assert row.gate_threshold == WhisperConf().identity_gate  # shares "pets": the identity gate, not the no-word one
+
+
+def test_a_follow_up_of_a_question_about_the_user_asks_about_the_user_too(mem):
+    from datetime import timedelta
+
+    from memory.domain.node import utcnow
+    from memory.services import self_ensure
+    from whisper.models import WhisperCandidateRow
+
+    self_ensure()
+    mem("Ran my first 10k race in Leeds in March 2024 in 58:10.", title="First 10k", about_self=True, auto_link=False)
+    second = mem("Ran the Leeds 10k race again in March 2025 in 54:02, a personal best.", title="Second 10k",
+                 about_self=True, auto_link=False)
+    now = utcnow()
+    whisper_respond(prompt="what was my first 10k race time?", session_id="f1", now=now - timedelta(seconds=30))
+    result = whisper_respond(prompt="and how did it go the second time?", session_id="f1", now=now)
+    row = WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=second.id)
+    conf = WhisperConf()
+    assert row.gate_threshold in (conf.identity_gate, conf.identity_gate_no_word)  # the identity route

@@ -25,7 +25,11 @@ def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         query = " ".join([r.prompt for r in run.recent[-FOLLOW_UP_PROMPTS:]] + [run.prompt])
     run.query = " ".join(query.split())[-MAX_QUERY_CHARS:].strip()
     run.query_vec = run.prompt_vec if run.query == " ".join(run.prompt.split()) else deps.embed(run.query)
-    run.identity_question = (run.intent is not None and run.intent.has(IDENTITY)) or asks_about_user(run.prompt)
+    # A follow-up of a question about a fact of the user's own asks about that fact too ("what was my first race
+    # time?" then "and the second time?").
+    earlier = [r.prompt for r in run.recent[-FOLLOW_UP_PROMPTS:]] if run.follow_up and run.recent else []
+    run.identity_question = ((run.intent is not None and run.intent.has(IDENTITY)) or asks_about_user(run.prompt)
+                             or any(asks_about_user(p) for p in earlier))
     run.about_user = run.identity_question or about_user(run.prompt)
     run.preference_task = preference_task(run.prompt)
     run.broad_recap = (run.intent is not None and run.intent.has(TEMPORAL) and is_recap(run.prompt)
@@ -125,7 +129,7 @@ def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> Non
     identity route and its low cosine gate: it is judged as any other memory (recall's gate, or a strong cosine)."""
     if not _focus_applies(run):
         return
-    focus = question_focus(run.prompt)
+    focus = question_focus(run.query or run.prompt)  # a follow-up's: of the prompts it joins
     if not focus:
         return
     for hit, cand in pairs:
