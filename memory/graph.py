@@ -162,18 +162,19 @@ def graph_export(*, filters: GraphFilters = GraphFilters(), limit: int = GRAPH_N
     explorer can offer to expand it (graph_neighbourhood).
     """
     now = now or utcnow()
-    qs = (_filtered(filters, now) | NodeRow.objects.filter(is_self=True)).distinct()
+    qs = _filtered(filters, now) | NodeRow.objects.filter(is_self=True)  # one table, no join: no duplicates
     total = qs.count()
-    rows = list(qs.annotate(tier_rank=_TIER_RANK)
-                .order_by("-is_self", "tier_rank", "-importance", "-access_count", "uid")
-                .values_list(*_NODE_FIELDS)[: limit + 1])  # the self node comes on top of `limit`
+    ordered = qs.annotate(tier_rank=_TIER_RANK).order_by("-is_self", "tier_rank", "-importance", "-access_count",
+                                                         "uid")
+    rows = list(ordered.values_list(*_NODE_FIELDS)[: limit + 1])  # the self node comes on top of `limit`
     if len(rows) > limit and not rows[0][_NODE_FIELDS.index("is_self")]:
         rows = rows[:limit]
     truncated = total > len(rows)
     # Only the source side is filtered in SQL: with both sides as IN lists SQLite probes the (source, target)
     # index for every pair (25 million probes at 5,000 nodes). _export drops edges whose target is not shown.
-    ids = [r[0] for r in rows]
-    data = _export(rows, now=now, edges_qs=EdgeRow.objects.filter(source_id__in=ids), with_degree=truncated)
+    # The shown set goes in as a subquery: 5,000 ids as a parameter list cost Django ~30 ms to prepare.
+    shown = ordered.values("id")[: limit + 1] if truncated else qs.values("id")
+    data = _export(rows, now=now, edges_qs=EdgeRow.objects.filter(source_id__in=shown), with_degree=truncated)
     data.total, data.truncated = total, truncated
     return data
 
