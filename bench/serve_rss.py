@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from bench._common import REPO, corpus, machine, replace_section
-from bench.soak import _children, _cmdline, _cycle_runs, _env, _free_port, _ui_session, _write_memories
+from bench.serve_tree import children, cmdline, cycle_runs, free_port, serve_env, ui_session, write_memories
 
 SECTION = "Serve tree RSS"
 CYCLE_TIMEOUT_SECONDS = 900.0
@@ -39,16 +39,16 @@ CYCLE_TIMEOUT_SECONDS = 900.0
 def roles(supervisor: int) -> dict[int, str]:
     """pid -> role for every process of the tree (django-q2 forks its worker(s), then the monitor, then the pusher)."""
     out = {supervisor: "serve supervisor"}
-    for child in _children(supervisor):
-        if "gunicorn" in _cmdline(child):
+    for child in children(supervisor):
+        if "gunicorn" in cmdline(child):
             out[child] = "gunicorn master"
-            for i, worker in enumerate(_children(child)):
+            for i, worker in enumerate(children(child)):
                 out[worker] = f"gunicorn worker {i + 1}"
-        elif "qcluster" in _cmdline(child):
+        elif "qcluster" in cmdline(child):
             out[child] = "qcluster main"
-            for sentinel in _children(child):
+            for sentinel in children(child):
                 out[sentinel] = "qcluster sentinel"
-                forked = _children(sentinel)
+                forked = children(sentinel)
                 names = [f"qcluster worker {i + 1}" for i in range(len(forked) - 2)] + ["qcluster monitor",
                                                                                         "qcluster pusher"]
                 for name, pid in zip(names, forked):
@@ -102,7 +102,7 @@ def warm_up(port: int, token: str, password: str, memories: list, fresh: list, r
         for path, body in calls:
             status, _ = _call(port, token, "POST", path, body)
             failures += status >= 300
-    ui = _ui_session(port, password)
+    ui = ui_session(port, password)
     failures += ui.get("/graph/data/").status_code >= 300
     ui.close()
     return failures
@@ -114,13 +114,13 @@ def measure(repo: Path, args, label: str) -> dict:
     home = root / "home"
     everything = corpus(args.memories + args.requests, seed=args.seed)
     memories, fresh = everything[:args.memories], everything[args.memories:]
-    _write_memories(home, memories)
+    write_memories(home, memories)
     manage = str(repo / "manage.py")
-    subprocess.run([sys.executable, manage, "init", "--name", "RSS", "--quiet"], env=_env(home), check=True,
+    subprocess.run([sys.executable, manage, "init", "--name", "RSS", "--quiet"], env=serve_env(home), check=True,
                    cwd=repo)
-    port = _free_port()
+    port = free_port()
     log = open(root / "serve.out", "w")  # noqa: SIM115
-    server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)], env=_env(home), cwd=repo,
+    server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)], env=serve_env(home), cwd=repo,
                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     result: dict = {"label": label, "repo": str(repo)}
     try:
@@ -135,17 +135,17 @@ def measure(repo: Path, args, label: str) -> dict:
         result["warm_up_failures"] = warm_up(port, token, password, memories, fresh, args.requests)
         time.sleep(2.0)  # the cluster's pollers settle
         result["warm"] = snapshot(server.pid)
-        ui = _ui_session(port, password)
+        ui = ui_session(port, password)
         started = time.monotonic()
         ui.post("/jobs/sleep-cycle/")
         ui.close()
         peak: dict[str, int] = {}
-        while time.monotonic() - started < CYCLE_TIMEOUT_SECONDS and not _cycle_runs(port, token):
+        while time.monotonic() - started < CYCLE_TIMEOUT_SECONDS and not cycle_runs(port, token):
             for role, m in snapshot(server.pid)["rows"].items():
                 peak[role] = max(peak.get(role, 0), m["rss"])
             time.sleep(1.0)
         result["cycle_seconds"] = round(time.monotonic() - started, 1)
-        result["cycle_done"] = bool(_cycle_runs(port, token))
+        result["cycle_done"] = bool(cycle_runs(port, token))
         time.sleep(2.0)
         result["after_cycle"] = snapshot(server.pid)
         result["peak_rss_during_cycle"] = peak

@@ -1,6 +1,6 @@
 """Soak: concurrent agents against a real `ormah serve` over loopback, with the sleep cycle running.
 
-    python -m bench.soak [--seconds 60] [--agents 4] [--memories 1000] [--cycle-every 20] [--write-docs]
+    python -m bench.soak [--seconds 60] [--agents 4] [--memories 1000] [--cycle-every 20] [--repo PATH] [--write-docs]
 
 A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus, written as markdown files and
 indexed by `ormah init`), then `ormah serve` starts (gunicorn, job cluster, watcher; the defaults: 1 worker x 8
@@ -8,7 +8,8 @@ threads, 1 job worker). Each agent is a thread with its own keep-alive connectio
 without think time over: remember 30 %, recall 30 %, whisper 30 %, feedback 10 % (on a memory its last recall or
 whisper returned). Every `--cycle-every` seconds the sleep cycle is queued on the job cluster from the jobs screen
 (as a user would), unless the previous one is still running. The RSS of every server process is sampled each
-second.
+second, and the CPU time of each over the measured window. `--repo` serves another checkout's code (a `git
+archive` of the revision before a change), so a before/after pair runs the same agents.
 
 Reported: requests and throughput, p50/p95/p99 latency per route, errors (any status other than 200/201, or no
 answer; the target is zero), sleep cycles completed, and RSS per process role at the start and end of the
@@ -33,115 +34,15 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
-from datetime import datetime, timedelta
 from pathlib import Path
 
-from bench._common import REPO, Memory, corpus, machine, percentile, replace_section
+from bench._common import REPO, Memory, corpus, machine, replace_section
+from bench.serve_tree import (cmdline, cpu_seconds, cycle_runs, free_port, job_times, pressure, roles, rss_mib,
+                              serve_env, ui_session, write_memories)
+from bench.soak_report import MIX, ROUTES, WARM_UP_SECONDS, markdown, summarise
 
 SECTION = "Soak"
-MANAGE = str(REPO / "manage.py")
-MIX = (("remember", 0.3), ("recall", 0.3), ("whisper", 0.3), ("feedback", 0.1))
-ROUTES = tuple(route for route, _ in MIX)
-WARM_UP_SECONDS = 5.0
 OK = {200, 201}
-
-
-# ---------------------------------------------------------------------------
-# The server
-# ---------------------------------------------------------------------------
-
-def _env(home: Path, log_level: str = "WARNING") -> dict[str, str]:
-    env = {**os.environ, "ORMAH_HOME": str(home), "DJANGO_SETTINGS_MODULE": "ormah_site.settings",
-           "ORMAH_LOG_LEVEL": log_level, "ORMAH_API_TOKEN": "", "ORMAH_LLM_PROVIDER": "none"}
-    for key in ("ORMAH_DB_PATH", "ORMAH_MEMORY_DIR", "ORMAH_TOKEN_FILE", "ORMAH_LOG_DIR", "ORMAH_SECRET_KEY"):
-        env.pop(key, None)
-    return env
-
-
-def _write_memories(home: Path, memories: list[Memory]) -> None:
-    """The corpus as markdown files in the home's node folder (pure domain code, no Django)."""
-    sys.path.insert(0, str(REPO))
-    from memory.domain.node import Connection, Node
-    from memory import files
-    from memory.store import MarkdownStore
-
-    from memory.domain.node import utcnow
-
-    store = MarkdownStore(home / "memory")
-    rng, now = random.Random(len(memories)), utcnow()
-    for m in memories:
-        # Used within the last ten days, as in bench/sleep_cycle.py: decay has some work, not the whole memory.
-        accessed = now - timedelta(days=rng.uniform(0.0, 10.0))
-        created = min(m.created, accessed)
-        node = Node(id=m.id, type=m.type, tier="working", content=m.content, title=m.title, created=created,
-                    updated=created, last_accessed=accessed, space=m.space, tags=m.tags, source="bench:soak",
-                    connections=tuple(Connection(target=t, edge="related_to", weight=0.7, reason="bench")
-                                      for t in m.connections))
-        files.write_node(store, node)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                raw = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            fields = raw[raw.rindex(")") + 2:].split()
-            if int(fields[1]) == pid and fields[0] != "Z":
-                found.append((int(fields[19]), int(entry)))
-    return [p for _, p in sorted(found)]
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def _rss_mib(pid: int) -> float | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def _pressure(kind: str) -> float:
-    """Linux PSI: the share of the last 10 s that tasks were stalled on `kind` ("full" for io, "some" for cpu)."""
-    try:
-        lines = Path(f"/proc/pressure/{kind}").read_text().splitlines()
-    except OSError:
-        return float("nan")
-    line = lines[1] if kind == "io" else lines[0]
-    return float(line.split()[1].split("=")[1])
-
-
-def roles(supervisor: int) -> dict[int, str]:
-    """pid -> role for every process of the server: supervisor, web master/worker, cluster main/sentinel/children."""
-    out = {supervisor: "serve supervisor"}
-    for child in _children(supervisor):
-        if "gunicorn" in _cmdline(child):
-            out[child] = "gunicorn master"
-            for i, worker in enumerate(_children(child)):
-                out[worker] = f"gunicorn worker {i + 1}"
-        elif "qcluster" in _cmdline(child):
-            out[child] = "qcluster main"
-            for sentinel in _children(child):
-                out[sentinel] = "qcluster sentinel"
-                for grandchild in _children(sentinel):
-                    out[grandchild] = "qcluster worker/monitor/pusher"
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -243,59 +144,18 @@ class Agent(threading.Thread):
                 self._call(route, "/api/agent/feedback", body)
 
 
+
 # ---------------------------------------------------------------------------
 # The sleep cycle, queued from the jobs screen
 # ---------------------------------------------------------------------------
 
-def _ui_session(port: int, password: str):
-    import httpx
-
-    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60)
-    page = client.get("/login/").text
-    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-    client.post("/login/", data={"username": "ormah", "password": password, "csrfmiddlewaretoken": csrf})
-    client.headers["X-CSRFToken"] = client.cookies["csrftoken"]
-    return client
-
-
-def _runs(port: int, token: str, query: str) -> list[dict]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    try:
-        conn.request("GET", f"/api/admin/tasks/runs?{query}", headers={"Authorization": f"Bearer {token}"})
-        return json.loads(conn.getresponse().read())
-    finally:
-        conn.close()
-
-
-def _cycle_runs(port: int, token: str) -> list[dict]:
-    """Finished runs of the cycle's last job: one per completed sleep cycle."""
-    return [r for r in _runs(port, token, "job=decay_manager&limit=500") if r.get("finished_at")]
-
-
-def job_times(port: int, token: str) -> dict[str, dict]:
-    """Per job of the queued sleep cycles: finished runs, their total and longest duration, unfinished runs."""
-    out: dict[str, dict] = {}
-    for r in _runs(port, token, "limit=500"):
-        if r.get("started_at") is None:
-            continue
-        job = out.setdefault(r["job"], {"finished": 0, "total_s": 0.0, "max_s": 0.0, "unfinished": 0})
-        if not r.get("finished_at"):
-            job["unfinished"] += 1
-            continue
-        took = (datetime.fromisoformat(r["finished_at"]) - datetime.fromisoformat(r["started_at"])).total_seconds()
-        job["finished"] += 1
-        job["total_s"] += took
-        job["max_s"] = max(job["max_s"], took)
-    return out
-
-
 def cycle_loop(port: int, token: str, password: str, every: float, stop: threading.Event, log: list) -> None:
     """Queue the sleep cycle every `every` seconds unless the last one queued has not finished."""
-    ui = _ui_session(port, password)
+    ui = ui_session(port, password)
     pending_since = None
     while not stop.wait(0 if pending_since is None else 1.0):
         try:
-            finished = len(_cycle_runs(port, token))
+            finished = len(cycle_runs(port, token))
         except (OSError, http.client.HTTPException, ValueError):
             continue  # the server did not answer in time: try again (the agents count their own errors)
         if pending_since is not None and finished > len([e for e in log if e["done"]]):
@@ -308,132 +168,82 @@ def cycle_loop(port: int, token: str, password: str, every: float, stop: threadi
     ui.close()
 
 
-# ---------------------------------------------------------------------------
-# Report
-# ---------------------------------------------------------------------------
-
-def _slope_mib_per_min(points: list[tuple[float, float]]) -> float:
-    if len(points) < 3:
-        return float("nan")
-    n = len(points)
-    mx = sum(t for t, _ in points) / n
-    my = sum(v for _, v in points) / n
-    var = sum((t - mx) ** 2 for t, _ in points)
-    return 60 * sum((t - mx) * (v - my) for t, v in points) / var if var else float("nan")
-
-
-def summarise(stats: Stats, seconds: float, rss: dict[str, list[tuple[float, float]]], cycles: list[dict]) -> dict:
-    routes = {}
-    for route in ROUTES:
-        values = stats.latency.get(route, [])
-        routes[route] = {
-            "requests": len(values), "errors": stats.errors.get(route, 0),
-            "per_s": len(values) / seconds if seconds else 0.0,
-            "p50_ms": percentile(values, 50) * 1000, "p95_ms": percentile(values, 95) * 1000,
-            "p99_ms": percentile(values, 99) * 1000, "max_ms": max(values) * 1000 if values else float("nan"),
-        }
-    memory = {}
-    for role, points in sorted(rss.items()):
-        half = points[0][0] + (points[-1][0] - points[0][0]) / 2
-        memory[role] = {"start_mib": points[0][1], "end_mib": points[-1][1], "max_mib": max(v for _, v in points),
-                        "slope_mib_per_min": _slope_mib_per_min(points),
-                        "second_half_slope_mib_per_min": _slope_mib_per_min([p for p in points if p[0] >= half]),
-                        "samples": len(points), "series": [(round(t, 1), round(v, 1)) for t, v in points]}
-    done = [c for c in cycles if c["done"]]
-    return {
-        "seconds": seconds, "requests": sum(r["requests"] for r in routes.values()),
-        "errors": sum(r["errors"] for r in routes.values()), "routes": routes, "error_samples": stats.samples,
-        "rss": memory, "cycles_queued": len(cycles), "cycles_done": len(done),
-        "cycle_s": [round(c["done"] - c["queued"], 1) for c in done],
-    }
-
-
-def _flag(mix: tuple) -> str:
-    return ",".join(f"{route}={w:g}" for route, w in mix)
-
-
-def _describe(mix: tuple) -> str:
-    total = sum(w for _, w in mix) or 1
-    return ", ".join(f"{route} {100 * w / total:.0f} %" for route, w in mix if w)
-
-
-def markdown(result: dict, args, facts: dict) -> str:
-    s = result["summary"]
-    lines = [
-        f"`python -m bench.soak --seconds {args.seconds:g} --agents {args.agents} --memories {args.memories} "
-        f"--cycle-every {args.cycle_every:g}" + (f" --mix {_flag(args.mix)}" if args.mix != MIX else "") + "`"
-        f": {args.agents} agents (threads, one keep-alive connection and whisper "
-        f"session each, no think time) against `ormah serve` on loopback (gunicorn 1 worker x 8 threads, 1 job "
-        f"worker, watcher on), a home of {args.memories:,} generated memories (bench/_common.py corpus, used "
-        f"within the last ten days) plus what the agents write. Mix: {_describe(args.mix)}. The sleep cycle was "
-        f"queued on the job cluster from the jobs screen every {args.cycle_every} s (never two at once). "
-        f"Measured window {s['seconds']:.0f} s after a {WARM_UP_SECONDS:.0f} s warm-up.",
-        "",
-        f"Machine: {facts['cpu']}, {facts['cpus']} CPUs, {facts['ram']}, {facts['os']}, Python {facts['python']}, "
-        f"home on {facts['temp_fs']}. Load average before / after: {result['load_before']} / "
-        f"{result['load_after']}.",
-        "",
-        f"**{s['requests']:,} requests, {s['requests'] / s['seconds']:.1f}/s, {s['errors']} errors**; "
-        f"{s['cycles_done']} sleep cycles completed ({s['cycles_queued']} queued"
-        + (f"; {min(s['cycle_s'])}-{max(s['cycle_s'])} s each" if s["cycle_s"] else "") + ").",
-        "",
-        "| Route | Requests | Per second | p50 | p95 | p99 | max | Errors |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for route, r in s["routes"].items():
-        lines.append(f"| {route} | {r['requests']:,} | {r['per_s']:.1f} | {r['p50_ms']:.0f} ms | {r['p95_ms']:.0f} ms "
-                     f"| {r['p99_ms']:.0f} ms | {r['max_ms']:.0f} ms | {r['errors']} |")
-    lines += ["", "Resident memory of the server processes, sampled every second over the measured window:", "",
-              "| Process | Start | End | Max | Slope | Slope, second half |", "|---|---:|---:|---:|---:|---:|"]
-    for role, m in s["rss"].items():
-        lines.append(f"| {role} | {m['start_mib']:.0f} MiB | {m['end_mib']:.0f} MiB | {m['max_mib']:.0f} MiB "
-                     f"| {m['slope_mib_per_min']:+.2f} MiB/min | {m['second_half_slope_mib_per_min']:+.2f} MiB/min |")
-    if s.get("jobs"):
-        order = ("importance_scorer", "index_updater", "duplicate_merger", "conflict_detector", "auto_linker",
-                 "auto_cluster", "consolidator", "decay_manager")
-        lines += ["", "Maintenance jobs run by the cluster during the soak (queued cycles and schedules):", "",
-                  "| Job | Finished runs | Longest | Still running at the end |", "|---|---:|---:|---:|"]
-        for name in sorted(s["jobs"], key=lambda j: order.index(j) if j in order else 99):
-            j = s["jobs"][name]
-            lines.append(f"| {name} | {j['finished']} | {j['max_s']:.1f} s | {j['unfinished']} |")
-    restarts = s.get("web_workers_started_s", [])[1:]
-    if restarts:
-        lines += ["", f"The gunicorn worker was replaced at {', '.join(f'{t:.0f} s' for t in restarts)} of the window; "
-                      f"errors at {', '.join(f'{t:.0f} s' for t in s['error_times_s'][:10])}."]
-    if "pressure" in s:
-        lines += ["", f"Pressure (Linux PSI): I/O full avg10 peaked at {s['pressure']['io_full_avg10_max']:.1f} %, "
-                      f"CPU some avg10 averaged {s['pressure']['cpu_some_avg10_mean']:.1f} %."]
-    if s["error_samples"]:
-        lines += ["", "First errors: " + "; ".join(f"`{e}`" for e in s["error_samples"])]
-    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------
 # Main
 # ---------------------------------------------------------------------------
 
+def _layout(tree: dict[int, str]) -> str:
+    """What the server runs, read from its processes: gunicorn workers x threads, job workers."""
+    workers = sum(role.startswith("gunicorn worker") for role in tree.values())
+    master = next((pid for pid, role in tree.items() if role == "gunicorn master"), None)
+    threads = re.search(r"--threads (\d+)", cmdline(master)) if master else None
+    jobs = max(0, sum(role.startswith("qcluster worker") for role in tree.values()) - 2)  # minus monitor, pusher
+    return (f"gunicorn {workers} worker{'s' * (workers != 1)} x {threads.group(1) if threads else '?'} threads, "
+            f"{jobs} job worker{'s' * (jobs != 1)}")
+
+
+def _wait_for_port(port: int, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+
+
+def _sample(server: int, seconds: float, stats: Stats) -> dict:
+    """Every second of the measured window: RSS and CPU time per server process, and the box's pressure."""
+    rss: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    cpu: dict[int, list] = {}  # pid -> [role, CPU seconds at its first sample, at its last]
+    psi: list[tuple[float, float, float]] = []
+    workers: dict[int, float] = {}
+    tree: dict[int, str] = {}
+    t0 = stats.t0 = time.monotonic()
+    own = time.process_time()
+    stats.measuring = True
+    while (elapsed := time.monotonic() - t0) < seconds:
+        tree = roles(server)
+        for pid, role in tree.items():
+            value, used = rss_mib(pid), cpu_seconds(pid)
+            if value is not None:
+                rss[f"{role} ({pid})" if role.startswith("qcluster worker") else role].append((elapsed, value))
+            if used is not None:
+                cpu.setdefault(pid, [role, used, used])[2] = used
+            if role.startswith("gunicorn worker"):
+                workers.setdefault(pid, round(elapsed, 1))
+        psi.append((round(elapsed, 1), pressure("io"), pressure("cpu")))
+        time.sleep(1.0)
+    stats.measuring = False
+    by_role: dict[str, float] = defaultdict(float)
+    for role, first, last in cpu.values():
+        by_role[role] += last - first
+    by_role["bench"] = time.process_time() - own
+    return {"seconds": time.monotonic() - t0, "rss": rss, "cpu": dict(by_role), "psi": psi,
+            "workers": workers, "layout": _layout(tree)}
+
+
 def run(args) -> dict:
     root = Path(tempfile.mkdtemp(prefix="ormah-soak-"))
     home = root / "home"
+    manage = str(args.repo / "manage.py")
     everything = corpus(args.memories + 2000, seed=args.seed)
     memories, fresh = everything[:args.memories], everything[args.memories:]
-    _write_memories(home, memories)
+    write_memories(home, memories)
     started = time.monotonic()
-    subprocess.run([sys.executable, MANAGE, "init", "--name", "Soak", "--quiet"], env=_env(home), check=True)
+    subprocess.run([sys.executable, manage, "init", "--name", "Soak", "--quiet"], env=serve_env(home), check=True,
+                   cwd=args.repo)
     print(f"init with {args.memories} memories: {time.monotonic() - started:.1f} s", file=sys.stderr)
-    port = _free_port()
+    port = free_port()
     log = open(root / "serve.out", "w")  # noqa: SIM115
-    server = subprocess.Popen([sys.executable, MANAGE, "serve", "--port", str(port)],
-                              env=_env(home, args.log_level), stdout=log,
-                              stderr=subprocess.STDOUT, start_new_session=True)
-    result: dict = {"load_before": " ".join(Path("/proc/loadavg").read_text().split()[:3])}
+    server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)],
+                              env=serve_env(home, args.log_level), stdout=log, stderr=subprocess.STDOUT,
+                              start_new_session=True, cwd=args.repo)
+    result: dict = {"load_before": " ".join(Path("/proc/loadavg").read_text().split()[:3]), "repo": str(args.repo),
+                    "repo_given": args.repo.resolve() != REPO}
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.2)
+        _wait_for_port(port)
         token = (home / "api_token").read_text().strip()
         password = (home / "ui_password").read_text().strip()
         stats, stop = Stats(), threading.Event()
@@ -446,34 +256,20 @@ def run(args) -> dict:
         cycler = threading.Thread(target=cycle_loop, args=(port, token, password, args.cycle_every, stop, cycles),
                                   daemon=True)
         cycler.start()
-        rss: dict[str, list[tuple[float, float]]] = defaultdict(list)
-        pressure: list[tuple[float, float, float]] = []
-        workers: dict[int, float] = {}
-        t0 = stats.t0 = time.monotonic()
-        stats.measuring = True
-        while (elapsed := time.monotonic() - t0) < args.seconds:
-            for pid, role in roles(server.pid).items():
-                value = _rss_mib(pid)
-                if value is not None:
-                    rss[f"{role} ({pid})" if role.startswith("qcluster worker") else role].append((elapsed, value))
-                if role.startswith("gunicorn worker"):
-                    workers.setdefault(pid, round(elapsed, 1))
-            pressure.append((round(elapsed, 1), _pressure("io"), _pressure("cpu")))
-            time.sleep(1.0)
-        stats.measuring = False
-        seconds = time.monotonic() - t0
+        window = _sample(server.pid, args.seconds, stats)
         stop.set()
         for agent in agents:
             agent.join(timeout=60)
         cycler.join(timeout=60)
-        result["summary"] = summarise(stats, seconds, rss, cycles)
-        result["summary"]["jobs"] = job_times(port, token)
-        result["summary"]["error_times_s"] = stats.error_times
-        result["summary"]["web_workers_started_s"] = sorted(workers.values())
-        result["summary"]["pressure"] = {
-            "io_full_avg10_max": max((p[1] for p in pressure), default=float("nan")),
-            "cpu_some_avg10_mean": sum(p[2] for p in pressure) / len(pressure) if pressure else float("nan"),
-            "series": pressure}
+        result["layout"] = window["layout"]
+        result["summary"] = summary = summarise(stats, window["seconds"], window["rss"], cycles, window["cpu"])
+        summary["jobs"] = job_times(port, token)
+        summary["error_times_s"] = stats.error_times
+        summary["web_workers_started_s"] = sorted(window["workers"].values())
+        psi = window["psi"]
+        summary["pressure"] = {
+            "io_full_avg10_max": max((p[1] for p in psi), default=float("nan")),
+            "cpu_some_avg10_mean": sum(p[2] for p in psi) / len(psi) if psi else float("nan"), "series": psi}
         result["load_after"] = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         result["serve_tail"] = (root / "serve.out").read_text(errors="replace")[-2000:]
     finally:
@@ -508,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mix", type=_mix, default=MIX,
                         help="route weights, e.g. remember=0,recall=45,whisper=45,feedback=10 (default 30/30/30/10)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repo", type=Path, default=REPO,
+                        help="serve the code of this checkout (default: this one), e.g. a git archive of main")
     parser.add_argument("--json", type=Path, help="also write the full result here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary home (and the server's output)")
     parser.add_argument("--log-level", default="WARNING", help="ORMAH_LOG_LEVEL of the server")

@@ -1,0 +1,177 @@
+"""A real `ormah serve` for the benches that drive one over loopback (bench.soak, bench.serve_rss): a home of
+generated memories, the environment, the process tree and its roles, RSS and CPU per process, the UI session that
+queues the sleep cycle, and the job runs the admin API reports.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import re
+import socket
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from bench._common import REPO, Memory
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def serve_env(home: Path, log_level: str = "WARNING") -> dict[str, str]:
+    """The environment of a server (and its `init`) on `home`: no token, no LLM, nothing from the caller's home."""
+    env = {**os.environ, "ORMAH_HOME": str(home), "DJANGO_SETTINGS_MODULE": "ormah_site.settings",
+           "ORMAH_LOG_LEVEL": log_level, "ORMAH_API_TOKEN": "", "ORMAH_LLM_PROVIDER": "none"}
+    for key in ("ORMAH_DB_PATH", "ORMAH_MEMORY_DIR", "ORMAH_TOKEN_FILE", "ORMAH_LOG_DIR", "ORMAH_SECRET_KEY"):
+        env.pop(key, None)
+    return env
+
+
+def write_memories(home: Path, memories: list[Memory]) -> None:
+    """The corpus as markdown files in the home's node folder (pure domain code, no Django)."""
+    sys.path.insert(0, str(REPO))
+    from memory.domain.node import Connection, Node
+    from memory import files
+    from memory.store import MarkdownStore
+
+    from memory.domain.node import utcnow
+
+    store = MarkdownStore(home / "memory")
+    rng, now = random.Random(len(memories)), utcnow()
+    for m in memories:
+        # Used within the last ten days, as in bench/sleep_cycle.py: decay has some work, not the whole memory.
+        accessed = now - timedelta(days=rng.uniform(0.0, 10.0))
+        created = min(m.created, accessed)
+        node = Node(id=m.id, type=m.type, tier="working", content=m.content, title=m.title, created=created,
+                    updated=created, last_accessed=accessed, space=m.space, tags=m.tags, source="bench:soak",
+                    connections=tuple(Connection(target=t, edge="related_to", weight=0.7, reason="bench")
+                                      for t in m.connections))
+        files.write_node(store, node)
+
+
+def free_port() -> int:
+    """A loopback port free right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def children(pid: int) -> list[int]:
+    """The live child processes of `pid`, oldest first."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                raw = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = raw[raw.rindex(")") + 2:].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append((int(fields[19]), int(entry)))
+    return [p for _, p in sorted(found)]
+
+
+def cmdline(pid: int) -> str:
+    """A process's command line ("" when it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def rss_mib(pid: int) -> float | None:
+    """A process's resident memory in MiB, or None when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU time of a process so far (its threads included), or None when it is gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = raw[raw.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def pressure(kind: str) -> float:
+    """Linux PSI: the share of the last 10 s that tasks were stalled on `kind` ("full" for io, "some" for cpu)."""
+    try:
+        lines = Path(f"/proc/pressure/{kind}").read_text().splitlines()
+    except OSError:
+        return float("nan")
+    line = lines[1] if kind == "io" else lines[0]
+    return float(line.split()[1].split("=")[1])
+
+
+def roles(supervisor: int) -> dict[int, str]:
+    """pid -> role for every process of the server: supervisor, web master/worker, cluster main/sentinel/children."""
+    out = {supervisor: "serve supervisor"}
+    for child in children(supervisor):
+        if "gunicorn" in cmdline(child):
+            out[child] = "gunicorn master"
+            for i, worker in enumerate(children(child)):
+                out[worker] = f"gunicorn worker {i + 1}"
+        elif "qcluster" in cmdline(child):
+            out[child] = "qcluster main"
+            for sentinel in children(child):
+                out[sentinel] = "qcluster sentinel"
+                for grandchild in children(sentinel):
+                    out[grandchild] = "qcluster worker/monitor/pusher"
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The jobs screen and the job runs
+# ---------------------------------------------------------------------------
+
+def ui_session(port: int, password: str):
+    """An httpx client logged in to the UI (with its CSRF header), as a user on the jobs screen."""
+    import httpx
+
+    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60)
+    page = client.get("/login/").text
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    client.post("/login/", data={"username": "ormah", "password": password, "csrfmiddlewaretoken": csrf})
+    client.headers["X-CSRFToken"] = client.cookies["csrftoken"]
+    return client
+
+
+def task_runs(port: int, token: str, query: str) -> list[dict]:
+    """The job runs the admin API lists for `query`."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.request("GET", f"/api/admin/tasks/runs?{query}", headers={"Authorization": f"Bearer {token}"})
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+
+
+def cycle_runs(port: int, token: str) -> list[dict]:
+    """Finished runs of the cycle's last job: one per completed sleep cycle."""
+    return [r for r in task_runs(port, token, "job=decay_manager&limit=500") if r.get("finished_at")]
+
+
+def job_times(port: int, token: str) -> dict[str, dict]:
+    """Per job of the queued sleep cycles: finished runs, their total and longest duration, unfinished runs."""
+    out: dict[str, dict] = {}
+    for r in task_runs(port, token, "limit=500"):
+        if r.get("started_at") is None:
+            continue
+        job = out.setdefault(r["job"], {"finished": 0, "total_s": 0.0, "max_s": 0.0, "unfinished": 0})
+        if not r.get("finished_at"):
+            job["unfinished"] += 1
+            continue
+        took = (datetime.fromisoformat(r["finished_at"]) - datetime.fromisoformat(r["started_at"])).total_seconds()
+        job["finished"] += 1
+        job["total_s"] += took
+        job["max_s"] = max(job["max_s"], took)
+    return out
