@@ -235,6 +235,35 @@ def question_focus(prompt: str) -> set[str]:
     return topic_tokens(prompt) - {fold(w) for w in _ATTRIBUTE_WORDS}
 
 
+_MY_PHRASE = re.compile(r"\bmy\s+((?:[\w-]+(?:'s|\u2019s)?\s+){0,3}[\w-]+)", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]s)?")
+_OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
+_NOT_POSSESSIVE = frozenset({"it's", "that's", "what's", "let's", "there's", "here's", "he's", "she's", "who's",
+                             "where's", "when's", "how's"})
+
+
+def owned_focus(prompt: str) -> set[str]:
+    """The focus words a question says are the user's own: those after "my" ("when's my birthday?" -> {"birthday"};
+    "what should I get Jonas for his birthday" -> nothing)."""
+    focus = question_focus(prompt)
+    return {w for m in _MY_PHRASE.finditer(prompt) for w in topic_tokens(m.group(1)) & focus}
+
+
+def someone_elses(text: str, word: str) -> bool:
+    """True when the text names `word` (folded) only as someone else's: "Jonas's birthday is 9 March", "celebrated
+    his 35th birthday" (a possessive within the two words before it); False when it names it plainly or not at all."""
+    tokens = _WORD.findall(text)
+    others = False
+    for i, token in enumerate(tokens):
+        if word not in topic_tokens(re.sub(r"['\u2019]s$", "", token)):
+            continue
+        before = [t.lower().replace("\u2019", "'") for t in tokens[max(0, i - 2): i]]
+        if not any(t in _OTHER_OWNERS or (t.endswith("'s") and t not in _NOT_POSSESSIVE) for t in before):
+            return False
+        others = True
+    return others
+
+
 def is_recap(prompt: str) -> bool:
     """True when the prompt asks for a recap of a period ("what did we do yesterday?")."""
     return bool(_RECAP.search(prompt))

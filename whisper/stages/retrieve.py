@@ -11,7 +11,9 @@ from memory.domain.temporal import parse_temporal
 from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
-from whisper.text import about_user, asks_about_user, is_recap, preference_task, question_focus, topic_tokens
+from whisper.text import (
+    about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus, someone_elses, topic_tokens,
+)
 
 FOLLOW_UP_PROMPTS = 2
 SELF_TAG = "self"
@@ -125,15 +127,20 @@ def _focus_applies(run: WhisperRun) -> bool:
 
 def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> None:
     """On a question about one fact of the user's, an identity memory that does not name what the question asks
-    about ("what's my cat's name?" -> "cat": not the user's name memory, which shares only "name") leaves the
-    identity route and its low cosine gate: it is judged as any other memory (recall's gate, or a strong cosine)."""
+    about ("what's my cat's name?" -> "cat": not the user's name memory, which shares only "name"), or names it
+    only as someone else's ("when's my birthday?": not "Jonas's birthday is 9 March"), leaves the identity route and
+    its low cosine gate: it is judged as any other memory (recall's gate, or a strong cosine)."""
     if not _focus_applies(run):
         return
-    focus = question_focus(run.query or run.prompt)  # a follow-up's: of the prompts it joins
+    question = run.query or run.prompt  # a follow-up's: the prompts it joins
+    focus = question_focus(question)
     if not focus:
         return
+    owned = owned_focus(question)  # "my birthday": not Jonas's birthday
     for hit, cand in pairs:
-        if cand.identity and not focus & topic_tokens(f"{cand.title} {cand.content} {' '.join(hit.tags)}"):
+        text = f"{cand.title} {cand.content}"
+        if cand.identity and (not focus & topic_tokens(f"{text} {' '.join(hit.tags)}")
+                              or any(someone_elses(text, w) for w in owned)):
             cand.identity = False
 
 
