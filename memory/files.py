@@ -10,9 +10,12 @@ the hash it left or None when it removed the file), which is exactly what a roll
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +33,7 @@ from memory.atomic import (
     link_new,
     put_back,
     remove_path,
+    storage_error,
 )
 from memory.domain.node import Node, as_utc
 from memory.domain.slug import node_filename
@@ -43,12 +47,14 @@ from memory.store import (
     _encode,
     _free_path,
     _id_of,
+    _remember,
+    _stored,
     content_hash,
     forget_id,
 )
 
 __all__ = ["Change", "Journal", "SetAside", "conflict_copy", "purge", "put_back_set_aside", "remove", "restore",
-           "restore_bytes", "soft_delete", "sync_folders", "write_bytes", "write_node"]
+           "restore_bytes", "soft_delete", "sync_folders", "write_bytes", "write_new_nodes", "write_node"]
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,107 @@ def write_node(
         stored = atomic_write(store, target, data, node.id, mtime_ns=mtime_ns, sync_folder=sync_folder)
         _note(journal, target, before, stored.hash)
     _LAST_PATH[node.id] = target
+    return stored
+
+
+# ---------------------------------------------------------------------------
+# A batch of new node files: nameless until durable
+# ---------------------------------------------------------------------------
+
+_NEW_CHUNK = 64  # files open at once (a batch of 1,000 must not run out of descriptors)
+_NEW_THREADS = 8  # fsyncs waiting together: the file system commits them in a few journal commits, not one each
+_AT_FDCWD, _AT_SYMLINK_FOLLOW = -100, 0x400
+try:
+    _linkat = ctypes.CDLL(None, use_errno=True).linkat
+except (OSError, AttributeError):
+    _linkat = None
+
+
+def write_new_nodes(store: MarkdownStore, nodes: Sequence[Node], *, journal: Journal | None = None) -> list[StoredFile]:
+    """Create the files of nodes whose ids were just minted, each under its standard name (or a free variant),
+    never over a file; the caller fsyncs the folder (`sync_folders`) before anything counts on them.
+
+    Each file is written and fsynced while it has no name (O_TMPFILE), several at once, then linked under its
+    name: a kill leaves only whole files and no temp file, and the fsyncs wait together instead of one after
+    another. Where the file system or /proc cannot (no O_TMPFILE, no linkat), each goes through `write_node`.
+    Raises StorageError (the files already linked are in the journal), ValidationFailed (text that cannot be
+    encoded: before any file is written).
+    """
+    encoded = [(node, _encode(node)) for node in nodes]
+    out: list[StoredFile] = []
+    for start in range(0, len(encoded), _NEW_CHUNK):
+        chunk = encoded[start:start + _NEW_CHUNK]
+        opened = _nameless(store, [data for _, data in chunk]) if _linkat is not None else None
+        if opened is None:
+            out += [write_node(store, node, journal=journal, sync_folder=False) for node, _ in chunk]
+            continue
+        try:
+            for (node, data), (fd, st) in zip(chunk, opened):
+                out.append(_name_new(store, node, data, fd, st, journal))
+        finally:
+            for fd, _ in opened:
+                os.close(fd)
+    return out
+
+
+def _nameless(store: MarkdownStore, datas: list[bytes]) -> list[tuple[int, os.stat_result]] | None:
+    """Each of `datas` in a nameless, fsynced file of nodes/ (open descriptors); None without O_TMPFILE."""
+    folder = store.nodes_dir
+    try:
+        store.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise storage_error(exc, folder) from exc
+
+    def write(data: bytes) -> tuple[int, os.stat_result]:
+        fd = os.open(folder, os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            return fd, os.fstat(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+
+    try:
+        first = write(datas[0])
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
+            return None
+        raise storage_error(exc, folder) from exc
+    opened = [first]
+    try:
+        with ThreadPoolExecutor(max_workers=min(_NEW_THREADS, max(len(datas) - 1, 1))) as pool:
+            futures = [pool.submit(write, data) for data in datas[1:]]
+            failure = None
+            for future in futures:
+                try:
+                    opened.append(future.result())
+                except OSError as exc:
+                    failure = failure or exc
+            if failure is not None:
+                raise storage_error(failure, folder) from failure
+    except BaseException:
+        for fd, _ in opened:
+            os.close(fd)
+        raise
+    return opened
+
+
+def _name_new(store: MarkdownStore, node: Node, data: bytes, fd: int, st: os.stat_result,
+              journal: Journal | None) -> StoredFile:
+    target = _free_path(store.nodes_dir, node_filename(node))
+    while _linkat(_AT_FDCWD, f"/proc/self/fd/{fd}".encode(), _AT_FDCWD, os.fsencode(target), _AT_SYMLINK_FOLLOW):
+        err = ctypes.get_errno()
+        if err != errno.EEXIST:  # no /proc, or the disk refuses: the plain atomic write for this one
+            return write_node(store, node, journal=journal, sync_folder=False)
+        target = _free_path(store.nodes_dir, node_filename(node))  # taken meanwhile: never over a file
+    _remember(target, st, node.id)
+    _LAST_PATH[node.id] = target
+    stored = _stored(target, data, st)
+    _note(journal, target, None, stored.hash)
     return stored
 
 

@@ -103,6 +103,15 @@ class WriteUnit:
             self._stage(node, stored, fresh=fresh)
         return stored
 
+    def save_new(self, nodes: list[Node]) -> list[StoredFile]:
+        """Write the files of nodes whose ids this unit just minted, all at once (memory.files.write_new_nodes: each
+        fsynced before it gets its name), and stage them for indexing. Raises StorageError, ValidationFailed."""
+        stored = files.write_new_nodes(self.store, nodes, journal=self._journal)
+        for node, one in zip(nodes, stored, strict=True):
+            self._unsynced.add(one.path.parent)
+            self._stage(node, one, fresh=True)
+        return stored
+
     def put_bytes(self, path: Path, text: str, node_id: str, *, expected: StoredFile | None = None) -> StoredFile:
         """Put a snapshot back byte for byte (merge undo) and stage the node it holds for indexing.
 

@@ -131,8 +131,9 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
     """Remember several memories in one unit of work; results keep the requests' order.
 
     The batch gets what remembering each in turn would give (a memory auto-links to the batch's earlier ones
-    too) at the cost of one write: one lock, each file written atomically with one fsync of the folder, one
-    embedding call for every text, one matrix product for the auto-links and one index transaction.
+    too) at the cost of one write: one lock, the files fsynced together before each gets its name and one fsync of
+    the folder (WriteUnit.save_new), one embedding call for every text, one matrix product for the auto-links and
+    one index transaction.
     All or nothing: ValidationFailed (an unknown connection target) before any file is written; on
     StorageError or any failure the unit removes the files it wrote and the index keeps none of the batch.
     `nows`: each request's own time (a group commit writes several callers' requests in one unit).
@@ -152,8 +153,8 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
                     target=link.target_id, edge=EdgeType.RELATED_TO, weight=link.similarity,
                     reason=f"auto-linked at {link.similarity:.2f} similarity",
                 ))
-            unit.save(node, fresh=True)
             results.append(CreateResult(node=node, auto_links=links))
+        unit.save_new([r.node for r in results])
         _link_to_self(unit, [r.node for r, q in zip(results, requests) if q.about_self])
         if any(r.node.tier == Tier.CORE for r in results):
             core_cap_enforce(now=max(nows))

@@ -1,7 +1,8 @@
 """SIGKILL in the middle of a batch remember (one unit of work for the whole batch, memory.services.nodes_create).
 
 A process remembers a first batch (acknowledged: the call returned), then a second, larger one, and is killed at a
-seeded moment while the second batch's files are being written. The index must hold the first batch and nothing of
+seeded moment while the second batch's files are being written (memory.files.write_new_nodes: each written and
+fsynced without a name, then linked). The index must hold the first batch and nothing of
 the second (its one transaction never committed), every file must parse, and `ormah doctor --heal` must leave an
 index equal to a fresh rebuild that holds every acknowledged memory (the second batch's files that reached the
 disk are memories too: the files are the truth). Hash embedder: this is plumbing, not semantics.
@@ -37,16 +38,16 @@ WRITER = textwrap.dedent("""
     first = nodes_remember(items=[(NodeCreate(content=f"Acknowledged memory {i} about kettles"), None)
                                   for i in range(acked)])
     print("ACKED " + json.dumps([r.node.id for r in first]), flush=True)
-    write_node, written = files.write_node, []
+    name_new, written = files._name_new, []
 
-    def write_then_die(*args, **kwargs):  # SIGKILL (no cleanup) right after the at-th file of the batch
-        stored = write_node(*args, **kwargs)
+    def name_then_die(*args, **kwargs):  # SIGKILL (no cleanup) right after the at-th file of the batch has its name
+        stored = name_new(*args, **kwargs)
         written.append(1)
         if len(written) == at:
             os.kill(os.getpid(), signal.SIGKILL)
         return stored
 
-    files.write_node = write_then_die
+    files._name_new = name_then_die
     nodes_remember(items=[(NodeCreate(content=f"Batch memory {i} about teapots number {i * 31 % 97}"), None)
                           for i in range(batch)])
     print("DONE", flush=True)
@@ -82,7 +83,7 @@ def test_a_batch_killed_while_writing_its_files_leaves_no_half_index_and_loses_n
     assert files_at_kill == at  # killed right after its at-th file (its index transaction comes after all 400)
     report = verify(home, **EMBEDDER)
     assert report["unparsable"] == []
-    assert len(report["temp_files"]) <= 1  # at most the file being written at the kill, never a live name
+    assert report["temp_files"] == []  # a batch's files have no name until they are whole and fsynced
     assert report["doctor_heal"]["ok"], report["doctor_heal"]
     assert report["healed"] == report["rebuilt"]
     assert set(acked) <= set(report["healed"]["nodes"])
