@@ -36,6 +36,11 @@ class Command(BaseCommand):
         # glibc gives each thread that allocates its own heap arena (up to 8 per core); gunicorn's 8 threads and
         # onnxruntime's pool left freed memory scattered over many of them. Two are enough for this tree.
         env.setdefault("MALLOC_ARENA_MAX", "2")
+        # One thread per numpy (OpenBLAS) and onnxruntime call: the web worker's request threads are the
+        # parallelism. Their own pools (a thread per core each) spun after every call and handed work across
+        # threads, on cores the other requests were waiting for (docs/benchmarks.md, "Soak").
+        env.setdefault("OPENBLAS_NUM_THREADS", "1")
+        env.setdefault("ORMAH_EMBEDDING_THREADS", "1")
         if o["no_watch"]:
             env["ORMAH_WATCH"] = "0"
         schedules_sync()  # the job schedules are declared in code; bring django-q2's rows in line before jobs start
