@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Mapping
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
@@ -32,23 +33,29 @@ class Command(BaseCommand):
         parser.add_argument("--no-watch", action="store_true", help="do not watch the node folder")
 
     def handle(self, *args, **o):
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
-        # glibc gives each thread that allocates its own heap arena (up to 8 per core); gunicorn's 8 threads and
-        # onnxruntime's pool left freed memory scattered over many of them. Two are enough for this tree.
-        env.setdefault("MALLOC_ARENA_MAX", "2")
-        # One thread per numpy (OpenBLAS) and onnxruntime call: the web worker's request threads are the
-        # parallelism. Their own pools (a thread per core each) spun after every call and handed work across
-        # threads, on cores the other requests were waiting for (docs/benchmarks.md, "Soak").
-        env.setdefault("OPENBLAS_NUM_THREADS", "1")
-        env.setdefault("ORMAH_EMBEDDING_THREADS", "1")
-        if o["no_watch"]:
-            env["ORMAH_WATCH"] = "0"
+        env = serve_environment(os.environ, watch=not o["no_watch"])
         schedules_sync()  # the job schedules are declared in code; bring django-q2's rows in line before jobs start
         self.stdout.write(f"Ormah is serving on http://{o['host']}:{o['port']}/ (Ctrl-C stops)")
         connections.close_all()
         # This process becomes the supervisor without Django (same pid); it prints "Ormah stopped." at the end.
         exec_supervisor(serve_parts(host=o["host"], port=o["port"], cluster=not o["no_cluster"]), env=env,
                         cwd=settings.BASE_DIR, log_file=_log_file(), log_level=settings.LOG_LEVEL)
+
+
+def serve_environment(base: Mapping[str, str], *, watch: bool = True) -> dict[str, str]:
+    """The environment of every part of the served tree: `base` plus defaults it does not set itself."""
+    env = {**base, "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
+    # glibc gives each thread that allocates its own heap arena (up to 8 per core); gunicorn's 8 threads and
+    # onnxruntime's pool left freed memory scattered over many of them. Two are enough for this tree.
+    env.setdefault("MALLOC_ARENA_MAX", "2")
+    # One thread per numpy (OpenBLAS) and onnxruntime call: the web worker's request threads are the parallelism.
+    # Their own pools (a thread per core each) spun after every call and handed work across threads, on cores the
+    # other requests were waiting for (docs/benchmarks.md, "Soak"). Results are the same bytes either way.
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    env.setdefault("ORMAH_EMBEDDING_THREADS", "1")
+    if not watch:
+        env["ORMAH_WATCH"] = "0"
+    return env
 
 
 def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:

@@ -1,0 +1,35 @@
+"""Claims: every part of `ormah serve` runs numpy and the embedding model with one thread per call unless the user
+set otherwise, keeps glibc to two heap arenas, and `--no-watch` turns the watcher off (docs/benchmarks.md, "Soak")."""
+
+from __future__ import annotations
+
+import pytest
+
+from ormah_site.management.commands.serve import serve_environment
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("OPENBLAS_NUM_THREADS", "1"),
+    ("ORMAH_EMBEDDING_THREADS", "1"),
+    ("MALLOC_ARENA_MAX", "2"),
+    ("DJANGO_SETTINGS_MODULE", "ormah_site.settings"),
+])
+def test_the_served_tree_gets_the_default(key, value):
+    assert serve_environment({"PATH": "/usr/bin"})[key] == value
+
+
+@pytest.mark.parametrize("key", ["OPENBLAS_NUM_THREADS", "ORMAH_EMBEDDING_THREADS", "MALLOC_ARENA_MAX"])
+def test_a_value_the_user_set_is_kept(key):
+    assert serve_environment({key: "4"})[key] == "4"
+
+
+def test_the_callers_environment_is_passed_on():
+    assert serve_environment({"ORMAH_HOME": "/srv/ormah"})["ORMAH_HOME"] == "/srv/ormah"
+
+
+def test_no_watch_turns_the_watcher_off():
+    assert serve_environment({"ORMAH_WATCH": "1"}, watch=False)["ORMAH_WATCH"] == "0"
+
+
+def test_the_watcher_setting_is_left_alone_by_default():
+    assert "ORMAH_WATCH" not in serve_environment({})
