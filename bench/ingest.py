@@ -8,8 +8,9 @@ files, no model: bench/recall/synthetic.py), so the real embedder finds a popula
 Then, in the same process, with auto-link on and the real MiniLM:
 - before: `--single` memories remembered one `node_remember` call each (each its own write unit: lock, file,
   folder fsync, embedding, matrix search, index transaction), which is what a batch cost before it became one unit;
-- after: `--batch` memories in one `nodes_remember` call (one write unit: one lock, one folder fsync, one
-  embedding call, one matrix product for the auto-links, one index transaction);
+- after: `--batch` memories in one `nodes_remember` call (one write unit: one lock, the new files fsynced
+  together before they get their names and one folder fsync, one embedding call, one matrix product for the
+  auto-links, one index transaction);
 - floor: the same batch's texts through the model alone (`embed_documents`, one call): the speed of the model.
 Reported: memories/s wall, CPU ms per memory (process CPU time, onnxruntime threads included), the ratio of the
 batch's wall time to the floor's, and the load average.
