@@ -117,8 +117,8 @@ def write_node(
 _NEW_CHUNK = 64  # files open at once (a batch of 1,000 must not run out of descriptors)
 _NEW_THREADS = 8  # fsyncs waiting together: the file system commits them in a few journal commits, not one each
 _AT_FDCWD, _AT_SYMLINK_FOLLOW = -100, 0x400
-try:
-    _linkat = ctypes.CDLL(None, use_errno=True).linkat
+try:  # Linux: nameless files (O_TMPFILE) and linkat through /proc; elsewhere every file takes write_node
+    _linkat = ctypes.CDLL(None, use_errno=True).linkat if hasattr(os, "O_TMPFILE") else None
 except (OSError, AttributeError):
     _linkat = None
 

@@ -404,3 +404,51 @@ def test_guarded_write_after_hand_edit_broke_the_file_is_a_conflict(store):
     with pytest.raises(WriteConflict):
         files.write_node(store, make_node(content="App version."), expected_hash=stored.hash)
     assert (stored.path.read_bytes(), names(store.nodes_dir)) == (MALFORMED, [stored.path.name])
+
+
+# ---------------------------------------------------------------------------
+# A batch's new files (files.write_new_nodes)
+# ---------------------------------------------------------------------------
+
+def test_new_files_of_a_batch_are_whole_and_leave_no_temp_file(store):
+    nodes = [make_node(ID_A), make_node(ID_B, title="Other")]
+    stored = files.write_new_nodes(store, nodes)
+    assert [store.read(s.path)[0] for s in stored] == nodes
+    assert [s.hash for s in stored] == [content_hash(render(n).encode()) for n in nodes]
+    assert sorted(p.name for p in store.nodes_dir.iterdir()) == sorted(s.path.name for s in stored)
+
+
+def test_a_new_file_never_replaces_a_file_at_its_name(store):
+    node = make_node()
+    files.write_new_nodes(store, [node])
+    (first,) = store.nodes_dir.iterdir()
+    first.write_bytes(b"a person's own file")
+    (again,) = files.write_new_nodes(store, [node])
+    assert again.path != first and first.read_bytes() == b"a person's own file"
+    assert store.read(again.path)[0] == node
+
+
+def test_without_nameless_files_a_batch_takes_the_temp_file_path(store, monkeypatch):
+    monkeypatch.setattr(files, "_linkat", None)
+    nodes = [make_node(ID_A), make_node(ID_B, title="Other")]
+    stored = files.write_new_nodes(store, nodes)
+    assert [store.read(s.path)[0] for s in stored] == nodes
+    assert not [p for p in store.nodes_dir.iterdir() if p.name.startswith(".")]
+
+
+def test_a_name_taken_between_its_choice_and_the_link_is_left_alone(store, monkeypatch):
+    node = make_node()
+    taken = store.nodes_dir / "decision_chose-sqlite-over-postgres_3f2a9c1e.md"
+    store.nodes_dir.mkdir(parents=True)
+    taken.write_bytes(b"appeared meanwhile")
+    free_path, calls = files._free_path, []
+
+    def stale_first(folder, name):  # the first choice was made before the file appeared
+        calls.append(name)
+        return taken if len(calls) == 1 else free_path(folder, name)
+
+    monkeypatch.setattr(files, "_free_path", stale_first)
+    (stored,) = files.write_new_nodes(store, [node])
+    assert len(calls) == 2 and stored.path != taken
+    assert taken.read_bytes() == b"appeared meanwhile"
+    assert store.read(stored.path)[0] == node
