@@ -37,15 +37,18 @@ def _blob(vector: np.ndarray) -> bytes:
 
 
 def node_fulltext(query: FtsQuery, *, match_all: bool, limit: int, where: str | None = None,
-                  params: Sequence = ()) -> list[tuple[int, float]]:
+                  params: Sequence = (), within: str | None = None) -> list[tuple[int, float]]:
     """(row_id, -bm25) of the best `limit` rows matching every token (any token when not `match_all`); with
-    `where`, only rows `n` of memory_noderow passing it (a joined query)."""
+    `where`, only rows `n` of memory_noderow passing it (a joined query); with `within` (SQLite only, no `where`),
+    only rows also matching that MATCH expression, scored as by the query alone (memory/search/fts.py)."""
     expression = query.all_of if match_all else query.any_of
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
     if where is None:
+        # `+rowid`: a filter on each match, not a rowid lookup (which would rerun the MATCH once per row)
+        inside = f"AND +rowid IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s) " if within else ""
         sql = (f"SELECT rowid, -bm25({FTS_TABLE}, {weights}) AS score FROM {FTS_TABLE} "
-               f"WHERE {FTS_TABLE} MATCH %s ORDER BY score DESC, rowid LIMIT %s")
-        args = [expression, limit]
+               f"WHERE {FTS_TABLE} MATCH %s {inside}ORDER BY score DESC, rowid LIMIT %s")
+        args = [expression, *([within] if within else []), limit]
     else:
         sql = (f"SELECT {FTS_TABLE}.rowid, -bm25({FTS_TABLE}, {weights}) AS score "
                f"FROM {FTS_TABLE} JOIN {NODE_TABLE} n ON n.id = {FTS_TABLE}.rowid "

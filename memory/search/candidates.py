@@ -33,7 +33,7 @@ NEUTRAL_CENTRALITY = 0.5  # a store of one memory (no others to be near)
 
 _centroids: dict[tuple[str, str], tuple[int, int, np.ndarray, tuple]] = {}
 _central: dict[tuple, dict[int, float]] = {}  # centrality per row, per store signature (derived, per process)
-_doc_counts: dict[tuple, dict[str, int]] = {}  # document count per term, for the latest store state seen
+_doc_counts: dict[tuple, dict[tuple[str, int], int]] = {}  # document count per (term, cap), latest store state
 _counts: dict[tuple, int] = {}  # the number of memories, for the latest store state seen
 _DF_LOCK = threading.Lock()  # the web worker's threads share the cache
 DF_CACHE_TERMS = 50_000
@@ -73,30 +73,30 @@ def store_state() -> tuple:
     return str(connection.settings_dict.get("NAME")), gen, seq
 
 
-def doc_counts(terms: list[str], state: tuple | None = None) -> dict[str, int]:
-    """How many memories contain each term, by the full-text index (stems), capped at DF_CAP.
+def doc_counts(terms: list[str], state: tuple | None = None, cap: int = DF_CAP) -> dict[str, int]:
+    """How many memories contain each term, by the full-text index (stems), capped at `cap` (DF_CAP: the scorer's).
 
     Kept per process for the latest store state (`store_state`, read here unless the caller read it just before):
-    a conversation repeats its words, and each count is an FTS5 scan of up to DF_CAP postings. Inside a
+    a conversation repeats its words, and each count is an FTS5 scan of up to `cap` postings. Inside a
     transaction (a writer's own uncommitted rows) nothing is kept, as the vector matrix keeps nothing there either.
     """
     if connection.in_atomic_block or not terms:
-        return backend().doc_counts(terms, DF_CAP)
+        return backend().doc_counts(terms, cap)
     state = state or store_state()  # read first: counts read after it are never older than it
     with _DF_LOCK:
         if state not in _doc_counts:
             _doc_counts.clear()
             _doc_counts[state] = {}
         known = _doc_counts[state]
-        out = {t: known[t] for t in terms if t in known}
+        out = {t: known[t, cap] for t in terms if (t, cap) in known}
     missing = [t for t in terms if t not in out]
     if missing:
-        found = backend().doc_counts(missing, DF_CAP)
+        found = backend().doc_counts(missing, cap)
         out.update(found)
         with _DF_LOCK:
             if len(known) + len(found) > DF_CACHE_TERMS:
                 known.clear()
-            known.update(found)
+            known.update(((t, cap), n) for t, n in found.items())
     return {t: out[t] for t in terms}
 
 
@@ -171,7 +171,11 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
            pool_factor: int = 9) -> CandidatePool:
     """Candidates of both legs (limit x pool_factor each, plus the window's nearest) with their feature matrix."""
     pool = limit * pool_factor
-    fts_hits = fts_search(text, pool, filters, or_below=limit)
+    state = None if connection.in_atomic_block else store_state()
+    total = memory_count(state)
+    # the full-text leg's OR query wants the common words' counts nearer their true size than the scorer's cap
+    fts_hits = fts_search(text, pool, filters, or_below=limit, total=total,
+                          df=lambda terms: doc_counts(terms, state, cap=max(DF_CAP, total // 4)))
     knn = [] if vector is None else vector_search(vector, pool, filters)
     ids = list(dict.fromkeys([h.row_id for h in fts_hits] + [h.row_id for h in knn]))
     if window is not None and vector is not None:
@@ -183,8 +187,6 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
         return CandidatePool([], np.zeros((0, 0)), {}, {}, {})
     rows = feature_rows(ids)
     ids = [i for i in ids if i in rows]
-    state = None if connection.in_atomic_block else store_state()
-    total = memory_count(state)
     cosine: dict[int, float] = {}
     central: dict[int, float] = {}
     if vector is not None:
