@@ -103,8 +103,10 @@ def _rare_first(query: FtsQuery, limit: int, common: list[str], counts: dict[str
     """The OR query's best `limit` scored among the rows holding a token not in `common` (module docstring), or
     None when that cannot be shown equal to the full query's. When the last row does not outscore the common
     tokens' ceiling, the rarest common tokens move to the rarer side until their ceiling is below it: the rows
-    scored then are more, so their last one scores at least as much, and the second try settles it."""
-    best_last = math.inf
+    scored then are more, so their last one scores at least as much, and the second try settles it. The first try
+    already leaves on the common side no more than twice the rarer tokens' highest ceiling."""
+    # the last of the best rarely outscores two of the rarer tokens' ceilings: a first try above that mostly fails
+    best_last = 2 * max(_ceiling(counts.get(t, 0), total) for t in query.tokens if t not in common)
     common = list(common)
     while common:
         ceiling = sum(_ceiling(counts[t], total) for t in common)
