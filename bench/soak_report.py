@@ -83,7 +83,8 @@ def markdown(result: dict, args, facts: dict) -> str:
         f"watcher on), a home of {args.memories:,} generated memories (bench/_common.py corpus, used "
         f"within the last ten days) plus what the agents write. Mix: {_describe(args.mix)}. The sleep cycle was "
         f"queued on the job cluster from the jobs screen every {args.cycle_every} s (never two at once). "
-        f"Measured window {s['seconds']:.0f} s after a {WARM_UP_SECONDS:.0f} s warm-up.",
+        f"Measured window {s['seconds']:.0f} s after a {result.get('warm_up_s', WARM_UP_SECONDS):.0f} s warm-up "
+        f"(at least {WARM_UP_SECONDS:.0f} s, and until every route had answered once).",
         "",
         f"Machine: {facts['cpu']}, {facts['cpus']} CPUs, {facts['ram']}, {facts['os']}, Python {facts['python']}, "
         f"home on {facts['temp_fs']}. Load average before / after: {result['load_before']} / "
