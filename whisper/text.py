@@ -238,6 +238,7 @@ def question_focus(prompt: str) -> set[str]:
 _MY_PHRASE = re.compile(r"\bmy\s+((?:[\w-]+(?:'s|\u2019s)?\s+){0,3}[\w-]+)", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]s)?")
 _OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
+_OWN = frozenset({"my", "our"})
 _NOT_POSSESSIVE = frozenset({"it's", "that's", "what's", "let's", "there's", "here's", "he's", "she's", "who's",
                              "where's", "when's", "how's"})
 
@@ -249,16 +250,28 @@ def owned_focus(prompt: str) -> set[str]:
     return {w for m in _MY_PHRASE.finditer(prompt) for w in topic_tokens(m.group(1)) & focus}
 
 
+def _owner(before: list[str]) -> str | None:
+    """Whose the next word is, from the words just before it: the possessive nearest it decides ("I told her my
+    birthday" -> "mine"); None when there is none."""
+    for t in reversed(before):
+        t = t.lower().replace("\u2019", "'")
+        if t in _OWN:
+            return "mine"
+        if t in _OTHER_OWNERS or (t.endswith("'s") and t not in _NOT_POSSESSIVE):
+            return "theirs"
+    return None
+
+
 def someone_elses(text: str, word: str) -> bool:
     """True when the text names `word` (folded) only as someone else's: "Jonas's birthday is 9 March", "celebrated
-    his 35th birthday" (a possessive within the two words before it); False when it names it plainly or not at all."""
+    his 35th birthday" (the possessive nearest it, within the two words before it, is another's); False when it
+    names it plainly, as the user's ("I told her my birthday") or not at all."""
     tokens = _WORD.findall(text)
     others = False
     for i, token in enumerate(tokens):
         if word not in topic_tokens(re.sub(r"['\u2019]s$", "", token)):
             continue
-        before = [t.lower().replace("\u2019", "'") for t in tokens[max(0, i - 2): i]]
-        if not any(t in _OTHER_OWNERS or (t.endswith("'s") and t not in _NOT_POSSESSIVE) for t in before):
+        if _owner(tokens[max(0, i - 2): i]) != "theirs":
             return False
         others = True
     return others

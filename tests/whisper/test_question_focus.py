@@ -15,11 +15,11 @@ from .conftest import fake_deps, hit, intent, make_run, unit
 
 
 @pytest.mark.parametrize(("prompt", "focus"), [
-    ("what's my cat's name?", {"cat"}),
+    ("what's my parrot's name?", {"parrot"}),
     ("what time is my pottery class", {"pottery", "class"}),
     ("when is my next eye test", {"eye", "test"}),
     ("who is my landlord", {"landlord"}),
-    ("how old am I", set()),  # only an attribute: nothing to look for
+    ("what is my age?", set()),  # only an attribute: nothing to look for
 ])
 def test_question_focus_is_the_thing_asked_about_not_the_attribute(prompt, focus):
     assert question_focus(prompt) == {fold(w) for w in focus}
@@ -36,21 +36,21 @@ def _retrieved(prompt: str, identity: list, *, categories=()):
 
 def test_identity_memories_off_the_questions_focus_leave_the_identity_route():
     identity = [hit("name", row_id=1, title="Name", content="My name is Priya Raman."),
-                hit("dog", row_id=2, title="Dog", content="Our dog Pixel is a border collie.", tags=("pets",))]
+                hit("dog", row_id=2, title="Dog", content="Our dog Pixel is a border collie.", tags=("animals",))]
     assert _retrieved("what's my dog's name?", identity) == {"name": False, "dog": True}
     # a memory's tags name its subject too
-    assert _retrieved("do I have any pets?", identity) == {"name": False, "dog": True}
+    assert _retrieved("do I have any animals?", identity) == {"name": False, "dog": True}
 
 
 def test_a_question_the_identity_archetypes_recognise_keeps_every_identity_memory_on_the_route():
     identity = [hit("job", row_id=1, content="I work as a nurse at the city hospital.")]
-    assert _retrieved("what do I do for a living", identity, categories=(IDENTITY,)) == {"job": True}
+    assert _retrieved("what's my profession?", identity, categories=(IDENTITY,)) == {"job": True}
 
 
 def test_a_question_naming_only_an_attribute_keeps_every_identity_memory_on_the_route():
     identity = [hit("born", row_id=1, content="I was born on 3 May 1988 in Leeds."),
                 hit("dog", row_id=2, content="Our dog Pixel is a border collie.")]
-    assert _retrieved("how old am I", identity) == {"born": True, "dog": True}
+    assert _retrieved("what is my age?", identity) == {"born": True, "dog": True}
 
 
 @pytest.fixture
@@ -60,22 +60,22 @@ def life(mem):
     self_ensure()
     return {
         "name": mem("My name is Priya Raman; friends call me Pri.", title="Name", about_self=True, auto_link=False),
-        "dentist": mem("My dentist is Dr. Okafor at the Riverside practice; check-ups every six months.",
-                       title="Dentist", about_self=True, auto_link=False),
+        "accountant": mem("My accountant is Marta Silva at the Riverside office; we meet every April.",
+                          title="Accountant", about_self=True, auto_link=False),
         "bike": mem("I ride a green steel touring bike to work most days.", title="Bike", about_self=True,
                     auto_link=False),
     }
 
 
 def test_a_question_about_something_not_stored_gets_nothing(life):
-    result = whisper_respond(prompt="what's my cat's name?", session_id="q1")
+    result = whisper_respond(prompt="what's my parrot's name?", session_id="q1")
     assert life["name"].id not in result.node_ids
     assert result.decision != "injected"
 
 
 def test_a_question_about_something_stored_gets_it(life):
-    result = whisper_respond(prompt="who is my dentist again?", session_id="q2")
-    assert result.node_ids == (life["dentist"].id,)
+    result = whisper_respond(prompt="who is my accountant again?", session_id="q2")
+    assert result.node_ids == (life["accountant"].id,)
 
 
 def test_a_memorys_tags_are_words_it_shares_with_the_question(mem):
@@ -83,12 +83,12 @@ def test_a_memorys_tags_are_words_it_shares_with_the_question(mem):
     from whisper.models import WhisperCandidateRow
 
     self_ensure()
-    dog = mem("We adopted Pixel, a border collie, from the shelter in 2023.", title="Pixel", tags=["pets"],
+    dog = mem("We adopted Pixel, a border collie, from the shelter in 2023.", title="Pixel", tags=["animals"],
               about_self=True, auto_link=False)
     mem("I live in a flat in Leeds near the station.", title="Home", about_self=True, auto_link=False)
-    result = whisper_respond(prompt="do I have any pets?", session_id="q3")
+    result = whisper_respond(prompt="do I have any animals?", session_id="q3")
     row = WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=dog.id)
-    assert row.gate_threshold == WhisperConf().identity_gate  # shares "pets": the identity gate, not the no-word one
+    assert row.gate_threshold == WhisperConf().identity_gate  # shares "animals": the identity gate, not the no-word one
 
 
 def test_a_follow_up_of_a_question_about_the_user_asks_about_the_user_too(mem):
@@ -104,14 +104,14 @@ def test_a_follow_up_of_a_question_about_the_user_asks_about_the_user_too(mem):
                  about_self=True, auto_link=False)
     now = utcnow()
     whisper_respond(prompt="what was my first 10k race time?", session_id="f1", now=now - timedelta(seconds=30))
-    result = whisper_respond(prompt="and how did it go the second time?", session_id="f1", now=now)
+    result = whisper_respond(prompt="and how did the second one go?", session_id="f1", now=now)
     row = WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=second.id)
     conf = WhisperConf()
     assert row.gate_threshold in (conf.identity_gate, conf.identity_gate_no_word)  # the identity route
 
 
 @pytest.mark.parametrize(("prompt", "owned"), [
-    ("when's my birthday?", {"birthday"}),
+    ("when is my anniversary?", {"anniversary"}),
     ("what's my sister's phone number", {"sister", "phone"}),
     ("what should I get Sam for his birthday", set()),  # not the user's own
 ])
@@ -126,6 +126,8 @@ def test_owned_focus_is_what_follows_my(prompt, owned):
     ("It's my birthday on 3 May.", False),
     ("Born on 3 May 1988 in Leeds.", False),  # does not name it at all
     ("Sam's birthday is 2 June; my birthday is in May.", False),  # names it plainly once
+    ("I told her my birthday is 3 May.", False),  # the possessive nearest the word decides
+    ("Today's my birthday: 3 May.", False),
 ])
 def test_someone_elses(text, others):
     assert someone_elses(text, fold("birthday")) is others
@@ -136,11 +138,11 @@ def test_a_question_about_my_fact_does_not_take_someone_elses_by_the_identity_ro
     from whisper.models import WhisperCandidateRow
 
     self_ensure()
-    theirs = mem("Sam's birthday is 2 June; he likes jazz records.", title="Sam's birthday", about_self=True,
+    theirs = mem("Sam's anniversary is 2 June; he likes jazz records.", title="Sam's anniversary", about_self=True,
                  auto_link=False)
-    mem("I was born on 3 May 1988 in Leeds.", title="Born in Leeds", tags=["birthday"], about_self=True,
+    mem("I married Alex on 3 May 2015 in Leeds.", title="Wedding", tags=["anniversary"], about_self=True,
         auto_link=False)
-    result = whisper_respond(prompt="when's my birthday?", session_id="b1")
+    result = whisper_respond(prompt="when is my anniversary?", session_id="b1")
     row = WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=theirs.id)
     conf = WhisperConf()
     assert row.gate_threshold not in (conf.identity_gate, conf.identity_gate_no_word)  # recall's own gate judges it
