@@ -2,8 +2,10 @@
 
 An append takes an exclusive `flock` on each day file it writes, writes whole lines with O_APPEND and fsyncs (and
 fsyncs the folder when a file is new), so an event that was acknowledged survives a crash. It is all or nothing:
-when the disk refuses part of it (a short write, an error on a later day's file), the files are cut back to their
-length before it, so the caller's retry cannot write an event twice. A line torn by a crash (no final newline) is
+every line is encoded before any file is opened, and when the disk refuses part of it (a short write, an error on a
+later day's file) or anything else stops it, the files are cut back to their length before it, so the caller's
+retry cannot write an event twice. A file that grew by more than the append wrote (a writer that takes no lock) is
+left as it is and logged. A line torn by a crash (no final newline) is
 never joined to the next event: the next append starts on a fresh line, and readers skip the torn bytes. Lines
 that do not decode are reported and skipped, never rewritten.
 """
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory.domain.evidence import EvidenceEvent, day_of, decode_event, encode_event
-from memory.errors import StorageError
+from memory.errors import StorageError, ValidationFailed
 
 logger = logging.getLogger(__name__)
 
@@ -66,26 +68,32 @@ class EvidenceLog:
         """Append events to their day files (by id), durably and all or nothing: when the disk refuses any part,
         every day file is cut back to the length it had, so a retry never writes an event twice.
 
-        Raises StorageError.
+        Raises ValidationFailed (text that is not valid UTF-8; nothing is written) or StorageError.
         """
         by_day: dict[str, list[EvidenceEvent]] = {}
         for event in events:
             by_day.setdefault(event.day, []).append(event)
-        if not by_day:
+        payloads = {day: _encode(by_day[day]) for day in sorted(by_day)}  # one order of taking the files' locks
+        if not payloads:
             return
         opened: list[_DayFile] = []
         path = self.root
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            for day in sorted(by_day):  # one order of taking the files' locks
+            for day, payload in payloads.items():
                 path = self.path_for_day(day)
                 opened.append(_DayFile.open(path))
-                opened[-1].write(("\n".join(encode_event(e) for e in by_day[day]) + "\n").encode("utf-8"))
+                opened[-1].write(payload)
             if any(f.created for f in opened):
                 _fsync_dir(self.root)
         except OSError as exc:
             _cut_back(opened)
             raise StorageError(f"Cannot append evidence to {path}: {exc.strerror or exc}") from exc
+        except BaseException:
+            # Trigger: anything else stops the writes (a bug, KeyboardInterrupt). Why: an append is all or nothing.
+            # Outcome: the files are cut back and the error is raised as it is.
+            _cut_back(opened)
+            raise
         finally:
             for f in opened:
                 os.close(f.fd)
@@ -129,14 +137,26 @@ class EvidenceLog:
         return next((r.event for r in events if r.event.id == event_id), None)
 
 
+def _encode(events: Sequence[EvidenceEvent]) -> bytes:
+    """The day file's new lines; raises ValidationFailed for text UTF-8 cannot hold (a lone surrogate)."""
+    lines = []
+    for event in events:
+        try:
+            lines.append(encode_event(event).encode("utf-8"))
+        except UnicodeEncodeError:
+            raise ValidationFailed(f"Evidence event {event.id} holds text that is not valid UTF-8") from None
+    return b"\n".join(lines) + b"\n"
+
+
 @dataclass(slots=True)
 class _DayFile:
-    """A day file opened for one append, locked, with the length it had before it."""
+    """A day file opened for one append, locked, with the length it had before it and the bytes it wrote."""
 
     path: Path
     fd: int
     size: int
     created: bool
+    written: int = 0
 
     @classmethod
     def open(cls, path: Path) -> _DayFile:
@@ -159,17 +179,25 @@ class _DayFile:
             written = os.write(self.fd, view)
             if written <= 0:
                 raise OSError(errno.EIO, "the disk took no bytes")
+            self.written += written
             view = view[written:]
         os.fsync(self.fd)
 
 
 def _cut_back(opened: Sequence[_DayFile]) -> None:
-    """Undo a failed append: each day file back to its length before it (one it created stays, empty)."""
+    """Undo a failed append: each day file back to its length before it (one it created stays, empty). A file that
+    holds more than this append wrote was extended by a writer that takes no lock: it is left as it is."""
     for f in opened:
         try:
-            if os.fstat(f.fd).st_size != f.size:
-                os.ftruncate(f.fd, f.size)
-                os.fsync(f.fd)
+            now = os.fstat(f.fd).st_size
+            if now == f.size:
+                continue
+            if now != f.size + f.written:
+                logger.warning("Not cutting %s back to %d bytes after a failed append: it holds %d, not the %d this "
+                               "append left (another writer appended)", f.path, f.size, now, f.size + f.written)
+                continue
+            os.ftruncate(f.fd, f.size)
+            os.fsync(f.fd)
         except OSError:  # Trigger: the disk refuses the undo too. Why: the append's own error is the one to raise. Outcome: logged; the index flags an event appended twice by a retry as a duplicate.
             logger.exception("Could not cut %s back to %d bytes after a failed append", f.path, f.size)
 

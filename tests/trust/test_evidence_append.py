@@ -3,15 +3,19 @@ twice, and a write the disk cuts short is an error, never a silently torn event.
 
 from __future__ import annotations
 
+import logging
+import os
+import select
 import subprocess
 import sys
+import threading
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from memory.domain.evidence import EvidenceEvent, EvidenceKind, decode_event, new_event_id
-from memory.errors import StorageError
+from memory.domain.evidence import EvidenceEvent, EvidenceKind, decode_event, encode_event, new_event_id
+from memory.errors import StorageError, ValidationFailed
 from memory.evidence.log import EvidenceLog
 from tests.trust.conftest import NOW
 
@@ -24,7 +28,7 @@ import resource, signal, sys
 from datetime import datetime
 from pathlib import Path
 from memory.domain.evidence import EvidenceEvent, EvidenceKind, new_event_id
-from memory.errors import StorageError
+from memory.errors import StorageError, ValidationFailed
 from memory.evidence.log import EvidenceLog
 
 root, now = Path(sys.argv[1]), datetime.fromisoformat(sys.argv[2])
@@ -69,3 +73,49 @@ def test_a_write_the_disk_cuts_short_raises_and_leaves_the_day_file_as_it_was(tm
     assert (child.returncode, child.stdout.strip()) == (0, "StorageError"), child.stderr
     assert log.path_for_day("2026-07-01").read_bytes() == before
     assert [decode_event(line).text for line in before.decode().splitlines()] == ["We deploy with make deploy"]
+
+
+def test_an_event_that_cannot_be_encoded_writes_nothing_on_any_day(tmp_path):
+    log = EvidenceLog(tmp_path)
+    log.append([_event("We deploy with make deploy"), _event("a day later", NOW + timedelta(days=1))])
+    before = [log.path_for_day(day).read_bytes() for day in ("2026-07-01", "2026-07-02")]
+    with pytest.raises(ValidationFailed, match="not valid UTF-8"):
+        log.append([_event("late at night"), _event("a lone surrogate \ud800", NOW + timedelta(days=1))])
+    assert [log.path_for_day(day).read_bytes() for day in ("2026-07-01", "2026-07-02")] == before
+
+
+def test_a_day_file_another_writer_extended_during_a_failed_append_is_not_cut(tmp_path, caplog):
+    """The next day's file is a FIFO: the append writes day 1, then blocks writing more than a pipe holds into the
+    FIFO. Meanwhile a writer that takes no lock appends a line to day 1; closing the FIFO's reader fails the append.
+    Cutting day 1 back would lose that line, so it is left as it is."""
+    log = EvidenceLog(tmp_path)
+    log.append([_event("We deploy with make deploy")])
+    day1 = log.path_for_day("2026-07-01")
+    os.mkfifo(log.path_for_day("2026-07-02"))
+    reader = os.open(log.path_for_day("2026-07-02"), os.O_RDONLY | os.O_NONBLOCK)
+    outcome: list[BaseException] = []
+
+    def append() -> None:
+        try:
+            log.append([_event("late at night"), _event("x" * (4 << 20), NOW + timedelta(days=1))])
+        except BaseException as exc:  # the test asserts on it
+            outcome.append(exc)
+
+    appender = threading.Thread(target=append)
+    with caplog.at_level(logging.WARNING, logger="memory.evidence.log"):
+        try:
+            appender.start()
+            poller = select.poll()
+            poller.register(reader, select.POLLIN)
+            ready = poller.poll(120_000)  # day 1 is written once the FIFO has bytes to read
+            assert ready and ready[0][1] & select.POLLIN
+            with day1.open("ab") as hand:
+                hand.write((encode_event(_event("appended by hand")) + "\n").encode())
+        finally:
+            os.close(reader)  # the append's next write into the FIFO fails (EPIPE)
+            appender.join(timeout=120)
+    assert not appender.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], StorageError), outcome
+    texts = [decode_event(line).text for line in day1.read_text().splitlines()]
+    assert texts == ["We deploy with make deploy", "late at night", "appended by hand"]
+    assert "Not cutting" in caplog.text
