@@ -3,14 +3,19 @@
 Each day file is read from the byte offset indexed last time (kept in IndexMetaRow as `evidence:<file>`); a file
 that shrank was rewritten by hand and is indexed again from the start. `full` wipes the rows and replays every
 file in order, which yields the same rows as the live appends did (tests/trust/test_evidence.py).
+
+On PostgreSQL several hosts share the rows and each appends to its own day files, so there a file's name in the
+offsets' keys and in `EvidenceRow.file_name` is qualified by the home's host id (`<host>/<day>.jsonl`,
+EvidenceLog.host_id), and the deletes of a shrunk file and of `full` touch only this host's rows
+(tests/postgres/test_evidence_hosts.py). On SQLite (one home) names are the bare day-file names.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from memory.domain.evidence import EvidenceEvent, EvidenceKind
 from memory.domain.trust import SESSION_STATE_EVENT, SessionStatus
@@ -98,6 +103,11 @@ def mark_indexed(file_name: str, offset: int) -> None:
     IndexMetaRow.objects.update_or_create(key=META_PREFIX + file_name, defaults={"value": str(offset)})
 
 
+def host_prefix(log: EvidenceLog) -> str:
+    """What qualifies this home's day-file names in the index: "" on SQLite, "<host id>/" on PostgreSQL."""
+    return f"{log.host_id()}/" if connection.vendor == "postgresql" else ""
+
+
 def sync(log: EvidenceLog, *, full: bool = False, days: Sequence[str] | None = None) -> EvidenceSyncReport:
     """Index what the day files hold beyond the recorded offsets; `full` rebuilds every row from the files.
 
@@ -106,25 +116,33 @@ def sync(log: EvidenceLog, *, full: bool = False, days: Sequence[str] | None = N
     report = EvidenceSyncReport()
     paths = log.day_files() if days is None or full else [p for p in map(log.path_for_day, sorted(set(days)))
                                                              if p.is_file()]
+    prefix = host_prefix(log)
     with transaction.atomic():
-        if full:
+        if full and not prefix:
             EvidenceRow.objects.all().delete()
             SessionStateRow.objects.all().delete()
             IndexMetaRow.objects.filter(key__startswith=META_PREFIX).delete()
-        keys = None if days is None or full else [META_PREFIX + p.name for p in paths]
-        metas = IndexMetaRow.objects.filter(key__startswith=META_PREFIX)
+        elif full:  # a shared database: only this host's rows (and the states they set) are read again
+            mine = EvidenceRow.objects.filter(file_name__startswith=prefix)
+            SessionStateRow.objects.filter(event_id__in=mine.values("uid")).delete()
+            mine.delete()
+            IndexMetaRow.objects.filter(key__startswith=META_PREFIX + prefix).delete()
+        keys = None if days is None or full else [META_PREFIX + prefix + p.name for p in paths]
+        metas = IndexMetaRow.objects.filter(key__startswith=META_PREFIX + prefix)
         if keys is not None:
             metas = metas.filter(key__in=keys)
         offsets = {k.removeprefix(META_PREFIX): int(v) for k, v in metas.values_list("key", "value")}
         for path in paths:
-            start = offsets.get(path.name, 0)
+            name = prefix + path.name
+            start = offsets.get(name, 0)
             if start > path.stat().st_size:  # rewritten by hand: index it again from the top
-                EvidenceRow.objects.filter(file_name=path.name).delete()
+                EvidenceRow.objects.filter(file_name=name).delete()
                 start = 0
             events, bad, end = log.read_from(path, start)
             report.files += 1
             report.malformed += [(b.file_name, b.offset, b.reason) for b in bad]
-            report.indexed += index_events(events, report)
-            if end != offsets.get(path.name):
-                mark_indexed(path.name, end)
+            report.indexed += index_events([replace(e, file_name=name) for e in events] if prefix else events,
+                                           report)
+            if end != offsets.get(name):
+                mark_indexed(name, end)
     return report

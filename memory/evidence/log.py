@@ -17,6 +17,7 @@ import fcntl
 import logging
 import os
 import re
+import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,8 @@ from memory.errors import StorageError, ValidationFailed
 logger = logging.getLogger(__name__)
 
 _DAY_FILE = re.compile(r"\d{4}-\d{2}-\d{2}\.jsonl")
+HOST_ID_FILE = ".host-id"
+_HOST_ID = re.compile(r"[0-9a-f]{12}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,32 @@ class EvidenceLog:
         if not self.root.is_dir():
             return []
         return sorted(p for p in self.root.iterdir() if _DAY_FILE.fullmatch(p.name) and p.is_file())
+
+    def host_id(self) -> str:
+        """This home's evidence host id (12 hex digits), made once in `.host-id` beside the day files and kept.
+
+        It qualifies the day files' names in a database several hosts share (memory/evidence/index.py). Raises
+        StorageError when the file cannot be made or holds something else.
+        """
+        path = self.root / HOST_ID_FILE
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                value = path.read_text(encoding="ascii").strip()
+            else:
+                value = secrets.token_hex(6)
+                with os.fdopen(fd, "w", encoding="ascii") as f:
+                    f.write(value + "\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+                _fsync_dir(self.root)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StorageError(f"cannot read or make the evidence host id {path}: {exc}") from exc
+        if not _HOST_ID.fullmatch(value):
+            raise StorageError(f"{path} does not hold a host id (12 hex digits): {value[:40]!r}")
+        return value
 
     # -- writing ---------------------------------------------------------------------------------------------
 

@@ -42,7 +42,7 @@ def test_events_are_appended_as_one_json_line_each_in_the_day_file(home, db):
 def test_the_next_day_goes_to_the_next_file(home, db):
     evidence_record(items=[say("one")], now=NOW)
     evidence_record(items=[say("two")], now=NOW + timedelta(days=1))
-    assert sorted(p.name for p in (home / "evidence").iterdir()) == ["2026-07-01.jsonl", "2026-07-02.jsonl"]
+    assert sorted(p.name for p in (home / "evidence").glob("*.jsonl")) == ["2026-07-01.jsonl", "2026-07-02.jsonl"]
 
 
 def test_a_torn_last_line_is_skipped_and_never_joined_to_the_next_event(home, db):
