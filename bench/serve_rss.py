@@ -30,30 +30,10 @@ import time
 from pathlib import Path
 
 from bench._common import REPO, corpus, machine, replace_section
-from bench.serve_tree import children, cmdline, cycle_runs, free_port, serve_env, ui_session, write_memories
+from bench.serve_tree import cycle_runs, free_port, roles, serve_env, ui_session, write_memories
 
 SECTION = "Serve tree RSS"
 CYCLE_TIMEOUT_SECONDS = 900.0
-
-
-def roles(supervisor: int) -> dict[int, str]:
-    """pid -> role for every process of the tree (django-q2 forks its worker(s), then the monitor, then the pusher)."""
-    out = {supervisor: "serve supervisor"}
-    for child in children(supervisor):
-        if "gunicorn" in cmdline(child):
-            out[child] = "gunicorn master"
-            for i, worker in enumerate(children(child)):
-                out[worker] = f"gunicorn worker {i + 1}"
-        elif "qcluster" in cmdline(child):
-            out[child] = "qcluster main"
-            for sentinel in children(child):
-                out[sentinel] = "qcluster sentinel"
-                forked = children(sentinel)
-                names = [f"qcluster worker {i + 1}" for i in range(len(forked) - 2)] + ["qcluster monitor",
-                                                                                        "qcluster pusher"]
-                for name, pid in zip(names, forked):
-                    out[pid] = name
-    return out
 
 
 def memory_kib(pid: int) -> dict[str, int] | None:
@@ -71,7 +51,7 @@ def memory_kib(pid: int) -> dict[str, int] | None:
 
 def snapshot(supervisor: int) -> dict:
     rows = {}
-    for pid, role in roles(supervisor).items():
+    for pid, role in roles(supervisor, name_cluster_children=True).items():
         m = memory_kib(pid)
         if m is not None:
             rows[role] = m

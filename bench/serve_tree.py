@@ -112,8 +112,12 @@ def pressure(kind: str) -> float:
     return float(line.split()[1].split("=")[1])
 
 
-def roles(supervisor: int) -> dict[int, str]:
-    """pid -> role for every process of the server: supervisor, web master/worker, cluster main/sentinel/children."""
+def roles(supervisor: int, *, name_cluster_children: bool = False) -> dict[int, str]:
+    """pid -> role for every process of the server: supervisor, web master/worker, cluster main/sentinel/children.
+
+    The sentinel's children are one role, "qcluster worker/monitor/pusher", unless `name_cluster_children`: then
+    each is named by its fork order (django-q2 forks its worker(s), then the monitor, then the pusher).
+    """
     out = {supervisor: "serve supervisor"}
     for child in children(supervisor):
         if "gunicorn" in cmdline(child):
@@ -124,8 +128,12 @@ def roles(supervisor: int) -> dict[int, str]:
             out[child] = "qcluster main"
             for sentinel in children(child):
                 out[sentinel] = "qcluster sentinel"
-                for grandchild in children(sentinel):
-                    out[grandchild] = "qcluster worker/monitor/pusher"
+                forked = children(sentinel)
+                names = ([f"qcluster worker {i + 1}" for i in range(len(forked) - 2)]
+                         + ["qcluster monitor", "qcluster pusher"]) if name_cluster_children else (
+                    ["qcluster worker/monitor/pusher"] * len(forked))
+                for name, pid in zip(names, forked):
+                    out[pid] = name
     return out
 
 
