@@ -15,7 +15,7 @@ from memory.domain.enums import NodeType
 from memory.domain.markdown import render
 from memory.domain.node import Node
 from memory.errors import Conflict, MalformedNodeFile, NodeNotFound, StorageError, WriteConflict
-from memory import files
+from memory import files, nameless
 from memory.store import MarkdownStore, StoredFile, content_hash
 
 T0 = datetime(2026, 7, 1, 10, 0, tzinfo=UTC)
@@ -429,7 +429,7 @@ def test_a_new_file_never_replaces_a_file_at_its_name(store):
 
 
 def test_without_nameless_files_a_batch_takes_the_temp_file_path(store, monkeypatch):
-    monkeypatch.setattr(files, "_linkat", None)
+    monkeypatch.setattr(nameless, "_linkat", None)
     nodes = [make_node(ID_A), make_node(ID_B, title="Other")]
     stored = files.write_new_nodes(store, nodes)
     assert [store.read(s.path)[0] for s in stored] == nodes
