@@ -141,6 +141,21 @@ def test_failed_write_leaves_no_partial_or_temp_file(store, monkeypatch):
     assert (names(store.nodes_dir), original.path.read_bytes()) == ([original.path.name], before)
 
 
+@pytest.mark.parametrize("step", ["fsync", "replace"])
+def test_a_write_interrupted_between_its_temp_file_and_the_rename_leaves_no_temp_file(store, monkeypatch, step):
+    # Not an OSError: Ctrl-C in an in-process `ormah remember`, a worker's SystemExit, a MemoryError.
+    original = files.write_node(store, make_node())
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, step, interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        files.write_node(store, make_node(content="Never lands."))
+    monkeypatch.undo()
+    assert names(store.nodes_dir) == [original.path.name]
+
+
 def test_failed_first_write_creates_no_file(store, monkeypatch):
     def broken_fsync(fd):
         raise OSError(errno.ENOSPC, "No space left on device")
