@@ -202,7 +202,8 @@ def recording_gate(keys: dict[str, str]):
                 "type": c.type, "identity": c.identity, "overlap": c.overlap,
                 "g": (c.probability or 0.0) + c.affinity,
                 "chars": len(c.hit.content) if c.hit is not None else len(c.content),
-                "passage": bool(c.hit is not None and c.hit.passage), "route": route, "inputs": inputs}
+                "passage": bool(c.hit is not None and c.hit.passage), "route": route, "inputs": inputs,
+                "follow_up": run.follow_up}
 
     def no_overlap(run) -> list[dict]:
         """Recall hits the overlap filter dropped (route "no_overlap"; what an open filter would hand the gate)."""
@@ -210,12 +211,13 @@ def recording_gate(keys: dict[str, str]):
                 if c.stage == STAGE_OVERLAP and c.probability is not None and c.ce_abs is None]
 
     def observed(run, conf, deps):
-        hits = gate.logistic_hits(run)
-        inputs = gate.gate_inputs(run, hits)
+        served = deps.served() if run.request.session_id else frozenset()  # already in the agent's context
+        inputs = gate.gate_inputs(run, gate.logistic_hits(run))
         share = conf.gate_relative if run.intent is not None and run.intent.has(IDENTITY) else conf.identity_fact_share
         calls[-1] = [row(c, run, "preference" if gate.preference_route(c, run) else
                          "identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
-                         else "cosine", inputs.get(id(c))) | {"share": share} for c in run.pool] + no_overlap(run)
+                         else "cosine", inputs.get(id(c))) | {"share": share, "served": c.node_id in served}
+                     for c in run.pool] + no_overlap(run)
         return gate.injection_gate(run, conf, deps)
 
     def overlap_observed(run, conf, deps):
