@@ -214,9 +214,14 @@ def recording_gate(keys: dict[str, str]):
         served = deps.served() if run.request.session_id else frozenset()  # already in the agent's context
         inputs = gate.gate_inputs(run, gate.logistic_hits(run))
         share = conf.gate_relative if run.intent is not None and run.intent.has(IDENTITY) else conf.identity_fact_share
+        rows_ = [c.hit.row_id for c in run.pool if c.hit is not None]
+        alone = deps.cosines(run.prompt_vec, rows_) if run.follow_up and run.prompt_vec is not None else {}
+        joined = deps.cosines(run.query_vec, rows_) if run.follow_up and run.query_vec is not None else {}
         calls[-1] = [row(c, run, "preference" if gate.preference_route(c, run) else
                          "identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
-                         else "cosine", inputs.get(id(c))) | {"share": share, "served": c.node_id in served}
+                         else "cosine", inputs.get(id(c))) | {"share": share, "served": c.node_id in served,
+                                                   "cos_alone": alone.get(c.hit.row_id) if c.hit is not None else None,
+                                                   "cos_joined": joined.get(c.hit.row_id) if c.hit is not None else None}
                      for c in run.pool] + no_overlap(run)
         return gate.injection_gate(run, conf, deps)
 
