@@ -32,6 +32,7 @@ CAP = 2
 IDENTITY_GATE = 0.25  # the identity route's cosine gates (whisper/conf.py), not fitted here: with a shared word,
 IDENTITY_GATE_NO_WORD = 0.35  # and without
 PREFERENCE_GATE, PREFERENCE_GATE_NO_WORD = 0.35, 0.45  # the preference route's, the same way
+FOLLOW_UP_COSINE = 0.35  # whisper/conf.py follow_up_cosine, not fitted here
 STRONG = 0.70  # a recall hit with this raw cosine passes on its own (the overlap filter's cosine floor)
 FOLDS, SHUFFLES = 5, (0, 1, 2)
 
@@ -99,6 +100,10 @@ EXTRAS = {
     "overlap": lambda c, call: float(bool(c.get("overlap"))),  # shares a distinctive word with the prompt
     "short_margin": _short_margin,
     "follow_up": lambda c, call: float(bool(c.get("follow_up"))),  # the query joins the previous prompts
+    "both_legs": lambda c, call: float(c.get("fts_rank") is not None and c.get("vector_rank") is not None),
+    "fts_first": lambda c, call: float(c.get("fts_rank") == 1),
+    "vector_first": lambda c, call: float(c.get("vector_rank") == 1),
+    "title_overlap": lambda c, call: float(bool(c.get("title_overlap"))),  # shares a word with the title
 }
 LONG_CHARS = 1000.0
 BY_LOGIT = False  # --by-logit: arrange orders the logistic gate's hits by their log-odds, not recall's score
@@ -132,6 +137,18 @@ def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return w
 
 
+def _follow_up_answer(call: list[dict]) -> int | None:
+    """As whisper.stages.gate._follow_up_answer: on a follow-up whose hits hold a served memory (as production
+    served it when the dump was made), the index of the unserved hit with the highest min(cosine to the joined
+    query, to the prompt alone) when it reaches FOLLOW_UP_COSINE."""
+    hits = [(k, c) for k, c in enumerate(call) if c["route"] in ("logistic", "served") and c.get("follow_up")]
+    fresh = [(k, c) for k, c in hits if not c.get("served") and c.get("cos_alone") is not None]
+    if not fresh or len(fresh) == len(hits):
+        return None
+    k, c = max(fresh, key=lambda kc: min(kc[1]["cos_alone"], kc[1]["cos_joined"]))
+    return k if min(c["cos_alone"], c["cos_joined"]) >= FOLLOW_UP_COSINE else None
+
+
 def passed(call: list[dict], logits: dict[int, float], t: float, served=frozenset()) -> list[str]:
     """What the gate, already_served and arrange would inject from one call's candidates at threshold t."""
     def ok(k: int, c: dict) -> bool:
@@ -145,7 +162,7 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
             return False
         return c["cosine"] >= STRONG or logits[k] >= t
 
-    kept = [(k, c) for k, c in enumerate(call) if ok(k, c)]
+    kept = [(k, c) for k, c in enumerate(call) if ok(k, c) or k == _follow_up_answer(call)]
     # As the gate's _best_identity_only: identity-route memories below `share` x the best one's stay out.
     best = max((c["cosine"] for _, c in kept if c["route"] in ("identity", "preference")), default=0.0)
     kept = [(k, c) for k, c in kept if c["key"] not in served and (

@@ -193,6 +193,7 @@ def recording_gate(keys: dict[str, str]):
     from whisper.classifier import IDENTITY
     from whisper.stages import gate, scoring
     from whisper.state import STAGE_OVERLAP
+    from whisper.text import topic_tokens
 
     calls: list[list[dict] | None] = []
 
@@ -203,7 +204,9 @@ def recording_gate(keys: dict[str, str]):
                 "g": (c.probability or 0.0) + c.affinity,
                 "chars": len(c.hit.content) if c.hit is not None else len(c.content),
                 "passage": bool(c.hit is not None and c.hit.passage), "route": route, "inputs": inputs,
-                "follow_up": run.follow_up}
+                "follow_up": run.follow_up, "fts_rank": c.hit.fts_rank if c.hit is not None else None,
+                "vector_rank": c.hit.vector_rank if c.hit is not None else None,
+                "title_overlap": bool(topic_tokens(run.query or run.prompt) & topic_tokens(c.title or ""))}
 
     def no_overlap(run) -> list[dict]:
         """Recall hits the overlap filter dropped (route "no_overlap"; what an open filter would hand the gate)."""
