@@ -1,7 +1,8 @@
 """LoCoMo turn retrieval through the real services: recall@5/10/30 per category for BM25 alone, vectors alone and
 the full pipeline, the hubness figure, and search latency.
 
-    python -m bench.locomo [--folds 5] [--write] [--embedder DOTTED --model NAME] [--database-url URL]
+    python -m bench.locomo [--write] [--embedder DOTTED --model NAME] [--database-url URL | --fresh]
+                           [--json PATH] [--baseline PATH [--baseline-label TEXT]]
 
 Protocol (../shared/benchmarks/locomo-dev/README.md): each conversation is its own store; every turn is one memory
 "Speaker: text" (plus " [shares CAPTION]") remembered in batch through `nodes_remember` with its session's date as
