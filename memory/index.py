@@ -26,12 +26,12 @@ from memory.index_edges import (  # rebuild_all_edges: used as index.*
 )
 from memory.index_rows import fill_row
 from memory.index_vectors import (  # embed_into_cache, embed_text, node_vectors, text_hash: used as index.*
-    _index_passages,
-    _vectors_for,
     embed_into_cache,  # noqa: F401
     embed_text,  # noqa: F401
+    index_passages,
     node_vectors,  # noqa: F401
     text_hash,
+    vectors_for,
 )
 from memory.models import (
     IndexMetaRow,
@@ -193,10 +193,10 @@ def _index_vectors(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) ->
     for _, row in same:
         if row.id in keep_ids:
             vectors.update_metadata(row.id, type=row.type, tier=row.tier, space=row.space)
-    embedded = _index_passages(pairs, embedder)
+    embedded = index_passages(pairs, embedder)
     if not todo:
         return embedded
-    found, fresh = _vectors_for([n for n, _ in todo], embedder)
+    found, fresh = vectors_for([n for n, _ in todo], embedder)
     embedded += fresh
     vectors.upsert((r.id, found[hashes[r.id]], r.type, r.tier, r.space) for _, r in todo)
     for _, row in todo:
