@@ -24,7 +24,7 @@ from memory.index_edges import (  # rebuild_all_edges: used as index.*
     rebuild_edges,
     resolve_dangling,
 )
-from memory.index_rows import fill_row
+from memory.index_rows import CHUNK, fill_row
 from memory.index_vectors import (  # embed_into_cache, embed_text, node_vectors, text_hash: used as index.*
     embed_into_cache,  # noqa: F401
     embed_text,  # noqa: F401
@@ -46,7 +46,6 @@ from memory.store import MarkdownStore, StoredFile
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-CHUNK = 500
 META_MODEL = "embedding_model_id"
 META_DIM = "embedding_dim"
 META_FORMAT = "index_format"

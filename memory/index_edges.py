@@ -10,9 +10,8 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from memory.index_rows import CHUNK
 from memory.models import EdgeRow, NodeRow
-
-CHUNK = 500  # rows per query
 
 
 def rebuild_edges(sources: Iterable[NodeRow]) -> None:

@@ -1,4 +1,5 @@
-"""What a node's index row holds: every NodeRow column derived from the node and its file (no queries).
+"""What a node's index row holds: every NodeRow column derived from the node and its file (no queries), and
+CHUNK, the rows per query of every index module (memory.index, index_edges, index_vectors, rebuild).
 
 memory.index writes these rows; a change here changes how rows are derived, so it bumps
 memory.index.INDEX_FORMAT.
@@ -13,6 +14,7 @@ from memory.domain.node import PROVENANCE_KEYS, Node
 from memory.models import NodeRow
 from memory.store import StoredFile
 
+CHUNK = 500  # rows per query or bulk batch (far below any backend's parameter limit)
 SUPERSEDED_BY_KEY = "superseded_by"  # written by nodes_consolidate into the sources' files
 
 

@@ -14,9 +14,8 @@ import numpy as np
 from memory.domain import chunking
 from memory.domain.node import Node
 from memory.embeddings import Embedder, embedding_text
+from memory.index_rows import CHUNK
 from memory.models import EmbeddingCacheRow, NodeRow, PassageRow
-
-CHUNK = 500
 
 
 def text_hash(node: Node) -> str:
