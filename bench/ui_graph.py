@@ -8,11 +8,13 @@ bench-local cache when present, see bench/spine.py), the self node, then `ormah 
 `manage.py serve --no-cluster --no-watch` then serves it with gunicorn exactly as in production (static files
 included), and Playwright drives /usr/bin/chromium (tech notes §5):
 
-- drawn: navigation start to the `ormah:graph-drawn` performance mark, which graph.js sets after the fcose layout
-  has run and Cytoscape has rendered the first frame; ready: to `#graph[data-state=ready]` (a big graph drawn
+- drawn: navigation start to the `ormah:graph-drawn` performance mark, which graph.js sets after the layout
+  has run (fcose in the page, or above 1,000 memories in the core the server's, ormah_site/ui/layout.py) and
+  Cytoscape has rendered the first frame; ready: to `#graph[data-state=ready]` (a big graph drawn
   from cached positions adds its edges after the first frame; otherwise the same frame). "cold" is a fresh
   browser context (empty HTTP cache), "warm" a reload in the same context. The split comes from `window.ormahGraphTimings` (data fetch and parse,
-  layout) measured in the page.
+  layout) measured in the page; the server's time for the positions (read from the cache, or laid out) from the
+  data answer's `Server-Timing` header (-1 for a tree that does not send it).
 - weight: bytes transferred for the graph page (Resource Timing `transferSize`), by kind, and the decoded size
   of the graph JSON (served gzipped).
 - frames: frames painted per second while the mouse drags the graph for 2 seconds (requestAnimationFrame count),
@@ -48,7 +50,7 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
 VIEWPORT = {"width": 1440, "height": 900}
 CORPUS_SEED = 1
 TIMINGS = ("drawn_ms", "ready_ms", "start_ms", "fetch_ms", "init_ms", "layout_ms", "fit_ms", "render_ms",
-           "browser_cpu_ms", "main_cpu_ms", "server_cpu_ms")
+           "browser_cpu_ms", "main_cpu_ms", "server_cpu_ms", "positions_ms")
 TICKS = os.sysconf("SC_CLK_TCK")
 SITE_DIR = ".bench-site"  # in an exported baseline tree (see _export_tree)
 
@@ -183,7 +185,11 @@ def _measure(page, base: str, server: int, *, reload: bool = False) -> dict:
     return cpu | page.evaluate("""() => {
         const drawn = performance.getEntriesByName('ormah:graph-drawn')[0].startTime;
         const t = window.ormahGraphTimings;
+        const data = performance.getEntriesByType('resource')
+            .filter(r => new URL(r.name).pathname === '/graph/data/').pop();
+        const positions = ((data && data.serverTiming) || []).find(s => s.name === 'positions');
         return {drawn_ms: Math.round(drawn), ready_ms: t.ready_ms || Math.round(drawn), start_ms: t.start_ms,
+                positions_ms: positions ? positions.duration : -1,
                 fetch_ms: t.fetch_ms, init_ms: t.init_ms,
                 layout_ms: t.layout_ms, fit_ms: t.fit_ms, render_ms: t.render_ms,
                 nodes: window.ormahGraph.nodes().length, edges: window.ormahGraph.edges().length};
@@ -253,6 +259,7 @@ def _summary(cold: list[dict], cached: list[dict], warm: list[dict], frames: lis
     med = lambda rows, key: statistics.median(r[key] for r in rows)  # noqa: E731
     return {"cold": {k: med(cold, k) for k in TIMINGS}, "cached": {k: med(cached, k) for k in TIMINGS},
             "warm": {k: med(warm, k) for k in TIMINGS}, "layouts": [r["layout"] for r in cold + cached],
+            "first_layouts": [r["layout"] for r in cold],
             "floor_ms": statistics.median(floors), "cold_max_ms": max(r["drawn_ms"] for r in cold),
             "nodes": cold[0]["nodes"], "edges": cold[0]["edges"],
             "fps_first": round(statistics.median(f[0] for f in frames), 1),

@@ -7,6 +7,10 @@ def _kb(n: int) -> str:
     return f"{n / 1024:,.0f} KB"
 
 
+def _ms(value: float) -> str:
+    return "–" if value < 0 else f"{value:.0f} ms"
+
+
 def _rows(results: list[dict]) -> list[tuple[str, dict, dict]]:
     """(row label, size result, one tree's summary) for every size and code tree."""
     return [(f"{r['size']:,}" + ("" if len(r["trees"]) == 1 else f" {name}"), r, t)
@@ -23,8 +27,10 @@ def report(results: list[dict], machine_md: str, load: str) -> str:
         "measured by `python -m bench.ui_graph` in headless Debian Chromium (`/usr/bin/chromium`, software",
         "rendering, no GPU) against `ormah serve` (gunicorn, static files from Django). Median of "
         f"{results[0]['runs']} runs.{trees}",
-        "First visit = fresh browser context with an empty position cache (fcose runs, the positions are sent to",
-        "the server); later visit = fresh browser context whose memories all have cached positions (no layout);",
+        "First visit = fresh browser context with an empty position cache (the layout runs: fcose in the page, which",
+        "sends the positions to the server, or, above 1,000 memories in the core, the server's own layout, sent with",
+        "the data and kept; positions = the server's time for them, from the answer's Server-Timing header); later",
+        "visit = fresh browser context whose memories all have cached positions (no layout);",
         "ready = the graph usable with its edges (a big graph drawn from cached positions adds them after the first",
         "frame; below 1,500 memories, or with positions missing, ready is the first frame);",
         "reload = the later visit reloaded. CPU = user + system time of the Chromium processes (browser) and of",
@@ -34,16 +40,17 @@ def report(results: list[dict], machine_md: str, load: str) -> str:
         "navigation to the load event of the stats page in the same browser and server (no graph), same run.",
         f"Load average while it ran: {load}.",
         "",
-        "| Memories | Drawn nodes / edges | First visit: drawn | data | layout | first frame | browser CPU "
-        "| Later visit: drawn | ready | layout | browser CPU | main-thread CPU | Reload: drawn | Floor "
+        "| Memories | Drawn nodes / edges | First visit: drawn | ready | data | positions | layout | first frame "
+        "| browser CPU | Later visit: drawn | ready | layout | browser CPU | main-thread CPU | Reload: drawn | Floor "
         "| First / later ÷ floor |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for label, r, t in _rows(results):
         c, k = t["cold"], t["cached"]
         lines.append(
             f"| {label} | {t['nodes']:,} / {t['edges']:,} | {c['drawn_ms'] / 1000:.2f} s | "
-            f"{c['fetch_ms']:.0f} ms | {c['layout_ms']:.0f} ms | {c['render_ms']:.0f} ms | "
+            f"{c['ready_ms'] / 1000:.2f} s | {c['fetch_ms']:.0f} ms | {_ms(c['positions_ms'])} | "
+            f"{c['layout_ms']:.0f} ms | {c['render_ms']:.0f} ms | "
             f"{c['browser_cpu_ms'] / 1000:.2f} s | {k['drawn_ms'] / 1000:.2f} s | {k['ready_ms'] / 1000:.2f} s | "
             f"{k['layout_ms']:.0f} ms | "
             f"{k['browser_cpu_ms'] / 1000:.2f} s | {k['main_cpu_ms'] / 1000:.2f} s | "
@@ -59,7 +66,9 @@ def report(results: list[dict], machine_md: str, load: str) -> str:
         + "; ".join(f"{label}: {split(t['cached'])}" for label, _, t in _rows(results)) + ".",
         "",
         "Where a first visit's time goes (median ms): "
-        + "; ".join(f"{label}: {split(t['cold'])}" for label, _, t in _rows(results)) + ". Server CPU per visit: "
+        + "; ".join(f"{label}: {split(t['cold'])}" for label, _, t in _rows(results)) + ". Layout of the first"
+        " visits: " + "; ".join(f"{label}: {', '.join(sorted(set(t['first_layouts'])))}" for label, _, t in _rows(results))
+        + ". Server CPU per visit: "
         + "; ".join(f"{label}: {t['cold']['server_cpu_ms']:.0f} ms first, {t['cached']['server_cpu_ms']:.0f} ms later"
                     for label, _, t in _rows(results)) + ". Drag frames/s after the later visit (first drag / then): "
         + "; ".join(f"{label}: {t['fps_first']:.0f} / {t['fps']:.0f}" for label, _, t in _rows(results)) + ".",

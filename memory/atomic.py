@@ -15,7 +15,6 @@ import errno
 import os
 import tempfile
 from pathlib import Path
-from typing import NoReturn
 
 from memory import exchange
 from memory.domain.node import utcnow
@@ -220,8 +219,10 @@ def write_temp(target: Path, data: bytes, *, mtime_ns: int | None = None,
                 os.utime(fh.fileno(), ns=(mtime_ns, mtime_ns))
             os.fsync(fh.fileno())
             st = os.fstat(fh.fileno())
-    except BaseException as exc:  # not only OSError: an interrupt or a MemoryError must not leave the file either
-        _unlink_failed(tmp, exc, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise storage_error(exc, target) from exc
     return Path(tmp), st
 
 
@@ -229,17 +230,10 @@ def replace_temp(tmp: Path, target: Path) -> None:
     """Rename the temp file `tmp` over `target`; raises StorageError (the temp file removed)."""
     try:
         os.replace(tmp, target)
-    except BaseException as exc:
-        _unlink_failed(tmp, exc, target)
-
-
-def _unlink_failed(tmp: Path | str, exc: BaseException, target: Path) -> NoReturn:
-    """Remove the temp file of a write that failed, then raise: StorageError for an OSError, anything else as is."""
-    with contextlib.suppress(OSError):
-        os.unlink(tmp)
-    if isinstance(exc, OSError):
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
         raise storage_error(exc, target) from exc
-    raise exc
 
 
 def link_new(source: Path, target: Path) -> bool:

@@ -1,8 +1,9 @@
 """Where the graph explorer last drew each memory, kept on the server between visits (a cache, never the truth).
 
 One JSON file in ORMAH_HOME (ui/graph-positions.json): memory id -> [x, y]. The explorer lays out only the
-memories without a position (new ones, or all of them on a first visit) and sends back what it drew. Losing the
-file costs one layout; a corrupt file is ignored and replaced.
+memories without a position (new ones, or all of them on a first visit) and sends back what it drew; a big graph's
+first layout is made here instead (positions_for_graph, ormah_site/ui/layout.py). Losing the file costs one layout;
+a corrupt file is ignored and replaced.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ import math
 import os
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from memory.conf import get_conf
+from ormah_site.ui.layout import LAYOUT_ABOVE, graph_layout, graph_parts
 
 logger = logging.getLogger(__name__)
 MAX_POSITIONS = 50_000
+KNOWN_SHARE = 0.6  # static/ui/graph.js: with this share of the shown memories placed, only the others are placed
 _lock = threading.Lock()
 
 
@@ -81,3 +85,30 @@ def positions_save(*, positions: dict, forget: list[str] | None = None) -> int:
             Path(tmp).unlink(missing_ok=True)
             return 0
     return len(clean)
+
+
+@dataclass(frozen=True)
+class GraphPositions:
+    """Positions for the memories shown, and whether the server laid them out for this answer."""
+
+    pos: dict[str, list[float]]
+    computed: bool
+
+
+def positions_for_graph(*, nodes: list[dict], edges: list[list]) -> GraphPositions:
+    """The cached positions of an exported graph; for a big graph with most of them missing, a layout made here.
+
+    When fewer than KNOWN_SHARE of the memories have a position the explorer lays out the whole graph; above
+    LAYOUT_ABOVE memories in its core that is fcose's spectral draft, which ormah_site.ui.layout computes in tens of
+    milliseconds instead of the page's 0.8-1 s. Those positions are saved (the next visit reads them) and returned.
+    """
+    ids = [n["id"] for n in nodes]
+    cached = positions_for(ids)
+    if len(cached) >= KNOWN_SHARE * len(ids):
+        return GraphPositions(pos=cached, computed=False)
+    parts = graph_parts(nodes=nodes, edges=edges)
+    if parts.core_size <= LAYOUT_ABOVE:
+        return GraphPositions(pos=cached, computed=False)
+    pos = graph_layout(parts)
+    positions_save(positions=pos)
+    return GraphPositions(pos=pos, computed=True)

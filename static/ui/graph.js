@@ -1,5 +1,6 @@
 /* Ormah graph explorer: Cytoscape + fcose. Data comes from /graph/data/ (compact keys, see memory/graph.py):
  *   node {id, label, type, tier, space, imp, acc, self?, idn?, old?, more?}   edge [source, target, type, weight]
+ *   pos {id: [x, y]} (cached, or laid out by the server for a big graph: then layout: "server")
  * The instance is window.ormahGraph; #graph gets data-state="ready" and data-node-count once the graph is drawn.
  */
 (function () {
@@ -207,7 +208,7 @@
   // ---- layout and drawing ------------------------------------------------------------------------------------
 
   var CORE_MIN = 4;      // components with fewer memories are not given to fcose but set around it
-  var DRAFT_ABOVE = 1000; // fcose quality "draft" (spectral only) for cores larger than this
+  var DRAFT_ABOVE = 1000; // fcose quality "draft" (spectral only) for cores larger than this (ui/layout.py LAYOUT_ABOVE)
 
   /* Connected components from the element data (union-find; Cytoscape's own components() is slow at 5,000). */
   function components() {
@@ -409,9 +410,11 @@
       if (!later.length) rest();
     };
     // Positions kept from earlier visits: only the memories without one are placed (next to a placed neighbour,
-    // else around the rest); a first visit, or one where most memories are new, runs the full layout.
-    el.dataset.layout = n && known >= 0.6 * n ? "cached" : "computed";
-    if (el.dataset.layout === "cached") {
+    // else around the rest); a first visit, or one where most memories are new, runs the full layout. Above
+    // DRAFT_ABOVE memories in the core the server has already made that layout (fcose's spectral draft would do
+    // no more) and sent it with the data: "server" (ormah_site/ui/layout.py).
+    el.dataset.layout = data.layout === "server" ? "server" : n && known >= 0.6 * n ? "cached" : "computed";
+    if (el.dataset.layout !== "computed") {
       after(placeNew(Object.keys(pos)));
     } else {
       runLayout(function () { after(cy.nodes()); });
