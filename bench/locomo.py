@@ -1,7 +1,8 @@
 """LoCoMo turn retrieval through the real services: recall@5/10/30 per category for BM25 alone, vectors alone and
 the full pipeline, the hubness figure, and search latency.
 
-    python -m bench.locomo [--folds 5] [--write] [--embedder DOTTED --model NAME] [--database-url URL]
+    python -m bench.locomo [--write] [--embedder DOTTED --model NAME] [--database-url URL | --fresh]
+                           [--json PATH] [--baseline PATH [--baseline-label TEXT]]
 
 Protocol (../shared/benchmarks/locomo-dev/README.md): each conversation is its own store; every turn is one memory
 "Speaker: text" (plus " [shares CAPTION]") remembered in batch through `nodes_remember` with its session's date as
@@ -17,6 +18,9 @@ embedding is timed apart).
 With `--database-url postgres://...` every conversation's store is built on PostgreSQL instead, in a fresh database
 of that server (dropped after its questions) and a temporary home, through the same services, queries (the same
 query-vector cache) and scorer; nothing of it is cached (`--fresh` does the same on SQLite).
+
+The split is read by bench/locomo_data.py and the stores are built by bench/locomo_stores.py; this module ranks,
+scores and reports.
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ import argparse
 import json
 import os
 import re
-import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -33,190 +36,31 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench._common import DEFAULT_CACHE_DIR, REPO, percentile
+from bench._common import percentile
+from bench.locomo_data import (  # DATA, Question, Turn, folds, shared_dir: re-exported as locomo.*
+    CATEGORIES,
+    DATA,  # noqa: F401
+    Conversation,
+    Question,  # noqa: F401
+    Turn,  # noqa: F401
+    folds,  # noqa: F401
+    load_split,
+    shared_dir,  # noqa: F401
+)
+from bench.locomo_stores import (  # use_store: re-exported as locomo.* (bench/scorer_pools.py)
+    CACHE,
+    CachedQueries,
+    build_store,
+    model_slug,
+    setup_django,
+    use_store,  # noqa: F401
+)
 
-
-
-def shared_dir() -> Path:
-    """../shared beside the repository root; from a git worktree, beside the main checkout's root."""
-    here = REPO.parent / "shared"
-    if here.is_dir():
-        return here
-    common = REPO / ".git"
-    if common.is_file():  # a worktree: ".git" names the main repository's git dir
-        gitdir = Path(common.read_text().split(":", 1)[1].strip())
-        main_root = gitdir.parent.parent.parent if gitdir.parent.name == "worktrees" else gitdir.parent
-        if (main_root.parent / "shared").is_dir():
-            return main_root.parent / "shared"
-    return here
-
-
-DATA = shared_dir() / "benchmarks" / "locomo-dev" / "locomo-dev.json"
-CACHE = DEFAULT_CACHE_DIR / "locomo"
 SECTION = "LoCoMo turn retrieval (dev split)"
 KS = (5, 10, 30)
 LIMIT = 30
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 MODES = ("bm25", "vectors", "full")
 MODE_LABELS = {"bm25": "BM25 alone", "vectors": "Vectors alone", "full": "Full pipeline"}
-
-
-@dataclass(frozen=True)
-class Turn:
-    dia_id: str
-    text: str
-    created: datetime
-
-
-@dataclass(frozen=True)
-class Question:
-    text: str
-    evidence: tuple[str, ...]
-    category: int
-
-
-@dataclass(frozen=True)
-class Conversation:
-    sample_id: str
-    turns: tuple[Turn, ...]
-    questions: tuple[Question, ...]
-
-
-def _session_date(raw: str) -> datetime:
-    return datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
-
-
-def load_split(path: Path = DATA) -> list[Conversation]:
-    """The conversations of the split, or SystemExit with a plain message when the data is absent."""
-    if not path.is_file():
-        raise SystemExit(f"LoCoMo dev split not found at {path}: it lives outside the repository "
-                         "(../shared/benchmarks/locomo-dev/); nothing to measure.")
-    out = []
-    for sample in json.loads(path.read_text()):
-        conv = sample["conversation"]
-        turns = []
-        sessions = sorted((int(k.split("_")[1]), k) for k in conv if re.fullmatch(r"session_\d+", k))
-        for _, key in sessions:
-            created = _session_date(conv[f"{key}_date_time"])
-            for t in conv[key]:
-                text = f"{t['speaker']}: {t['text']}"
-                if t.get("blip_caption"):
-                    text += f" [shares {t['blip_caption']}]"
-                turns.append(Turn(dia_id=t["dia_id"], text=text, created=created))
-        known = {t.dia_id for t in turns}
-        questions = []
-        for qa in sample["qa"]:
-            evidence = tuple(e for e in qa.get("evidence", []) if e in known)
-            if qa.get("category") in CATEGORIES and evidence:
-                questions.append(Question(text=qa["question"], evidence=evidence, category=qa["category"]))
-        out.append(Conversation(sample_id=sample["sample_id"], turns=tuple(turns), questions=tuple(questions)))
-    return out
-
-
-def folds(convs: list[Conversation], n: int) -> list[list[str]]:
-    """Conversation ids split into n folds (round robin in split order; n = number of conversations: one each)."""
-    n = max(1, min(n, len(convs)))
-    return [[c.sample_id for c in convs[i::n]] for i in range(n)]
-
-
-# ---------------------------------------------------------------------------
-# Stores (one per conversation, cached per model)
-# ---------------------------------------------------------------------------
-
-def setup_django(base: Path, *, embedder: str | None = None, model: str | None = None,
-                 database_url: str | None = None) -> None:
-    """Django for the bench: settings from a scratch home; the model folder shared by every store; the engine is
-    SQLite unless `database_url` names a PostgreSQL server."""
-    base.mkdir(parents=True, exist_ok=True)
-    os.environ["ORMAH_HOME"] = str(base / "_home")
-    os.environ["ORMAH_MODEL_CACHE_DIR"] = str(DEFAULT_CACHE_DIR / "models")
-    os.environ.pop("ORMAH_DB_PATH", None)
-    os.environ.pop("ORMAH_DATABASE_URL", None)
-    if database_url:
-        os.environ["ORMAH_DATABASE_URL"] = database_url
-    if embedder:
-        os.environ["ORMAH_EMBEDDER"] = embedder
-    if model:
-        os.environ["ORMAH_EMBEDDING_MODEL"] = model
-    os.environ["DJANGO_SETTINGS_MODULE"] = "ormah_site.settings"
-    os.environ.setdefault("ORMAH_LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
-
-
-def use_store(home: Path, database: str | None = None) -> None:
-    """Point the services and the index connection at one store's home (migrating a new one); on PostgreSQL the
-    index is the server's database `database` instead of the home's file."""
-    from django.conf import settings
-    from django.core.management import call_command
-    from django.db import connections
-
-    home.mkdir(parents=True, exist_ok=True)
-    connections["default"].close()
-    connections["default"].settings_dict["NAME"] = database or str(home / "index.sqlite3")
-    ormah = dict(settings.ORMAH)
-    ormah.update(HOME=home, MEMORY_DIR=home / "memory", TOKEN_FILE=home / "api_token")
-    settings.ORMAH = ormah
-    call_command("migrate", verbosity=0, interactive=False)
-
-
-def model_slug(model_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", model_id)
-
-
-def build_store(conv: Conversation, home: Path, database: str | None = None) -> dict[str, int]:
-    """The store of one conversation (built once, then reused): dia_id -> index row id."""
-    marker = home / "built.json"
-    if marker.is_file():
-        use_store(home, database)
-        return json.loads(marker.read_text())
-    use_store(home, database)
-    from memory.domain.requests import NodeCreate
-    from memory.models import NodeRow
-    from memory.services import nodes_remember
-
-    started = time.perf_counter()
-    items = [(NodeCreate(content=t.text, created=t.created, source="bench:locomo"), None) for t in conv.turns]
-    results = nodes_remember(items=items, auto_link=False)
-    uids = {r.node.id: t.dia_id for r, t in zip(results, conv.turns)}
-    rows = dict(NodeRow.objects.filter(uid__in=list(uids)).values_list("uid", "id"))
-    keymap = {uids[uid]: row_id for uid, row_id in rows.items()}
-    marker.write_text(json.dumps(keymap))
-    print(f"  built {conv.sample_id}: {len(keymap)} turns in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    return keymap
-
-
-class CachedQueries:
-    """The configured embedder with query vectors kept in a file (documents go straight to the model)."""
-
-    def __init__(self, inner, path: Path) -> None:
-        import numpy as np
-
-        self.inner, self.path, self.model_id, self.dim = inner, path, inner.model_id, inner.dim
-        self._np = np
-        self.cache: dict[str, list[float]] = json.loads(path.read_text()) if path.is_file() else {}
-        self.dirty = False
-        self.embed_seconds: list[float] = []
-
-    def embed_documents(self, texts):
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str):
-        if text not in self.cache:
-            started = time.perf_counter()
-            vec = self.inner.embed_query(text)
-            self.embed_seconds.append(time.perf_counter() - started)
-            self.cache[text] = [float(x) for x in vec]
-            self.dirty = True
-        return self._np.asarray(self.cache[text], dtype=self._np.float32)
-
-    def save(self) -> None:
-        if self.dirty:
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(self.cache))
-            os.replace(tmp, self.path)
-            self.dirty = False
 
 
 # ---------------------------------------------------------------------------

@@ -32,6 +32,7 @@ CAP = 2
 IDENTITY_GATE = 0.25  # the identity route's cosine gates (whisper/conf.py), not fitted here: with a shared word,
 IDENTITY_GATE_NO_WORD = 0.35  # and without
 PREFERENCE_GATE, PREFERENCE_GATE_NO_WORD = 0.35, 0.45  # the preference route's, the same way
+FOLLOW_UP_COSINE = 0.35  # whisper/conf.py follow_up_cosine, not fitted here
 STRONG = 0.70  # a recall hit with this raw cosine passes on its own (the overlap filter's cosine floor)
 FOLDS, SHUFFLES = 5, (0, 1, 2)
 
@@ -65,20 +66,23 @@ def gate_inputs(call: list[dict]) -> None:
         c["inputs"] = [c["g"], c["cosine"], c["cosine"] - best_cos, c["g"] - by_g[0], float(rank == 0), c["g"] - nxt]
 
 
-def prepared(dump: list[dict], open_overlap: bool) -> list[dict]:
+def prepared(dump: list[dict], open_overlap: bool, served_out: bool = False) -> list[dict]:
     """The dump as production judged it (recall hits the overlap filter dropped left out), or with that filter
-    open for recall hits: they reach the logistic gate too, and every hit's inputs are recomputed."""
+    open for recall hits: they reach the logistic gate too. `served_out`: hits the session was already served (in
+    the agent's context, dropped after the gate) are not among the hits the others are measured against (route
+    "served"). Every hit's inputs are recomputed from its g and cosine (as whisper.stages.gate.gate_inputs)."""
     for item in dump:
         for i, call in enumerate(item["calls"]):
             if call is None:
                 continue
-            if not open_overlap:
-                item["calls"][i] = [c for c in call if c["route"] != "no_overlap"] or None
-                continue
             for c in call:
-                if c["route"] == "no_overlap":
+                if c.get("served") and c["route"] == "logistic" and served_out:
+                    c["route"] = "served"
+                if c["route"] == "no_overlap" and open_overlap:
                     c["route"] = "logistic"
-            gate_inputs(call)
+            item["calls"][i] = call = [c for c in call if c["route"] != "no_overlap"] or None
+            if call:
+                gate_inputs(call)
     return dump
 
 
@@ -95,6 +99,11 @@ EXTRAS = {
     "long_other": lambda c, call: _long(c, call) * EXTRAS["other_space"](c, call),  # a long page of another space
     "overlap": lambda c, call: float(bool(c.get("overlap"))),  # shares a distinctive word with the prompt
     "short_margin": _short_margin,
+    "follow_up": lambda c, call: float(bool(c.get("follow_up"))),  # the query joins the previous prompts
+    "both_legs": lambda c, call: float(c.get("fts_rank") is not None and c.get("vector_rank") is not None),
+    "fts_first": lambda c, call: float(c.get("fts_rank") == 1),
+    "vector_first": lambda c, call: float(c.get("vector_rank") == 1),
+    "title_overlap": lambda c, call: float(bool(c.get("title_overlap"))),  # shares a word with the title
 }
 LONG_CHARS = 1000.0
 BY_LOGIT = False  # --by-logit: arrange orders the logistic gate's hits by their log-odds, not recall's score
@@ -128,6 +137,18 @@ def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return w
 
 
+def _follow_up_answer(call: list[dict]) -> int | None:
+    """As whisper.stages.gate._follow_up_answer: on a follow-up whose hits hold a served memory (as production
+    served it when the dump was made), the index of the unserved hit with the highest min(cosine to the joined
+    query, to the prompt alone) when it reaches FOLLOW_UP_COSINE."""
+    hits = [(k, c) for k, c in enumerate(call) if c["route"] in ("logistic", "served") and c.get("follow_up")]
+    fresh = [(k, c) for k, c in hits if not c.get("served") and c.get("cos_alone") is not None]
+    if not fresh or len(fresh) == len(hits):
+        return None
+    k, c = max(fresh, key=lambda kc: min(kc[1]["cos_alone"], kc[1]["cos_joined"]))
+    return k if min(c["cos_alone"], c["cos_joined"]) >= FOLLOW_UP_COSINE else None
+
+
 def passed(call: list[dict], logits: dict[int, float], t: float, served=frozenset()) -> list[str]:
     """What the gate, already_served and arrange would inject from one call's candidates at threshold t."""
     def ok(k: int, c: dict) -> bool:
@@ -137,9 +158,11 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
             return c["cosine"] >= (PREFERENCE_GATE if c.get("overlap", True) else PREFERENCE_GATE_NO_WORD)
         if c["route"] == "cosine":
             return c["cosine"] >= STRONG
+        if c["route"] == "served":
+            return False
         return c["cosine"] >= STRONG or logits[k] >= t
 
-    kept = [(k, c) for k, c in enumerate(call) if ok(k, c)]
+    kept = [(k, c) for k, c in enumerate(call) if ok(k, c) or k == _follow_up_answer(call)]
     # As the gate's _best_identity_only: identity-route memories below `share` x the best one's stay out.
     best = max((c["cosine"] for _, c in kept if c["route"] in ("identity", "preference")), default=0.0)
     kept = [(k, c) for k, c in kept if c["key"] not in served and (
@@ -220,13 +243,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--inputs", default="", help=f"extra candidate inputs, comma-separated: {', '.join(EXTRAS)}")
     parser.add_argument("--open-overlap", action="store_true",
                         help="recall hits the overlap filter dropped reach the gate too (inputs recomputed)")
+    parser.add_argument("--served-out", action="store_true",
+                        help="hits already served in the session do not set the best the others are measured against")
     parser.add_argument("--by-logit", action="store_true",
                         help="order the gate's hits by their log-odds before the cap, not by recall's score")
     args = parser.parse_args(argv)
     global BY_LOGIT
     BY_LOGIT = args.by_logit
     extras, open_overlap = tuple(n for n in args.inputs.split(",") if n), args.open_overlap
-    dump = prepared(json.loads(open(args.dump).read()), open_overlap)
+    dump = prepared(json.loads(open(args.dump).read()), open_overlap, args.served_out)
     x, y, where = rows(dump, extras)
     w = fit(x, y)
     full = {k: float(w[0] + x[j] @ w[1:]) for j, k in enumerate(where)}
@@ -243,7 +268,7 @@ def main(argv: list[str]) -> int:
     print(f"operating point (out of fold): log-odds >= {t:+.2f}: hit {h:.3f} precision {pr:.3f} silence {s:.3f}")
     print("  fully right per category (out of fold): " + ", ".join(
         f"{c} {r}/{n}" for c, (r, n) in evaluate(dump, oof, t, categories=True)[1].items()))
-    if not extras and not open_overlap:
+    if not extras and not open_overlap and not args.served_out:
         from whisper.conf import GATE_LOGIT, GATE_WEIGHTS
 
         today = {k: float(GATE_WEIGHTS[0] + x[j] @ np.array(GATE_WEIGHTS[1:])) for j, k in enumerate(where)}

@@ -193,6 +193,7 @@ def recording_gate(keys: dict[str, str]):
     from whisper.classifier import IDENTITY
     from whisper.stages import gate, scoring
     from whisper.state import STAGE_OVERLAP
+    from whisper.text import topic_tokens
 
     calls: list[list[dict] | None] = []
 
@@ -202,7 +203,10 @@ def recording_gate(keys: dict[str, str]):
                 "type": c.type, "identity": c.identity, "overlap": c.overlap,
                 "g": (c.probability or 0.0) + c.affinity,
                 "chars": len(c.hit.content) if c.hit is not None else len(c.content),
-                "passage": bool(c.hit is not None and c.hit.passage), "route": route, "inputs": inputs}
+                "passage": bool(c.hit is not None and c.hit.passage), "route": route, "inputs": inputs,
+                "follow_up": run.follow_up, "fts_rank": c.hit.fts_rank if c.hit is not None else None,
+                "vector_rank": c.hit.vector_rank if c.hit is not None else None,
+                "title_overlap": bool(topic_tokens(run.query or run.prompt) & topic_tokens(c.title or ""))}
 
     def no_overlap(run) -> list[dict]:
         """Recall hits the overlap filter dropped (route "no_overlap"; what an open filter would hand the gate)."""
@@ -210,12 +214,18 @@ def recording_gate(keys: dict[str, str]):
                 if c.stage == STAGE_OVERLAP and c.probability is not None and c.ce_abs is None]
 
     def observed(run, conf, deps):
-        hits = gate.logistic_hits(run)
-        inputs = gate.gate_inputs(run, hits)
+        served = deps.served() if run.request.session_id else frozenset()  # already in the agent's context
+        inputs = gate.gate_inputs(run, gate.logistic_hits(run))
         share = conf.gate_relative if run.intent is not None and run.intent.has(IDENTITY) else conf.identity_fact_share
+        rows_ = [c.hit.row_id for c in run.pool if c.hit is not None]
+        alone = deps.cosines(run.prompt_vec, rows_) if run.follow_up and run.prompt_vec is not None else {}
+        joined = deps.cosines(run.query_vec, rows_) if run.follow_up and run.query_vec is not None else {}
         calls[-1] = [row(c, run, "preference" if gate.preference_route(c, run) else
                          "identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
-                         else "cosine", inputs.get(id(c))) | {"share": share} for c in run.pool] + no_overlap(run)
+                         else "cosine", inputs.get(id(c))) | {"share": share, "served": c.node_id in served,
+                                                   "cos_alone": alone.get(c.hit.row_id) if c.hit is not None else None,
+                                                   "cos_joined": joined.get(c.hit.row_id) if c.hit is not None else None}
+                     for c in run.pool] + no_overlap(run)
         return gate.injection_gate(run, conf, deps)
 
     def overlap_observed(run, conf, deps):

@@ -15,6 +15,7 @@ import errno
 import os
 import tempfile
 from pathlib import Path
+from typing import NoReturn
 
 from memory import exchange
 from memory.domain.node import utcnow
@@ -219,10 +220,8 @@ def write_temp(target: Path, data: bytes, *, mtime_ns: int | None = None,
                 os.utime(fh.fileno(), ns=(mtime_ns, mtime_ns))
             os.fsync(fh.fileno())
             st = os.fstat(fh.fileno())
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise storage_error(exc, target) from exc
+    except BaseException as exc:  # not only OSError: an interrupt or a MemoryError must not leave the file either
+        _unlink_failed(tmp, exc, target)
     return Path(tmp), st
 
 
@@ -230,10 +229,17 @@ def replace_temp(tmp: Path, target: Path) -> None:
     """Rename the temp file `tmp` over `target`; raises StorageError (the temp file removed)."""
     try:
         os.replace(tmp, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    except BaseException as exc:
+        _unlink_failed(tmp, exc, target)
+
+
+def _unlink_failed(tmp: Path | str, exc: BaseException, target: Path) -> NoReturn:
+    """Remove the temp file of a write that failed, then raise: StorageError for an OSError, anything else as is."""
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+    if isinstance(exc, OSError):
         raise storage_error(exc, target) from exc
+    raise exc
 
 
 def link_new(source: Path, target: Path) -> bool:

@@ -10,16 +10,15 @@ the hash it left or None when it removed the file), which is exactly what a roll
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import re
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+from memory import nameless
 from memory.atomic import (
     _keep,
     aside,
@@ -33,7 +32,6 @@ from memory.atomic import (
     link_new,
     put_back,
     remove_path,
-    storage_error,
 )
 from memory.domain.node import Node, as_utc
 from memory.domain.slug import node_filename
@@ -115,29 +113,24 @@ def write_node(
 # ---------------------------------------------------------------------------
 
 _NEW_CHUNK = 64  # files open at once (a batch of 1,000 must not run out of descriptors)
-_NEW_THREADS = 8  # fsyncs waiting together: the file system commits them in a few journal commits, not one each
-_AT_FDCWD, _AT_SYMLINK_FOLLOW = -100, 0x400
-try:  # Linux: nameless files (O_TMPFILE) and linkat through /proc; elsewhere every file takes write_node
-    _linkat = ctypes.CDLL(None, use_errno=True).linkat if hasattr(os, "O_TMPFILE") else None
-except (OSError, AttributeError):
-    _linkat = None
 
 
 def write_new_nodes(store: MarkdownStore, nodes: Sequence[Node], *, journal: Journal | None = None) -> list[StoredFile]:
     """Create the files of nodes whose ids were just minted, each under its standard name (or a free variant),
     never over a file; the caller fsyncs the folder (`sync_folders`) before anything counts on them.
 
-    Each file is written and fsynced while it has no name (O_TMPFILE), several at once, then linked under its
-    name: a kill leaves only whole files and no temp file, and the fsyncs wait together instead of one after
-    another. Where the file system or /proc cannot (no O_TMPFILE, no linkat), each goes through `write_node`.
-    Raises StorageError (the files already linked are in the journal), ValidationFailed (text that cannot be
-    encoded: before any file is written).
+    Each file is written and fsynced while it has no name (memory.nameless: O_TMPFILE), several at once, then
+    linked under its name: a kill leaves only whole files and no temp file, and the fsyncs wait together instead
+    of one after another. Where the file system or /proc cannot (no O_TMPFILE, no linkat), each goes through
+    `write_node`. Raises StorageError (the files already linked are in the journal), ValidationFailed (text that
+    cannot be encoded: before any file is written).
     """
     encoded = [(node, _encode(node)) for node in nodes]
     out: list[StoredFile] = []
     for start in range(0, len(encoded), _NEW_CHUNK):
         chunk = encoded[start:start + _NEW_CHUNK]
-        opened = _nameless(store, [data for _, data in chunk]) if _linkat is not None else None
+        opened = (nameless.write_all(store.root, store.nodes_dir, [data for _, data in chunk])
+                  if nameless.available() else None)
         if opened is None:
             out += [write_node(store, node, journal=journal, sync_folder=False) for node, _ in chunk]
             continue
@@ -150,57 +143,10 @@ def write_new_nodes(store: MarkdownStore, nodes: Sequence[Node], *, journal: Jou
     return out
 
 
-def _nameless(store: MarkdownStore, datas: list[bytes]) -> list[tuple[int, os.stat_result]] | None:
-    """Each of `datas` in a nameless, fsynced file of nodes/ (open descriptors); None without O_TMPFILE."""
-    folder = store.nodes_dir
-    try:
-        store.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as exc:
-        raise storage_error(exc, folder) from exc
-
-    def write(data: bytes) -> tuple[int, os.stat_result]:
-        fd = os.open(folder, os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-            return fd, os.fstat(fd)
-        except BaseException:
-            os.close(fd)
-            raise
-
-    try:
-        first = write(datas[0])
-    except OSError as exc:
-        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
-            return None
-        raise storage_error(exc, folder) from exc
-    opened = [first]
-    try:
-        with ThreadPoolExecutor(max_workers=min(_NEW_THREADS, max(len(datas) - 1, 1))) as pool:
-            futures = [pool.submit(write, data) for data in datas[1:]]
-            failure = None
-            for future in futures:
-                try:
-                    opened.append(future.result())
-                except OSError as exc:
-                    failure = failure or exc
-            if failure is not None:
-                raise storage_error(failure, folder) from failure
-    except BaseException:
-        for fd, _ in opened:
-            os.close(fd)
-        raise
-    return opened
-
-
 def _name_new(store: MarkdownStore, node: Node, data: bytes, fd: int, st: os.stat_result,
               journal: Journal | None) -> StoredFile:
     target = _free_path(store.nodes_dir, node_filename(node))
-    while _linkat(_AT_FDCWD, f"/proc/self/fd/{fd}".encode(), _AT_FDCWD, os.fsencode(target), _AT_SYMLINK_FOLLOW):
-        err = ctypes.get_errno()
+    while err := nameless.link(fd, target):
         if err != errno.EEXIST:  # no /proc, or the disk refuses: the plain atomic write for this one
             return write_node(store, node, journal=journal, sync_folder=False)
         target = _free_path(store.nodes_dir, node_filename(node))  # taken meanwhile: never over a file

@@ -1,36 +1,39 @@
 """The derived index: node files -> rows, tags, edges, FTS (via triggers) and vectors.
 
-The index is a function of the markdown files (plus an embedding cache that
-only saves work). Re-indexing a node updates its row in place, so edges that
-point at it survive. See docs/architecture.md for the write protocol.
+The index is a function of the markdown files (plus an embedding cache that only saves work). Re-indexing a node
+updates its row in place, so edges that point at it survive. What a row holds: memory/index_rows.py; the edges:
+memory/index_edges.py; the cache and passages: memory/index_vectors.py; the full rebuild: memory/rebuild.py.
+See docs/architecture.md for the write protocol.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from django.db import connection, transaction
 
-from memory.domain.identity import is_self_node
-from memory.domain.node import PROVENANCE_KEYS, Node
+from memory.domain.node import Node
 from memory.embeddings import Embedder
 from memory.errors import MalformedNodeFile
+from memory.index_edges import (  # rebuild_all_edges: used as index.*
+    rebuild_all_edges,  # noqa: F401
+    rebuild_edges,
+    resolve_dangling,
+)
+from memory.index_rows import CHUNK, fill_row
 from memory.index_vectors import (  # embed_into_cache, embed_text, node_vectors, text_hash: used as index.*
-    _index_passages,
-    _vectors_for,
     embed_into_cache,  # noqa: F401
     embed_text,  # noqa: F401
+    index_passages,
     node_vectors,  # noqa: F401
     text_hash,
+    vectors_for,
 )
 from memory.models import (
-    EdgeRow,
     IndexMetaRow,
     NodeCitationRow,
     NodeRow,
@@ -41,10 +44,8 @@ from memory.search import vectors
 from memory.store import MarkdownStore, StoredFile
 
 logger = logging.getLogger(__name__)
-SUPERSEDED_BY_KEY = "superseded_by"  # written by nodes_consolidate into the sources' files
 
 Progress = Callable[[int, int], None]
-CHUNK = 500
 META_MODEL = "embedding_model_id"
 META_DIM = "embedding_dim"
 META_FORMAT = "index_format"
@@ -116,10 +117,6 @@ def ensure_vector_table(embedder: Embedder) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# Embeddings through the cache
-# ---------------------------------------------------------------------------
-
-# ---------------------------------------------------------------------------
 # Rows
 # ---------------------------------------------------------------------------
 
@@ -129,46 +126,6 @@ def relpath(store: MarkdownStore, path: Path) -> str:
 
 
 _relpath = relpath
-
-
-def _connection_dict(conn) -> dict:
-    data = {"target": conn.target, "edge": str(conn.edge), "weight": conn.weight, "reason": conn.reason}
-    if conn.valid_from is not None:
-        data["valid_from"] = conn.valid_from.isoformat()
-    if conn.valid_until is not None:
-        data["valid_until"] = conn.valid_until.isoformat()
-    if conn.source_event_ids:
-        data["source_event_ids"] = list(conn.source_event_ids)
-    return data
-
-
-def _connections_json(node: Node) -> str:
-    return json.dumps([_connection_dict(c) for c in node.connections], sort_keys=True)
-
-
-def _trust_json(node: Node) -> str:
-    """The trust facts recall needs per hit: workspace provenance and the `superseded_by` key consolidation writes."""
-    data = {k: getattr(node.provenance, k) for k in PROVENANCE_KEYS if getattr(node.provenance, k) is not None}
-    superseded_by = node.extra.get(SUPERSEDED_BY_KEY)
-    if isinstance(superseded_by, str) and superseded_by:
-        data[SUPERSEDED_BY_KEY] = superseded_by
-    return json.dumps(data, sort_keys=True)
-
-
-def _fill(row: NodeRow, node: Node, stored: StoredFile, rel: str, seq: int) -> NodeRow:
-    row.uid, row.short_id = node.id, node.short_id
-    row.type, row.tier, row.space, row.space_locked = str(node.type), str(node.tier), node.space, node.space_locked
-    row.title, row.content, row.tags_text = node.title or "", node.content, " ".join(node.tags)
-    row.source, row.connections_json = node.source, _connections_json(node)
-    row.confidence, row.importance, row.access_count = node.confidence, node.importance, node.access_count
-    row.stability, row.created, row.updated = node.stability, node.created, node.updated
-    row.last_accessed, row.last_review, row.valid_until = node.last_accessed, node.last_review, node.valid_until
-    row.is_self = is_self_node(node)
-    row.file_path, row.file_hash = rel, stored.hash
-    row.file_mtime_ns, row.file_size, row.indexed_seq = stored.mtime_ns, stored.size, seq
-    row.pinned, row.authority, row.read_only = node.pinned, node.authority, node.read_only
-    row.trust_json = _trust_json(node)
-    return row
 
 
 def index_nodes(
@@ -191,9 +148,9 @@ def index_nodes(
         row = existing.get(node.id)
         rel = _relpath(store, stored.path)
         if row is None:
-            new_rows.append(_fill(NodeRow(), node, stored, rel, seq))
+            new_rows.append(fill_row(NodeRow(), node, stored, rel, seq))
         else:
-            changed_rows.append(_fill(row, node, stored, rel, seq))
+            changed_rows.append(fill_row(row, node, stored, rel, seq))
     # A new node in a file that held another node: that row goes (one query per chunk, not one per node).
     new_paths = [r.file_path for r in new_rows]
     for i in range(0, len(new_paths), CHUNK):
@@ -217,10 +174,10 @@ def index_nodes(
     embedded = _index_vectors([(n, rows[n.id]) for n, _ in pairs], embedder)
     vectors.prune_log()
     if link:
-        _rebuild_edges([rows[u] for u in uids])
+        rebuild_edges([rows[u] for u in uids])
         dangling = [r.uid for r in new_rows if r.uid not in minted]
         if dangling:
-            _resolve_dangling(dangling)
+            resolve_dangling(dangling)
     return [rows[u] for u in uids], embedded
 
 
@@ -235,10 +192,10 @@ def _index_vectors(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) ->
     for _, row in same:
         if row.id in keep_ids:
             vectors.update_metadata(row.id, type=row.type, tier=row.tier, space=row.space)
-    embedded = _index_passages(pairs, embedder)
+    embedded = index_passages(pairs, embedder)
     if not todo:
         return embedded
-    found, fresh = _vectors_for([n for n, _ in todo], embedder)
+    found, fresh = vectors_for([n for n, _ in todo], embedder)
     embedded += fresh
     vectors.upsert((r.id, found[hashes[r.id]], r.type, r.tier, r.space) for _, r in todo)
     for _, row in todo:
@@ -250,56 +207,6 @@ def _index_vectors(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) ->
             [(r.embed_hash, r.id) for _, r in todo],
         )
     return embedded
-
-
-def _rebuild_edges(sources: Iterable[NodeRow]) -> None:
-    sources = list(sources)
-    EdgeRow.objects.filter(source__in=[r.id for r in sources]).delete()
-    wanted = {(c["target"]) for r in sources for c in json.loads(r.connections_json)}
-    targets = dict(NodeRow.objects.filter(uid__in=list(wanted)).values_list("uid", "id"))
-    edges: dict[tuple[int, int, str], EdgeRow] = {}
-    for row in sources:
-        for c in json.loads(row.connections_json):
-            target_id = targets.get(c["target"])
-            if target_id is None or target_id == row.id:
-                continue
-            edges[(row.id, target_id, c["edge"])] = EdgeRow(
-                source_id=row.id, target_id=target_id, edge_type=c["edge"], weight=c["weight"], reason=c["reason"],
-                valid_from=_instant(c.get("valid_from")), valid_until=_instant(c.get("valid_until")),
-            )
-    EdgeRow.objects.bulk_create(edges.values(), batch_size=CHUNK)
-
-
-def rebuild_all_edges() -> None:
-    """Every edge again from the rows' connections."""
-    EdgeRow.objects.all().delete()
-    ids = list(NodeRow.objects.exclude(connections_json="[]").values_list("id", flat=True))
-    for i in range(0, len(ids), CHUNK):
-        _rebuild_edges(NodeRow.objects.filter(id__in=ids[i:i + CHUNK]).only("id", "connections_json"))
-
-
-def _instant(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value) if value else None
-
-
-def _resolve_dangling(new_uids: Sequence[str]) -> None:
-    """Rows whose connections name a node that just appeared get their edges rebuilt."""
-    if len(new_uids) > 50:
-        # One pass over the rows that have connections, instead of one LIKE scan per new node; only the rows
-        # that name a new node are rebuilt (rebuilding every row per chunk made a rebuild quadratic).
-        new = set(new_uids)
-        hits = [
-            row_id for row_id, uid, conns in
-            NodeRow.objects.exclude(connections_json="[]").values_list("id", "uid", "connections_json")
-            if uid not in new and any(c["target"] in new for c in json.loads(conns))
-        ]
-        for i in range(0, len(hits), CHUNK):
-            _rebuild_edges(NodeRow.objects.filter(id__in=hits[i:i + CHUNK]).only("id", "connections_json"))
-        return
-    for uid in new_uids:
-        _rebuild_edges(
-            NodeRow.objects.filter(connections_json__contains=uid).exclude(uid=uid).only("id", "connections_json"),
-        )
 
 
 def remove_nodes(uids: Sequence[str]) -> int:

@@ -14,9 +14,8 @@ import numpy as np
 from memory.domain import chunking
 from memory.domain.node import Node
 from memory.embeddings import Embedder, embedding_text
+from memory.index_rows import CHUNK
 from memory.models import EmbeddingCacheRow, NodeRow, PassageRow
-
-CHUNK = 500
 
 
 def text_hash(node: Node) -> str:
@@ -58,7 +57,8 @@ def node_vectors(nodes: Sequence[Node], embedder: Embedder) -> tuple[list[np.nda
     return stacked, embedded
 
 
-def _vectors_for(nodes: Sequence[Node], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
+def vectors_for(nodes: Sequence[Node], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
+    """Each node's own-text vector by its text hash, through the cache; returns them and how many were embedded."""
     return _vectors_for_texts({text_hash(n): embedding_text(n.title, n.content) for n in nodes}, embedder)
 
 
@@ -80,7 +80,7 @@ def _vectors_for_texts(texts: dict[str, str], embedder: Embedder) -> tuple[dict[
     return found, len(missing)
 
 
-def _index_passages(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) -> int:
+def index_passages(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) -> int:
     """Passages of long memories: a row whose passages (spans and text hashes) changed gets them written again,
     their vectors through the embedding cache; returns how many texts were embedded."""
     ids = [row.id for _, row in pairs]

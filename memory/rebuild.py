@@ -33,7 +33,8 @@ from django.db import transaction
 from memory import index
 from memory.embeddings import Embedder
 from memory.errors import MalformedNodeFile
-from memory.index import CHUNK, Progress, SyncReport
+from memory.index import Progress, SyncReport
+from memory.index_rows import CHUNK
 from memory.models import EdgeRow, NodeCitationRow, NodeRow, NodeTagRow, PassageRow
 from memory.search import vectors
 from memory.store import MarkdownStore

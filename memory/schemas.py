@@ -12,6 +12,7 @@ from pydantic_core import PydanticCustomError
 from memory.domain import requests as domain
 from memory.domain.enums import EdgeType, NodeType, Tier
 from memory.domain.search import SearchQuery
+from memory.health_schemas import HealthOut, RebuildOut  # noqa: F401 (the routes import them from here)
 from memory.trust_schemas import WarningOut
 
 MAX_BATCH = 1000
@@ -302,63 +303,6 @@ class ConnectOut(Schema):
     edge: EdgeType
     weight: float
     reason: str | None
-
-
-class MalformedOut(Schema):
-    path: str
-    reason: str
-
-
-class SyncReportOut(Schema):
-    indexed: int
-    unchanged: int
-    removed: int
-    embedded: int
-    malformed: list[MalformedOut]
-    reembedded_for_model: str | None
-
-
-class RebuildOut(Schema):
-    status: str
-    report: SyncReportOut
-
-
-class ExtensionsOut(Schema):
-    sqlite: str | None = Field(None, description="SQLite's version (the default engine)")
-    postgresql: str | None = Field(None, description="PostgreSQL's version (ORMAH_DATABASE_URL; docs/team-server.md)")
-    vec: str | None = Field(None, description="sqlite-vec's or pgvector's version")
-    fts5: bool = Field(description="the full-text index answers (FTS5 on SQLite, the tsvector on PostgreSQL)")
-
-
-class ModelOut(Schema):
-    id: str
-    dim: int | None
-    loaded: bool
-    index_model: str | None
-    error: str | None = None
-
-
-class CountsOut(Schema):
-    nodes: int
-    by_tier: dict[str, int]
-    by_type: dict[str, int]
-    edges: int
-
-
-class DriftOut(Schema):
-    clean: bool
-    not_indexed: list[str]
-    missing_files: list[str]
-    changed: list[str]
-    malformed: list[MalformedOut]
-
-
-class HealthOut(Schema):
-    status: Literal["ok", "degraded"]
-    extensions: ExtensionsOut
-    model: ModelOut
-    counts: CountsOut
-    drift: DriftOut
 
 
 SNIPPET_CHARS = 300

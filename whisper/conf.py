@@ -47,6 +47,7 @@ class WhisperConf:
     identity_fact_share: float = 0.9  # without identity intent, identity-route memories below this x the best drop
     preference_gate: float = 0.35  # a preference on a task it shapes, sharing a word with the prompt (cosine)
     preference_gate_no_word: float = 0.45  # the same without a shared word
+    follow_up_cosine: float = 0.35  # a follow-up's best unserved hit: min(cosine to the joined query, to the prompt)
     overlap_ce_floor: float = 0.45
     overlap_cosine_floor: float = 0.70
     intent_threshold: float = 0.65

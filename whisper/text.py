@@ -102,11 +102,20 @@ def is_acknowledgement(prompt: str) -> bool:
     return len(text) <= 80 and bool(_ACK.match(text))
 
 
+# Words that name the same fact of a person's life in other words: folded to one token, so that "who am I married
+# to?" meets "My partner is Jonas" (the focus rule and the overlap filter compare words, and MiniLM puts such a
+# pair at cosine 0.34, under the identity gate without a shared word).
+SAME_FACT = {w: "partner" for w in ("married", "marry", "marries", "marriage", "spouse", "spouses", "husband",
+                                    "husbands", "wife", "wives", "partners")}
+
+
 @lru_cache(maxsize=16384)
 def fold(token: str) -> str:
-    """A crude, deterministic stem: lowercase, one common English suffix off, an agent noun's "-er" off (when 5
-    letters stay), then a final "e" off (cached: the same words recur in every candidate of every prompt)."""
+    """A crude, deterministic stem: lowercase, words of SAME_FACT to theirs, one common English suffix off, an
+    agent noun's "-er" off (when 5 letters stay), then a final "e" off (cached: the same words recur in every
+    candidate of every prompt)."""
     token = token.lower()
+    token = SAME_FACT.get(token, token)
     if len(token) > 4 and token.endswith(("ies", "ied")):
         return token[:-3] + "y"
     if token.endswith("sses"):

@@ -26,6 +26,7 @@ from memory.domain.trust import (
     relation_of,
 )
 from memory.errors import SessionStateNotFound
+from memory.index_rows import SUPERSEDED_BY_KEY
 from memory.models import (
     EvidenceRow,
     NodeCitationRow,
@@ -35,8 +36,6 @@ from memory.models import (
     VerificationRow,
 )
 from memory.search.rows import trust_rows
-
-SUPERSEDED_BY_KEY = "superseded_by"
 
 
 # ---------------------------------------------------------------------------

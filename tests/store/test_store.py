@@ -15,7 +15,7 @@ from memory.domain.enums import NodeType
 from memory.domain.markdown import render
 from memory.domain.node import Node
 from memory.errors import Conflict, MalformedNodeFile, NodeNotFound, StorageError, WriteConflict
-from memory import files
+from memory import files, nameless
 from memory.store import MarkdownStore, StoredFile, content_hash
 
 T0 = datetime(2026, 7, 1, 10, 0, tzinfo=UTC)
@@ -139,6 +139,21 @@ def test_failed_write_leaves_no_partial_or_temp_file(store, monkeypatch):
     with pytest.raises(StorageError):
         files.write_node(store, make_node(content="Never lands."))
     assert (names(store.nodes_dir), original.path.read_bytes()) == ([original.path.name], before)
+
+
+@pytest.mark.parametrize("step", ["fsync", "replace"])
+def test_a_write_interrupted_between_its_temp_file_and_the_rename_leaves_no_temp_file(store, monkeypatch, step):
+    # Not an OSError: Ctrl-C in an in-process `ormah remember`, a worker's SystemExit, a MemoryError.
+    original = files.write_node(store, make_node())
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, step, interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        files.write_node(store, make_node(content="Never lands."))
+    monkeypatch.undo()
+    assert names(store.nodes_dir) == [original.path.name]
 
 
 def test_failed_first_write_creates_no_file(store, monkeypatch):
@@ -429,7 +444,7 @@ def test_a_new_file_never_replaces_a_file_at_its_name(store):
 
 
 def test_without_nameless_files_a_batch_takes_the_temp_file_path(store, monkeypatch):
-    monkeypatch.setattr(files, "_linkat", None)
+    monkeypatch.setattr(nameless, "_linkat", None)
     nodes = [make_node(ID_A), make_node(ID_B, title="Other")]
     stored = files.write_new_nodes(store, nodes)
     assert [store.read(s.path)[0] for s in stored] == nodes

@@ -110,6 +110,28 @@ def _best_identity_only(run: WhisperRun, conf: WhisperConf) -> list[Candidate]:
     return [c for c in run.pool if not identity_route(c, run) or c.gate_score >= share * best]
 
 
+def _follow_up_answer(run: WhisperRun, conf: WhisperConf, deps: Deps) -> None:
+    """On a follow-up whose hits hold a memory this session was already served (the conversation's topic, in the
+    agent's context), the hit not yet served that matches both the conversation (cosine to the joined query) and
+    what the prompt itself asks (cosine to the prompt alone) best is judged on the smaller of the two cosines
+    against `follow_up_cosine` ("and what does he eat?" after "when did we adopt Biscuit?": the food memory).
+    The logistic gate measures it against the served memory and on the joined query's probability, which is the
+    topic's, not the question's."""
+    if not run.follow_up or run.prompt_vec is None or run.query_vec is None or not run.request.session_id:
+        return
+    hits = [c for c in logistic_hits(run) if c.hit is not None]
+    served = deps.served()
+    fresh = [c for c in hits if c.node_id not in served]
+    if not fresh or len(fresh) == len(hits):
+        return
+    rows = [c.hit.row_id for c in fresh]
+    alone, joined = deps.cosines(run.prompt_vec, rows), deps.cosines(run.query_vec, rows)
+    both = {id(c): min(alone.get(c.hit.row_id, 0.0), joined.get(c.hit.row_id, 0.0)) for c in fresh}
+    best = max(fresh, key=lambda c: both[id(c)])
+    if both[id(best)] >= conf.follow_up_cosine and best.gate_score < best.gate_threshold:
+        best.gate_score, best.gate_threshold = round(both[id(best)], 4), conf.follow_up_cosine
+
+
 def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     """Keep candidates whose gate score reaches their gate; a recall hit with a strong cosine (the overlap filter's
     0.70) passes on that alone. Without a reranker recall's hits face the logistic gate (conf.gate_weights: the
@@ -131,6 +153,7 @@ def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None
                 return True
             return c.gate_score >= c.gate_threshold
 
+        _follow_up_answer(run, conf, deps)
         run.drop([c for c in run.pool if logistic_passes(c)], STAGE_GATE)
         run.drop(_best_identity_only(run, conf), STAGE_GATE)
         return None if run.pool else SILENT_BELOW_GATE

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from memory.domain.enums import NodeType, Tier
@@ -18,6 +19,8 @@ from whisper.text import (
 FOLLOW_UP_PROMPTS = 2
 SELF_TAG = "self"
 TOKEN_WORDS = re.compile(r"[\w.-]+")
+PAGE_CHARS = 1000  # a memory longer than this is a page (imported documentation), not a note
+PAGE_PENALTY = 1.0  # log-odds taken per e-fold of a page's length past PAGE_CHARS when it is outside the project
 
 
 def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
@@ -46,14 +49,26 @@ def _space_factor(space: str | None, current: str | None, named: set[str], conf:
     return conf.space_factor_other
 
 
+def page_probability(probability: float, *, chars: int, space: str | None, target: str | None) -> float:
+    """Recall's probability as whisper weighs it: a page (longer than PAGE_CHARS) from outside the prompt's project
+    loses PAGE_PENALTY log-odds per e-fold of length. Recall's scorer rewards length (more words, more chances to
+    share one with the prompt), so an imported 20 KB README outranked the project's own two-line note for the
+    tasks a user types while working (docs/whisper.md, "The order of recall's hits")."""
+    if space == target or chars <= PAGE_CHARS or not 0.0 < probability < 1.0:
+        return probability
+    z = math.log(probability / (1.0 - probability)) - PAGE_PENALTY * math.log(chars / PAGE_CHARS)
+    return 1.0 / (1.0 + math.exp(-z))
+
+
 def _candidate(hit: SearchHit, rank: int | None, *, source: str, identity: bool, conf: WhisperConf,
-               current_space: str | None, named: set[str]) -> Candidate:
+               current_space: str | None, named: set[str], target: str | None) -> Candidate:
     # A long memory is represented by the passage that matched (docs/whisper.md): overlap and text read that.
+    weighed = page_probability(hit.score, chars=len(hit.content), space=hit.space, target=target)
     return Candidate(
         node_id=hit.node_id, short_id=hit.short_id, title=hit.title, content=hit.snippet_text, type=hit.type,
         space=hit.space, confidence=hit.confidence, created=hit.created, retrieval_rank=rank,
-        retrieval_score=round(hit.score, 4), raw_cosine=None, score=hit.score, identity=identity, source=source,
-        probability=None if source == "identity" else hit.score,
+        retrieval_score=round(hit.score, 4), raw_cosine=None, score=weighed, identity=identity, source=source,
+        probability=None if source == "identity" else weighed,
         space_factor=_space_factor(hit.space, current_space, named, conf), hit=hit,
     )
 
@@ -90,7 +105,8 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     run.identity_ids = frozenset(h.node_id for h in identity_hits) | {
         h.node_id for h in hits if ABOUT_SELF_TAG in h.tags}
     pairs = [(h, _candidate(h, i + 1, source="temporal" if h.source == "temporal" else "search",
-                            identity=h.node_id in run.identity_ids, conf=conf, current_space=space, named=named))
+                            identity=h.node_id in run.identity_ids, conf=conf, current_space=space, named=named,
+                            target=target))
              for i, h in enumerate(hits)]
     seen = {h.node_id for h in hits}
     _off_focus(run, pairs)
@@ -99,7 +115,7 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     else:  # a task a preference shapes ("I want to add httpx") brings the user's preferences, judged on cosine
         extra = [h for h in identity_hits if h.node_id not in seen and run.preference_task and h.type == NodeType.PREFERENCE]
     extra_pairs = [(h, _candidate(h, None, source="identity", identity=True, conf=conf, current_space=space,
-                                  named=named)) for h in extra]
+                                  named=named, target=target)) for h in extra]
     _off_focus(run, extra_pairs)
     pairs += extra_pairs
     # Recall already has the cosine of every hit its vector leg found: read stored vectors only for the others.

@@ -1,0 +1,65 @@
+"""The index's edges: EdgeRows derived from the rows' `connections_json` (the source node files' connections).
+
+A connection whose target has no row yet is dangling: it gets its edge when that node is indexed
+(`resolve_dangling`). Used by memory.index and the full rebuild (memory.rebuild, through memory.index).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from memory.index_rows import CHUNK
+from memory.models import EdgeRow, NodeRow
+
+
+def rebuild_edges(sources: Iterable[NodeRow]) -> None:
+    """The outgoing edges of `sources` again from their connections (connections to nodes without a row skipped)."""
+    sources = list(sources)
+    EdgeRow.objects.filter(source__in=[r.id for r in sources]).delete()
+    wanted = {(c["target"]) for r in sources for c in json.loads(r.connections_json)}
+    targets = dict(NodeRow.objects.filter(uid__in=list(wanted)).values_list("uid", "id"))
+    edges: dict[tuple[int, int, str], EdgeRow] = {}
+    for row in sources:
+        for c in json.loads(row.connections_json):
+            target_id = targets.get(c["target"])
+            if target_id is None or target_id == row.id:
+                continue
+            edges[(row.id, target_id, c["edge"])] = EdgeRow(
+                source_id=row.id, target_id=target_id, edge_type=c["edge"], weight=c["weight"], reason=c["reason"],
+                valid_from=_instant(c.get("valid_from")), valid_until=_instant(c.get("valid_until")),
+            )
+    EdgeRow.objects.bulk_create(edges.values(), batch_size=CHUNK)
+
+
+def rebuild_all_edges() -> None:
+    """Every edge again from the rows' connections."""
+    EdgeRow.objects.all().delete()
+    ids = list(NodeRow.objects.exclude(connections_json="[]").values_list("id", flat=True))
+    for i in range(0, len(ids), CHUNK):
+        rebuild_edges(NodeRow.objects.filter(id__in=ids[i:i + CHUNK]).only("id", "connections_json"))
+
+
+def _instant(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def resolve_dangling(new_uids: Sequence[str]) -> None:
+    """Rows whose connections name a node that just appeared get their edges rebuilt."""
+    if len(new_uids) > 50:
+        # One pass over the rows that have connections, instead of one LIKE scan per new node; only the rows
+        # that name a new node are rebuilt (rebuilding every row per chunk made a rebuild quadratic).
+        new = set(new_uids)
+        hits = [
+            row_id for row_id, uid, conns in
+            NodeRow.objects.exclude(connections_json="[]").values_list("id", "uid", "connections_json")
+            if uid not in new and any(c["target"] in new for c in json.loads(conns))
+        ]
+        for i in range(0, len(hits), CHUNK):
+            rebuild_edges(NodeRow.objects.filter(id__in=hits[i:i + CHUNK]).only("id", "connections_json"))
+        return
+    for uid in new_uids:
+        rebuild_edges(
+            NodeRow.objects.filter(connections_json__contains=uid).exclude(uid=uid).only("id", "connections_json"),
+        )

@@ -1,0 +1,82 @@
+"""Whisper's weighing of long pages from outside the prompt's project (whisper.stages.retrieve.page_probability):
+an imported documentation page must not take a project's own short note's place for the tasks a user types while
+working in that project. Texts written for this test."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from whisper.models import WhisperCandidateRow
+from whisper.services import whisper_respond
+from whisper.stages.retrieve import page_probability
+
+SECTIONS = [
+    ("Installation", "Install the runner with pip and download the browsers it drives. The first run fetches "
+     "Chromium, Firefox and WebKit builds into a cache folder; later runs reuse them."),
+    ("Writing tests", "A test receives a page fixture, navigates to a URL and asserts on what it sees. Locators "
+     "find elements by role, text or label and wait for them automatically, so tests do not sleep."),
+    ("End-to-end testing", "End-to-end tests drive a real browser against a running application: they click, "
+     "type and submit forms as a user would, then check the page that results. Keep each test independent."),
+    ("Fixtures", "Fixtures set up what a test needs and tear it down afterwards: a browser context per test, a "
+     "logged-in user, a seeded database. Scope a fixture to the session when it is expensive to build."),
+    ("Assertions", "Web-first assertions retry until the condition holds or the timeout passes: expect a locator "
+     "to be visible, to have a text, to have a count. Prefer them to reading values and comparing by hand."),
+    ("Tracing", "Record a trace on the first retry to see every action, network request and console message of "
+     "a failed test. Open it in the trace viewer to step through the run frame by frame."),
+    ("Parallel runs", "Tests run in parallel worker processes by default. Each worker gets its own browser; tests "
+     "in one file run in order unless marked otherwise. Shard a large suite across machines in CI."),
+    ("Continuous integration", "Install the browsers' system dependencies in the CI image, cache the browser "
+     "downloads, and upload the HTML report and traces as artifacts when a job fails."),
+    ("Debugging", "Run headed with a slow-motion delay to watch a test, pause on a breakpoint with the inspector, "
+     "or print the accessibility tree of the page to see what a locator can reach."),
+    ("Network", "Route requests to stub an API, wait for a response matching a URL, or record and replay network "
+     "traffic from a HAR file so a test does not depend on a live backend."),
+    ("Screenshots", "Take a screenshot of the page or of one element, or compare against a stored image with a "
+     "pixel tolerance for visual regression checks; update the stored images on purpose only."),
+    ("Authentication", "Log in once in a setup project, save the storage state to a file, and start every other "
+     "test from it so that no test repeats the login form."),
+]
+PAGE = "# Browser testing guide\n\n" + "\n\n".join(f"## {h}\n\n{t} " * 3 for h, t in SECTIONS)
+NOTE = ("End-to-end tests of the bakery app's pages live in tests/e2e: write a new end-to-end test with the "
+        "seeded_shop fixture, then run make e2e.")
+TERSE = "Bakery app end-to-end tests live in tests/e2e; write new ones with the seeded_shop fixture and run make e2e."
+PROMPT = "write an end-to-end test for the new export page"
+
+
+@pytest.mark.parametrize(("probability", "chars", "space", "target", "expected"), [
+    (0.5, 1000, "docs", "bakery", 0.5),  # a note, however many words: unchanged
+    (0.5, 5000, "bakery", "bakery", 0.5),  # a page of the prompt's own project: unchanged
+    (0.5, 5000, None, None, 0.5),  # a global page and a prompt outside any project: unchanged
+    (0.5, math.e * 1000, "docs", "bakery", 1 / (1 + math.e)),  # one e-fold past 1,000 characters: -1 log-odds
+    (0.5, math.e * 1000, "docs", None, 1 / (1 + math.e)),  # a prompt outside any project: the page is outside too
+    (0.5, math.e * 1000, None, "bakery", 1 / (1 + math.e)),  # a global page from a project's prompt
+    (0.0, 9000, "docs", "bakery", 0.0),
+    (1.0, 9000, "docs", "bakery", 1.0),
+])
+def test_page_probability(probability, chars, space, target, expected):
+    assert page_probability(probability, chars=chars, space=space, target=target) == pytest.approx(expected)
+
+
+@pytest.fixture
+def store(mem):
+    return {"page": mem(PAGE, type="fact", space="docs", title="Browser testing guide", auto_link=False),
+            "note": mem(NOTE, type="fact", space="bakery", auto_link=False)}
+
+
+def test_the_projects_note_is_whispered_beside_an_imported_page(store):
+    # Recall ranks the note first already (probability 0.66 against 0.27); without the page's discount the note's
+    # margin over it is too small for the gate (log-odds 0.25 against 0.40) and whisper stays silent.
+    result = whisper_respond(prompt=PROMPT, session_id="s1", space="bakery")
+    assert (result.decision, result.node_ids) == ("injected", (store["note"].id,))
+
+
+def test_whisper_orders_the_projects_note_before_a_page_recall_ranks_first(mem):
+    # Recall: the page 0.49, the note 0.35; without the discount the page's log-odds is -0.33, the note's -1.90.
+    page = mem(PAGE, type="fact", space="docs", title="Browser testing guide", auto_link=False)
+    note = mem(TERSE, type="fact", space="bakery", auto_link=False)
+    whisper_respond(prompt=PROMPT, session_id="s1", space="bakery")
+    rows = {r.node_uid: r for r in WhisperCandidateRow.objects.all()}
+    assert rows[page.id].retrieval_rank == 1  # recall's own order: the page first
+    assert rows[note.id].gate_score > rows[page.id].gate_score
