@@ -1,6 +1,6 @@
 """The memory of the `ormah serve` process tree, per process, after warm-up and after a sleep cycle.
 
-    python -m bench.serve_rss [--memories 1000] [--before /path/to/other/checkout] [--write-docs]
+    python -m bench.serve_rss [--memories 1000] [--before /path/to/other/checkout] [--layouts 1x8,2x4] [--write-docs]
 
 A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus) and `ormah init`; then
 `ormah serve` starts (its defaults: supervisor, gunicorn master + 1 worker x 8 threads, the django-q2 cluster with 1
@@ -10,8 +10,10 @@ that map them: the sum of PSS is what the tree costs the machine) and USS (pages
 sleep cycle is queued from the jobs screen, as a user would, and the tree is read again when its last job finished.
 
 `--before DIR` runs the same procedure first with the code of another checkout (e.g. main before a change), so
-both columns come from the same minute of the same machine. `--write-docs` replaces the "Serve tree RSS" section of
-docs/benchmarks.md. This is a benchmark, not a test: nothing here asserts.
+both columns come from the same minute of the same machine. `--layouts` measures this checkout once per gunicorn
+layout (workers x threads, through ORMAH_WEB_WORKERS and ORMAH_WEB_THREADS) instead of once with its default.
+`--write-docs` replaces the "Serve tree RSS" section of docs/benchmarks.md. This is a benchmark, not a test: nothing
+here asserts.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import time
 from pathlib import Path
 
 from bench._common import REPO, corpus, machine, replace_section
-from bench.serve_tree import cycle_runs, free_port, roles, serve_env, ui_session, write_memories
+from bench.serve_tree import cycle_runs, free_port, layout_env, roles, serve_env, ui_session, write_memories
 
 SECTION = "Serve tree RSS"
 CYCLE_TIMEOUT_SECONDS = 900.0
@@ -88,8 +90,8 @@ def warm_up(port: int, token: str, password: str, memories: list, fresh: list, r
     return failures
 
 
-def measure(repo: Path, args, label: str) -> dict:
-    """One run with the code of `repo`: warm-up snapshot, sleep cycle, snapshot."""
+def measure(repo: Path, args, label: str, layout: str | None = None) -> dict:
+    """One run with the code of `repo` (and a gunicorn layout): warm-up snapshot, sleep cycle, snapshot."""
     root = Path(tempfile.mkdtemp(prefix="ormah-rss-"))
     home = root / "home"
     everything = corpus(args.memories + args.requests, seed=args.seed)
@@ -100,7 +102,8 @@ def measure(repo: Path, args, label: str) -> dict:
                    cwd=repo)
     port = free_port()
     log = open(root / "serve.out", "w")  # noqa: SIM115
-    server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)], env=serve_env(home), cwd=repo,
+    server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)], cwd=repo,
+                              env={**serve_env(home), **layout_env(layout)},
                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     result: dict = {"label": label, "repo": str(repo)}
     try:
@@ -153,7 +156,8 @@ def markdown(runs: list[dict], args) -> str:
     for run in runs:
         head += [f"{run['label']}: warm RSS / PSS / USS", f"{run['label']}: after a sleep cycle RSS / PSS / USS"]
     lines = [f"`python -m bench.serve_rss --memories {args.memories} --requests {args.requests}"
-             + (" --before ..." if args.before else "") + "`: `ormah serve` with its defaults on a fresh home of "
+             + (" --before ..." if args.before else "") + (f" --layouts {args.layouts}" if args.layouts else "")
+             + "`: `ormah serve` on a fresh home of "
              f"{args.memories:,} generated memories; warm-up = {args.requests} each of remember, recall and whisper "
              "plus the graph data; then one sleep cycle queued from the jobs screen. MiB from /proc/PID/smaps_rollup: "
              "RSS counts shared pages in every process that maps them, PSS divides them among those processes (the "
@@ -190,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memories", type=int, default=1000)
     parser.add_argument("--requests", type=int, default=20, help="warm-up requests per route")
     parser.add_argument("--before", type=Path, help="another checkout to measure first (the 'before' column)")
+    parser.add_argument("--layouts", help="gunicorn layouts of this checkout to measure, e.g. 1x8,2x4")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the full result here")
     parser.add_argument("--write-docs", action="store_true", help=f'replace the "{SECTION}" section of docs/benchmarks.md')
@@ -197,7 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     if args.before:
         runs.append(measure(args.before.resolve(), args, "before"))
-    runs.append(measure(REPO, args, "after" if args.before else "this checkout"))
+    if args.layouts:
+        runs += [measure(REPO, args, layout, layout) for layout in args.layouts.split(",")]
+    else:
+        runs.append(measure(REPO, args, "after" if args.before else "this checkout"))
     text = markdown(runs, args)
     print(text)
     if args.json:

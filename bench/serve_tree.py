@@ -29,6 +29,14 @@ def serve_env(home: Path, log_level: str = "WARNING") -> dict[str, str]:
     return env
 
 
+def layout_env(layout: str | None) -> dict[str, str]:
+    """The server environment of a gunicorn layout "WxT" (workers x threads); none for the checkout's default."""
+    if not layout:
+        return {}
+    workers, threads = layout.lower().split("x")
+    return {"ORMAH_WEB_WORKERS": str(int(workers)), "ORMAH_WEB_THREADS": str(int(threads))}
+
+
 def write_memories(home: Path, memories: list[Memory]) -> None:
     """The corpus as markdown files in the home's node folder (pure domain code, no Django)."""
     sys.path.insert(0, str(REPO))

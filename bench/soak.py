@@ -1,6 +1,7 @@
 """Soak: concurrent agents against a real `ormah serve` over loopback, with the sleep cycle running.
 
-    python -m bench.soak [--seconds 60] [--agents 4] [--memories 1000] [--cycle-every 20] [--repo PATH] [--write-docs]
+    python -m bench.soak [--seconds 60] [--agents 4] [--memories 1000] [--cycle-every 20] [--layout 2x4] [--repo PATH]
+                         [--write-docs]
 
 A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus, written as markdown files and
 indexed by `ormah init`), then `ormah serve` starts (gunicorn, job cluster, watcher; the defaults: 1 worker x 8
@@ -37,8 +38,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench._common import REPO, Memory, corpus, machine, replace_section
-from bench.serve_tree import (cmdline, cpu_seconds, cycle_runs, free_port, job_times, pressure, roles, rss_mib,
-                              serve_env, ui_session, write_memories)
+from bench.serve_tree import (cmdline, cpu_seconds, cycle_runs, free_port, job_times, layout_env, pressure, roles,
+                              rss_mib, serve_env, ui_session, write_memories)
 from bench.soak_report import MIX, ROUTES, WARM_UP_SECONDS, markdown, summarise
 
 SECTION = "Soak"
@@ -253,8 +254,8 @@ def run(args) -> dict:
     port = free_port()
     log = open(root / "serve.out", "w")  # noqa: SIM115
     server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)],
-                              env=serve_env(home, args.log_level), stdout=log, stderr=subprocess.STDOUT,
-                              start_new_session=True, cwd=args.repo)
+                              env={**serve_env(home, args.log_level), **layout_env(args.layout)}, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True, cwd=args.repo)
     result: dict = {"load_before": " ".join(Path("/proc/loadavg").read_text().split()[:3]), "repo": str(args.repo),
                     "repo_given": args.repo.resolve() != REPO}
     try:
@@ -318,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycle-every", type=float, default=20.0, help="seconds between sleep cycles")
     parser.add_argument("--mix", type=_mix, default=MIX,
                         help="route weights, e.g. remember=0,recall=45,whisper=45,feedback=10 (default 30/30/30/10)")
+    parser.add_argument("--layout", help="gunicorn workers x threads, e.g. 2x4 (default: the served default)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repo", type=Path, default=REPO,
                         help="serve the code of this checkout (default: this one), e.g. a git archive of main")

@@ -77,6 +77,7 @@ def markdown(result: dict, args, facts: dict) -> str:
     lines = [
         f"`python -m bench.soak --seconds {args.seconds:g} --agents {args.agents} --memories {args.memories} "
         f"--cycle-every {args.cycle_every:g}" + (f" --mix {_flag(args.mix)}" if args.mix != MIX else "")
+        + (f" --layout {args.layout}" if getattr(args, "layout", None) else "")
         + (f" --repo {result['repo']}" if result.get("repo_given") else "") + "`"
         f": {args.agents} agents (threads, one keep-alive connection and whisper "
         f"session each, no think time) against `ormah serve` on loopback ({result.get('layout', 'default layout')}, "
@@ -113,9 +114,10 @@ def markdown(result: dict, args, facts: dict) -> str:
         for name in sorted(s["jobs"], key=lambda j: order.index(j) if j in order else 99):
             j = s["jobs"][name]
             lines.append(f"| {name} | {j['finished']} | {j['max_s']:.1f} s | {j['unfinished']} |")
-    restarts = s.get("web_workers_started_s", [])[1:]
+    started = s.get("web_workers_started_s", [])
+    restarts = [t for t in started if t > min(started, default=0.0)]  # the first sample saw the first workers
     if restarts:
-        lines += ["", f"The gunicorn worker was replaced at {', '.join(f'{t:.0f} s' for t in restarts)} of the window; "
+        lines += ["", f"A gunicorn worker was replaced at {', '.join(f'{t:.0f} s' for t in restarts)} of the window; "
                       f"errors at {', '.join(f'{t:.0f} s' for t in s['error_times_s'][:10])}."]
     if "pressure" in s:
         lines += ["", f"Pressure (Linux PSI): I/O full avg10 peaked at {s['pressure']['io_full_avg10_max']:.1f} %, "

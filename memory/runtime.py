@@ -23,6 +23,20 @@ def embedder(conf: MemoryConf | None = None) -> Embedder:
     return load_embedder(conf.embedder, **kwargs)
 
 
+def embedder_before_fork(conf: MemoryConf | None = None) -> bool:
+    """Load the embedding model now, in a process about to fork children that share its pages (the gunicorn
+    master); returns whether it did.
+
+    Only with one embedding thread: onnxruntime then runs each call on the caller's thread and starts no pool,
+    whereas a pool's threads would not exist in a forked child, whose model would wait for them forever.
+    """
+    conf = conf or get_conf()
+    if conf.embedding_threads != 1:
+        return False
+    getattr(embedder(conf), "model", None)  # the property loads the model; an embedder without one has none to share
+    return True
+
+
 def store(conf: MemoryConf | None = None) -> MarkdownStore:
     """The markdown store rooted at the configured memory folder."""
     conf = conf or get_conf()

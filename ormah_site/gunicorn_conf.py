@@ -1,9 +1,63 @@
-"""gunicorn settings for `ormah serve` (`-c python:ormah_site.gunicorn_conf`): the node-folder watcher lives in
-a web worker, next to the embedding model it needs, so the supervisor never loads the model (issue 13 item 3)."""
+"""gunicorn settings for `ormah serve` (`-c python:ormah_site.gunicorn_conf`).
+
+With more than one worker, the master loads Django, every view and (with one embedding thread, the served default)
+the embedding model before it forks its workers, so they share those pages copy-on-write: a second worker costs its
+own heap, not a second model (issue 13 item 3; docs/benchmarks.md, "Serve tree RSS"). With one worker that only
+costs the pages the worker writes twice, so the worker loads everything itself. A fork copies only the thread that
+calls it, so the master must hold no other thread then: onnxruntime with one thread per call starts no pool
+(tests/e2e/test_preload_fork.py). The node-folder watcher starts in a worker, next to the model it needs.
+"""
 
 from __future__ import annotations
 
+import gc
+import logging
+import os
+import threading
+
+logger = logging.getLogger(__name__)
+
 control_socket_disable = True  # gunicorn's ~/.gunicorn control socket: unused, and it failed on every start
+
+
+def when_ready(server) -> None:
+    """With `--preload` (`ormah serve` with more than one worker): load what the workers share, once, in the master
+    (after it imported the WSGI application and listens, before its first fork)."""
+    if server.cfg.preload_app:
+        preload()
+
+
+def preload() -> None:
+    """Import every URL's view and load the embedding model here, then freeze the heap for the forks."""
+    from django.db import connections
+    from django.urls import get_resolver
+
+    from memory.runtime import embedder_before_fork
+
+    get_resolver().url_patterns  # noqa: B018  (imports every view and the API; a worker did it on its first request)
+    if not embedder_before_fork():
+        logger.info("The embedding model loads in each web worker (more than one embedding thread is set)")
+    connections.close_all()  # no database connection may be inherited: two processes would share one handle
+    # Objects that exist now move to a generation the collector never visits: its passes would write to their
+    # headers and so copy, in every worker, the pages they share with the master.
+    gc.freeze()
+
+
+def thread_count() -> int:
+    """This process's threads as the kernel counts them (native pools included; Python's view elsewhere)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
+def pre_fork(server, worker) -> None:
+    """Say so when the master forks with other threads running: their locks and pools are broken in the child."""
+    threads = thread_count()
+    if threads > 1:
+        logger.error("The web master forks a worker while running %d threads; a model or pool loaded before the "
+                     "fork may hang in the worker (set ORMAH_EMBEDDING_THREADS=1 and OPENBLAS_NUM_THREADS=1)",
+                     threads)
 
 
 def post_worker_init(worker) -> None:

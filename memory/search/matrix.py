@@ -24,7 +24,7 @@ import threading
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import connection
 
 from memory.backends import backend
 from memory.search import vectors
@@ -135,9 +135,10 @@ def current() -> list[tuple[Matrix, set[int]]] | None:
         gen = _newest_gen()
         if state is not None and state.gen == gen and state.dim == dim:
             return [(state, set())]
-        with transaction.atomic():  # one snapshot: the generation and the rows it describes
-            gen = _newest_gen()
-            state = _refresh(state, dim, gen)
+        # No transaction: on SQLite it would be BEGIN IMMEDIATE, a wait for every writer of every process. The
+        # generation is read before the rows, so they are at least that new; a row changed since is logged past
+        # it and loaded again by the next query (PostgreSQL's read-committed statements were never one snapshot).
+        state = _refresh(state, dim, gen)
         _STATES[_key()] = state
         return [(state, set())]
 

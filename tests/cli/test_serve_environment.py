@@ -1,11 +1,12 @@
 """Claims: every part of `ormah serve` runs numpy and the embedding model with one thread per call unless the user
-set otherwise, keeps glibc to two heap arenas, and `--no-watch` turns the watcher off (docs/benchmarks.md, "Soak")."""
+set otherwise, keeps glibc to two heap arenas, `--no-watch` turns the watcher off (docs/benchmarks.md, "Soak"), and
+gunicorn preloads the application in its master only when it forks more than one worker ("Serve tree RSS")."""
 
 from __future__ import annotations
 
 import pytest
 
-from ormah_site.management.commands.serve import serve_environment
+from ormah_site.management.commands.serve import serve_environment, serve_parts
 
 
 @pytest.mark.parametrize(("key", "value"), [
@@ -33,3 +34,10 @@ def test_no_watch_turns_the_watcher_off():
 
 def test_the_watcher_setting_is_left_alone_by_default():
     assert "ORMAH_WATCH" not in serve_environment({})
+
+
+@pytest.mark.parametrize(("workers", "preload"), [(1, False), (2, True)])
+def test_the_web_master_preloads_only_for_more_than_one_worker(settings, workers, preload):
+    settings.ORMAH = {**settings.ORMAH, "WEB_WORKERS": workers}
+    web = serve_parts(host="127.0.0.1", port=8787, cluster=False)[0].argv
+    assert ("--preload" in web) is preload

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.faults.support import children, cmdline
 from tests.support import pg_databases
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,6 +107,12 @@ def test_serve_remember_about_self_manual_edits_and_clean_stop(served):
     env, home, port, proc = served
     db = home / "index.sqlite3"
     assert oct((home / "api_token").stat().st_mode & 0o777) == "0o600"
+
+    # the web master forked its workers holding one thread: the model it loaded first starts no pool that the
+    # workers would lack (ormah_site.gunicorn_conf)
+    master = wait_until(lambda: next((p for p in children(proc.pid) if "gunicorn" in cmdline(p)), None), 60)
+    assert wait_until(lambda: children(master), 60), "the web master forked no worker"
+    assert len(os.listdir(f"/proc/{master}/task")) == 1
 
     node_id = json.loads(cli(env, "remember", "I prefer tabs over spaces", "--about-self", "--json"))["id"]
     files = list((home / "memory" / "nodes").glob(f"*_{node_id[:8]}.md"))

@@ -65,6 +65,8 @@ def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:
            "--bind", f"{host}:{port}", "--workers", str(o_["WEB_WORKERS"]), "--threads", str(o_["WEB_THREADS"]),
            "--worker-class", "gthread", "--timeout", "120", "--graceful-timeout", "10", "--access-logfile", "-",
            "--access-logformat", ACCESS_LOG_FORMAT, "--log-level", "warning", "--no-control-socket"]
+    if o_["WEB_WORKERS"] > 1:
+        web.append("--preload")  # the workers share the master's Django and model (ormah_site.gunicorn_conf)
     parts = [Part("web", web)]
     if cluster:
         parts.append(Part("jobs", [*SUPERVISED, "ormah_site.cli", "admin", "qcluster"]))
