@@ -9,7 +9,7 @@ Every scenario runs in its own child process with a fresh temporary ORMAH_HOME (
   The N nodes are generated text (bench/_common.py), written with `memory.files.write_node` and indexed by one
   `memory.index.sync`. Their vectors are kept in a bench-local cache (`--cache-dir`) between runs and seeded
   into the embedding cache, so the setup does not re-embed them; the remembered texts are new and always embedded.
-- rebuild: N files, then `memory.index.sync(store, embedder, full=True)` cold (fresh DB, empty embedding cache,
+- rebuild: N files, then `memory.rebuild.rebuild(store, embedder)` cold (fresh DB, empty embedding cache,
   model already loaded; embed time measured around the embedder), with `verify=True` (every row rewritten, the
   rebuild before issue 13 item 6), again as it runs by default ("unchanged": rows whose file hash is unchanged are
   kept), the floor (reading and hashing every file) and the incremental `sync` with nothing changed.
@@ -253,6 +253,7 @@ def child_rebuild(home: Path, size: int, repeat: int, cache_dir: Path) -> dict:
     result: dict = {"scenario": "rebuild", "size": size, "env": _django(home)}
     result["rss_setup"] = rss_mb()
     from memory import index, runtime
+    from memory.rebuild import rebuild
 
     store, emb = runtime.store(), runtime.embedder()
     result["write_files_s"], nodes = _write_files(store, corpus(size, seed=CORPUS_SEED))
@@ -262,7 +263,7 @@ def child_rebuild(home: Path, size: int, repeat: int, cache_dir: Path) -> dict:
 
     result["load_start"] = os.getloadavg()[0]
     start = time.perf_counter()
-    report = index.sync(store, embedder=timed, full=True)
+    report = rebuild(store, embedder=timed)
     total = time.perf_counter() - start
     assert report.indexed == size and report.embedded == size, report.as_dict()
     result["cold"] = {"total_s": total, "embed_s": timed.seconds, "index_s": total - timed.seconds,
@@ -275,7 +276,7 @@ def child_rebuild(home: Path, size: int, repeat: int, cache_dir: Path) -> dict:
         for _ in range(repeat):
             timed.reset()
             start, start_cpu = time.perf_counter(), time.process_time()
-            report = index.sync(store, embedder=timed, full=True, verify=verify)
+            report = rebuild(store, embedder=timed, verify=verify)
             result[f"{label}_s"].append(time.perf_counter() - start)
             result[f"{label}_cpu_s"].append(time.process_time() - start_cpu)
             assert report.indexed == (size if verify else 0) and timed.texts == 0, report.as_dict()

@@ -80,7 +80,7 @@ def report_markdown(results: list[dict], facts: dict, command: str) -> str:
     rebuild = [r for r in results if r["scenario"] == "rebuild"]
     if rebuild:
         lines += [
-            "### rebuild (`memory.index.sync`)",
+            "### rebuild (`memory.rebuild.rebuild`)",
             "",
             f"| nodes | cold total s | cold nodes/s | embed s | index s | before: every row rewritten (verify) s "
             f"| CPU s | unchanged full s | unchanged nodes/s | target >= {REBUILD_TARGET_NODES_S:,.0f}/s "
@@ -105,8 +105,8 @@ def report_markdown(results: list[dict], facts: dict, command: str) -> str:
             "",
             "Cold: fresh DB and empty embedding cache, model already loaded; embed s is the time inside "
             "`embed_documents`, index s the rest (file reads, parsing, rows, FTS, vectors, edges). Before: "
-            "`sync(full=True, verify=True)`, which trusts no hash and rewrites every row (what every full rebuild "
-            "did before). Unchanged: `sync(full=True)` again, which keeps the rows whose file hash is unchanged "
+            "`rebuild(verify=True)`, which trusts no hash and rewrites every row (what every full rebuild "
+            "did before). Unchanged: `rebuild()` again, which keeps the rows whose file hash is unchanged "
             "(CPU s: process CPU time of the same runs); x floor: its wall time over reading and hashing every "
             "file once (`store.stat`). "
             "Median of "

@@ -2,7 +2,8 @@
 
 The index is a function of the markdown files (plus an embedding cache that only saves work). Re-indexing a node
 updates its row in place, so edges that point at it survive. What a row holds: memory/index_rows.py; the edges:
-memory/index_edges.py; the cache and passages: memory/index_vectors.py; the full rebuild: memory/rebuild.py.
+memory/index_edges.py; the cache and passages: memory/index_vectors.py. The full rebuild (memory/rebuild.py) sits
+above this module and uses it, never the other way (an import-linter contract).
 See docs/architecture.md for the write protocol.
 """
 
@@ -216,19 +217,12 @@ def remove_nodes(uids: Sequence[str]) -> int:
 
 
 # ---------------------------------------------------------------------------
-# Sync and rebuild
+# Incremental sync
 # ---------------------------------------------------------------------------
 
-def sync(
-    store: MarkdownStore, *, embedder: Embedder, full: bool = False, verify: bool = False,
-    progress: Progress | None = None,
-) -> SyncReport:
-    """Bring the index in line with the files: new, changed and deleted files; `full` rebuilds the index in one
-    atomic swap (memory/rebuild.py: unchanged rows kept by their file hash, or every row rewritten with `verify`)."""
-    if full:
-        from memory.rebuild import rebuild
-
-        return rebuild(store, embedder=embedder, progress=progress, verify=verify)
+def sync(store: MarkdownStore, *, embedder: Embedder, progress: Progress | None = None) -> SyncReport:
+    """Bring the index in line with the files: new, changed and deleted files, each compared with its row by size
+    and mtime. The full rebuild in one atomic swap is memory.rebuild.rebuild, the module above this one."""
     report = SyncReport()
     if ensure_vector_table(embedder):
         report.reembedded_for_model = embedder.model_id

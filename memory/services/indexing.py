@@ -7,6 +7,7 @@ from pathlib import Path
 
 from memory import index, runtime
 from memory.index import Progress, SyncReport
+from memory.rebuild import rebuild
 from memory.services.repair import interrupted_writes_recover
 from memory.writes import write_unit
 
@@ -29,5 +30,7 @@ def index_sync(*, full: bool = False, verify: bool = False, progress: Progress |
             return SyncReport()
         interrupted_writes_recover(unit=unit)
         unit.record_folder()  # PostgreSQL: this host's own edits go into the documents store first
-        return index.sync(unit.store, embedder=runtime.embedder(unit.conf), full=full, verify=verify,
-                          progress=progress)
+        embedder = runtime.embedder(unit.conf)
+        if full:
+            return rebuild(unit.store, embedder=embedder, progress=progress, verify=verify)
+        return index.sync(unit.store, embedder=embedder, progress=progress)

@@ -13,8 +13,8 @@ import pytest
 
 from memory import runtime
 from memory.domain.markdown import parse
-from memory.index import sync
 from memory.models import NodeRow
+from memory.rebuild import rebuild
 
 SCRIPT = Path(__file__).resolve().parent.parent / "support" / "write_stream.py"
 
@@ -51,7 +51,7 @@ def test_sigkill_during_writes_loses_no_acknowledged_memory(tmp_path, settings, 
     ormah = dict(settings.ORMAH)
     ormah.update(HOME=child_home, MEMORY_DIR=child_home / "memory")
     settings.ORMAH = ormah
-    report = sync(runtime.store(), embedder=runtime.embedder(), full=True)
+    report = rebuild(runtime.store(), embedder=runtime.embedder())
 
     assert report.malformed == []
     assert {node_id for node_id, _ in acked} <= set(NodeRow.objects.values_list("uid", flat=True))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from memory import runtime
 from memory.domain.enums import EdgeType
 from memory.domain.requests import NodePatch
-from memory.index import sync
 from memory.models import EdgeRow, NodeRow, NodeTagRow
+from memory.rebuild import rebuild
 from memory.search import vectors
 from memory.services import (
     edge_create,
@@ -62,7 +62,7 @@ def test_rebuild_from_files_equals_live_index_after_scenario(mem, home):
     assert not NodeRow.objects.filter(uid=b.id).exists()
 
     live = snapshot()
-    rebuilt_report = sync(store, embedder=runtime.embedder(), full=True, verify=True)  # every row from its file
+    rebuilt_report = rebuild(store, embedder=runtime.embedder(), verify=True)  # every row from its file
 
     assert rebuilt_report.embedded == 0  # the cache saved every embedding
     assert snapshot() == live

@@ -15,8 +15,8 @@ from memory.backends import backend
 from memory.domain.enums import EdgeType
 from memory.domain.requests import NodeCreate
 from memory.errors import ValidationFailed
-from memory.index import sync
 from memory.models import EdgeRow, NodeRow
+from memory.rebuild import rebuild
 from memory.search import vectors
 from memory.services import nodes_create, self_ensure
 from tests.memory.test_rebuild_invariant import snapshot
@@ -82,7 +82,7 @@ def test_the_index_after_a_batch_equals_a_rebuild_from_the_files(home, db):
         NodeCreate(content="Deploys happen on Tuesdays after the release checklist " * 40, type="procedure"),
     ])
     live = snapshot()
-    sync(runtime.store(), embedder=runtime.embedder(), full=True, verify=True)  # every row rewritten from its file
+    rebuild(runtime.store(), embedder=runtime.embedder(), verify=True)  # every row rewritten from its file
     assert snapshot() == live
     assert len(live["nodes"]) == 5
 

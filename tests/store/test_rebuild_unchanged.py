@@ -4,13 +4,13 @@ equals a rebuild that trusts no hash; `verify` rewrites every row and repairs wh
 from __future__ import annotations
 
 from memory import runtime
-from memory.index import sync
+from memory.rebuild import rebuild
 from memory.models import NodeRow, NodeTagRow
 from tests.memory.test_rebuild_invariant import snapshot
 
 
 def _rebuild(**kwargs):
-    return sync(runtime.store(), embedder=runtime.embedder(), full=True, **kwargs)
+    return rebuild(runtime.store(), embedder=runtime.embedder(), **kwargs)
 
 
 def _memories(mem):

@@ -8,6 +8,7 @@ import os
 from memory import runtime
 from memory.index import sync
 from memory.models import NodeRow
+from memory.rebuild import rebuild
 from tests.memory.test_rebuild_invariant import snapshot
 
 
@@ -24,7 +25,7 @@ def test_a_file_renamed_onto_a_deleted_memorys_name_is_indexed_under_that_name(m
     assert set(rows) == {a.id, c.id}
     assert rows[a.id] == path_b.relative_to(store.root).as_posix()
     live = snapshot()
-    sync(store, embedder=runtime.embedder(), full=True, verify=True)
+    rebuild(store, embedder=runtime.embedder(), verify=True)
     assert snapshot() == live  # the incremental sync left what a rebuild from the files gives
 
 

@@ -16,8 +16,8 @@ from memory.domain.node import Connection, Provenance
 from memory.domain.trust import RelationKind
 from memory.domain.trust_requests import RelationIn
 from memory.errors import MalformedNodeFile
-from memory.index import sync
 from memory.models import EdgeRow, NodeCitationRow, NodeRow
+from memory.rebuild import rebuild
 from memory.services import core_block_set, node_remember, relation_create
 from memory.domain.requests import NodeCreate
 from tests.domain.test_markdown_properties import nodes
@@ -96,7 +96,7 @@ def test_rebuild_from_files_equals_the_live_trust_rows(mem, repo):
                                        valid_from=NOW, valid_until=NOW + timedelta(days=365)))
     core_block_set(ref=new.id, pinned=True, authority=7, read_only=True)
     live = _snapshot()
-    assert sync(runtime.store(), embedder=runtime.embedder(), full=True, verify=True).embedded == 0  # rows rewritten
+    assert rebuild(runtime.store(), embedder=runtime.embedder(), verify=True).embedded == 0  # rows rewritten
     assert _snapshot() == live
     assert live["edges"][0][2:] == ("evolved_from", NOW, NOW + timedelta(days=365))
     assert [e for _, e in live["citations"]] == list(old.source_event_ids)  # the explicit_memory event
