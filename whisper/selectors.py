@@ -60,9 +60,10 @@ def feedback_samples(*, node_uids: Sequence[str]) -> dict[str, list[FeedbackSamp
     samples: dict[str, list[FeedbackSample]] = defaultdict(list)
     if not node_uids:
         return samples
-    for row in AffinityRow.objects.filter(node_uid__in=list(node_uids)):
-        samples[row.node_uid].append(FeedbackSample(prompt_vec=_vec(row.prompt_vec), signal=row.signal,
-                                                    source=row.source, at=row.created))
+    rows = (AffinityRow.objects.filter(node_uid__in=list(node_uids)).order_by("-created", "-id")
+            .values_list("node_uid", "prompt_vec", "signal", "source", "created"))
+    for uid, vec, signal, source, at in rows:
+        samples[uid].append(FeedbackSample(prompt_vec=_vec(vec), signal=signal, source=source, at=at))
     return samples
 
 
@@ -85,6 +86,12 @@ def served_node_ids(*, session_id: str | None, since: datetime) -> frozenset[str
     return frozenset(WhisperCandidateRow.objects.filter(
         decision__session_id=session_id, decision__created__gte=since, injected=True,
     ).values_list("node_uid", flat=True))
+
+
+def next_decision_id() -> int:
+    """The id the next decision row is expected to get (the newest one's plus one; another writer may take it)."""
+    newest = WhisperDecisionRow.objects.order_by("-id").values_list("id", flat=True).first()
+    return (newest or 0) + 1
 
 
 def session_prompt_count(*, session_id: str | None) -> int:

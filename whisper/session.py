@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from django.db import transaction
+from django.db.models import Q
 
 from whisper.conf import WhisperConf
 from whisper.models import SessionPromptRow
@@ -28,10 +29,10 @@ def buffer_read(*, session_id: str | None, now: datetime, conf: WhisperConf) -> 
         return None
     since = now - timedelta(minutes=conf.session_gap_minutes)
     rows = list(SessionPromptRow.objects.filter(session_id=session_id, created__gte=since, created__lte=now)
-                .order_by("-created", "-id")[: conf.buffer_size])
+                .order_by("-created", "-id").values_list("prompt", "vector", "created")[: conf.buffer_size])
     if not rows:
         return None
-    return [RecentPrompt(prompt=r.prompt, vector=_vector(r.vector), at=r.created) for r in reversed(rows)]
+    return [RecentPrompt(prompt=prompt, vector=_vector(vector), at=at) for prompt, vector, at in reversed(rows)]
 
 
 def buffer_append(*, session_id: str | None, prompt: str, vector: np.ndarray | None, now: datetime,
@@ -41,10 +42,11 @@ def buffer_append(*, session_id: str | None, prompt: str, vector: np.ndarray | N
         return
     blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
     since = now - timedelta(minutes=conf.session_gap_minutes)
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # joins the caller's transaction (whisper's one write)
         SessionPromptRow.objects.create(session_id=session_id, prompt=prompt[:MAX_PROMPT_CHARS], vector=blob,
                                         created=now)
-        SessionPromptRow.objects.filter(created__lt=since).delete()
-        keep = list(SessionPromptRow.objects.filter(session_id=session_id).order_by("-created", "-id")
-                    .values_list("id", flat=True)[: conf.buffer_size])
-        SessionPromptRow.objects.filter(session_id=session_id).exclude(id__in=keep).delete()
+        newest = (SessionPromptRow.objects.filter(session_id=session_id).order_by("-created", "-id")
+                  .values("id")[: conf.buffer_size])
+        # one DELETE: every session's rows older than the gap, and this session's beyond the newest buffer_size
+        stale = Q(created__lt=since) | (Q(session_id=session_id) & ~Q(id__in=newest))
+        SessionPromptRow.objects.filter(stale).delete()

@@ -279,6 +279,8 @@ def node_set_tier(*, ref: str, tier: Tier, now: datetime | None = None, automate
 
 def _link_to_self(unit: WriteUnit, nodes: Sequence[Node]) -> None:
     """The self node `defines` each of `nodes` (one write of its file for a whole batch)."""
+    if not nodes:  # no memory about the user: no need to look the self node up
+        return
     me = self_row()
     targets = [n for n in nodes if me is not None and me.uid != n.id]
     if not targets:

@@ -23,6 +23,7 @@ from memory.services.surfacing import surfacing_log
 from whisper import selectors
 from whisper.classifier import archetype_matrices
 from whisper.conf import WhisperConf, get_conf
+from whisper.formatter import intro
 from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
 from whisper.pipeline import new_run, run_stages
 from whisper.reranker import load_reranker
@@ -31,6 +32,7 @@ from whisper.state import (
     INJECTED, SILENT_ACK, SILENT_DISABLED, SILENT_EMPTY, SILENT_ERROR, SILENT_LATE, SILENT_SHORT, SILENT_SYNTHETIC,
     Deps, WhisperRequest, WhisperResult, WhisperRun,
 )
+from whisper.text import estimate_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -113,11 +115,16 @@ def _blob(vector: np.ndarray | None) -> bytes | None:
     return None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
 
 
-def _record(row: WhisperDecisionRow, run: WhisperRun | None, decision: str, elapsed_ms: float) -> None:
-    """Fill the decision row and write one candidate row per candidate seen."""
+def _decision_row(request: WhisperRequest, run: WhisperRun | None, decision: str, elapsed_ms: float,
+                  reranker: str) -> WhisperDecisionRow:
+    """The decision row of a call (not saved yet)."""
     injected = decision == INJECTED
-    row.decision, row.elapsed_ms = decision, round(elapsed_ms, 2)
-    fields = ["decision", "elapsed_ms"]
+    prompt = request.prompt
+    row = WhisperDecisionRow(
+        created=request.now, session_id=request.session_id, space=request.space, prompt=prompt[:MAX_STORED_PROMPT],
+        prompt_hash=hashlib.sha256(prompt.encode("utf-8", "replace")).hexdigest(), decision=decision,
+        budget_tokens=request.budget_tokens or 0, reranker=reranker, elapsed_ms=round(elapsed_ms, 2),
+    )
     if run is not None:
         row.intent = run.intent.label if run.intent is not None else ""
         row.prompt_vec = _blob(run.prompt_vec)
@@ -125,9 +132,44 @@ def _record(row: WhisperDecisionRow, run: WhisperRun | None, decision: str, elap
         row.gate = run.gate
         row.node_ids = [c.node_id for c in run.selected] if injected else []
         row.estimated_tokens = run.estimated_tokens if injected else 0
-        fields += ["intent", "prompt_vec", "matched_pattern", "gate", "node_ids", "estimated_tokens"]
+    return row
+
+
+def _with_log_id(run: WhisperRun, log_id: int) -> None:
+    """Put the decision's real id in the text rendered with the expected one (`run.log_id`).
+
+    The id is known only once the row is inserted (with the rest of the call's rows, at the end). The text was
+    rendered with the id the next row was expected to get; another writer may have taken it meanwhile. An id of the
+    same width keeps the text's length and words, so its estimate and the budget hold; a wider or narrower one
+    (the ids crossed a power of ten) leaves the reference out, which only shortens the text.
+    """
+    if run.log_id == log_id or not run.text:
+        run.log_id = log_id
+        return
+    same_width = run.log_id is not None and len(str(run.log_id)) == len(str(log_id))
+    run.text = run.text.replace(intro(run.log_id), intro(log_id if same_width else None), 1)
+    run.estimated_tokens = estimate_tokens(run.text)
+    run.log_id = log_id
+
+
+def _record(request: WhisperRequest, run: WhisperRun | None, decision: str, elapsed_ms: float,
+            conf: WhisperConf) -> WhisperDecisionRow:
+    """Write everything a call leaves behind in ONE write transaction, after the pipeline: the decision row, one
+    candidate row per candidate seen, the surfacing row of an injection and the session buffer.
+
+    One transaction, not one per row: under SQLite's single write lock each acquisition can wait behind another
+    writer's transaction (a group of remembers), so a call waits at most once, and never before its answer is made.
+    """
+    injected = decision == INJECTED
+    row = _decision_row(request, run, decision, elapsed_ms, conf.reranker or "")
     with transaction.atomic():
-        row.save(update_fields=fields)
+        row.save(force_insert=True)
+        if injected and run is not None:
+            expected = run.estimated_tokens
+            _with_log_id(run, row.id)
+            if run.estimated_tokens != expected:  # the reference left out (rare): the row says what was sent
+                row.estimated_tokens = run.estimated_tokens
+                row.save(update_fields=["estimated_tokens"])
         if run is not None and run.candidates:
             WhisperCandidateRow.objects.bulk_create([WhisperCandidateRow(
                 decision=row, node_uid=c.node_id, short_id=c.short_id, title=c.display_title[:300], source=c.source,
@@ -139,6 +181,10 @@ def _record(row: WhisperDecisionRow, run: WhisperRun | None, decision: str, elap
         if injected and run is not None:
             surfacing_log(surface="whisper", query=run.query or run.prompt, session_id=row.session_id,
                           space=row.space, now=row.created, hits=[c.hit for c in run.selected if c.hit is not None])
+        if decision not in NOT_BUFFERED:
+            buffer_append(session_id=request.session_id, prompt=request.prompt,
+                          vector=run.prompt_vec if run is not None else None, now=request.now, conf=conf)
+    return row
 
 
 def whisper_respond(*, prompt: str, session_id: str | None = None, space: str | None = None,
@@ -148,7 +194,8 @@ def whisper_respond(*, prompt: str, session_id: str | None = None, space: str | 
 
     Never raises for a failing stage: the failure is logged and the answer is silence (`silent:error`).
     An answer that took longer than the caller's `timeout_ms` is recorded as `silent:late` and not returned,
-    since the caller has already given up on it.
+    since the caller has already given up on it. The pipeline only reads; what the call leaves behind is written
+    at the end in one transaction (`_record`).
     """
     started = time.perf_counter()
     conf = get_conf()
@@ -156,11 +203,6 @@ def whisper_respond(*, prompt: str, session_id: str | None = None, space: str | 
     session_id = (session_id or "").strip()[:200] or None
     budget = max(0, min(int(budget_tokens if budget_tokens is not None else conf.budget_tokens), MAX_BUDGET_TOKENS))
     request = WhisperRequest(prompt=prompt or "", session_id=session_id, space=space, budget_tokens=budget, now=now)
-    row = WhisperDecisionRow.objects.create(
-        created=now, session_id=session_id, space=space, prompt=(prompt or "")[:MAX_STORED_PROMPT],
-        prompt_hash=hashlib.sha256((prompt or "").encode("utf-8", "replace")).hexdigest(),
-        decision="pending", budget_tokens=budget, reranker=conf.reranker or "",
-    )
     run: WhisperRun | None = None
     try:
         if not conf.enabled:
@@ -168,23 +210,19 @@ def whisper_respond(*, prompt: str, session_id: str | None = None, space: str | 
         else:
             recent = buffer_read(session_id=session_id, now=now, conf=conf)
             run = new_run(request, now=now, budget_tokens=budget, recent=recent)
-            run.log_id = row.id
+            run.log_id = selectors.next_decision_id()  # the text names it; _record puts in the real one
             decision = run_stages(run, conf, whisper_deps(conf=conf, session_id=session_id, now=now,
                                                            embedder=embedder))
     except Exception:  # noqa: BLE001
         # Trigger: any failure inside a stage. Why: whisper must never block or break the agent's prompt.
         # Outcome: logged with its stack; the call answers silence and the ledger says silent:error.
-        logger.exception("Whisper failed for decision %s", row.id)
+        logger.exception("Whisper failed for a prompt of session %s", session_id)
         decision = SILENT_ERROR
     elapsed_ms = (time.perf_counter() - started) * 1000.0
     if decision == INJECTED and timeout_ms is not None and elapsed_ms > timeout_ms:
-        logger.warning("Whisper %s took %.0f ms, over the caller's %.0f ms: not delivered", row.id, elapsed_ms,
-                       timeout_ms)
+        logger.warning("Whisper took %.0f ms, over the caller's %.0f ms: not delivered", elapsed_ms, timeout_ms)
         decision = SILENT_LATE
-    _record(row, run, decision, elapsed_ms)
-    if decision not in NOT_BUFFERED:
-        buffer_append(session_id=session_id, prompt=request.prompt,
-                      vector=run.prompt_vec if run is not None else None, now=now, conf=conf)
+    row = _record(request, run, decision, elapsed_ms, conf)
     if row.id % PRUNE_EVERY == 0:
         ledger_prune(now=now)
     count = selectors.session_prompt_count(session_id=session_id) if decision != SILENT_SYNTHETIC else 0

@@ -1,0 +1,177 @@
+"""CPU and SQL statements per request of the soak's routes, in process, on the soak's store.
+
+    python -m bench.request_cpu [--memories 2000] [--requests 40] [--profile ROUTE] [--top 30]
+
+A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus, as bench/soak.py writes
+them) and `ormah init`; then this process sets Django up on it the way a served web worker runs (one thread for
+numpy and onnxruntime) and sends the soak's requests through Django's test client (middleware, auth, ninja, the
+route, the connection closed at the end of each request as in the server): remember, recall, whisper (each with a
+session) and feedback. Per route it reports the SQL statements per request (counted on the connection, the write
+statements apart) and the process CPU per request (a second pass, not counting statements), p50 and mean.
+`--profile ROUTE` prints cProfile's top functions for that route. A benchmark, not a test: nothing asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# as `ormah serve` runs its web worker: one thread per numpy and onnxruntime call (set before numpy loads)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("ORMAH_EMBEDDING_THREADS", "1")
+
+from bench._common import REPO, corpus  # noqa: E402
+from bench.serve_tree import serve_env, write_memories  # noqa: E402
+
+ROUTES = ("remember", "recall", "whisper", "feedback")
+WRITES = re.compile(r"^\s*(INSERT|UPDATE|DELETE|REPLACE|BEGIN|SAVEPOINT|COMMIT|RELEASE)", re.IGNORECASE)
+
+
+class Agent:
+    """The soak's agent (bench/soak.py), one request at a time through Django's test client."""
+
+    def __init__(self, client, token: str, memories, fresh, seed: int = 7) -> None:
+        self.client, self.token = client, token
+        self.memories, self.fresh = memories, fresh
+        self.rng = random.Random(seed)
+        self.n = 0
+        self.last_ids: list[str] = []
+        self.last_log: int | None = None
+        self.session = "cpu-agent"
+
+    def _post(self, path: str, body: dict) -> dict:
+        response = self.client.post(path, data=json.dumps(body), content_type="application/json",
+                                    HTTP_AUTHORIZATION=f"Bearer {self.token}")
+        if response.status_code not in (200, 201):
+            raise RuntimeError(f"{path}: {response.status_code} {response.content[:200]!r}")
+        return response.json()
+
+    def _query(self) -> str:
+        words = [w for w in re.findall(r"[A-Za-z][\w.-]+", self.rng.choice(self.memories).content) if len(w) > 3]
+        return " ".join(self.rng.sample(words, min(len(words), self.rng.randint(2, 4))))
+
+    def call(self, route: str) -> None:
+        self.n += 1
+        if route == "remember":
+            m = self.fresh[self.n % len(self.fresh)]
+            self._post("/api/agent/remember", {
+                "content": f"{m.content} (cpu bench, note {self.n})", "type": m.type, "title": m.title,
+                "tags": list(m.tags), "space": m.space, "source": "agent:cpu-bench"})
+        elif route == "recall":
+            answer = self._post("/api/agent/recall", {"query": self._query(), "limit": 10, "session_id": self.session})
+            if answer["results"]:
+                self.last_ids, self.last_log = [r["id"] for r in answer["results"]], None
+        elif route == "whisper":
+            answer = self._post("/api/agent/whisper", {"prompt": f"What do we know about {self._query()}?",
+                                                       "session_id": self.session})
+            if answer.get("node_ids"):
+                self.last_ids, self.last_log = answer["node_ids"], answer.get("whisper_log_id")
+        else:
+            body = {"node_id": self.rng.choice(self.last_ids), "signal": self.rng.choice((1, 1, -1)),
+                    "source": "explicit"}
+            if self.last_log is not None:
+                body["whisper_log_id"] = self.last_log
+            self._post("/api/agent/feedback", body)
+
+
+def setup(memories: int) -> tuple[Path, list, list]:
+    root = Path(tempfile.mkdtemp(prefix="ormah-request-cpu-"))
+    home = root / "home"
+    everything = corpus(memories + 2000, seed=1)
+    stored, fresh = everything[:memories], everything[memories:]
+    write_memories(home, stored)
+    os.environ.setdefault("ORMAH_MODEL_CACHE_DIR", str(Path(tempfile.gettempdir()) / "ormah-models"))
+    env = serve_env(home)
+    subprocess.run([sys.executable, str(REPO / "manage.py"), "init", "--name", "CPU", "--quiet"], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    for key in ("ORMAH_DB_PATH", "ORMAH_MEMORY_DIR", "ORMAH_TOKEN_FILE", "ORMAH_LOG_DIR", "ORMAH_SECRET_KEY"):
+        os.environ.pop(key, None)
+    os.environ.update({"ORMAH_HOME": str(home), "DJANGO_SETTINGS_MODULE": "ormah_site.settings",
+                       "ORMAH_LOG_LEVEL": "WARNING", "ORMAH_API_TOKEN": "", "ORMAH_LLM_PROVIDER": "none"})
+    import django
+
+    django.setup()
+    return home, stored, fresh
+
+
+def count_statements(agent: Agent, route: str, n: int) -> tuple[list[int], list[int], list[str]]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    totals, writes, sample = [], [], []
+    for _ in range(n):
+        with CaptureQueriesContext(connection) as ctx:
+            agent.call(route)
+        sqls = [q["sql"] for q in ctx.captured_queries]
+        totals.append(len(sqls))
+        writes.append(sum(1 for s in sqls if WRITES.match(s)))
+        sample = sqls
+    return totals, writes, sample
+
+
+def cpu_per_request(agent: Agent, route: str, n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        started = time.process_time()
+        agent.call(route)
+        out.append((time.process_time() - started) * 1000)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=2000)
+    parser.add_argument("--requests", type=int, default=40, help="requests per route and pass")
+    parser.add_argument("--profile", choices=ROUTES, action="append", default=[])
+    parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--show-sql", choices=ROUTES, action="append", default=[])
+    args = parser.parse_args(argv)
+    home, stored, fresh = setup(args.memories)
+    from django.test import Client
+
+    token = (home / "api_token").read_text().strip()
+    agent = Agent(Client(), token, stored, fresh)
+    for _ in range(3):  # warm-up: the model, the scorer, the URL conf, the matrix
+        for route in ROUTES:
+            agent.call(route)
+    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}; {args.memories} memories; "
+          f"{args.requests} requests per route and pass")
+    print("| route | statements p50 / mean / max | writes mean | CPU ms p50 / mean |")
+    print("|---|---|---:|---|")
+    for route in ROUTES:
+        totals, writes, sample = count_statements(agent, route, args.requests)
+        cpu = cpu_per_request(agent, route, args.requests)
+        print(f"| {route} | {statistics.median(totals):.0f} / {statistics.mean(totals):.1f} / {max(totals)} | "
+              f"{statistics.mean(writes):.1f} | {statistics.median(cpu):.1f} / {statistics.mean(cpu):.1f} |")
+        if route in args.show_sql:
+            for sql in sample:
+                print("   ", sql[:160])
+    for route in args.profile:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(args.requests):
+            agent.call(route)
+        profiler.disable()
+        out = io.StringIO()
+        stats = pstats.Stats(profiler, stream=out).sort_stats("tottime")
+        stats.print_stats(args.top)
+        stats.sort_stats("cumulative").print_stats(r"/(whisper|memory|ormah_site)/", args.top)
+        print(f"\n## profile: {route} x {args.requests}\n{out.getvalue()}")
+    print(f"load average after {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

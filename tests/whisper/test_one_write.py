@@ -1,0 +1,85 @@
+"""A whisper call reads first and writes once, at the end, in one transaction (issue 13, items 2 and 7).
+
+Under SQLite's single write lock every acquisition can wait behind another writer's transaction (a group of
+remembers), so the decision row, its candidates, the surfacing row and the session buffer go in one.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from memory.models import RetrievalEventRow
+from whisper.formatter import intro
+from whisper.models import SessionPromptRow, WhisperCandidateRow, WhisperDecisionRow
+from whisper.services import whisper_respond
+from whisper.services.respond import _with_log_id
+from whisper.state import WhisperRequest, WhisperRun
+from whisper.text import estimate_tokens
+
+INDEX = "Ormah keeps its search index in SQLite with FTS5 and sqlite-vec; markdown files stay the source of truth."
+WRITE = re.compile(r"^\s*(INSERT|UPDATE|DELETE|REPLACE)\b", re.IGNORECASE)
+TRANSACTION = re.compile(r"^\s*(SAVEPOINT|BEGIN)\b", re.IGNORECASE)
+
+
+def statements(prompt: str, session: str = "s1") -> tuple[list[str], object]:
+    with CaptureQueriesContext(connection) as ctx:
+        result = whisper_respond(prompt=prompt, session_id=session, space="ormah")
+    return [q["sql"] for q in ctx.captured_queries], result
+
+
+@pytest.fixture
+def index(mem):
+    return mem(INDEX, type="decision", space="ormah", auto_link=False)
+
+
+def test_an_injection_writes_its_rows_in_one_transaction_after_every_read(index):
+    sqls, result = statements("How is the ormah index stored? Is it sqlite?")
+    assert result.decision == "injected"
+    opened = [i for i, s in enumerate(sqls) if TRANSACTION.match(s)]
+    writes = [i for i, s in enumerate(sqls) if WRITE.match(s)]
+    assert len(opened) == 1  # one transaction (a savepoint inside the test's own)
+    assert opened[0] < writes[0]
+    # decision, candidates, surfacing, session prompt; the buffer's trim
+    assert [sqls[i].split()[0] for i in writes] == ["INSERT", "INSERT", "INSERT", "INSERT", "DELETE"]
+    assert (WhisperDecisionRow.objects.count(), RetrievalEventRow.objects.count(), SessionPromptRow.objects.count(),
+            WhisperCandidateRow.objects.filter(injected=True).count()) == (1, 1, 1, 1)
+
+
+def test_a_silence_writes_its_decision_row_alone(index):
+    sqls, result = statements("thanks!")
+    assert result.decision == "silent:acknowledgement"
+    assert [s.split()[0] for s in sqls if WRITE.match(s)] == ["INSERT"]
+
+
+def test_the_text_names_the_decision_row_it_was_written_to(index):
+    WhisperDecisionRow.objects.create(created=index.created, decision="silent:empty")  # another writer's row
+    result = whisper_respond(prompt="How is the ormah index stored? Is it sqlite?", session_id="s1", space="ormah")
+    assert f"whisper_log_id={result.whisper_log_id})" in result.text
+    assert WhisperDecisionRow.objects.get(id=result.whisper_log_id).decision == "injected"
+
+
+def _run(log_id: int) -> WhisperRun:
+    run = WhisperRun(request=WhisperRequest(prompt="p"), now=None, budget_tokens=300)
+    run.log_id = log_id
+    run.text = f"# Ormah whispers\n{intro(log_id)}\n\n- **[fact]** A title (id: abcd1234)"
+    run.estimated_tokens = estimate_tokens(run.text)
+    return run
+
+
+def test_an_id_taken_meanwhile_is_replaced_by_the_real_one_of_the_same_width():
+    run = _run(41)
+    tokens = run.estimated_tokens
+    _with_log_id(run, 47)
+    assert (run.log_id, "whisper_log_id=47)" in run.text, "41" in run.text, run.estimated_tokens) == (
+        47, True, False, tokens)
+
+
+def test_a_real_id_of_another_width_leaves_the_reference_out_and_the_text_shorter():
+    run = _run(99)
+    tokens = run.estimated_tokens
+    _with_log_id(run, 100)
+    assert ("whisper_log_id" in run.text, run.log_id, run.estimated_tokens <= tokens) == (False, 100, True)
