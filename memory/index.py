@@ -26,7 +26,8 @@ from memory.index_edges import (  # rebuild_all_edges: used as index.*
     resolve_dangling,
 )
 from memory.index_rows import CHUNK, fill_row
-from memory.index_vectors import (  # embed_into_cache, embed_text, node_vectors, text_hash: used as index.*
+from memory.index_vectors import (  # embed_ahead, embed_into_cache, embed_text, node_vectors, text_hash: index.*
+    embed_ahead,  # noqa: F401
     embed_into_cache,  # noqa: F401
     embed_text,  # noqa: F401
     index_passages,

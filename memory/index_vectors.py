@@ -7,6 +7,8 @@ text is never embedded twice (a memory's own text, each passage's, a query's thr
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,6 +18,10 @@ from memory.domain.node import Node
 from memory.embeddings import Embedder, embedding_text
 from memory.index_rows import CHUNK
 from memory.models import EmbeddingCacheRow, NodeRow, PassageRow
+
+AHEAD_LIMIT = 1024  # vectors a process keeps, embedded ahead of the write that stores them (the oldest go first)
+_ahead: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()  # (model id, text hash) -> vector
+_AHEAD_LOCK = threading.Lock()
 
 
 def text_hash(node: Node) -> str:
@@ -46,6 +52,32 @@ def embed_into_cache(nodes: Sequence[Node], embedder: Embedder) -> int:
     return _vectors_for_texts(texts, embedder)[1]
 
 
+def embed_ahead(nodes: Sequence[Node], embedder: Embedder) -> int:
+    """Embed whatever the nodes' own texts and passages lack in the cache and keep the vectors in this process for
+    the write that follows, which stores them in the cache inside its own transaction (`_vectors_for_texts`).
+
+    Unlike `embed_into_cache` it writes nothing: a remember embedded before the write lock does not take SQLite's
+    write lock a second time, on its own, for the cache rows (and wait there behind a group's index transaction).
+    A batch of more texts than the process keeps goes into the cache as `embed_into_cache` does. Returns how many
+    texts were embedded."""
+    texts = {text_hash(n): embedding_text(n.title, n.content) for n in nodes}
+    texts.update((digest, text) for n in nodes for _, text, digest in _passage_texts(n))
+    if len(texts) > AHEAD_LIMIT // 2:
+        return _vectors_for_texts(texts, embedder)[1]
+    found = _cached(list(texts), embedder.model_id)
+    with _AHEAD_LOCK:
+        missing = [k for k in texts if k not in found and (embedder.model_id, k) not in _ahead]
+    if not missing:
+        return 0
+    fresh = embedder.embed_documents([texts[k] for k in missing])
+    with _AHEAD_LOCK:
+        for k, v in zip(missing, fresh):
+            _ahead[(embedder.model_id, k)] = np.asarray(v, np.float32)
+        while len(_ahead) > AHEAD_LIMIT:
+            _ahead.popitem(last=False)
+    return len(missing)
+
+
 def node_vectors(nodes: Sequence[Node], embedder: Embedder) -> tuple[list[np.ndarray], int]:
     """Each node's vectors as an (n, dim) array, its own text's first and then its passages', through the cache
     (whatever the cache lacks is embedded in one batched call); returns them and how many texts were embedded."""
@@ -62,22 +94,34 @@ def vectors_for(nodes: Sequence[Node], embedder: Embedder) -> tuple[dict[str, np
     return _vectors_for_texts({text_hash(n): embedding_text(n.title, n.content) for n in nodes}, embedder)
 
 
-def _vectors_for_texts(texts: dict[str, str], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
+def _cached(keys: list[str], model_id: str) -> dict[str, np.ndarray]:
     found: dict[str, np.ndarray] = {}
-    keys = list(texts)
     for i in range(0, len(keys), CHUNK):
-        for row in EmbeddingCacheRow.objects.filter(model_id=embedder.model_id, text_hash__in=keys[i:i + CHUNK]):
-            found[row.text_hash] = np.frombuffer(bytes(row.vector), dtype=np.float32)
+        rows = EmbeddingCacheRow.objects.filter(model_id=model_id, text_hash__in=keys[i:i + CHUNK])
+        for digest, blob in rows.values_list("text_hash", "vector"):
+            found[digest] = np.frombuffer(bytes(blob), dtype=np.float32)
+    return found
+
+
+def _vectors_for_texts(texts: dict[str, str], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
+    """The vectors of the texts by hash: from the cache, else embedded ahead (`embed_ahead`), else by the model;
+    what the cache lacked is written to it. Returns them and how many texts the model embedded here."""
+    keys = list(texts)
+    found = _cached(keys, embedder.model_id)
     missing = [k for k in keys if k not in found]
-    if missing:
-        fresh = embedder.embed_documents([texts[k] for k in missing])
-        EmbeddingCacheRow.objects.bulk_create(
-            [EmbeddingCacheRow(text_hash=k, model_id=embedder.model_id, vector=np.asarray(v, np.float32).tobytes())
-             for k, v in zip(missing, fresh)],
-            ignore_conflicts=True, batch_size=CHUNK,
-        )
-        found.update(zip(missing, (np.asarray(v, np.float32) for v in fresh)))
-    return found, len(missing)
+    if not missing:
+        return found, 0
+    with _AHEAD_LOCK:
+        ahead = {k: _ahead[(embedder.model_id, k)] for k in missing if (embedder.model_id, k) in _ahead}
+    to_embed = [k for k in missing if k not in ahead]
+    fresh = embedder.embed_documents([texts[k] for k in to_embed]) if to_embed else []
+    new = {**ahead, **{k: np.asarray(v, np.float32) for k, v in zip(to_embed, fresh)}}
+    EmbeddingCacheRow.objects.bulk_create(
+        [EmbeddingCacheRow(text_hash=k, model_id=embedder.model_id, vector=new[k].tobytes()) for k in missing],
+        ignore_conflicts=True, batch_size=CHUNK,
+    )
+    found.update(new)
+    return found, len(to_embed)
 
 
 def index_passages(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) -> int:

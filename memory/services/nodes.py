@@ -165,8 +165,8 @@ _EMBED_ONLY_ID = "00000000-0000-4000-8000-000000000000"
 
 
 def nodes_embed_ahead(*, requests: Sequence[NodeCreate], now: datetime) -> None:
-    """Run the model BEFORE the write lock: the batch's texts and passages go into the embedding cache (keyed by
-    text hash, so the unit's auto-links and indexing only read it). The lock has no timeout; a model run inside it
+    """Run the model BEFORE the write lock: the batch's vectors wait in the process (index.embed_ahead) for the unit,
+    which writes them to the embedding cache in its own transaction. The lock has no timeout; a model run inside it
     would hold every other writer (watcher, UI, API, jobs) for as long as the batch takes to embed.
 
     Never raises: a failure is logged and the unit embeds what is missing (and reports the error itself)."""
@@ -174,7 +174,7 @@ def nodes_embed_ahead(*, requests: Sequence[NodeCreate], now: datetime) -> None:
         return
     try:
         # The texts do not depend on the id: a placeholder, so no id is drawn for a node that is not written.
-        index.embed_into_cache([build_node(r, node_id=_EMBED_ONLY_ID, now=now) for r in requests], runtime.embedder())
+        index.embed_ahead([build_node(r, node_id=_EMBED_ONLY_ID, now=now) for r in requests], runtime.embedder())
     except Exception as exc:  # only a head start: the unit embeds what is missing and reports the error itself
         logger.debug("embedding a batch of %d ahead of the write lock failed (%s); the write embeds it",
                        len(requests), type(exc).__name__)
