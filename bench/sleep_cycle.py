@@ -13,11 +13,18 @@ through `node_create`). During the cold cycle an agent in another process (as a 
 its own every AGENT_EVERY_S through `node_update`, and each write's wall time is set beside the job that was
 running (issue 13 item 7: an agent's write should never wait for a job). `--write` replaces the "Sleep cycle"
 section of docs/benchmarks.md.
+
+`--jobs` runs instead each job once, alone and cold, in cycle order on a fresh store (no agent, no warm cycle),
+and reports each job's CPU time (`time.process_time`) and wall time with the load average, plus short hashes of
+the node rows, edges and proposals after it (the same hashes before and after a change = the same decisions);
+`--profile-dir` also writes a cProfile file per job.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import hashlib
 import json
 import os
 import random
@@ -30,7 +37,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bench._common import REPO, Memory, corpus, machine, replace_section, rss_mb
-from bench.spine import DEFAULT_CACHE_DIR, _cache_save, _cache_seed, _django, _load_model
+from bench.spine import DEFAULT_CACHE_DIR, cache_save, cache_seed, django_home, model_warm
 
 SECTION = "Sleep cycle"
 NOW = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)
@@ -62,7 +69,7 @@ def _cycle() -> dict:
 
 def agent(home: Path, node_id: str, stop: Path, out: Path) -> None:
     """Edit one memory every AGENT_EVERY_S until `stop` exists; write [(wall start, seconds)] to `out`."""
-    _django(home)
+    django_home(home)
     from memory import runtime
     from memory.domain.requests import NodePatch
     from memory.services import node_update
@@ -106,31 +113,41 @@ def agent_waits(cycle: dict, writes: list) -> dict[str, dict]:
     return out
 
 
-def child(home: Path, size: int, cache_dir: Path) -> dict:
-    result: dict = {"size": size, "env": _django(home)}
+def store_build(home: Path, size: int, cache_dir: Path) -> tuple[dict, list]:
+    """The bench store in a fresh home: files (plain writes, a setup), cached vectors, one sync; (facts, memories)."""
+    result: dict = {"size": size, "env": django_home(home)}
     os.environ.setdefault("ORMAH_LLM_PROVIDER", "none")
-    from memory import files, index, runtime
-    from memory.domain.requests import NodeCreate, NodePatch
+    from memory import index, runtime
+    from memory.domain.markdown import render
     from memory.domain.slug import node_filename
-    from memory.models import EdgeRow, NodeRow
-    from memory.services import node_create, node_update
+    from memory.models import EdgeRow
 
     store, emb = runtime.store(), runtime.embedder()
     rng = random.Random(3)
     memories = corpus(size, seed=1)
     nodes = [_node(m, rng) for m in memories]
     start = time.perf_counter()
-    for node in nodes:  # fresh ids: straight to the standard name, no lookup of the id in a growing folder
-        files.write_node(store, node, path=store.nodes_dir / node_filename(node))
+    store.nodes_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for node in nodes:  # fresh ids: straight to the standard name
+        (store.nodes_dir / node_filename(node)).write_bytes(render(node).encode("utf-8"))
     result["write_files_s"] = time.perf_counter() - start
-    result["cache_seeded"] = _cache_seed(cache_dir, nodes, emb.model_id)
-    result["model_load_s"] = _load_model(emb)
+    result["cache_seeded"] = cache_seed(cache_dir, nodes, emb.model_id)
+    result["model_load_s"] = model_warm(emb)
     start = time.perf_counter()
     report = index.sync(store, embedder=emb)
     result["setup_sync_s"] = time.perf_counter() - start
     assert report.indexed == size and not report.malformed, report.as_dict()
-    _cache_save(cache_dir, nodes, emb.model_id)
+    cache_save(cache_dir, nodes, emb.model_id)
     result["edges_before"] = EdgeRow.objects.count()
+    return result, memories
+
+
+def child(home: Path, size: int, cache_dir: Path) -> dict:
+    result, memories = store_build(home, size, cache_dir)
+    from memory.domain.requests import NodeCreate, NodePatch
+    from memory.models import EdgeRow, NodeRow
+    from memory.services import node_create, node_update
+
     mine = node_create(request=NodeCreate(content="Agent scratch note", source="bench:agent"), now=NOW,
                        auto_link=False).node.id
     idle = []
@@ -156,6 +173,60 @@ def child(home: Path, size: int, cache_dir: Path) -> dict:
     return result
 
 
+def fingerprint() -> dict[str, str]:
+    """Short hashes of what the jobs decide: node rows (tier, space, importance), edges, proposals, merges."""
+    from maintenance.models import ProposalRow
+    from memory.models import EdgeRow, NodeRow
+
+    parts = {
+        "nodes": NodeRow.objects.order_by("uid").values_list("uid", "type", "tier", "space", "importance", "title",
+                                                               "content", "tags_text"),
+        "edges": EdgeRow.objects.order_by("source__uid", "target__uid", "edge_type").values_list(
+            "source__uid", "target__uid", "edge_type", "weight", "reason"),
+        "proposals": ProposalRow.objects.order_by("key", "status", "created_at").values_list(
+            "kind", "key", "status", "score", "priority", "action", "reason", "payload", "basis", "group_key"),
+    }
+    return {name: hashlib.sha256(json.dumps(list(rows), default=str).encode()).hexdigest()[:12]
+            for name, rows in parts.items()}
+
+
+def child_jobs(home: Path, size: int, cache_dir: Path, profile_dir: Path | None) -> dict:
+    """Each job of the cycle alone, in cycle order, cold: CPU and wall time, outcome, and what it decided."""
+    result, _ = store_build(home, size, cache_dir)
+    from maintenance.registry import jobs
+    from maintenance.runner import job_execute
+
+    result["load_before"] = os.getloadavg()
+    result["jobs"] = []
+    for spec in jobs():
+        profile = cProfile.Profile() if profile_dir else None
+        cpu, wall = time.process_time(), time.perf_counter()
+        if profile:
+            profile.enable()
+        outcome = job_execute(spec.name, trigger="bench", now=NOW)
+        if profile:
+            profile.disable()
+            profile.dump_stats(profile_dir / f"{size}-{spec.name}.pstats")
+        result["jobs"].append({"job": spec.name, "cpu_s": time.process_time() - cpu,
+                               "wall_s": time.perf_counter() - wall, "status": outcome.status,
+                               "counts": outcome.counts, "after": fingerprint()})
+    result["load_after"] = os.getloadavg()
+    return result
+
+
+def jobs_markdown(results: list[dict]) -> str:
+    lines = []
+    for r in results:
+        load = f"load {r['load_before'][0]:.1f} -> {r['load_after'][0]:.1f}"
+        lines += ["", f"{r['size']:,} nodes ({load}):", "", "| job | CPU s | wall s | status | counts | after |",
+                  "|---|---:|---:|---|---|---|"]
+        for j in r["jobs"]:
+            after = " ".join(f"{k[0]}:{v}" for k, v in j["after"].items())
+            lines.append(f"| {j['job']} | {j['cpu_s']:.2f} | {j['wall_s']:.2f} | {j['status']} | {_counts(j)} | "
+                         f"{after} |")
+    return "\n".join(lines)
+
+
 def _tiers() -> dict:
     from django.db.models import Count
 
@@ -168,14 +239,14 @@ def _tiers() -> dict:
 # Parent side
 # ---------------------------------------------------------------------------
 
-def _run_child(size: int, temp_root: Path, cache_dir: Path, time_limit: float) -> dict:
+def _run_child(size: int, temp_root: Path, cache_dir: Path, time_limit: float, extra: list[str] = ()) -> dict:
     home = Path(tempfile.mkdtemp(prefix="ormah-bench-", dir=temp_root))
     out = home.parent / (home.name + ".json")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ORMAH_")}
     env.update(DJANGO_SETTINGS_MODULE="ormah_site.settings", ORMAH_LLM_PROVIDER="none", ORMAH_LOG_LEVEL="WARNING",
                ORMAH_MAINTENANCE_JOB_TIME_LIMIT_SECONDS=str(time_limit))
     cmd = [sys.executable, "-m", "bench.sleep_cycle", "--child", "--size", str(size), "--home", str(home),
-           "--out", str(out), "--cache-dir", str(cache_dir)]
+           "--out", str(out), "--cache-dir", str(cache_dir), *extra]
     try:
         subprocess.run(cmd, cwd=REPO, env=env, check=True)
         return json.loads(out.read_text())
@@ -231,6 +302,10 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
     parser.add_argument("--time-limit", type=float, default=3600.0,
                         help="per-job time bound in seconds (the product default is 60; large = one cycle does it all)")
+    parser.add_argument("--jobs", action="store_true",
+                        help="each job alone, cold, in cycle order: CPU time per job (no agent, no warm cycle)")
+    parser.add_argument("--profile-dir", type=Path, help="with --jobs: write a cProfile .pstats file per job here")
+    parser.add_argument("--json-out", type=Path, help="with --jobs: also write the raw results here")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
@@ -241,9 +316,20 @@ def main() -> None:
         agent(args.home, args.agent, args.out.with_suffix(".stop"), args.out)
         return
     if args.child:
-        args.out.write_text(json.dumps(child(args.home, args.size, args.cache_dir), default=str))
+        result = child_jobs(args.home, args.size, args.cache_dir, args.profile_dir) if args.jobs else \
+            child(args.home, args.size, args.cache_dir)
+        args.out.write_text(json.dumps(result, default=str))
         return
     temp_root = Path(tempfile.gettempdir())
+    if args.jobs:
+        extra = ["--jobs"] + (["--profile-dir", str(args.profile_dir.resolve())] if args.profile_dir else [])
+        if args.profile_dir:
+            args.profile_dir.mkdir(parents=True, exist_ok=True)
+        results = [_run_child(int(s), temp_root, args.cache_dir, args.time_limit, extra) for s in args.sizes.split(",")]
+        if args.json_out:
+            args.json_out.write_text(json.dumps(results, default=str, indent=1))
+        print(jobs_markdown(results))
+        return
     results = [_run_child(int(s), temp_root, args.cache_dir, args.time_limit) for s in args.sizes.split(",")]
     facts = machine(temp_root) | {"date": datetime.now(UTC).strftime("%Y-%m-%d")}
     command = "python -m bench.sleep_cycle " + " ".join(sys.argv[1:])

@@ -47,7 +47,7 @@ PASS_ENV = ("ORMAH_EMBEDDING_THREADS", "ORMAH_SQLITE_DRIVER")
 # Child side: runs inside a fresh ORMAH_HOME
 # ---------------------------------------------------------------------------
 
-def _django(home: Path) -> dict:
+def django_home(home: Path) -> dict:
     os.environ["ORMAH_HOME"] = str(home)
     os.environ["DJANGO_SETTINGS_MODULE"] = "ormah_site.settings"
     import django
@@ -98,7 +98,7 @@ def _node(m: Memory):
     )
 
 
-def _write_files(store, memories: list[Memory]) -> tuple[float, list]:
+def write_files(store, memories: list[Memory]) -> tuple[float, list]:
     """Write the memories as node files exactly as the store names and renders them; returns seconds and nodes.
 
     A bulk setup, not a measurement of `memory.files.write_node`: the store looks for an existing file of each new
@@ -125,7 +125,7 @@ def _cache_file(cache_dir: Path, model_id: str) -> Path:
     return cache_dir / ("vectors-" + "".join(c if c.isalnum() else "-" for c in model_id) + ".npz")
 
 
-def _cache_seed(cache_dir: Path, nodes: list, model_id: str) -> int:
+def cache_seed(cache_dir: Path, nodes: list, model_id: str) -> int:
     """Copy cached vectors of these nodes' texts into the (empty) embedding cache; returns how many."""
     from memory.index import text_hash
     from memory.models import EmbeddingCacheRow
@@ -142,7 +142,7 @@ def _cache_seed(cache_dir: Path, nodes: list, model_id: str) -> int:
     return len(rows)
 
 
-def _cache_save(cache_dir: Path, nodes: list, model_id: str) -> None:
+def cache_save(cache_dir: Path, nodes: list, model_id: str) -> None:
     """Add the embedding cache's vectors of these nodes' texts to the bench-local cache."""
     from memory.index import text_hash
     from memory.models import EmbeddingCacheRow
@@ -164,7 +164,7 @@ def _cache_save(cache_dir: Path, nodes: list, model_id: str) -> None:
     os.replace(tmp, path)
 
 
-def _load_model(emb) -> float:
+def model_warm(emb) -> float:
     start = time.perf_counter()
     emb.embed_query("warm up the model")
     return time.perf_counter() - start
@@ -196,7 +196,7 @@ class Phases:
 
 
 def child_remember(home: Path, size: int, calls: int, cache_dir: Path) -> dict:
-    result: dict = {"scenario": "remember", "size": size, "calls": calls, "env": _django(home)}
+    result: dict = {"scenario": "remember", "size": size, "calls": calls, "env": django_home(home)}
     result["rss_setup"] = rss_mb()
     from memory import index, runtime
     from memory.domain.requests import NodeCreate
@@ -205,16 +205,16 @@ def child_remember(home: Path, size: int, calls: int, cache_dir: Path) -> dict:
 
     store, emb = runtime.store(), runtime.embedder()
     memories = corpus(size, seed=CORPUS_SEED)
-    result["write_files_s"], nodes = _write_files(store, memories)
-    result["cache_seeded"] = _cache_seed(cache_dir, nodes, emb.model_id)
-    result["model_load_s"] = _load_model(emb)
+    result["write_files_s"], nodes = write_files(store, memories)
+    result["cache_seeded"] = cache_seed(cache_dir, nodes, emb.model_id)
+    result["model_load_s"] = model_warm(emb)
     result["rss_model"] = rss_mb()
     start = time.perf_counter()
     report = index.sync(store, embedder=emb)
     result["setup_sync_s"] = time.perf_counter() - start
     result["setup_embedded"] = report.embedded
     assert report.indexed == size and not report.malformed, report.as_dict()
-    _cache_save(cache_dir, nodes, emb.model_id)
+    cache_save(cache_dir, nodes, emb.model_id)
 
     phases = Phases()
     phases.wrap(emb, "embed_documents", "embed")
@@ -250,14 +250,14 @@ def child_remember(home: Path, size: int, calls: int, cache_dir: Path) -> dict:
 
 
 def child_rebuild(home: Path, size: int, repeat: int, cache_dir: Path) -> dict:
-    result: dict = {"scenario": "rebuild", "size": size, "env": _django(home)}
+    result: dict = {"scenario": "rebuild", "size": size, "env": django_home(home)}
     result["rss_setup"] = rss_mb()
     from memory import index, runtime
     from memory.rebuild import rebuild
 
     store, emb = runtime.store(), runtime.embedder()
-    result["write_files_s"], nodes = _write_files(store, corpus(size, seed=CORPUS_SEED))
-    result["model_load_s"] = _load_model(emb)
+    result["write_files_s"], nodes = write_files(store, corpus(size, seed=CORPUS_SEED))
+    result["model_load_s"] = model_warm(emb)
     result["rss_model"] = rss_mb()
     timed = TimedEmbedder(emb)
 
@@ -269,7 +269,7 @@ def child_rebuild(home: Path, size: int, repeat: int, cache_dir: Path) -> dict:
     result["cold"] = {"total_s": total, "embed_s": timed.seconds, "index_s": total - timed.seconds,
                       "embedded": report.embedded}
     result["rss_cold"] = rss_mb()
-    _cache_save(cache_dir, nodes, emb.model_id)
+    cache_save(cache_dir, nodes, emb.model_id)
 
     for label, verify in (("verify", True), ("unchanged", False)):
         result[f"{label}_s"], result[f"{label}_cpu_s"] = [], []

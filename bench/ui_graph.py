@@ -107,18 +107,18 @@ def child_seed(home: Path, size: int, cache_dir: Path) -> dict:
     django.setup()
     from django.core.management import call_command
 
-    from bench.spine import _cache_save, _cache_seed, _write_files
+    from bench.spine import cache_save, cache_seed, write_files
     from memory import index, runtime
     from memory.services import self_ensure
 
     call_command("migrate", verbosity=0, interactive=False)
     store, emb = runtime.store(), runtime.embedder()
-    _, nodes = _write_files(store, corpus(size, seed=CORPUS_SEED))
-    seeded = _cache_seed(cache_dir, nodes, emb.model_id)
+    _, nodes = write_files(store, corpus(size, seed=CORPUS_SEED))
+    seeded = cache_seed(cache_dir, nodes, emb.model_id)
     start = time.perf_counter()
     report = index.sync(store, embedder=emb)
     sync_s = time.perf_counter() - start
-    _cache_save(cache_dir, nodes, emb.model_id)
+    cache_save(cache_dir, nodes, emb.model_id)
     self_ensure(name="Bench")
     call_command("init", "--quiet")
     from memory.graph import graph_export
