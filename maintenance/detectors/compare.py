@@ -199,8 +199,9 @@ def _anchors(title: str, content_tokens: list[str], title_tokens: list[str]) -> 
     return {t for t in title_tokens + content_tokens[:3] if is_date(t)}
 
 
+@lru_cache(maxsize=1024)  # a detector asks twice per pair (distinct_items, then its verdict): one diff, not two
 def compare(title_a: str, content_a: str, title_b: str, content_b: str) -> Comparison:
-    """Classify the difference between two statements (see the module docstring)."""
+    """Classify the difference between two statements (see the module docstring); the result is frozen."""
     ta_title, tb_title = list(diff_tokens(title_a)), list(diff_tokens(title_b))
     ta_body, tb_body = list(diff_tokens(content_a)), list(diff_tokens(content_b))
     ta, tb = ta_title + ta_body, tb_title + tb_body

@@ -54,17 +54,22 @@ def nearest(
     if allowed is not None:
         mask = np.isin(table.row_ids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
     pos = table.positions(row_ids)
-    ids = [r for r in row_ids if int(r) in pos]
+    ids = [int(r) for r in row_ids if int(r) in pos]
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start:start + CHUNK]
-        sims = table.matrix[[pos[int(r)] for r in chunk]] @ table.matrix.T
+        rows = np.fromiter((pos[r] for r in chunk), dtype=np.int64, count=len(chunk))
+        sims = table.matrix[rows] @ table.matrix.T
         if mask is not None:
             sims[:, ~mask] = -2.0
-        for i, r in enumerate(chunk):
-            sims[i, pos[int(r)]] = -2.0
+        sims[np.arange(len(chunk)), rows] = -2.0
         take = min(k, sims.shape[1])
         top = np.argpartition(-sims, take - 1, axis=1)[:, :take]
+        values = np.take_along_axis(sims, top, axis=1)
+        order = np.argsort(-values, axis=1)  # per row, the same sort as on that row alone: ties keep their order
+        found = table.row_ids[np.take_along_axis(top, order, axis=1)].tolist()
+        values = np.take_along_axis(values, order, axis=1)
+        keep = (values >= min_cos).tolist()
+        values = values.tolist()
         for i, r in enumerate(chunk):
-            order = top[i][np.argsort(-sims[i, top[i]])]
-            out[int(r)] = [(int(table.row_ids[j]), float(sims[i, j])) for j in order if sims[i, j] >= min_cos]
+            out[r] = [(found[i][j], values[i][j]) for j in range(take) if keep[i][j]]
     return out
