@@ -5,16 +5,16 @@ from __future__ import annotations
 import logging
 
 from maintenance.detectors import links as lk
-from maintenance.detectors.facts import EdgeDraft
+from maintenance.detectors.facts import EdgeDraft, Pair
 from maintenance.detectors.similarity import nearest
 from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
 from maintenance.llm.judges import judge_links
 from maintenance.registry import maintenance_job
 from maintenance.selectors import facts_all, linked_keys, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
-from maintenance.services.pairs import edge_apply, pairs_by_node
+from maintenance.services.pairs import edges_apply, pairs_by_node
 from maintenance.services.proposals import propose
-from memory.errors import OrmahError
+from memory.services.batches import PER_HOLD
 
 logger = logging.getLogger(__name__)
 CHUNK = 16
@@ -56,8 +56,9 @@ def links_run(ctx: RunContext) -> None:
             ctx.stop()
             continue
         undecided = set()
+        todo: list[tuple[Pair, EdgeDraft]] = []
         for i, (pair, sim) in enumerate(link):
-            if (ctx.llm and i not in verdicts) or ctx.out_of_time():  # the bound is checked before every write
+            if ctx.llm and i not in verdicts:
                 undecided.add(pair.a.uid)
                 continue
             edge = lk.related_edge(pair, sim)
@@ -67,13 +68,18 @@ def links_run(ctx: RunContext) -> None:
                     ctx.counts["none"] += 1
                     continue
                 edge = EdgeDraft(pair.a.uid, pair.b.uid, kind, sim, verdicts[i].reason or f"{kind} (LLM)")
-            try:
-                edge_apply(edge, job=ctx.job, now=ctx.now)
-            except OrmahError as exc:
-                logger.info("Link %s skipped: %s", pair.key, exc)
-                ctx.counts["skipped"] += 1
-                continue
-            linked.add(pair.key)
-            ctx.counts["edges"] += 1
+            todo.append((pair, edge))
+        for start in range(0, len(todo), PER_HOLD):
+            batch = todo[start:start + PER_HOLD]
+            if ctx.out_of_time():  # the bound is checked before every hold of the write lock
+                undecided.update(pair.a.uid for pair, _ in todo[start:])
+                break
+            for (pair, _), error in zip(batch, edges_apply([e for _, e in batch], job=ctx.job, now=ctx.now)):
+                if error is not None:
+                    logger.info("Link %s skipped: %s", pair.key, error)
+                    ctx.counts["skipped"] += 1
+                    continue
+                linked.add(pair.key)
+                ctx.counts["edges"] += 1
         work.done.extend(f for f in chunk if f.uid not in undecided)
     work_finish(work)

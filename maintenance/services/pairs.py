@@ -7,7 +7,8 @@ from datetime import datetime
 
 from maintenance.detectors.facts import EdgeDraft, NodeFacts, Pair
 from memory.domain.enums import EdgeType
-from memory.services import audit_note_many, edge_create
+from memory.errors import OrmahError
+from memory.services import EdgeSpec, audit_note_many, edge_create, edges_create
 
 
 def pairs_by_node(
@@ -37,3 +38,15 @@ def edge_apply(draft: EdgeDraft, *, job: str, now: datetime) -> None:
                 weight=round(draft.weight, 3), reason=draft.reason or None)
     audit_note_many(operation="connect", now=now, entries=[(draft.source_uid, {
         "target": draft.target_uid, "edge": draft.edge, "weight": round(draft.weight, 3), "job": job})])
+
+
+def edges_apply(drafts: Sequence[EdgeDraft], *, job: str, now: datetime) -> list[OrmahError | None]:
+    """`edge_apply` for a few edges in one hold of the write lock (memory.services.edges_create); per draft, in
+    order, None when written or the error that skipped it."""
+    results = edges_create(edges=[EdgeSpec(d.source_uid, d.target_uid, EdgeType(d.edge), round(d.weight, 3),
+                                           d.reason or None) for d in drafts], per_hold=len(drafts))
+    done = [(d.source_uid, {"target": d.target_uid, "edge": d.edge, "weight": round(d.weight, 3), "job": job})
+            for d, r in zip(drafts, results) if not isinstance(r, OrmahError)]
+    if done:
+        audit_note_many(operation="connect", now=now, entries=done)
+    return [r if isinstance(r, OrmahError) else None for r in results]

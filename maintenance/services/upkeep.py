@@ -22,10 +22,10 @@ from memory.services import (
     core_cap_enforce,
     index_sync,
     merge_history_prune,
-    node_set_tier,
-    node_update,
     nodes_importance_set,
+    nodes_update,
 )
+from memory.services.batches import PER_HOLD
 from memory.services.surfacing import surfacing_prune
 from memory.services.verification import verification_prune
 
@@ -57,25 +57,36 @@ def decay_run(ctx: RunContext) -> None:
     """Archive working memories whose retrievability fell below 0.3; identity ones are proposed instead."""
     threshold = LifecycleConf().decay_threshold
     decided = decided_at_by_key("decay")
+    archive = []
     for node in facts_where(tier=Tier.WORKING, is_self=False):
         if not lc.decays(node, ctx.now, threshold):
             continue
+        if not node.identity:
+            archive.append(node.uid)
+            continue
         if ctx.out_of_time():
             break
-        if node.identity:
-            draft = lc.decay_draft(node, lc.retrievability(node, ctx.now))
-            if decided.get(draft.key, node.last_accessed) > node.last_accessed:
-                continue  # reviewed since it was last used: not offered again
-            propose(ctx, draft)
-            continue
-        try:
-            node_set_tier(ref=node.uid, tier=Tier.ARCHIVAL, now=ctx.now)
-        except OrmahError as exc:
-            logger.info("Decay of %s skipped: %s", node.uid, exc)
-            ctx.counts["skipped"] += 1
-            continue
-        ctx.counts["archived"] += 1
+        draft = lc.decay_draft(node, lc.retrievability(node, ctx.now))
+        if decided.get(draft.key, node.last_accessed) > node.last_accessed:
+            continue  # reviewed since it was last used: not offered again
+        propose(ctx, draft)
+    _patch_in_holds(ctx, [(uid, NodePatch(tier=Tier.ARCHIVAL)) for uid in archive], done="archived", what="Decay")
     ledgers_prune(ctx)
+
+
+def _patch_in_holds(ctx: RunContext, patches: list[tuple[str, NodePatch]], *, done: str, what: str) -> None:
+    """Write the patches a few per hold of the write lock (memory.services.nodes_update), the time bound checked
+    before each hold; count each written under `done`, each refused (logged) under `skipped`."""
+    for start in range(0, len(patches), PER_HOLD):
+        if ctx.out_of_time():
+            break
+        batch = patches[start:start + PER_HOLD]
+        for (uid, _), result in zip(batch, nodes_update(patches=batch, now=ctx.now)):
+            if isinstance(result, OrmahError):
+                logger.info("%s of %s skipped: %s", what, uid, result)
+                ctx.counts["skipped"] += 1
+                continue
+            ctx.counts[done] += 1
 
 
 def ledgers_prune(ctx: RunContext) -> None:
@@ -108,19 +119,9 @@ def cluster_run(ctx: RunContext) -> None:
     nodes = [n for n in facts_where(space__isnull=True, space_locked=False, is_self=False) if not n.identity]
     ctx.counts["candidates"] = len(nodes)
     spaces = neighbour_spaces([n.uid for n in nodes])
-    for node in nodes:
-        if ctx.out_of_time():
-            break
-        space = cl.space_vote(spaces[node.uid])
-        if space is None:
-            continue
-        try:
-            node_update(ref=node.uid, patch=NodePatch(space=space), now=ctx.now)
-        except OrmahError as exc:
-            logger.info("Auto-cluster of %s skipped: %s", node.uid, exc)
-            ctx.counts["skipped"] += 1
-            continue
-        ctx.counts["assigned"] += 1
+    votes = [(n.uid, cl.space_vote(spaces[n.uid])) for n in nodes]
+    _patch_in_holds(ctx, [(uid, NodePatch(space=space)) for uid, space in votes if space is not None],
+                    done="assigned", what="Auto-cluster")
 
 
 @maintenance_job("index_updater", every_minutes=1, cycle=20, exclusive=False,

@@ -55,6 +55,7 @@ from memory.services.evidence import (  # noqa: E402
     node_remember,
     nodes_remember,
 )
+from memory.services.batches import EdgeSpec, edges_create, nodes_update  # noqa: E402
 from memory.services.guard import automated_writes  # noqa: E402
 from memory.services.repair import connections_prune_dangling  # noqa: E402
 from memory.services.session_state import session_state_set  # noqa: E402
@@ -62,7 +63,7 @@ from memory.services.trust import core_block_set, relation_create  # noqa: E402
 from memory.services.verification import verification_record  # noqa: E402
 
 __all__ += [
-    "automated_writes", "connections_prune_dangling", "core_block_set", "evidence_append", "evidence_record",
+    "EdgeSpec", "automated_writes", "connections_prune_dangling", "edges_create", "nodes_update", "core_block_set", "evidence_append", "evidence_record",
     "evidence_sync", "node_remember",
     "nodes_remember", "relation_create",
     "session_state_set", "verification_record",

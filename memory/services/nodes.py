@@ -188,18 +188,23 @@ def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None, auto
     """
     now = now or utcnow()
     with write_unit() as unit:
-        node, stored = unit.read(ref)
-        new = apply_patch(node, patch, now=now)
-        if new is node:
-            return node
-        guard_write(node, automated=automated)
-        new = _resolve_connections(new, before=node)
-        if is_self_node(node) and not is_self_node(new):
-            raise ProtectedNode("The self node keeps its source and `self` tag")
-        unit.audit(operation="update", node=node, now=now, detail={"fields": sorted(patch.changes())})
-        unit.save(new, expected=stored)
-        if new.tier == Tier.CORE and node.tier != Tier.CORE:
-            core_cap_enforce(now=now)
+        return update_in(unit, ref=ref, patch=patch, now=now, automated=automated)
+
+
+def update_in(unit: WriteUnit, *, ref: str, patch: NodePatch, now: datetime, automated: bool = False) -> Node:
+    """node_update's work inside an open unit (memory.services.batches writes several in one)."""
+    node, stored = unit.read(ref)
+    new = apply_patch(node, patch, now=now)
+    if new is node:
+        return node
+    guard_write(node, automated=automated)
+    new = _resolve_connections(new, before=node)
+    if is_self_node(node) and not is_self_node(new):
+        raise ProtectedNode("The self node keeps its source and `self` tag")
+    unit.audit(operation="update", node=node, now=now, detail={"fields": sorted(patch.changes())})
+    unit.save(new, expected=stored)
+    if new.tier == Tier.CORE and node.tier != Tier.CORE:
+        core_cap_enforce(now=now)
     return new
 
 
@@ -234,22 +239,33 @@ def edge_create(
     `valid_from`/`valid_until` bound a temporal relation; raises ValidationFailed for a window that ends before it
     starts, ProtectedNode for an automated write to a read-only source.
     """
+    with write_unit() as unit:
+        return connect_in(unit, source_ref=source_ref, target_ref=target_ref, edge=edge, weight=weight,
+                          reason=reason, valid_from=valid_from, valid_until=valid_until,
+                          source_event_ids=source_event_ids, automated=automated)
+
+
+def connect_in(
+    unit: WriteUnit, *, source_ref: str, target_ref: str, edge: EdgeType = EdgeType.RELATED_TO, weight: float = 0.5,
+    reason: str | None = None, valid_from: datetime | None = None, valid_until: datetime | None = None,
+    source_event_ids: tuple[str, ...] = (), automated: bool = False,
+) -> Connection:
+    """edge_create's work inside an open unit (memory.services.batches writes several in one)."""
     if valid_from is not None and valid_until is not None and valid_until <= valid_from:
         raise ValidationFailed("valid_until must be after valid_from")
     if not 0.0 <= weight <= 1.0:
         raise ValidationFailed("weight must be between 0 and 1")
-    with write_unit() as unit:
-        source_row = node_row_get(ref=source_ref)
-        target_row = node_row_get(ref=target_ref)
-        if source_row.uid == target_row.uid:
-            raise ValidationFailed("A memory cannot connect to itself")
-        node, stored = unit.read_row(source_row)
-        conn = Connection(target=target_row.uid, edge=EdgeType(edge), weight=weight, reason=reason,
-                          valid_from=valid_from, valid_until=valid_until, source_event_ids=tuple(source_event_ids))
-        new = with_connection(node, conn)
-        if new != node:
-            guard_write(node, automated=automated)
-            unit.save(replace(new, updated=utcnow()), expected=stored)
+    source_row = node_row_get(ref=source_ref)
+    target_row = node_row_get(ref=target_ref)
+    if source_row.uid == target_row.uid:
+        raise ValidationFailed("A memory cannot connect to itself")
+    node, stored = unit.read_row(source_row)
+    conn = Connection(target=target_row.uid, edge=EdgeType(edge), weight=weight, reason=reason,
+                      valid_from=valid_from, valid_until=valid_until, source_event_ids=tuple(source_event_ids))
+    new = with_connection(node, conn)
+    if new != node:
+        guard_write(node, automated=automated)
+        unit.save(replace(new, updated=utcnow()), expected=stored)
     return conn
 
 
