@@ -5,8 +5,9 @@ fcose with quality "draft": a spectral layout only (graph distances from sampled
 no force-directed refinement. That took 0.8-1.0 s of the page's main thread at 5,000 memories; the same kind of
 layout here costs tens of milliseconds. It follows graph.js's runLayout: each core component gets a pivot-MDS
 layout (Brandes & Pich, the method behind fcose's spectral step, with fcose's 25 pivots and 75 px per hop), the
-components are packed side by side, the self node sits at (0, 0), and the small components go on rings around
-the core, the most important on the innermost ring (graph.js placeAroundCore). Deterministic: no randomness.
+components are packed in rows filling a disc around the largest, the self node sits at (0, 0), and the small
+components go on rings around the core, the most important on the innermost ring (graph.js placeAroundCore).
+Deterministic: no randomness.
 """
 
 from __future__ import annotations
