@@ -39,7 +39,8 @@ class EdgeSpec:
 
 def _in_holds(items: Sequence[T], write: Callable[[WriteUnit, T], R], per_hold: int) -> list[R | OrmahError]:
     out: list[R | OrmahError] = []
-    for start in range(0, len(items), max(1, per_hold)):
+    per_hold = max(1, per_hold)
+    for start in range(0, len(items), per_hold):
         with write_unit() as unit:
             for item in items[start:start + per_hold]:
                 try:
