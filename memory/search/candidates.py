@@ -173,8 +173,11 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
     pool = limit * pool_factor
     state = None if connection.in_atomic_block else store_state()
     total = memory_count(state)
-    # the full-text leg's OR query wants the common words' counts nearer their true size than the scorer's cap
-    fts_hits = fts_search(text, pool, filters, or_below=limit, total=total,
+    # The OR query fills the pool whenever AND finds fewer rows than the pool: with OR only below recall's limit, a
+    # short note holding just the query's rarer word was never a keyword candidate once `limit` long pages held every
+    # word ("who gets paged?" vs "pages go through Opsgenie"; docs/benchmarks.md). Its common words' counts are read
+    # nearer their true size than the scorer's cap (the rare-first OR query, memory/search/fts.py).
+    fts_hits = fts_search(text, pool, filters, total=total,
                           df=lambda terms: doc_counts(terms, state, cap=max(DF_CAP, total // 4)))
     knn = [] if vector is None else vector_search(vector, pool, filters)
     ids = list(dict.fromkeys([h.row_id for h in fts_hits] + [h.row_id for h in knn]))
