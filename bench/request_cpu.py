@@ -21,6 +21,7 @@ import os
 import pstats
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -139,6 +140,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-sql", choices=ROUTES, action="append", default=[])
     args = parser.parse_args(argv)
     home, stored, fresh = setup(args.memories)
+    try:
+        return run(args, home, stored, fresh)
+    finally:
+        shutil.rmtree(home.parent, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, home: Path, stored: list, fresh: list) -> int:
     from django.test import Client
 
     token = (home / "api_token").read_text().strip()
