@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -20,6 +21,7 @@ from django.db import connection
 from memory.backends import backend
 
 from memory.domain.lifecycle import days_between
+from memory.domain.text import STOP_WORDS, words
 from memory.ranking.features import Candidate, QueryFacts, feature_matrix, idf, query_facts, query_terms
 from memory.search import vectors
 from memory.search.filters import Filters
@@ -60,6 +62,21 @@ class CandidatePool:
 def vocabulary_share(terms: list[str], counts: dict[str, int]) -> float:
     """The share of a query's content words that occur in at least one memory (1.0 for a query without any)."""
     return sum(1 for t in terms if counts.get(t, 0) > 0) / len(terms) if terms else 1.0
+
+
+def with_compounds(text: str, counts: Callable[[list[str]], dict[str, int]]) -> str:
+    """The text and, after it, each pair of adjacent words written as one word when the store holds that word ("set
+    up the project" also asks for "setup"; "pass word", "data base"). The first word of a pair is no stop word ("in
+    to" is not "into"). The keyword leg and the scorer's word features read the joined words; the vector leg keeps
+    the user's text."""
+    raw = words(text)
+    joined = [a + b for a, b in zip(raw, raw[1:]) if a not in STOP_WORDS and len(a) > 1 and len(b) > 1]
+    joined = [w for w in dict.fromkeys(joined) if w not in raw]
+    if not joined:
+        return text
+    held = counts(joined)
+    found = [w for w in joined if held.get(w, 0) > 0]
+    return f"{text} {' '.join(found)}" if found else text
 
 
 def store_state() -> tuple:
@@ -177,6 +194,7 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
     # short note holding just the query's rarer word was never a keyword candidate once `limit` long pages held every
     # word ("who gets paged?" vs "pages go through Opsgenie"; docs/benchmarks.md). Its common words' counts are read
     # nearer their true size than the scorer's cap (the rare-first OR query, memory/search/fts.py).
+    text = with_compounds(text, lambda terms: doc_counts(terms, state))
     fts_hits = fts_search(text, pool, filters, total=total,
                           df=lambda terms: doc_counts(terms, state, cap=max(DF_CAP, total // 4)))
     knn = [] if vector is None else vector_search(vector, pool, filters)
