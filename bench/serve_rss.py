@@ -3,8 +3,8 @@
     python -m bench.serve_rss [--memories 1000] [--before /path/to/other/checkout] [--layouts 1x8,2x4] [--write-docs]
 
 A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus) and `ormah init`; then
-`ormah serve` starts (its defaults: supervisor, gunicorn master + 1 worker x 8 threads, the django-q2 cluster with 1
-job worker, the watcher in the web worker). Warm-up: `--requests` each of remember, recall and whisper over the API,
+`ormah serve` starts (its defaults: supervisor, gunicorn master + 2 workers x 4 threads, the django-q2 cluster with 1
+job worker, the watcher in a web worker). Warm-up: `--requests` each of remember, recall and whisper over the API,
 and the graph page's data once. The tree is read from /proc: RSS, PSS (shared pages divided among the processes
 that map them: the sum of PSS is what the tree costs the machine) and USS (pages only this process maps). Then the
 sleep cycle is queued from the jobs screen, as a user would, and the tree is read again when its last job finished.

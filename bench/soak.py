@@ -1,12 +1,13 @@
 """Soak: concurrent agents against a real `ormah serve` over loopback, with the sleep cycle running.
 
-    python -m bench.soak [--seconds 60] [--agents 4] [--memories 1000] [--cycle-every 20] [--layout 2x4] [--repo PATH]
-                         [--write-docs]
+    python -m bench.soak [--seconds 60] [--agents 4] [--memories 1000] [--cycle-every 20] [--layout 2x4]
+                         [--fresh-connections] [--repo PATH] [--write-docs]
 
 A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus, written as markdown files and
-indexed by `ormah init`), then `ormah serve` starts (gunicorn, job cluster, watcher; the defaults: 1 worker x 8
+indexed by `ormah init`), then `ormah serve` starts (gunicorn, job cluster, watcher; the defaults: 2 workers x 4
 threads, 1 job worker). Each agent is a thread with its own keep-alive connection and whisper session, looping
-without think time over: remember 30 %, recall 30 %, whisper 30 %, feedback 10 % (on a memory its last recall or
+without think time (`--fresh-connections`: a new connection per request, as the hook, the CLI and the MCP server
+make them) over: remember 30 %, recall 30 %, whisper 30 %, feedback 10 % (on a memory its last recall or
 whisper returned). Every `--cycle-every` seconds the sleep cycle is queued on the job cluster from the jobs screen
 (as a user would), unless the previous one is still running. The RSS of every server process is sampled each
 second, and the CPU time of each over the measured window. `--repo` serves another checkout's code (a `git
@@ -80,9 +81,10 @@ class Agent(threading.Thread):
     """One agent: a keep-alive connection, a whisper session, a closed loop over the mix."""
 
     def __init__(self, index: int, port: int, token: str, memories: list[Memory], fresh: list[Memory],
-                 stats: Stats, stop: threading.Event, seed: int, mix: tuple = MIX) -> None:
+                 stats: Stats, stop: threading.Event, seed: int, mix: tuple = MIX,
+                 fresh_connections: bool = False) -> None:
         super().__init__(daemon=True)
-        self.mix = mix
+        self.mix, self.fresh_connections = mix, fresh_connections
         self.index, self.port, self.token = index, port, token
         self.memories, self.fresh = memories, fresh
         self.stats, self.stop = stats, stop
@@ -98,11 +100,16 @@ class Agent(threading.Thread):
         try:
             if self.conn is None:
                 self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-            self.conn.request("POST", path, body=json.dumps(body), headers={
-                "Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
+            headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
+            if self.fresh_connections:
+                headers["Connection"] = "close"  # as urllib sends it (the hook, the CLI)
+            self.conn.request("POST", path, body=json.dumps(body), headers=headers)
             response = self.conn.getresponse()
             raw = response.read()
             status = response.status
+            if self.fresh_connections:
+                self.conn.close()
+                self.conn = None
             answer = json.loads(raw) if raw else None
             if status not in OK:
                 detail = raw[:200].decode(errors="replace")
@@ -263,8 +270,8 @@ def run(args) -> dict:
         token = (home / "api_token").read_text().strip()
         password = (home / "ui_password").read_text().strip()
         stats, stop = Stats(), threading.Event()
-        agents = [Agent(i, port, token, memories, fresh, stats, stop, args.seed * 1000 + i, args.mix)
-                  for i in range(args.agents)]
+        agents = [Agent(i, port, token, memories, fresh, stats, stop, args.seed * 1000 + i, args.mix,
+                        args.fresh_connections) for i in range(args.agents)]
         for agent in agents:
             agent.start()
         result["warm_up_s"] = _warm_up(stats, args.mix)
@@ -319,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycle-every", type=float, default=20.0, help="seconds between sleep cycles")
     parser.add_argument("--mix", type=_mix, default=MIX,
                         help="route weights, e.g. remember=0,recall=45,whisper=45,feedback=10 (default 30/30/30/10)")
+    parser.add_argument("--fresh-connections", action="store_true",
+                        help="a new connection per request, as Ormah's clients make (hook, CLI, MCP), not keep-alive")
     parser.add_argument("--layout", help="gunicorn workers x threads, e.g. 2x4 (default: the served default)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repo", type=Path, default=REPO,

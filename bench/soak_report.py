@@ -66,8 +66,12 @@ def _cpu_line(s: dict) -> str:
         cores[part] = cores.get(part, 0.0) + value / s["seconds"]
     if not cores:
         return ""
+    workers = sorted((role, value / s["seconds"]) for role, value in s.get("cpu_s", {}).items()
+                     if role.startswith("gunicorn worker"))
+    split = f" ({', '.join(f'{role[9:]} {value:.2f}' for role, value in workers)})" if len(workers) > 1 else ""
     return ("CPU over the window, in cores (CPU seconds / wall seconds, 2 cores on this box): "
-            + ", ".join(f"{part} {value:.2f}" for part, value in sorted(cores.items(), key=lambda kv: -kv[1]))
+            + ", ".join(f"{part} {value:.2f}" + (split if part == "web workers" else "")
+                        for part, value in sorted(cores.items(), key=lambda kv: -kv[1]))
             + f"; {sum(cores.values()):.2f} in all, {s['requests'] / max(s['seconds'], 1e-9):.1f} requests/s.")
 
 
@@ -77,11 +81,13 @@ def markdown(result: dict, args, facts: dict) -> str:
     lines = [
         f"`python -m bench.soak --seconds {args.seconds:g} --agents {args.agents} --memories {args.memories} "
         f"--cycle-every {args.cycle_every:g}" + (f" --mix {_flag(args.mix)}" if args.mix != MIX else "")
+        + (" --fresh-connections" if getattr(args, "fresh_connections", False) else "")
         + (f" --layout {args.layout}" if getattr(args, "layout", None) else "")
         + (f" --repo {result['repo']}" if result.get("repo_given") else "") + "`"
-        f": {args.agents} agents (threads, one keep-alive connection and whisper "
-        f"session each, no think time) against `ormah serve` on loopback ({result.get('layout', 'default layout')}, "
-        f"watcher on), a home of {args.memories:,} generated memories (bench/_common.py corpus, used "
+        f": {args.agents} agents (threads, "
+        + ("a new connection per request" if getattr(args, "fresh_connections", False) else "one keep-alive connection")
+        + " and a whisper session each, no think time) against `ormah serve` on loopback "
+        f"({result.get('layout', 'default layout')}, watcher on), a home of {args.memories:,} generated memories (bench/_common.py corpus, used "
         f"within the last ten days) plus what the agents write. Mix: {_describe(args.mix)}. The sleep cycle was "
         f"queued on the job cluster from the jobs screen every {args.cycle_every} s (never two at once). "
         f"Measured window {s['seconds']:.0f} s after a {result.get('warm_up_s', WARM_UP_SECONDS):.0f} s warm-up "
