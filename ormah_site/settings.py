@@ -210,8 +210,8 @@ ORMAH = {
     "CORE_CAP": _env_int("CORE_CAP", 50),
     "SELF_NAME": _env("SELF_NAME", "Self"),
     "SPACE": _env("SPACE"),
-    "WEB_WORKERS": _env_int("WEB_WORKERS", 2),  # sharing the master's model (docs/benchmarks.md, "Soak")
-    "WEB_THREADS": _env_int("WEB_THREADS", 4),
+    "WEB_WORKERS": _env_int("WEB_WORKERS", 1),  # 2 x 4 for many agents: docs/benchmarks.md, "Soak"
+    "WEB_THREADS": _env_int("WEB_THREADS", 8),
     "WATCH": _env_bool("WATCH", True),
     "WATCH_DEBOUNCE_SECONDS": _env_float("WATCH_DEBOUNCE_SECONDS", 0.3),
     # Whisper (involuntary recall); meanings and calibration in docs/whisper.md.
