@@ -63,8 +63,7 @@ from memory.services.trust import core_block_set, relation_create  # noqa: E402
 from memory.services.verification import verification_record  # noqa: E402
 
 __all__ += [
-    "EdgeSpec", "automated_writes", "connections_prune_dangling", "edges_create", "nodes_update", "core_block_set", "evidence_append", "evidence_record",
-    "evidence_sync", "node_remember",
-    "nodes_remember", "relation_create",
+    "EdgeSpec", "automated_writes", "connections_prune_dangling", "edges_create", "nodes_update", "core_block_set",
+    "evidence_append", "evidence_record", "evidence_sync", "node_remember", "nodes_remember", "relation_create",
     "session_state_set", "verification_record",
 ]
