@@ -1,6 +1,7 @@
 """A follow-up whose conversation's memory was already served gets the memory that answers what it asks
-(whisper.stages.gate._follow_up_answer; issue 11, item 9). Memories and phrasings invented here, not taken from the
-bench's scenarios."""
+(whisper.stages.gate._follow_up_answer; issue 11, item 9). The case is the whisper bench's dev follow-up wf06 (the
+one that motivated the rule: "and what does he eat?" after "when did we adopt Biscuit?") with the names and details
+changed; dev only, never a test-split prompt."""
 
 from __future__ import annotations
 
