@@ -1,6 +1,8 @@
 """Words naming the same fact of the user's life in other words ("married" and "partner") count as shared
-(whisper.text.SAME_FACT; issue 11, item 9). Phrasings and memories invented here, not taken from the bench's
-scenarios."""
+(whisper.text.SAME_FACT; issue 11, item 9). The rule was motivated by the whisper bench's dev prompt wi19 ("who am I
+married to"), used verbatim below against a memory invented here; the second case ("what's my wife called?" against
+"I married ...") is worded differently. The fold is by word, not by sense: a business "partner" meets a prompt about a
+wife too (the last test documents it; docs/whisper.md)."""
 
 from __future__ import annotations
 
@@ -37,3 +39,32 @@ def life(mem):
 def test_who_the_user_is_married_to_gets_the_partner_memory(life):
     result = whisper_respond(prompt="who am I married to?", session_id="m1")
     assert (result.decision, result.node_ids) == ("injected", (life["partner"].id,))
+
+
+def test_a_question_about_a_wife_keeps_a_memory_that_says_married_in_focus():
+    assert question_focus("what's my wife called?") & topic_tokens("I married Ana Souza in Lisbon in 2019.")
+
+
+@pytest.fixture
+def wedding(mem):
+    from memory.services import self_ensure
+
+    self_ensure()
+    return {
+        "wife": mem("I married Ana Souza in Lisbon in 2019; she teaches chemistry at a secondary school.",
+                    title="Wedding", about_self=True, auto_link=False),
+        "car": mem("I drive a grey 2017 Skoda Octavia estate.", title="Car", about_self=True, auto_link=False),
+        "run": mem("I run 10 km along the canal every Sunday morning.", title="Running", about_self=True,
+                   auto_link=False),
+    }
+
+
+def test_what_the_users_wife_is_called_gets_the_wedding_memory(wedding):
+    result = whisper_respond(prompt="what's my wife called?", session_id="w1")
+    assert (result.decision, result.node_ids) == ("injected", (wedding["wife"].id,))
+
+
+def test_known_side_effect_a_business_partner_shares_the_word_with_a_wife():
+    """Not wanted, kept because the fold works on words alone: "our payment partner" overlaps a question about a
+    wife. If a guard lands, turn this into the assertion that the two share nothing."""
+    assert topic_tokens("Adyen is our payment partner for card payments.") & question_focus("what's my wife called?")
