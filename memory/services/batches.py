@@ -3,8 +3,9 @@
 Each item is exactly the write its single service makes (`edge_create`, `node_update`), but `PER_HOLD` of them share
 one unit of work: one lock hold, one folder fsync and one index transaction instead of one each. An agent's write
 waits for at most one such short batch, as with `nodes_importance_set` (docs/benchmarks.md, "Sleep cycle").
-An item that fails (NodeNotFound, WriteConflict, ProtectedNode, ValidationFailed: raised before its file is
-replaced) is returned as its error and the others are written; anything else rolls back the batch and is raised.
+An item that fails with an OrmahError (NodeNotFound, WriteConflict, ProtectedNode, ValidationFailed,
+PayloadTooLarge, StorageError: each raised before its file is replaced, and before its audit row is queued) is
+returned as its error, leaves nothing, and the others are written; anything else rolls back the batch and is raised.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from maintenance.detectors.similarity import VectorTable, nearest
 from memory import runtime
 from memory.domain.enums import EdgeType, Tier
 from memory.domain.requests import NodePatch
-from memory.errors import NodeNotFound
+from memory.errors import NodeNotFound, PayloadTooLarge
 from memory.models import AuditRow, EdgeRow, NodeRow
 from memory.services import EdgeSpec, edge_create, edges_create, node_update, nodes_update
 
@@ -127,3 +127,19 @@ def test_a_failing_item_is_returned_as_its_error_and_the_others_are_written(reme
                            now=T0, per_hold=5)
     assert isinstance(results[1], NodeNotFound)
     assert [NodeRow.objects.get(uid=n.id).space for n in (a, b, c)] == ["x", None, "x"]
+
+
+def test_an_item_refused_at_its_save_leaves_no_audit_row(remember):
+    """A file over the store's read limit (a hand edit) cannot be rewritten: its update fails at the save and must
+    not record an update that never happened, while the other item of the same hold is written and audited."""
+    a, b = (remember(t, now=T0) for t in TEXTS[3:5])
+    path = runtime.store().path_for(a.id)
+    before = path.read_bytes() + b"\n" + b"x" * (300 * 1024) + b"\n"
+    path.write_bytes(before)
+    results = nodes_update(patches=[(a.id, NodePatch(tier=Tier.ARCHIVAL)), (b.id, NodePatch(tier=Tier.ARCHIVAL))],
+                           now=T0, per_hold=5)
+    assert isinstance(results[0], PayloadTooLarge)
+    assert path.read_bytes() == before
+    assert not AuditRow.objects.filter(node_uid=a.id, operation="update").exists()
+    assert AuditRow.objects.filter(node_uid=b.id, operation="update").count() == 1
+    assert NodeRow.objects.get(uid=b.id).tier == Tier.ARCHIVAL
