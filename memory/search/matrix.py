@@ -96,10 +96,12 @@ def _full(dim: int, gen: int) -> Matrix:
 def _delta(since: int) -> tuple[set[int], bool]:
     """Row ids logged after `since`, and whether the whole table changed (or the log no longer reaches back)."""
     with connection.cursor() as cur:
-        cur.execute(f"SELECT min(gen) FROM {LOG_TABLE}")
-        oldest = cur.fetchone()[0]
         cur.execute(f"SELECT DISTINCT row_id FROM {LOG_TABLE} WHERE gen > %s", [since])
         changed = {r[0] for r in cur.fetchall()}
+        # After the ids, as the two reads may see different snapshots: a prune between them shows here and forces
+        # a full load, never a delta that silently misses the pruned generations.
+        cur.execute(f"SELECT min(gen) FROM {LOG_TABLE}")
+        oldest = cur.fetchone()[0]
     return changed, 0 in changed or oldest is None or oldest > since + 1
 
 
