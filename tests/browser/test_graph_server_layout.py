@@ -5,6 +5,8 @@ The threshold (1,000 memories in the core) is lowered so that sixteen memories c
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from memory.services import edge_create, self_ensure
@@ -48,12 +50,24 @@ def test_the_first_visit_draws_the_servers_layout_and_the_next_one_reads_it_back
     assert page.evaluate(POSITION, hub) == kept[hub]
 
 
-def test_relayout_after_the_servers_layout_runs_fcose_in_the_page_and_keeps_its_positions(new_page, stars):
+def test_relayout_after_the_servers_layout_moves_the_memories_and_keeps_the_new_positions(new_page, stars):
     page = new_page()
     sign_in(page)
     wait_for_graph(page)
     assert page.get_attribute("#graph", "data-layout") == "server"
+    servers = positions_load()
+    assert len(servers) == 16
+    page.evaluate("() => { document.getElementById('graph').dataset.positionsSaved = ''; }")
     page.click("#g-relayout")
-    page.wait_for_function("document.getElementById('graph').dataset.positionsSaved === '16'")
-    assert page.evaluate("typeof window.cytoscapeFcose") != "undefined"
-    assert len(positions_load()) == 16
+    page.wait_for_function("document.getElementById('graph').dataset.positionsSaved === '16'", timeout=60_000)
+    saved = positions_load()
+    assert saved.keys() == servers.keys()
+    moved = [k for k in servers if _rounded(servers[k]) != list(saved[k])]
+    assert moved  # fcose ran in the page: memories left the places the server gave them
+    hub = stars[0].id
+    assert _rounded(page.evaluate(POSITION, hub)) == list(saved[hub])
+
+
+def _rounded(xy) -> list[int]:
+    """A position as the page saves it (JavaScript's Math.round)."""
+    return [math.floor(v + 0.5) for v in xy]
