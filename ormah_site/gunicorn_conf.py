@@ -35,8 +35,14 @@ def preload() -> None:
     from memory.runtime import embedder_before_fork
 
     get_resolver().url_patterns  # noqa: B018  (imports every view and the API; a worker did it on its first request)
-    if not embedder_before_fork():
-        logger.info("The embedding model loads in each web worker (more than one embedding thread is set)")
+    try:
+        shared = embedder_before_fork()
+    except Exception:  # a missing or broken model must not take the master, and so the whole API, down
+        logger.exception("The embedding model did not load in the web master; each worker tries on its first "
+                         "embedding, and the routes that need it answer with their error until it loads")
+    else:
+        if not shared:
+            logger.info("The embedding model loads in each web worker (more than one embedding thread is set)")
     connections.close_all()  # no database connection may be inherited: two processes would share one handle
     # Objects that exist now move to a generation the collector never visits: its passes would write to their
     # headers and so copy, in every worker, the pages they share with the master.
