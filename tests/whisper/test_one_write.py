@@ -13,6 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memory.models import RetrievalEventRow
+from tests.postgres import ON_POSTGRES
 from whisper.formatter import intro
 from whisper.models import SessionPromptRow, WhisperCandidateRow, WhisperDecisionRow
 from whisper.services import whisper_respond
@@ -43,8 +44,13 @@ def test_an_injection_writes_its_rows_in_one_transaction_after_every_read(index)
     writes = [i for i, s in enumerate(sqls) if WRITE.match(s)]
     assert len(opened) == 1  # one transaction (a savepoint inside the test's own)
     assert opened[0] < writes[0]
+    kinds = [sqls[i].split()[0] for i in writes]
+    if ON_POSTGRES and kinds[1:2] == ["UPDATE"]:
+        # The sequence runs ahead of max(id) + 1 (rolled-back tests took ids), so the expected id in the text had
+        # another width: the reference was left out and the row's token estimate set again, in the same transaction.
+        del kinds[1]
     # decision, candidates, surfacing, session prompt; the buffer's trim
-    assert [sqls[i].split()[0] for i in writes] == ["INSERT", "INSERT", "INSERT", "INSERT", "DELETE"]
+    assert kinds == ["INSERT", "INSERT", "INSERT", "INSERT", "DELETE"]
     assert (WhisperDecisionRow.objects.count(), RetrievalEventRow.objects.count(), SessionPromptRow.objects.count(),
             WhisperCandidateRow.objects.filter(injected=True).count()) == (1, 1, 1, 1)
 

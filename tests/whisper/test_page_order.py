@@ -8,9 +8,13 @@ import math
 
 import pytest
 
+from tests.postgres import sqlite_only
 from whisper.models import WhisperCandidateRow
 from whisper.services import whisper_respond
 from whisper.stages.retrieve import page_probability
+
+SQLITE_SCORES = sqlite_only(reason="the scores it pins are SQLite's (FTS5 BM25 in recall's probability); PostgreSQL's "
+                                   "full-text ranks differ; page_probability itself is tested on both")
 
 SECTIONS = [
     ("Installation", "Install the runner with pip and download the browsers it drives. The first run fetches "
@@ -65,6 +69,7 @@ def store(mem):
             "note": mem(NOTE, type="fact", space="bakery", auto_link=False)}
 
 
+@SQLITE_SCORES
 def test_the_projects_note_is_whispered_beside_an_imported_page(store):
     # Recall ranks the note first already (probability 0.66 against 0.27); without the page's discount the note's
     # margin over it is too small for the gate (log-odds 0.25 against 0.40) and whisper stays silent.
@@ -72,6 +77,7 @@ def test_the_projects_note_is_whispered_beside_an_imported_page(store):
     assert (result.decision, result.node_ids) == ("injected", (store["note"].id,))
 
 
+@SQLITE_SCORES
 def test_whisper_orders_the_projects_note_before_a_page_recall_ranks_first(mem):
     # Recall: the page 0.49, the note 0.35; without the discount the page's log-odds is -0.33, the note's -1.90.
     page = mem(PAGE, type="fact", space="docs", title="Browser testing guide", auto_link=False)
