@@ -35,56 +35,35 @@ os.environ.setdefault("ORMAH_EMBEDDING_THREADS", "1")
 
 from bench._common import REPO, corpus  # noqa: E402
 from bench.serve_tree import serve_env, write_memories  # noqa: E402
+from bench.soak_calls import RouteCalls  # noqa: E402
 
 ROUTES = ("remember", "recall", "whisper", "feedback")
 WRITES = re.compile(r"^\s*(INSERT|UPDATE|DELETE|REPLACE|BEGIN|SAVEPOINT|COMMIT|RELEASE)", re.IGNORECASE)
 
 
-class Agent:
-    """The soak's agent (bench/soak.py), one request at a time through Django's test client."""
+class Agent(RouteCalls):
+    """The soak's agent (bench/soak_calls.py), one request at a time through Django's test client."""
 
     def __init__(self, client, token: str, memories, fresh, seed: int = 7) -> None:
         self.client, self.token = client, token
         self.memories, self.fresh = memories, fresh
         self.rng = random.Random(seed)
         self.n = 0
+        self.index, self.label, self.source = 0, "cpu bench", "cpu-bench"
         self.last_ids: list[str] = []
         self.last_log: int | None = None
         self.session = "cpu-agent"
 
-    def _post(self, path: str, body: dict) -> dict:
+    def _call(self, route: str, path: str, body: dict) -> dict:
         response = self.client.post(path, data=json.dumps(body), content_type="application/json",
                                     HTTP_AUTHORIZATION=f"Bearer {self.token}")
         if response.status_code not in (200, 201):
             raise RuntimeError(f"{path}: {response.status_code} {response.content[:200]!r}")
         return response.json()
 
-    def _query(self) -> str:
-        words = [w for w in re.findall(r"[A-Za-z][\w.-]+", self.rng.choice(self.memories).content) if len(w) > 3]
-        return " ".join(self.rng.sample(words, min(len(words), self.rng.randint(2, 4))))
-
     def call(self, route: str) -> None:
         self.n += 1
-        if route == "remember":
-            m = self.fresh[self.n % len(self.fresh)]
-            self._post("/api/agent/remember", {
-                "content": f"{m.content} (cpu bench, note {self.n})", "type": m.type, "title": m.title,
-                "tags": list(m.tags), "space": m.space, "source": "agent:cpu-bench"})
-        elif route == "recall":
-            answer = self._post("/api/agent/recall", {"query": self._query(), "limit": 10, "session_id": self.session})
-            if answer["results"]:
-                self.last_ids, self.last_log = [r["id"] for r in answer["results"]], None
-        elif route == "whisper":
-            answer = self._post("/api/agent/whisper", {"prompt": f"What do we know about {self._query()}?",
-                                                       "session_id": self.session})
-            if answer.get("node_ids"):
-                self.last_ids, self.last_log = answer["node_ids"], answer.get("whisper_log_id")
-        else:
-            body = {"node_id": self.rng.choice(self.last_ids), "signal": self.rng.choice((1, 1, -1)),
-                    "source": "explicit"}
-            if self.last_log is not None:
-                body["whisper_log_id"] = self.last_log
-            self._post("/api/agent/feedback", body)
+        self.step(route, self.n)
 
 
 def setup(memories: int) -> tuple[Path, list, list]:

@@ -41,6 +41,7 @@ from pathlib import Path
 from bench._common import REPO, Memory, corpus, machine, replace_section
 from bench.serve_tree import (cmdline, cpu_seconds, cycle_runs, free_port, job_times, layout_env, pressure, roles,
                               rss_mib, serve_env, ui_session, write_memories)
+from bench.soak_calls import RouteCalls
 from bench.soak_report import MIX, ROUTES, WARM_UP_SECONDS, markdown, summarise
 
 SECTION = "Soak"
@@ -77,7 +78,7 @@ class Stats:
                     self.samples.append(f"{route}: {status} {detail[:200]}")
 
 
-class Agent(threading.Thread):
+class Agent(threading.Thread, RouteCalls):
     """One agent: a keep-alive connection, a whisper session, a closed loop over the mix."""
 
     def __init__(self, index: int, port: int, token: str, memories: list[Memory], fresh: list[Memory],
@@ -93,6 +94,7 @@ class Agent(threading.Thread):
         self.last_ids: list[str] = []
         self.last_log: int | None = None
         self.session = f"soak-agent-{index}"
+        self.label, self.source = f"agent {index}", f"soak-{index}"
 
     def _call(self, route: str, path: str, body: dict) -> dict | None:
         started = time.perf_counter()
@@ -121,40 +123,12 @@ class Agent(threading.Thread):
         self.stats.record(route, time.perf_counter() - started, status, detail)
         return answer if status in OK else None
 
-    def _query(self) -> str:
-        words = [w for w in re.findall(r"[A-Za-z][\w.-]+", self.rng.choice(self.memories).content) if len(w) > 3]
-        return " ".join(self.rng.sample(words, min(len(words), self.rng.randint(2, 4))))
-
     def run(self) -> None:
         routes, weights = zip(*self.mix)
         n = 0
         while not self.stop.is_set():
             n += 1
-            route = self.rng.choices(routes, weights)[0]
-            if route == "feedback" and not self.last_ids:
-                route = "recall"
-            if route == "remember":
-                m = self.fresh[(self.index * 100_003 + n) % len(self.fresh)]
-                self._call(route, "/api/agent/remember", {
-                    "content": f"{m.content} (agent {self.index}, note {n})", "type": m.type, "title": m.title,
-                    "tags": list(m.tags), "space": m.space, "source": f"agent:soak-{self.index}"})
-            elif route == "recall":
-                answer = self._call(route, "/api/agent/recall", {"query": self._query(), "limit": 10,
-                                                                   "session_id": self.session})
-                if answer:
-                    self.last_ids, self.last_log = [r["id"] for r in answer["results"]], None
-            elif route == "whisper":
-                prompt = f"What do we know about {self._query()}?"
-                answer = self._call(route, "/api/agent/whisper", {"prompt": prompt, "session_id": self.session})
-                if answer and answer.get("node_ids"):
-                    self.last_ids, self.last_log = answer["node_ids"], answer.get("whisper_log_id")
-            else:
-                body = {"node_id": self.rng.choice(self.last_ids), "signal": self.rng.choice((1, 1, -1)),
-                        "source": "explicit"}
-                if self.last_log is not None:
-                    body["whisper_log_id"] = self.last_log
-                self._call(route, "/api/agent/feedback", body)
-
+            self.step(self.rng.choices(routes, weights)[0], n)
 
 
 # ---------------------------------------------------------------------------
