@@ -5,6 +5,7 @@
     python -m bench.whisper_gate_fit /tmp/dev-gate.json --inputs long            # with a candidate input (EXTRAS)
     python -m bench.whisper_gate_fit /tmp/dev-gate.json --open-overlap --inputs overlap  # recall hits skip the
                                                                                  # overlap filter
+    python -m bench.whisper_gate_fit /tmp/dev-gate.json --page-penalty 0.5       # pages re-weighed offline
 
 The dump holds, per dev prompt and per whisper call (history prompts first), every candidate that reached the gate
 with the gate's own inputs (whisper.stages.gate.gate_inputs), so the fit sees exactly what production sees: the
@@ -64,6 +65,23 @@ def gate_inputs(call: list[dict]) -> None:
         rank = by_g.index(c["g"])
         nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
         c["inputs"] = [c["g"], c["cosine"], c["cosine"] - best_cos, c["g"] - by_g[0], float(rank == 0), c["g"] - nxt]
+
+
+def reweigh_pages(dump: list[dict], penalty: float, dumped: float, outside: float | None = None) -> None:
+    """Re-weigh every page's g and score as whisper.stages.retrieve.page_probability would with `penalty` log-odds
+    per e-fold instead of `dumped` (the value the dump was made with; affinity is 0 in the bench). Candidates the
+    floor dropped before the gate stay out (a smaller penalty raises pages, so a few may be missing). `outside`:
+    another penalty for prompts asked outside any project."""
+    for item in dump:
+        for call in item["calls"]:
+            for c in call or ():
+                if c["route"] not in ("logistic", "no_overlap", "served") or c["chars"] <= LONG_CHARS:
+                    continue
+                if c["space"] == c["target"] or not 0.0 < c["g"] < 1.0:
+                    continue
+                new = penalty if outside is None or c["target"] is not None else outside
+                z = math.log(c["g"] / (1.0 - c["g"])) + (dumped - new) * math.log(c["chars"] / LONG_CHARS)
+                c["g"] = c["score"] = 1.0 / (1.0 + math.exp(-z))
 
 
 def prepared(dump: list[dict], open_overlap: bool, served_out: bool = False) -> list[dict]:
@@ -247,11 +265,22 @@ def main(argv: list[str]) -> int:
                         help="hits already served in the session do not set the best the others are measured against")
     parser.add_argument("--by-logit", action="store_true",
                         help="order the gate's hits by their log-odds before the cap, not by recall's score")
+    parser.add_argument("--page-penalty", type=float,
+                        help="re-weigh pages outside the prompt's project with this many log-odds per e-fold of "
+                             "length (the dump holds whisper.stages.retrieve.PAGE_PENALTY's)")
+    parser.add_argument("--page-penalty-outside", type=float,
+                        help="with --page-penalty: the penalty for prompts asked outside any project")
+    parser.add_argument("--grid", action="store_true", help="also print out-of-fold and in-sample figures per threshold")
     args = parser.parse_args(argv)
     global BY_LOGIT
     BY_LOGIT = args.by_logit
     extras, open_overlap = tuple(n for n in args.inputs.split(",") if n), args.open_overlap
-    dump = prepared(json.loads(open(args.dump).read()), open_overlap, args.served_out)
+    dump = json.loads(open(args.dump).read())
+    if args.page_penalty is not None:
+        from whisper.stages.retrieve import PAGE_PENALTY
+
+        reweigh_pages(dump, args.page_penalty, PAGE_PENALTY, args.page_penalty_outside)
+    dump = prepared(dump, open_overlap, args.served_out)
     x, y, where = rows(dump, extras)
     w = fit(x, y)
     full = {k: float(w[0] + x[j] @ w[1:]) for j, k in enumerate(where)}
@@ -276,6 +305,11 @@ def main(argv: list[str]) -> int:
             GATE_LOGIT, *evaluate(dump, today, GATE_LOGIT)))
     h, pr, s = evaluate(dump, full, t)
     print(f"the full fit at that threshold (in sample): hit {h:.3f} precision {pr:.3f} silence {s:.3f}")
+    if args.grid:
+        print("| log-odds >= | out of fold hit / precision / silence | full fit, in sample |\n|---:|---|---|")
+        for t in np.arange(-0.5, 1.01, 0.1):
+            print(f"| {t:+.1f} | " + " / ".join(f"{v:.3f}" for v in evaluate(dump, oof, round(float(t), 2)))
+                  + " | " + " / ".join(f"{v:.3f}" for v in evaluate(dump, full, round(float(t), 2))) + " |")
     return 0
 
 
