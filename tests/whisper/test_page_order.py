@@ -1,6 +1,7 @@
 """Whisper's weighing of long pages from outside the prompt's project (whisper.stages.retrieve.page_probability):
 an imported documentation page must not take a project's own short note's place for the tasks a user types while
-working in that project. Texts written for this test."""
+working in that project, unless the prompt names the page (a library question asked inside a project). Texts written
+for this test."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from tests.postgres import sqlite_only
 from whisper.models import WhisperCandidateRow
 from whisper.services import whisper_respond
-from whisper.stages.retrieve import page_probability
+from whisper.stages.retrieve import NAME_WORDS, names_page, page_probability
 
 SQLITE_SCORES = sqlite_only(reason="the scores it pins are SQLite's (FTS5 BM25 in recall's probability); PostgreSQL's "
                                    "full-text ranks differ; page_probability itself is tested on both")
@@ -86,3 +87,54 @@ def test_whisper_orders_the_projects_note_before_a_page_recall_ranks_first(mem):
     rows = {r.node_uid: r for r in WhisperCandidateRow.objects.all()}
     assert rows[page.id].retrieval_rank == 1  # recall's own order: the page first
     assert rows[note.id].gate_score > rows[page.id].gate_score
+
+
+# A library's imported README (a made-up library, text written for this test) and a project's own note: a question
+# about the library asked while working in the project must still get the library's page.
+LIBRARY_SECTIONS = [
+    ("Installation", "Install quillmark with pip. It needs Python 3.10 or newer and has no compiled extensions, "
+     "so it installs the same way on Linux, macOS and Windows."),
+    ("Uploading", "An Uploader sends files to a bucket in parts of 8 MB. Give it the bucket's URL and a token; "
+     "upload() returns the object's key once every part has been acknowledged by the server."),
+    ("Retries", "When a connection drops in the middle of an upload, quillmark retries the part that failed by "
+     "itself, up to five times with a backoff that doubles each time, then raises UploadInterrupted carrying the "
+     "parts already stored, so a later call can resume from there instead of sending the file again."),
+    ("Progress", "Pass on_progress to upload() to receive the bytes sent so far and the total; the callback runs "
+     "in the uploading thread, so keep it short or hand the numbers to a queue."),
+    ("Checksums", "Every part is sent with its CRC32C and the server rejects a part whose checksum differs; the "
+     "final object is verified against the checksum of the whole file before upload() returns."),
+    ("Logging", "quillmark logs through the standard logging module under the quillmark logger; nothing is printed "
+     "unless the application configures a handler for it."),
+]
+LIBRARY_PAGE = "# quillmark\n\n" + "\n\n".join(f"## {h}\n\n{t} " * 8 for h, t in LIBRARY_SECTIONS)
+PROJECT_NOTE = "Bakery app photo uploads go to the shop-photos bucket; the upload worker runs every five minutes."
+LIBRARY_PROMPT = "with quillmark, what happens when the wifi cuts out while a photo is uploading?"
+
+
+@pytest.mark.parametrize(("prompt", "title", "expected"), [
+    ("does httpx-sse reconnect by itself?", "httpx-sse: README and changelog", True),
+    ("read .env into a dict with dotenv", "python-dotenv: README and changelog", True),  # "python-" affix
+    ("render it with markdown-it", "markdown-it-py: README", True),  # "-py" affix
+    ("record the flow with playwright-cli", "Playwright CLI: test generation", True),  # the title's lead
+    ("write a Playwright login test", "Playwright CLI: test generation", False),  # one word of the lead
+    ("write a browser test for the export page", "Browser testing guide", False),  # no colon: the whole title
+    ("how do I reconnect the stream?", "httpx-sse: README and changelog", False),
+])
+def test_names_page(prompt, title, expected):
+    words = set(NAME_WORDS.findall(prompt.lower()))
+    assert names_page(words, title=title) is expected
+
+
+def test_a_page_the_prompt_names_keeps_its_probability():
+    assert page_probability(0.5, chars=9000, space="docs", target="bakery", named=True) == 0.5
+
+
+@SQLITE_SCORES
+def test_a_library_page_the_prompt_names_is_whispered_inside_a_project(mem):
+    page = mem(LIBRARY_PAGE, type="fact", space="docs", title="quillmark: README", tags=["docs", "quillmark"],
+               auto_link=False)
+    mem(PROJECT_NOTE, type="fact", space="bakery", auto_link=False)
+    # Recall: the page 0.70 (9.7 KB), the note 0.16. Weighed down as a page from outside the project, the page's
+    # gate log-odds is -0.14 against 0.40 and whisper stays silent; the prompt names it, so it keeps 0.70 (1.51).
+    result = whisper_respond(prompt=LIBRARY_PROMPT, session_id="s1", space="bakery")
+    assert (result.decision, result.node_ids) == ("injected", (page.id,))

@@ -21,6 +21,8 @@ SELF_TAG = "self"
 TOKEN_WORDS = re.compile(r"[\w.-]+")
 PAGE_CHARS = 1000  # a memory longer than this is a page (imported documentation), not a note
 PAGE_PENALTY = 1.0  # log-odds taken per e-fold of a page's length past PAGE_CHARS when it is outside the project
+NAME_WORDS = re.compile(r"[^\W_]+")
+NAME_AFFIXES = ("python", "py")
 
 
 def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
@@ -49,12 +51,32 @@ def _space_factor(space: str | None, current: str | None, named: set[str], conf:
     return conf.space_factor_other
 
 
-def page_probability(probability: float, *, chars: int, space: str | None, target: str | None) -> float:
+def page_names(title: str) -> list[frozenset[str]]:
+    """The names a page goes by, each as its set of words: its title's lead (before a colon: "sqlparse" of
+    "sqlparse: README", "Playwright CLI" of "Playwright CLI: tracing"), also without a "python"/"py" affix of the
+    package-name kind ("python-dotenv" is imported as "dotenv", "markdown-it-py" as "markdown_it")."""
+    lead = NAME_WORDS.findall(title.split(":", 1)[0].lower())
+    names = [lead]
+    if len(lead) > 1 and lead[0] in NAME_AFFIXES:
+        names.append(lead[1:])
+    if len(lead) > 1 and lead[-1] in NAME_AFFIXES:
+        names.append(lead[:-1])
+    return [frozenset(n) for n in names if n]
+
+
+def names_page(words: set[str], *, title: str) -> bool:
+    """Whether a prompt (its words) names the page: every word of one of the page's names is in it."""
+    return any(name <= words for name in page_names(title))
+
+
+def page_probability(probability: float, *, chars: int, space: str | None, target: str | None,
+                     named: bool = False) -> float:
     """Recall's probability as whisper weighs it: a page (longer than PAGE_CHARS) from outside the prompt's project
     loses PAGE_PENALTY log-odds per e-fold of length. Recall's scorer rewards length (more words, more chances to
     share one with the prompt), so an imported 20 KB README outranked the project's own two-line note for the
-    tasks a user types while working (docs/whisper.md, "The order of recall's hits")."""
-    if space == target or chars <= PAGE_CHARS or not 0.0 < probability < 1.0:
+    tasks a user types while working (docs/whisper.md, "The order of recall's hits"). A page the prompt names
+    (`names_page`: "does httpx-sse reconnect ...?" asked in a project) is what the prompt is about: unchanged."""
+    if named or space == target or chars <= PAGE_CHARS or not 0.0 < probability < 1.0:
         return probability
     z = math.log(probability / (1.0 - probability)) - PAGE_PENALTY * math.log(chars / PAGE_CHARS)
     return 1.0 / (1.0 + math.exp(-z))
@@ -63,7 +85,9 @@ def page_probability(probability: float, *, chars: int, space: str | None, targe
 def _candidate(hit: SearchHit, rank: int | None, *, source: str, identity: bool, conf: WhisperConf,
                current_space: str | None, named: set[str], target: str | None) -> Candidate:
     # A long memory is represented by the passage that matched (docs/whisper.md): overlap and text read that.
-    weighed = page_probability(hit.score, chars=len(hit.content), space=hit.space, target=target)
+    words = {w for token in named for w in NAME_WORDS.findall(token)}
+    weighed = page_probability(hit.score, chars=len(hit.content), space=hit.space, target=target,
+                               named=names_page(words, title=hit.title))
     return Candidate(
         node_id=hit.node_id, short_id=hit.short_id, title=hit.title, content=hit.snippet_text, type=hit.type,
         space=hit.space, confidence=hit.confidence, created=hit.created, retrieval_rank=rank,
