@@ -13,7 +13,7 @@ from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
 from whisper.text import (
-    about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus, someone_elses, topic_tokens,
+    about_user, asks_about_user, is_recap, names_focus, owned_focus, preference_task, question_focus, someone_elses,
 )
 
 FOLLOW_UP_PROMPTS = 2
@@ -167,7 +167,8 @@ def _focus_applies(run: WhisperRun) -> bool:
 
 def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> None:
     """On a question about one fact of the user's, an identity memory that does not name what the question asks
-    about ("what's my cat's name?" -> "cat": not the user's name memory, which shares only "name"), or names it
+    about, by its word or, for a general word, the kind of fact (`whisper.text.names_focus`: "what's my job?" and
+    "Works at …"; "what's my cat's name?" -> "cat": not the user's name memory, which shares only "name"), or names it
     only as someone else's ("when's my birthday?": not "Jonas's birthday is 9 March"), leaves the identity route and
     its low cosine gate: it is judged as any other memory (recall's gate, or a strong cosine)."""
     if not _focus_applies(run):
@@ -179,7 +180,7 @@ def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> Non
     owned = owned_focus(question)  # "my birthday": not Jonas's birthday
     for hit, cand in pairs:
         text = f"{cand.title} {cand.content}"
-        if cand.identity and (not focus & topic_tokens(f"{text} {' '.join(hit.tags)}")
+        if cand.identity and (not names_focus(question, cand.content, (cand.title, *hit.tags))
                               or any(someone_elses(text, w) for w in owned)):
             cand.identity = False
 

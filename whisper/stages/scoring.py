@@ -11,7 +11,7 @@ from whisper.reranker import ce_absolute
 from whisper.state import (
     SILENT_BELOW_FLOOR, SILENT_NO_OVERLAP, STAGE_OVERLAP, STAGE_POST_FLOOR, STAGE_SPACE, Deps, WhisperRun,
 )
-from whisper.text import topic_tokens
+from whisper.text import named_facts, question_facts, topic_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -75,12 +75,17 @@ def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | Non
         return None
     current = [run.request.space] if run.request.space else []
     wanted = topic_tokens(run.query or run.prompt, exclude=current)
+    # On a question about the user, an identity memory holding the kind of fact a general word asks for shares it
+    # ("what's my job?" and "Works at …"; whisper.lexicon).
+    personal = run.identity_question or (run.intent is not None and run.intent.has(IDENTITY))
+    facts = question_facts(run.query or run.prompt) if personal else set()
     for cand in run.pool:
         # A project's own name is not a topic: "how does shopfront sign users in?" must match on "sign users".
         exclude = current + ([cand.space] if cand.space else [])
-        tags = " ".join(cand.hit.tags) if cand.hit is not None else ""  # a memory's tags name its subject too
+        labels = (cand.title, *(cand.hit.tags if cand.hit is not None else ()))  # tags name its subject too
         cand.overlap = bool((wanted - topic_tokens(" ".join(exclude))) & topic_tokens(
-            f"{cand.title} {cand.content} {tags}", exclude=exclude))
+            " ".join((cand.content, *labels)), exclude=exclude)) or bool(
+            facts and cand.identity and facts & named_facts(cand.content, labels))
     any_overlap = any(c.overlap for c in run.pool)
 
     def passes(c) -> bool:
