@@ -1,8 +1,8 @@
 """Words naming the same fact of the user's life in other words ("married" and "partner") count as shared
-(whisper.lexicon.SAME_FACT, read by whisper.text.fold; issue 11, item 9). The rule was motivated by the whisper bench's dev prompt wi19 ("who am I
-married to"), used verbatim below against a memory invented here; the second case ("what's my wife called?" against
-"I married ...") is worded differently. The fold is by word, not by sense: a business "partner" meets a prompt about a
-wife too (the last test documents it; docs/whisper.md)."""
+(whisper.lexicon.SAME_FACT, read by whisper.text.fold; issue 11, item 9). The rule was motivated by the whisper
+bench's dev prompt wi19 ("who am I married to"), used verbatim below against a memory invented here; the second case
+("what's my wife called?" against "I married ...") is worded differently. The fold is by word, not by sense: a
+business "partner" meets a prompt about a wife too (the last test documents it; docs/whisper.md)."""
 
 from __future__ import annotations
 
