@@ -3,7 +3,7 @@
     python -m bench.serve_rss [--memories 1000] [--before /path/to/other/checkout] [--layouts 1x8,2x4] [--write-docs]
 
 A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus) and `ormah init`; then
-`ormah serve` starts (its defaults: supervisor, gunicorn master + 2 workers x 4 threads, the django-q2 cluster with 1
+`ormah serve` starts (its defaults: supervisor, gunicorn master + 1 worker x 8 threads, the django-q2 cluster with 1
 job worker, the watcher in a web worker). Warm-up: `--requests` each of remember, recall and whisper over the API,
 and the graph page's data once. The tree is read from /proc: RSS, PSS (shared pages divided among the processes
 that map them: the sum of PSS is what the tree costs the machine) and USS (pages only this process maps). Then the
@@ -11,7 +11,8 @@ sleep cycle is queued from the jobs screen, as a user would, and the tree is rea
 
 `--before DIR` runs the same procedure first with the code of another checkout (e.g. main before a change), so
 both columns come from the same minute of the same machine. `--layouts` measures this checkout once per gunicorn
-layout (workers x threads, through ORMAH_WEB_WORKERS and ORMAH_WEB_THREADS) instead of once with its default.
+layout (workers x threads, through ORMAH_WEB_WORKERS and ORMAH_WEB_THREADS) instead of once with its default; with
+`--before` too, each layout is measured with the other checkout and then with this one.
 `--write-docs` replaces the "Serve tree RSS" section of docs/benchmarks.md. This is a benchmark, not a test: nothing
 here asserts.
 """
@@ -200,12 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-docs", action="store_true", help=f'replace the "{SECTION}" section of docs/benchmarks.md')
     args = parser.parse_args(argv)
     runs = []
-    if args.before:
-        runs.append(measure(args.before.resolve(), args, "before"))
-    if args.layouts:
-        runs += [measure(REPO, args, layout, layout) for layout in args.layouts.split(",")]
-    else:
-        runs.append(measure(REPO, args, "after" if args.before else "this checkout"))
+    for layout in args.layouts.split(",") if args.layouts else [None]:
+        if args.before:
+            runs.append(measure(args.before.resolve(), args, " ".join(filter(None, ["before", layout])), layout))
+        runs.append(measure(REPO, args, " ".join(filter(None, ["after" if args.before else "", layout]))
+                            or "this checkout", layout))
     text = markdown(runs, args)
     print(text)
     if args.json:

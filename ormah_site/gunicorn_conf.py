@@ -6,6 +6,18 @@ own heap, not a second model (issue 13 item 3; docs/benchmarks.md, "Serve tree R
 costs the pages the worker writes twice, so the worker loads everything itself. A fork copies only the thread that
 calls it, so the master must hold no other thread then: onnxruntime with one thread per call starts no pool
 (tests/e2e/test_preload_fork.py). The node-folder watcher starts in a worker, next to the model it needs.
+
+With more than one worker the master listens on one socket per worker, all bound to the same address with
+SO_REUSEPORT, so the kernel hashes each new connection to one of them, and hands each worker its own socket
+(`worker_sockets`, `pre_fork`). On one shared socket the workers race for each connection and a kept-alive
+connection stays where it landed: the soak's eight agents, which connect as soon as the port answers, all went to
+one worker (docs/benchmarks.md, "Soak"); what connects while the master still loads the model waits in that one
+queue for whichever worker polls first. The sockets exist before the
+preload and the first fork, so no connection lands while only one worker listens; a worker that dies leaves its
+socket open in the master, so its waiting connections go to its replacement. gunicorn's own `--reuse-port`
+(each worker binds after its fork) left that window open at start-up and reset a dead worker's queue. A second
+`ormah serve` of the same user could join such a port: `ormah serve` holds a lock per port
+(ormah_site.cli.serving.lock_port) so it fails instead (tests/e2e/test_workers.py).
 """
 
 from __future__ import annotations
@@ -13,11 +25,39 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import socket
 import threading
 
 logger = logging.getLogger(__name__)
 
 control_socket_disable = True  # gunicorn's ~/.gunicorn control socket: unused, and it failed on every start
+
+
+def on_starting(server) -> None:
+    """With `--preload` and more than one worker: listen on a socket per worker (before gunicorn would bind its one)."""
+    if server.cfg.preload_app and server.num_workers > 1 and len(server.cfg.address) == 1 and not server.LISTENERS:
+        server.LISTENERS = worker_sockets(server.cfg, server.log, server.num_workers)
+
+
+def worker_sockets(cfg, log, count: int) -> list:
+    """`count` listening sockets on the one configured address, each with SO_REUSEPORT (gunicorn's wrappers)."""
+    from gunicorn.sock import _sock_type
+
+    address = cfg.address[0]
+    kind = _sock_type(address)
+    sockets = []
+    for _ in range(count):
+        raw = socket.socket(kind.FAMILY, socket.SOCK_STREAM)
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        try:
+            raw.bind(address)
+        except OSError as exc:  # as gunicorn does when it cannot bind: say why and stop the master
+            raw.close()
+            log.error("Cannot listen on %s:%s: %s", address[0], address[1], exc.strerror)
+            raise SystemExit(1) from None
+        sockets.append(kind(address, cfg, log, fd=raw.detach()))  # it listens, non-blocking and inheritable
+    return sockets
 
 
 def when_ready(server) -> None:
@@ -58,7 +98,13 @@ def thread_count() -> int:
 
 
 def pre_fork(server, worker) -> None:
-    """Say so when the master forks with other threads running: their locks and pools are broken in the child."""
+    """Give the worker about to be forked the socket no live worker has (with a socket per worker); say so when
+    the master forks with other threads running: their locks and pools are broken in the child."""
+    if len(server.LISTENERS) == server.num_workers > 1:
+        taken = {getattr(w, "listener", None) for w in server.WORKERS.values()}
+        free = next((i for i in range(len(server.LISTENERS)) if i not in taken), None)
+        if free is not None:
+            worker.listener, worker.sockets = free, [server.LISTENERS[free]]
     threads = thread_count()
     if threads > 1:
         logger.error("The web master forks a worker while running %d threads; a model or pool loaded before the "

@@ -9,18 +9,19 @@ import sys
 from collections.abc import Mapping
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 
 from maintenance.schedules import schedules_sync
+from ormah_site.cli.serving import PortUnavailable, lock_port
 from ormah_site.supervisor import Part, exec_supervisor
 
 logger = logging.getLogger(__name__)
 # Each part starts through ormah_site.supervised, so its own forks die with it (ormah_site.lifeline).
 SUPERVISED = [sys.executable, "-m", "ormah_site.supervised"]
 # gunicorn's default minus the query string and the referer: UI searches carry memory text in their query
-# (/search/?q=...), and the access log is written at every log level.
-ACCESS_LOG_FORMAT = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s"'
+# (/search/?q=...), and the access log is written at every log level. It ends with the answering worker's pid.
+ACCESS_LOG_FORMAT = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s" %(p)s'
 
 
 class Command(BaseCommand):
@@ -33,6 +34,10 @@ class Command(BaseCommand):
         parser.add_argument("--no-watch", action="store_true", help="do not watch the node folder")
 
     def handle(self, *args, **o):
+        try:
+            lock_port(o["port"])  # held until the supervisor this process becomes exits: one server per port
+        except PortUnavailable as exc:
+            raise CommandError(str(exc)) from None
         env = serve_environment(os.environ, watch=not o["no_watch"])
         schedules_sync()  # the job schedules are declared in code; bring django-q2's rows in line before jobs start
         self.stdout.write(f"Ormah is serving on http://{o['host']}:{o['port']}/ (Ctrl-C stops)")
@@ -66,7 +71,9 @@ def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:
            "--worker-class", "gthread", "--timeout", "120", "--graceful-timeout", "10", "--access-logfile", "-",
            "--access-logformat", ACCESS_LOG_FORMAT, "--log-level", "warning", "--no-control-socket"]
     if o_["WEB_WORKERS"] > 1:
-        web.append("--preload")  # the workers share the master's Django and model (ormah_site.gunicorn_conf)
+        # The workers share the master's Django and model, and each accepts on a socket of its own (SO_REUSEPORT),
+        # so the kernel spreads the connections over them (ormah_site.gunicorn_conf).
+        web.append("--preload")
     parts = [Part("web", web)]
     if cluster:
         parts.append(Part("jobs", [*SUPERVISED, "ormah_site.cli", "admin", "qcluster"]))

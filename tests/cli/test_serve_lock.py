@@ -1,0 +1,44 @@
+"""Claims: `ormah serve` holds a lock per port for its life (and the life of the program it execs); a second
+holder is refused with the first one's pid, and the lock is free again once its holder closes it or dies."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ormah_site.cli.serving import PortUnavailable, lock_port
+from tests.faults.support import ROOT, free_port
+
+
+def test_a_second_lock_of_the_port_is_refused_with_the_holders_pid():
+    port = free_port()
+    held = lock_port(port)
+    try:
+        with pytest.raises(PortUnavailable) as refused:
+            lock_port(port)
+    finally:
+        os.close(held)
+    assert str(refused.value).startswith(f"cannot serve on port {port}: another `ormah serve` (pid {os.getpid()}) "
+                                         "is running there")
+
+
+def test_the_lock_is_free_once_its_holder_closes_it():
+    port = free_port()
+    os.close(lock_port(port))
+    os.close(lock_port(port))
+
+
+def test_the_lock_survives_exec_and_dies_with_the_process():
+    port = free_port()
+    # the child takes the lock, then execs a program that reports whether a new lock of the port is refused
+    code = ("import os, sys; from ormah_site.cli.serving import lock_port; lock_port(int(sys.argv[1])); "
+            "os.execv(sys.executable, [sys.executable, '-c', "
+            "'import sys; from ormah_site.cli.serving import PortUnavailable, lock_port\\n"
+            "try:\\n    lock_port(int(sys.argv[1]))\\nexcept PortUnavailable:\\n    sys.exit(7)', sys.argv[1]])")
+    done = subprocess.run([sys.executable, "-c", code, str(port)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 7, done.stderr
+    os.close(lock_port(port))  # the child is gone: the lock with it

@@ -1,0 +1,135 @@
+"""`ormah serve` with two web workers: the master listens on a loopback socket per worker (SO_REUSEPORT), the
+requests of clients that keep their connection are answered by both workers, and a second `ormah serve` on the port
+fails instead of sharing it (ormah_site.gunicorn_conf, ormah_site.cli.serving.lock_port)."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.faults.support import MANAGE, ROOT, Served, child_env, manage, wait_until
+from tests.support import pg_databases
+
+LOOPBACK = "0100007F"  # 127.0.0.1 as /proc/net/tcp writes it
+# Each connection lands on a worker by a hash of its addresses: all of them on one worker has odds of 2 / 2**24.
+CLIENTS = 24
+ANSWERED = re.compile(r'"GET /login/ HTTP/1\.1" 200 \S+ "[^"]*" <(\d+)>$', re.MULTILINE)
+
+
+def listening(port: int, *, inodes: bool = False) -> list:
+    """The local address (or the socket inode) of every listening TCP socket on `port`, IPv4 and IPv6."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            address, hex_port = fields[1].rsplit(":", 1)
+            if int(hex_port, 16) == port and fields[3] == "0A":  # 0A: LISTEN
+                found.append(int(fields[9]) if inodes else address)
+    return found
+
+
+def polled_sockets(pid: int) -> set[int]:
+    """The inodes of the sockets that process `pid` watches with epoll (its fdinfo lists each watched fd)."""
+    fds = Path(f"/proc/{pid}/fd")
+    targets = {fd.name: os.readlink(fd) for fd in fds.iterdir()}
+    watched = set()
+    for fd, target in targets.items():
+        if target == "anon_inode:[eventpoll]":
+            for line in Path(f"/proc/{pid}/fdinfo/{fd}").read_text().splitlines():
+                if line.startswith("tfd:"):
+                    watched.add(line.split()[1])
+    return {int(targets[fd][len("socket:["):-1]) for fd in watched if targets.get(fd, "").startswith("socket:[")}
+
+
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory):
+    home = tmp_path_factory.mktemp("workers") / "home"
+    done = manage(home, "init", "--name", "Robin", "--quiet")
+    assert done.returncode == 0, done.stderr
+    server = Served(home, extra_env={"ORMAH_WEB_WORKERS": "2", "ORMAH_WEB_THREADS": "4", "ORMAH_WATCH": "0"})
+    try:
+        server.wait_ready(timeout=180)
+        assert wait_until(lambda: len(server.web_workers()) == 2 and len(listening(server.port)) == 2, 180), \
+            server.log_path.read_text()[-2000:]
+        yield server
+    finally:
+        server.kill_all()
+        pg_databases.drop_created()
+
+
+@pytest.mark.slow
+def test_a_socket_per_worker_listens_on_loopback_only(two_workers):
+    assert listening(two_workers.port) == [LOOPBACK, LOOPBACK]
+
+
+@pytest.mark.slow
+def test_each_worker_accepts_on_a_socket_of_its_own(two_workers):
+    sockets = set(listening(two_workers.port, inodes=True))
+    polled = [polled_sockets(pid) & sockets for pid in two_workers.web_workers()]
+    assert [len(p) for p in polled] == [1, 1]
+    assert polled[0] | polled[1] == sockets
+
+
+@pytest.mark.slow
+def test_clients_that_keep_their_connection_are_answered_by_both_workers(two_workers):
+    server = two_workers
+    start = threading.Barrier(CLIENTS)
+
+    def client() -> int:
+        """Connect when every client is ready (as agents started together), ask twice; the connections used."""
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+        start.wait(timeout=120)
+        used = set()
+        try:
+            for _ in range(2):
+                conn.request("GET", "/login/")
+                response = conn.getresponse()
+                response.read()
+                assert response.status == 200
+                used.add(conn.sock.getsockname())
+        finally:
+            conn.close()
+        return len(used)
+
+    with ThreadPoolExecutor(CLIENTS) as pool:
+        connections_used = list(pool.map(lambda _: client(), range(CLIENTS)))
+    assert connections_used == [1] * CLIENTS  # each client's two requests went over one kept-alive connection
+    # the access log names the pid of the worker that answered (its last field)
+    answers = wait_until(lambda: len(ANSWERED.findall(server.log_path.read_text())) >= 2 * CLIENTS and
+                         ANSWERED.findall(server.log_path.read_text()), 60)
+    assert len(answers) == 2 * CLIENTS
+    assert {int(pid) for pid in answers} == set(server.web_workers())
+
+
+@pytest.mark.slow
+def test_a_second_server_on_the_port_fails_instead_of_sharing_it(two_workers):
+    server = two_workers
+    port = str(server.port)
+    env = child_env(server.home, ORMAH_WEB_WORKERS="2", ORMAH_WEB_THREADS="4")
+    # `ormah serve` first tries to bind the address as it is (without SO_REUSEPORT): the sockets refuse
+    cli = subprocess.run([sys.executable, "-m", "ormah_site.cli", "serve", "--port", port], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 1
+    assert f"cannot serve on 127.0.0.1:{port}: address already in use" in cli.stderr
+    # past that check (`manage.py serve` does not make it; a server just starting may not listen yet): the lock
+    second = subprocess.Popen([sys.executable, MANAGE, "serve", "--port", port], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = second.communicate(timeout=120)
+    finally:
+        if second.poll() is None:
+            os.killpg(second.pid, signal.SIGKILL)
+            second.wait()
+    assert second.returncode == 1, out + err
+    assert (f"cannot serve on port {port}: another `ormah serve` (pid {server.proc.pid}) is running there"
+            in err)
+    assert listening(server.port) == [LOOPBACK, LOOPBACK]
