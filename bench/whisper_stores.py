@@ -268,8 +268,8 @@ def gate_dump(prompts, ids: dict[str, str], now, path: Path) -> list[Outcome]:
 def render(results: dict[str, dict], categories: dict[str, dict], gate_note: str) -> str:
     total = sum(m["prompts"] for m in results.values())
     lines = [SECTION, "",
-             f"`python -m bench.whisper_stores --write-docs`: the {total} scenarios of `bench/datasets/whisper.json` over",
-             "the docs, lifelog and devprojects stores in one home (real services, real MiniLM vectors), at the",
+             f"`python -m bench.whisper_stores --write-docs`: the {total} scenarios of `bench/datasets/whisper.json`",
+             "over the docs, lifelog and devprojects stores in one home (real services, real MiniLM vectors), at the",
              f"scenarios' clock. {gate_note}", "",
              "| split | prompts | hit rate (target ≥ 0.85) | precision (≥ 0.9) | silence (≥ 0.95) | p50 / p95 ms |",
              "|---|---|---|---|---|---|"]
