@@ -14,7 +14,7 @@ Every pool is exactly what recall scores for one query (`memory.search.recall_po
 
 Off-topic queries (the stores' `offtopic` dev queries, nonsense strings, questions of one LoCoMo conversation asked
 of another) only set the "no good match" threshold. Test halves are never read here. Pools are cached per model and
-code version under ~/.cache/ormah-bench/fit/.
+version of the code and the labelled sets (CODE) under ~/.cache/ormah-bench/fit/.
 """
 
 from __future__ import annotations
@@ -36,7 +36,10 @@ FIT_CACHE = DEFAULT_CACHE_DIR / "fit"
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
 CODE = ("memory/ranking/features.py", "memory/search/candidates.py", "memory/search/pipeline.py",
         "memory/domain/temporal.py", "memory/search/fts.py", "memory/search/semantic.py", "memory/search/matrix.py",
-        "memory/domain/chunking.py", "memory/index_vectors.py")
+        "memory/domain/chunking.py", "memory/index_vectors.py",
+        # the labelled sets and the query whisper builds: a prompt added to a dev split must reach the pools
+        "bench/datasets/whisper.json", "bench/datasets/docs.json", "bench/datasets/lifelog.json",
+        "bench/datasets/devprojects.json", "bench/datasets/split.py", "whisper/stages/retrieve.py")
 NONSENSE = ("zzqxv blorf", "qwpl xkcdz vrrmt", "blorf glimmax snoodle", "asdf jkl qwerty uiop", "fnord zibble")
 # Asked of the labelled stores too; none is the text of a test query there ("zzqxv blorf" is one, in docs).
 STORE_NONSENSE = ("qwpl xkcdz vrrmt", "blorf glimmax snoodle", "fnord zibble", "wibbet grontle spax")
@@ -210,7 +213,7 @@ def whisper_pools(embedder) -> tuple[list[Pool], list[Pool]]:
 
     scenarios = load_whisper()
     prompts = scenarios.prompts_in("dev")
-    home = FIT_CACHE / locomo.model_slug(embedder.model_id) / "whisper"
+    home = FIT_CACHE / locomo.model_slug(embedder.model_id) / f"whisper-{code_hash()}"  # new prompts: new calls
     marker = home / "built.json"
     locomo.use_store(home)
     if marker.is_file():
