@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from memory.index_edges import (  # rebuild_all_edges: used as index.*
     rebuild_edges,
     resolve_dangling,
 )
-from memory.index_rows import CHUNK, fill_row
+from memory.index_rows import CHUNK, ROW_ONLY_COLUMNS, fill_row, row_values
 from memory.index_vectors import (  # embed_ahead, embed_into_cache, embed_text, node_vectors, text_hash: index.*
     embed_ahead,  # noqa: F401
     embed_into_cache,  # noqa: F401
@@ -55,6 +55,7 @@ META_FORMAT = "index_format"
 # a full rebuild of an index of another format rewrites every row instead of trusting unchanged file hashes.
 INDEX_FORMAT = "2"
 META_SEQ = "seq"
+VEC_METADATA = frozenset({"type", "tier", "space"})  # the row's columns vec0 keeps beside each vector
 
 
 @dataclass
@@ -93,9 +94,16 @@ _meta_get, _meta_set = meta_get, meta_set
 
 
 def _next_seq() -> int:
-    seq = int(_meta_get(META_SEQ) or 0) + 1
-    _meta_set(META_SEQ, str(seq))
-    return seq
+    """The next write sequence number, counted up in one statement (a read and an upsert were five)."""
+    table = IndexMetaRow._meta.db_table
+    with connection.cursor() as cur:
+        cur.execute(f"UPDATE {table} SET value = CAST(CAST(value AS BIGINT) + 1 AS TEXT) WHERE key = %s "
+                    "RETURNING value", [META_SEQ])
+        found = cur.fetchall()
+    if found:
+        return int(found[0][0])
+    _meta_set(META_SEQ, "1")
+    return 1
 
 
 def ensure_vector_table(embedder: Embedder) -> bool:
@@ -132,27 +140,53 @@ _relpath = relpath
 
 def index_nodes(
     store: MarkdownStore, pairs: Sequence[tuple[Node, StoredFile]], *, embedder: Embedder, link: bool = True,
-    minted: Collection[str] = (),
+    minted: Collection[str] = (), row_only: Mapping[str, str] | None = None, rewrite: bool = False,
 ) -> tuple[list[NodeRow], int]:
     """Upsert rows, tags, vectors and outgoing edges for nodes just read or written; returns rows and #embedded.
 
     `minted`: ids just minted by this write, which no other row can name yet, so the search for rows whose
     dangling connections they resolve (a scan of rows) is skipped for them.
+    `row_only`: {id: hash of the file the node was changed from} for nodes that differ from that file's node only
+    in what their own row holds (index_rows.row_only_change: importance, access, trust facts). A node whose row was
+    indexed from exactly that file, and whose changed columns are all ROW_ONLY_COLUMNS, gets only those columns
+    updated: its FTS entry, tags, citations, vector, passages and edges were derived from what did not change.
+    Every row is updated in the columns that changed only, so a row's FTS entry is rewritten and the vector log
+    (every process's matrix) told only when what they hold changed (their triggers fire on the columns set).
+    `rewrite`: set every column of every row, so the triggers write the FTS entries and the vector log again (a
+    verifying rebuild repairs what was damaged behind the rows' back).
     """
     if not pairs:
         return [], 0
-    ensure_vector_table(embedder)
+    row_only = row_only or {}
+    if not row_only:
+        ensure_vector_table(embedder)
     seq = _next_seq()
     uids = [n.id for n, _ in pairs]
-    existing = {r.uid: r for r in NodeRow.objects.filter(uid__in=uids)}
-    new_rows, changed_rows = [], []
+    held = [u for u in uids if u not in minted]  # a minted id has no row yet
+    existing = {r.uid: r for r in NodeRow.objects.filter(uid__in=held)} if held else {}
+    new_rows, updates, light, moved = [], [], set(), set()
     for node, stored in pairs:
         row = existing.get(node.id)
         rel = _relpath(store, stored.path)
         if row is None:
-            new_rows.append(fill_row(NodeRow(), node, stored, rel, seq))
-        else:
-            changed_rows.append(fill_row(row, node, stored, rel, seq))
+            row = fill_row(NodeRow(), node, stored, rel, seq)
+            row.embed_hash = text_hash(node)  # its vector is written below, in this transaction
+            new_rows.append(row)
+            continue
+        was = row_values(row)
+        was_hash = row.file_hash
+        changed = [name for name, value in row_values(fill_row(row, node, stored, rel, seq)).items()
+                   if (rewrite and name != "uid") or value != was[name]]
+        updates.append((row, changed))
+        if VEC_METADATA.intersection(changed):
+            moved.add(row.id)
+        if (node.id in row_only and row_only[node.id] == was_hash and ROW_ONLY_COLUMNS.issuperset(changed)
+                and not rewrite and row.embed_hash == text_hash(node)):
+            light.add(node.id)
+    if row_only and len(light) < len(pairs):
+        # Before any vector work. Had it to create the table afresh, the rows read above keep their old embed_hash
+        # in memory only: a kept vector is looked for (and not found) before it is kept, so it is embedded again.
+        ensure_vector_table(embedder)
     # A new node in a file that held another node: that row goes (one query per chunk, not one per node).
     new_paths = [r.file_path for r in new_rows]
     for i in range(0, len(new_paths), CHUNK):
@@ -160,54 +194,75 @@ def index_nodes(
         if stale.exists():
             stale.delete()
     NodeRow.objects.bulk_create(new_rows, batch_size=CHUNK)
-    fields = [f.name for f in NodeRow._meta.concrete_fields if f.name not in ("id", "uid")]
-    for row in changed_rows:
-        row.save(update_fields=fields)
-    rows = {r.uid: r for r in NodeRow.objects.filter(uid__in=uids)}
-    NodeTagRow.objects.filter(node__uid__in=uids).delete()
-    NodeTagRow.objects.bulk_create(
-        [NodeTagRow(node=rows[n.id], tag=t) for n, _ in pairs for t in dict.fromkeys(n.tags)], batch_size=CHUNK,
-    )
-    NodeCitationRow.objects.filter(node__uid__in=uids).delete()
-    NodeCitationRow.objects.bulk_create(
-        [NodeCitationRow(node=rows[n.id], event_id=e) for n, _ in pairs for e in dict.fromkeys(n.source_event_ids)],
-        batch_size=CHUNK,
-    )
-    embedded = _index_vectors([(n, rows[n.id]) for n, _ in pairs], embedder)
-    vectors.prune_log()
-    if link:
-        rebuild_edges([rows[u] for u in uids])
-        dangling = [r.uid for r in new_rows if r.uid not in minted]
-        if dangling:
-            resolve_dangling(dangling)
+    for row, changed in updates:
+        if changed:
+            row.save(update_fields=changed)
+    rows = {r.uid: r for r, _ in updates}
+    rows.update((r.uid, r) for r in new_rows)
+    if any(r.pk is None for r in new_rows):  # a backend that returns no ids from a bulk insert
+        rows.update((r.uid, r) for r in NodeRow.objects.filter(uid__in=[r.uid for r in new_rows]))
+    full = [(n, rows[n.id]) for n, _ in pairs if n.id not in light]
+    embedded = _index_derived(full, embedder, link=link, minted=minted, new=[r.uid for r in new_rows], moved=moved)
     return [rows[u] for u in uids], embedded
 
 
-def _index_vectors(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) -> int:
+def _index_derived(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder, *, link: bool,
+                   minted: Collection[str], new: Sequence[str], moved: Collection[int]) -> int:
+    """Tags, citations, vectors, passages and outgoing edges of rows just written; returns #embedded. Rows just
+    inserted (`new`: their ids are never reused, AUTOINCREMENT or a sequence) have none of these to delete."""
+    if not pairs:
+        return 0
+    fresh = {row.id for _, row in pairs if row.uid in new}
+    old = [row.id for _, row in pairs if row.id not in fresh]
+    if old:
+        NodeTagRow.objects.filter(node_id__in=old).delete()
+        NodeCitationRow.objects.filter(node_id__in=old).delete()
+    NodeTagRow.objects.bulk_create(
+        [NodeTagRow(node=row, tag=t) for n, row in pairs for t in dict.fromkeys(n.tags)], batch_size=CHUNK,
+    )
+    NodeCitationRow.objects.bulk_create(
+        [NodeCitationRow(node=row, event_id=e) for n, row in pairs for e in dict.fromkeys(n.source_event_ids)],
+        batch_size=CHUNK,
+    )
+    embedded = _index_vectors(pairs, embedder, moved=moved, fresh=fresh)
+    vectors.prune_log()
+    if link:
+        rebuild_edges([row for _, row in pairs], fresh=fresh)
+        dangling = [uid for uid in new if uid not in minted]
+        if dangling:
+            resolve_dangling(dangling)
+    return embedded
+
+
+def _index_vectors(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder,
+                   moved: Collection[int] | None = None, fresh: Collection[int] = ()) -> int:
+    """Vectors for rows whose text changed (or that have none); a kept vector's vec0 metadata (type, tier, space)
+    is set again when its row is in `moved` (every kept one when None). `fresh`: row ids just inserted."""
     hashes = {row.id: text_hash(node) for node, row in pairs}
-    # Only rows whose text is unchanged can keep their vector, so only they need the (slow) vec0 presence check.
-    same = [(node, row) for node, row in pairs if row.embed_hash == hashes[row.id]]
+    # Only rows whose text is unchanged can keep their vector, so only they need the (slow) vec0 presence check;
+    # a row just inserted has none yet (its embed_hash was set with the insert, in this transaction).
+    same = [(node, row) for node, row in pairs if row.embed_hash == hashes[row.id] and row.id not in fresh]
     have = vectors.existing_ids() if len(same) > 20 else None
     keep_ids = {row.id for _, row in same
                 if (row.id in have if have is not None else vectors.get(row.id) is not None)}
     todo = [(node, row) for node, row in pairs if row.id not in keep_ids]
     for _, row in same:
-        if row.id in keep_ids:
+        if row.id in keep_ids and (moved is None or row.id in moved):
             vectors.update_metadata(row.id, type=row.type, tier=row.tier, space=row.space)
-    embedded = index_passages(pairs, embedder)
+    embedded = index_passages(pairs, embedder, fresh=fresh)
     if not todo:
         return embedded
-    found, fresh = vectors_for([n for n, _ in todo], embedder)
-    embedded += fresh
+    found, count = vectors_for([n for n, _ in todo], embedder)
+    embedded += count
     vectors.upsert((r.id, found[hashes[r.id]], r.type, r.tier, r.space) for _, r in todo)
-    for _, row in todo:
+    stale = [row for _, row in todo if row.embed_hash != hashes[row.id]]
+    for row in stale:
         row.embed_hash = hashes[row.id]
-    # One UPDATE per row by primary key: Django's bulk_update builds a CASE over the whole batch, ~15x slower here.
-    with connection.cursor() as cur:
-        cur.executemany(
-            f"UPDATE {NodeRow._meta.db_table} SET embed_hash = %s WHERE id = %s",
-            [(r.embed_hash, r.id) for _, r in todo],
-        )
+    if stale:
+        # One UPDATE per row by primary key: Django's bulk_update builds a CASE over the whole batch, ~15x slower.
+        with connection.cursor() as cur:
+            cur.executemany(f"UPDATE {NodeRow._meta.db_table} SET embed_hash = %s WHERE id = %s",
+                            [(r.embed_hash, r.id) for r in stale])
     return embedded
 
 

@@ -7,17 +7,20 @@ A connection whose target has no row yet is dangling: it gets its edge when that
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 
 from memory.index_rows import CHUNK
 from memory.models import EdgeRow, NodeRow
 
 
-def rebuild_edges(sources: Iterable[NodeRow]) -> None:
-    """The outgoing edges of `sources` again from their connections (connections to nodes without a row skipped)."""
+def rebuild_edges(sources: Iterable[NodeRow], fresh: Collection[int] = ()) -> None:
+    """The outgoing edges of `sources` again from their connections (connections to nodes without a row skipped);
+    `fresh`: ids of rows just inserted, which have no edges to delete."""
     sources = list(sources)
-    EdgeRow.objects.filter(source__in=[r.id for r in sources]).delete()
+    held = [r.id for r in sources if r.id not in fresh]
+    if held:
+        EdgeRow.objects.filter(source__in=held).delete()
     wanted = {(c["target"]) for r in sources for c in json.loads(r.connections_json)}
     targets = dict(NodeRow.objects.filter(uid__in=list(wanted)).values_list("uid", "id"))
     edges: dict[tuple[int, int, str], EdgeRow] = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
@@ -80,11 +80,15 @@ def embed_ahead(nodes: Sequence[Node], embedder: Embedder) -> int:
 
 def node_vectors(nodes: Sequence[Node], embedder: Embedder) -> tuple[list[np.ndarray], int]:
     """Each node's vectors as an (n, dim) array, its own text's first and then its passages', through the cache
-    (whatever the cache lacks is embedded in one batched call); returns them and how many texts were embedded."""
+    (whatever the cache lacks is embedded in one batched call); returns them and how many texts were embedded.
+
+    Like `embed_ahead` it writes nothing for a batch the process can keep: what the cache lacks waits in the
+    process for the index transaction of the write that follows (the auto-links of a remember took a write
+    transaction of their own for the cache rows)."""
     passages = [_passage_texts(n) for n in nodes]
     texts = {text_hash(n): embedding_text(n.title, n.content) for n in nodes}
     texts.update((digest, text) for found in passages for _, text, digest in found)
-    vectors, embedded = _vectors_for_texts(texts, embedder)
+    vectors, embedded = _vectors_for_texts(texts, embedder, keep_ahead=True)
     stacked = [np.stack([vectors[text_hash(n)], *(vectors[d] for _, _, d in p)]) for n, p in zip(nodes, passages)]
     return stacked, embedded
 
@@ -103,9 +107,11 @@ def _cached(keys: list[str], model_id: str) -> dict[str, np.ndarray]:
     return found
 
 
-def _vectors_for_texts(texts: dict[str, str], embedder: Embedder) -> tuple[dict[str, np.ndarray], int]:
+def _vectors_for_texts(texts: dict[str, str], embedder: Embedder,
+                       keep_ahead: bool = False) -> tuple[dict[str, np.ndarray], int]:
     """The vectors of the texts by hash: from the cache, else embedded ahead (`embed_ahead`), else by the model;
-    what the cache lacked is written to it. Returns them and how many texts the model embedded here."""
+    what the cache lacked is written to it, or with `keep_ahead` (and few enough) kept in the process as
+    `embed_ahead` keeps its vectors. Returns them and how many texts the model embedded here."""
     keys = list(texts)
     found = _cached(keys, embedder.model_id)
     missing = [k for k in keys if k not in found]
@@ -116,6 +122,14 @@ def _vectors_for_texts(texts: dict[str, str], embedder: Embedder) -> tuple[dict[
     to_embed = [k for k in missing if k not in ahead]
     fresh = embedder.embed_documents([texts[k] for k in to_embed]) if to_embed else []
     new = {**ahead, **{k: np.asarray(v, np.float32) for k, v in zip(to_embed, fresh)}}
+    if keep_ahead and len(missing) <= AHEAD_LIMIT // 2:
+        with _AHEAD_LOCK:
+            for k in to_embed:
+                _ahead[(embedder.model_id, k)] = new[k]
+            while len(_ahead) > AHEAD_LIMIT:
+                _ahead.popitem(last=False)
+        found.update(new)
+        return found, len(to_embed)
     EmbeddingCacheRow.objects.bulk_create(
         [EmbeddingCacheRow(text_hash=k, model_id=embedder.model_id, vector=new[k].tobytes()) for k in missing],
         ignore_conflicts=True, batch_size=CHUNK,
@@ -124,13 +138,15 @@ def _vectors_for_texts(texts: dict[str, str], embedder: Embedder) -> tuple[dict[
     return found, len(to_embed)
 
 
-def index_passages(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) -> int:
+def index_passages(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder, fresh: Collection[int] = ()) -> int:
     """Passages of long memories: a row whose passages (spans and text hashes) changed gets them written again,
-    their vectors through the embedding cache; returns how many texts were embedded."""
+    their vectors through the embedding cache; returns how many texts were embedded. `fresh`: ids of rows just
+    inserted, which have no passages yet (not looked up)."""
     ids = [row.id for _, row in pairs]
     existing: dict[int, list[tuple]] = {}
-    for i in range(0, len(ids), CHUNK):
-        found = PassageRow.objects.filter(node_id__in=ids[i:i + CHUNK]).order_by("node_id", "ordinal")
+    held = [i for i in ids if i not in fresh]
+    for i in range(0, len(held), CHUNK):
+        found = PassageRow.objects.filter(node_id__in=held[i:i + CHUNK]).order_by("node_id", "ordinal")
         for node_id, *entry in found.values_list("node_id", "ordinal", "start", "end", "text_hash"):
             existing.setdefault(node_id, []).append(tuple(entry))
     wanted: dict[int, list[tuple]] = {}
@@ -143,8 +159,9 @@ def index_passages(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder) ->
     changed = [row_id for row_id in ids if existing.get(row_id, []) != wanted[row_id]]
     if not changed:
         return 0
-    for i in range(0, len(changed), CHUNK):
-        PassageRow.objects.filter(node_id__in=changed[i:i + CHUNK]).delete()
+    stale = [row_id for row_id in changed if row_id in existing]
+    for i in range(0, len(stale), CHUNK):
+        PassageRow.objects.filter(node_id__in=stale[i:i + CHUNK]).delete()
     found, embedded = _vectors_for_texts({h: texts[h] for r in changed for *_, h in wanted[r]}, embedder)
     PassageRow.objects.bulk_create(
         [PassageRow(node_id=row_id, ordinal=o, start=a, end=b, text_hash=h, vector=found[h].tobytes())

@@ -131,7 +131,7 @@ def rebuild(store: MarkdownStore, *, embedder: Embedder, progress: Progress | No
         dropped = _drop_rows_not_in(wanted)
         for i in range(0, n, CHUNK):
             chunk: list[tuple] = pairs[i:i + CHUNK]
-            _, embedded = index.index_nodes(store, chunk, embedder=embedder, link=False)
+            _, embedded = index.index_nodes(store, chunk, embedder=embedder, link=False, rewrite=everything)
             report.embedded += embedded  # 0 unless a text changed between the phases
             report.indexed += len(chunk)
             if progress:

@@ -37,6 +37,7 @@ from memory import documents, files, index, runtime
 from memory.conf import MemoryConf, get_conf
 from memory.domain.node import Node
 from memory.domain.slug import node_filename
+from memory.index_rows import row_only_change
 from memory.errors import PayloadTooLarge, StorageError, WriteConflict
 from memory.models import NodeRow
 from memory.selectors import node_read, node_row_get
@@ -58,6 +59,7 @@ class WriteUnit:
         self._journal: files.Journal = []
         self._staged: dict[str, tuple[Node, StoredFile]] = {}
         self._fresh: set[str] = set()
+        self._row_only: dict[str, str] = {}  # id -> hash of the file a row-only change was made from (save)
         self._removed: dict[str, None] = {}
         self._unsynced: set[Path] = set()
         self._after: list[Callable[[], object]] = []
@@ -79,12 +81,15 @@ class WriteUnit:
     # -- writing files ------------------------------------------------------
 
     def save(self, node: Node, *, expected: StoredFile | None = None, fresh: bool = False, path: Path | None = None,
-             mtime_ns: int | None = None, index: bool = True) -> StoredFile:
+             mtime_ns: int | None = None, index: bool = True, before: Node | None = None) -> StoredFile:
         """Write a node's file and stage it for indexing.
 
         `expected`: the file as it was read; if it changed or vanished since, the app's version goes to conflicts/
         and WriteConflict is raised. `fresh`: the write minted the id, so no file can hold it yet and it takes
-        its standard name when free. `index=False`: the caller syncs the folder itself (imports).
+        its standard name when free. `index=False`: the caller syncs the folder itself (imports). `before`: the
+        node read with `expected`; when `node` differs from it only in what its index row alone holds (importance,
+        say: memory.index_rows.row_only_change), the index updates just those columns of the row, if the row was
+        indexed from `expected` (memory.index.index_nodes), and derives nothing else again.
         Raises WriteConflict, Conflict (the path holds another node), StorageError, PayloadTooLarge (the file is
         larger than the store reads: the app never rewrites what it has not read whole).
         """
@@ -101,6 +106,8 @@ class WriteUnit:
         self._unsynced.add(stored.path.parent)
         if index:
             self._stage(node, stored, fresh=fresh)
+            if before is not None and expected is not None and row_only_change(before, node):
+                self._row_only[node.id] = expected.hash
         return stored
 
     def save_new(self, nodes: list[Node]) -> list[StoredFile]:
@@ -134,6 +141,7 @@ class WriteUnit:
         dest = files.soft_delete(self.store, node_id, now=now, expected_hash=expected.hash if expected else None,
                                  journal=self._journal)
         self._staged.pop(node_id, None)
+        self._row_only.pop(node_id, None)
         self._removed[node_id] = None
         return dest
 
@@ -191,12 +199,14 @@ class WriteUnit:
         self._recorded = len(self._journal)
         pairs = list(self._staged.values())
         minted = {n.id for n, _ in pairs if n.id in self._fresh}
+        row_only = self._row_only
         removed, after = list(self._removed), self._after
-        self._staged, self._fresh, self._removed, self._after = {}, set(), {}, []
+        self._staged, self._fresh, self._removed, self._after, self._row_only = {}, set(), {}, [], {}
         self._flushed = True
         with transaction.atomic():
             if pairs:
-                index.index_nodes(self.store, pairs, embedder=runtime.embedder(self.conf), minted=minted)
+                index.index_nodes(self.store, pairs, embedder=runtime.embedder(self.conf), minted=minted,
+                                  row_only=row_only)
             if removed:
                 index.remove_nodes(removed)
             for fn in after:
@@ -211,6 +221,7 @@ class WriteUnit:
 
     def _stage(self, node: Node, stored: StoredFile, *, fresh: bool = False) -> None:
         self._removed.pop(node.id, None)
+        self._row_only.pop(node.id, None)
         self._staged[node.id] = (node, stored)
         if fresh:
             self._fresh.add(node.id)
@@ -223,7 +234,7 @@ class WriteUnit:
         A file whose bytes are no longer the ones this unit wrote was changed by someone else meanwhile (a hand
         edit): it is left alone, never overwritten.
         """
-        self._staged, self._removed, self._after, self._unsynced = {}, {}, [], set()
+        self._staged, self._removed, self._after, self._unsynced, self._row_only = {}, {}, [], set(), {}
         recorded = [c.path for c in self._journal[:self._recorded]] if self._documents else []  # PostgreSQL only
         for change in reversed(self._journal):
             try:

@@ -350,7 +350,8 @@ def nodes_importance_set(*, values: dict[str, float], now: datetime | None = Non
 
     The files are read before the lock is taken and each write is guarded by the hash read, so an agent's write
     waits for at most one short batch (issue 13 item 7). Files that vanished or changed on disk meanwhile are
-    skipped (the next run sees them again).
+    skipped (the next run sees them again). Only the rows' importance (and file facts) change in the index: the
+    write door derives nothing else again for a change that touches no text (WriteUnit.save's `before`).
     """
     now = now or utcnow()
     uids = sorted(values)
@@ -372,7 +373,7 @@ def nodes_importance_set(*, values: dict[str, float], now: datetime | None = Non
             notes = []
             for node, stored, value in todo:
                 try:
-                    unit.save(replace(node, importance=value), expected=stored)
+                    unit.save(replace(node, importance=value), expected=stored, before=node)
                 except (WriteConflict, PayloadTooLarge):
                     continue
                 notes.append((node.id, {"from": node.importance, "to": value}))

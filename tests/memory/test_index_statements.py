@@ -1,0 +1,56 @@
+"""The statements a remember's index write makes: nothing read or deleted twice (issue 13: 48 statements and 33-40
+ms of CPU per remember under the soak)."""
+
+from __future__ import annotations
+
+import re
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from memory.domain.node import utcnow
+from memory.domain.requests import NodeCreate
+from memory.models import EmbeddingCacheRow, IndexMetaRow, NodeRow
+from memory.services import node_create, node_remember
+from memory.services.nodes import nodes_embed_ahead
+
+# the index's own statements (the vector matrix's refresh reads the passages too, unquoted)
+CLEARS = re.compile(r'DELETE FROM "memory_(nodetagrow|nodecitationrow|edgerow|passagerow)"|FROM "memory_passagerow"')
+
+
+def _sqls(ctx) -> list[str]:
+    return [q["sql"] for q in ctx.captured_queries]
+
+
+def test_a_new_memory_has_no_tags_citations_passages_or_edges_to_clear(mem):
+    mem("The billing service keeps invoices in PostgreSQL 16", tags=["db"])
+    with CaptureQueriesContext(connection) as ctx:
+        node_create(request=NodeCreate(content="Invoices are exported every night to the finance share",
+                                       tags=["billing"]))
+    assert [s for s in _sqls(ctx) if CLEARS.search(s)] == []
+    # its row is inserted whole (embed_hash included) and never read back or updated
+    assert [s for s in _sqls(ctx) if re.match(r'(\d+ times: )?UPDATE "?memory_noderow"?', s)] == []
+    assert NodeRow.objects.get(content__startswith="Invoices").tag_rows.count() == 1
+
+
+def test_the_auto_links_vectors_reach_the_cache_inside_the_index_transaction(mem):
+    mem("The billing service keeps invoices in PostgreSQL 16")
+    request = NodeCreate(content="Invoices are kept in the billing service's PostgreSQL database")
+    nodes_embed_ahead(requests=[request], now=utcnow())
+    with CaptureQueriesContext(connection) as ctx:
+        created = node_remember(request=request)
+    sqls = _sqls(ctx)
+    cache = [i for i, s in enumerate(sqls) if re.search(r"INSERT .*INTO \"?memory_embeddingcacherow", s)]
+    row = [i for i, s in enumerate(sqls) if re.search(r"INSERT INTO \"?memory_noderow", s)]
+    assert len(cache) == 1 and len(row) == 1 and cache[0] > row[0]  # not a transaction of its own before
+    assert created.auto_links and EmbeddingCacheRow.objects.count() >= 2
+
+
+def test_each_index_write_takes_the_next_sequence_number_in_one_statement(mem):
+    a = mem("The billing service keeps invoices in PostgreSQL 16", auto_link=False)
+    with CaptureQueriesContext(connection) as ctx:
+        b = mem("Invoices are exported every night to the finance share", auto_link=False)
+    seq = [s for s in _sqls(ctx) if "indexmetarow" in s.lower() and "'seq'" in s]
+    assert len(seq) == 1
+    first, second = (NodeRow.objects.get(uid=n.id).indexed_seq for n in (a, b))
+    assert second == first + 1 == int(IndexMetaRow.objects.get(key="seq").value)
