@@ -8,6 +8,7 @@ from datetime import datetime
 
 from whisper.conf import WhisperConf
 from whisper.stages.early import early_exit
+from whisper.stages.focus import focus_check
 from whisper.stages.gate import already_served, arrange, exploration, injection_gate
 from whisper.stages.intent import classify_intent, topic_repeat
 from whisper.stages.render import render_text
@@ -31,6 +32,7 @@ STAGES: tuple[Stage, ...] = (
     identity_space,    # identity-only prompts prefer global memories
     topical_overlap,   # fail-closed token overlap
     injection_gate,    # absolute gate
+    focus_check,       # a memory holding nothing of what the question asks about -> dropped
     already_served,    # memories this session already got -> dropped (all of them: silence)
     exploration,       # optional exploration slot
     arrange,           # order and cap

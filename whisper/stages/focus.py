@@ -1,0 +1,162 @@
+"""The question's focus beyond the identity route: a memory about the thing asked of, holding nothing of what is
+asked about it, is not whispered (issue 11, item 9; docs/whisper.md, "The focus rule beyond the identity route").
+
+Three checks, each a text rule on the prompt and the memory (title, text, labels); no store's words in them:
+
+* **a possessive chain**: "when is Jonas's mother's birthday?" asks about the mother, not about Jonas: a memory that
+  does not name every owner after the first ("mother") is about another thing than the one asked of.
+* **another name for the thing**: "a Dutch passport" is not "my Belgian passport" when the memory never says "Dutch".
+* **the kind of answer**: "how much did the trip cost?" asks for an amount of money; a memory holding no amount (a
+  currency sign or word beside a number) cannot answer it however much it says about the trip.
+
+The stage runs after the gate, so the memories it drops still set the best hit the gate measured the others against.
+"""
+
+from __future__ import annotations
+
+import re
+
+from whisper.conf import WhisperConf
+from whisper.state import Candidate, Deps, WhisperRun
+from whisper.text import STOP_WORDS, fold, topic_tokens
+
+STAGE_OFF_FOCUS = "off_focus"
+SILENT_OFF_FOCUS = "silent:off_focus"
+
+# ---- a possessive chain: "Jonas's mother's birthday" -> the owners after the first ({"mother"})
+
+_TOKEN = re.compile(r"[A-Za-z][\w'\u2019-]*")
+# "what's", "how's": a verb, not an owner.
+NOT_POSSESSIVE = frozenset("it's that's what's let's there's here's he's she's who's where's when's how's why's "
+                           "one's".split())
+_POSSESSIVE_WORD = re.compile(r"[A-Za-z][\w-]*(?:'s|\u2019s|s'|s\u2019)")
+# The same relation in other words, so that "mum's" meets a note saying "mother".
+_KIN = {"mum": "mother", "mom": "mother", "mam": "mother", "mummy": "mother", "mommy": "mother", "dad": "father",
+        "daddy": "father", "pa": "father", "ma": "mother", "grandma": "grandmother", "granny": "grandmother",
+        "nan": "grandmother", "nana": "grandmother", "grandpa": "grandfather", "granddad": "grandfather",
+        "grandad": "grandfather", "bro": "brother", "sis": "sister"}
+
+
+def _kin(word: str) -> str:
+    return fold(_KIN.get(word.lower(), word))
+
+
+def chain_owners(prompt: str) -> set[str]:
+    """The folded owners after the first in each possessive chain of the prompt ("what's Jonas's mother's name?" ->
+    {"mother"}); empty without a chain of two or more ("when is Jonas's birthday?")."""
+    owners: set[str] = set()
+    chain: list[str] = []
+    for word in [*_TOKEN.findall(prompt), ""]:
+        if _POSSESSIVE_WORD.fullmatch(word) and word.lower().replace("\u2019", "'") not in NOT_POSSESSIVE:
+            chain.append(re.sub(r"(?:'s|\u2019s|'|\u2019)$", "", word))
+            continue
+        for owner in chain[1:]:
+            owners |= {_kin(t) for t in topic_tokens(owner)}
+        chain = []
+    return owners
+
+
+def _words(text: str) -> set[str]:
+    return {_kin(t) for t in re.findall(r"[A-Za-z][\w-]*", text)} | topic_tokens(text)
+
+
+# ---- the kind of answer a question asks for
+
+_METHOD = re.compile(r"^\s*(?:\w+[,]?\s+)?how (?:do|does|can|could|should|would|will|to|did i|did we)\b",
+                     re.IGNORECASE)
+_AMOUNT_QUESTION = re.compile(
+    r"\bhow (?:much|expensive|pricey|cheap)\b[^.?!]*"
+    r"\b(?:costs?|costing|pay|paid|pays|spend|spent|charged?|price[sd]?)\b"
+    r"|\bhow (?:expensive|pricey)\b"
+    r"|\bwhat (?:did|does|do|will|would)\b[^.?!]*\bcost\b"
+    r"|\bwhat(?:'s|\u2019s| is| was| were| are)? (?:the )?(?:total |full |final )?(?:price|fee|fees|bill)\b",
+    re.IGNORECASE)
+_CURRENCY = (r"(?:€|\$|£|¥|₹|eur|euros?|usd|dollars?|pounds?|gbp|quid|yen|jpy|chf|francs?|kronor|krona|kr|sek|"
+             r"nok|dkk|cents?|pence)")
+_AMOUNT = re.compile(rf"(?:[€$£¥₹]\s?\d|\b\d[\d.,]*\s?[km]?\s?{_CURRENCY}(?![a-z])|\b{_CURRENCY}\s?\d|"
+                     r"\b(?:for free|free of charge|at no cost|cost nothing|costs nothing)\b)", re.IGNORECASE)
+
+# The kinds of answer a question can ask for: (how a question asks for it, how a memory holds one). A date for "when"
+# and a number for "how many" were measured and left out (docs/benchmarks.md): a memory's own date answers "when".
+KINDS = {"amount": (_AMOUNT_QUESTION, _AMOUNT)}
+
+
+def asked_kind(prompt: str) -> str | None:
+    """The kind of answer a question asks for ("how much did the trip cost?" -> "amount"), None for any other
+    prompt; a question asking for a method ("how do I pay the fee?") asks for none."""
+    if _METHOD.search(prompt):
+        return None
+    return next((kind for kind, (asks, _) in KINDS.items() if asks.search(prompt)), None)
+
+
+def holds_kind(text: str, kind: str) -> bool:
+    """Whether a memory's text holds an answer of that kind ("amount": "€1,840", "40 euros", "for free")."""
+    return bool(KINDS[kind][1].search(text))
+
+
+# ---- a named kind of a thing: "a Dutch passport" is not "my Belgian passport"
+
+_WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]\w+)?")
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
+
+
+def _named(word: str) -> bool:
+    return word[:1].isupper() and word.lower() not in STOP_WORDS and word != "I"
+
+
+def contrast(prompt: str, text: str, labels: tuple[str, ...] = ()) -> str | None:
+    """The name the prompt gives a thing ("Dutch" of "a Dutch passport") when the memory (`text`: its title and
+    content) names the same thing with another name before it ("my Belgian passport") and the prompt's name nowhere,
+    labels (tags) included; None otherwise."""
+    held = {fold(w) for w in _WORD.findall(" ".join((text, *labels)))}
+    for name, thing in _named_things(prompt):
+        if fold(name) in held:
+            continue
+        if any(fold(t) == fold(thing) for _, t in _named_things(text)):
+            return name
+    return None
+
+
+def _named_things(text: str) -> list[tuple[str, str]]:
+    """(name, thing) for each lowercase word after a capitalised one inside a sentence ("Dutch passport"; a
+    sentence's first word is capitalised anyway, so it names nothing)."""
+    pairs = []
+    for sentence in _SENTENCE.split(text):
+        tokens = _WORD.findall(sentence)
+        pairs += [(name, thing) for name, thing in zip(tokens[1:], tokens[2:])
+                  if _named(name) and thing.islower() and thing not in STOP_WORDS]
+    return pairs
+
+
+# ---- the check and the stage
+
+def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = ()) -> str | None:
+    """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
+    "named: Dutch", "kind: amount"), or None when it does not."""
+    text = f"{title}\n{content}\n{' '.join(tags)}"
+    missing = chain_owners(prompt) - _words(text)
+    if missing:
+        return "chain: " + ", ".join(sorted(missing))
+    named = contrast(prompt, f"{title}\n{content}", tags)
+    if named is not None:
+        return "named: " + named
+    kind = asked_kind(prompt)
+    if kind is not None and not holds_kind(f"{title}\n{content}", kind):
+        return "kind: " + kind
+    return None
+
+
+def _labels(cand: Candidate) -> tuple[str, ...]:
+    """A memory's tags and project: a project's notes rarely name it ("Run the Playwright tests with …")."""
+    return (*(cand.hit.tags if cand.hit is not None else ()), *((cand.space,) if cand.space else ()))
+
+
+def focus_check(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
+    """Drop the memories past the gate that miss the prompt's focus (`off_focus`); silence when none is left."""
+    if not run.pool or run.broad_recap:
+        return None
+    keep = [c for c in run.pool if off_focus(run.prompt, title=c.title, content=c.content, tags=_labels(c)) is None]
+    if len(keep) == len(run.pool):
+        return None
+    run.drop(keep, STAGE_OFF_FOCUS)
+    return None if run.pool else SILENT_OFF_FOCUS
