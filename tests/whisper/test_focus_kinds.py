@@ -62,6 +62,14 @@ def test_a_thing_named_otherwise_in_the_memory():
     assert contrast("run the Quillpad tests", "Run the Playwright tests with `pnpm e2e`.", ("quillpad",)) is None
 
 
+def test_another_name_counts_only_against_a_question_and_never_against_a_choice():
+    note = {"title": "Data store", "content": "The app keeps its data in a SQLite database on a Fly volume."}
+    assert off_focus("how do we back up the Postgres database?", **note) == "named: Postgres"
+    # A decision or preference names the alternative on purpose: it is what a prompt about another one needs.
+    assert off_focus("how do we back up the Postgres database?", **note, node_type="decision") is None
+    assert off_focus("add a Postgres database for the job queue", **note) is None  # a task, not a question
+
+
 def test_off_focus_names_why():
     note = {"title": "Lena's birthday", "content": "My colleague Lena's birthday is on 14 August.", "tags": ()}
     assert off_focus("when is Lena's husband's birthday", **note) == "chain: " + fold("husband")

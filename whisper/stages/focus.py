@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from memory.domain.enums import NodeType
 from whisper.conf import WhisperConf
 from whisper.state import Candidate, Deps, WhisperRun
 from whisper.text import STOP_WORDS, fold, topic_tokens
@@ -98,6 +99,9 @@ def holds_kind(text: str, kind: str) -> bool:
 
 _WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]\w+)?")
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_QUESTION = re.compile(r"^\s*(?:\w+[,]?\s+)?(?:what|when|where|who|whom|whose|which|how|is|are|was|were|do|does|did|"
+                       r"can|could|has|have)\b|\?\s*$", re.IGNORECASE)
+CHOICES = frozenset({NodeType.DECISION, NodeType.PREFERENCE})  # memories that name the alternative on purpose
 
 
 def _named(word: str) -> bool:
@@ -130,14 +134,18 @@ def _named_things(text: str) -> list[tuple[str, str]]:
 
 # ---- the check and the stage
 
-def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = ()) -> str | None:
+def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
+              node_type: str = NodeType.FACT) -> str | None:
     """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
-    "named: Dutch", "kind: amount"), or None when it does not."""
+    "named: Dutch", "kind: amount"), or None when it does not. Another name for the thing counts only against a
+    question, and never against a decision or preference: "we chose a SQLite database" is what a prompt about "a
+    Postgres database" needs to hear."""
     text = f"{title}\n{content}\n{' '.join(tags)}"
     missing = chain_owners(prompt) - _words(text)
     if missing:
         return "chain: " + ", ".join(sorted(missing))
-    named = contrast(prompt, f"{title}\n{content}", tags)
+    named = (contrast(prompt, f"{title}\n{content}", tags)
+             if _QUESTION.search(prompt) and node_type not in CHOICES else None)
     if named is not None:
         return "named: " + named
     kind = asked_kind(prompt)
@@ -155,7 +163,8 @@ def focus_check(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     """Drop the memories past the gate that miss the prompt's focus (`off_focus`); silence when none is left."""
     if not run.pool or run.broad_recap:
         return None
-    keep = [c for c in run.pool if off_focus(run.prompt, title=c.title, content=c.content, tags=_labels(c)) is None]
+    keep = [c for c in run.pool
+            if off_focus(run.prompt, title=c.title, content=c.content, tags=_labels(c), node_type=c.type) is None]
     if len(keep) == len(run.pool):
         return None
     run.drop(keep, STAGE_OFF_FOCUS)
