@@ -77,9 +77,12 @@ def consolidation_draft(cluster: Sequence[NodeFacts], *, title: str, content: st
 
 
 def space_vote(spaces: Iterable[str | None]) -> str | None:
-    """The most common non-empty space among neighbours (ties: the first seen), or None."""
-    counts = Counter(s for s in spaces if s)
-    if not counts:
+    """The most common non-empty space among neighbours, or None when there is none or two spaces tie for it.
+
+    A tie has no majority: guessing would hand the memory to whichever neighbour the index lists first (an order
+    that a rewrite of unrelated rows changes), so it stays spaceless until a later neighbour breaks the tie.
+    """
+    ranked = Counter(s for s in spaces if s).most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
         return None
-    best = max(counts.values())
-    return next(s for s in counts if counts[s] == best)
+    return ranked[0][0]

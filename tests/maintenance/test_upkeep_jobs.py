@@ -80,6 +80,18 @@ def test_auto_cluster_takes_the_majority_space_and_respects_locks(provider, reme
     assert requests_sent(provider) == 0
 
 
+def test_auto_cluster_leaves_a_memory_whose_neighbours_tie_spaceless(provider, remember):
+    billing = remember("Invoices are generated nightly", space="billing", now=T0)
+    ops = remember("Nightly jobs run on the ops cluster", space="ops", now=T0)
+    torn = remember("The nightly invoice job runs on the ops cluster", now=T0)
+    for target in (ops, billing):  # either order: a tie has no majority
+        edge_create(source_ref=torn.id, target_ref=target.id)
+    outcome = job_execute("auto_cluster", now=T0)
+    assert (outcome.counts["candidates"], outcome.counts.get("assigned", 0)) == (1, 0)
+    assert row(torn.id).space is None
+    assert "space:" not in runtime.store().path_for(torn.id).read_text()
+
+
 def test_index_updater_indexes_a_file_written_by_hand(provider, remember, home):
     node = remember("Written by the service", now=T0)
     path = runtime.store().path_for(node.id)
