@@ -22,6 +22,7 @@ socket open in the master, so its waiting connections go to its replacement. gun
 
 from __future__ import annotations
 
+import faulthandler
 import gc
 import logging
 import os
@@ -113,7 +114,14 @@ def pre_fork(server, worker) -> None:
 
 
 def post_worker_init(worker) -> None:
-    """Start the watcher election in this worker (one worker of the server watches; see memory.watcher)."""
+    """Have this worker say where its threads are when gunicorn aborts it; start the watcher election in it (one
+    worker of the server watches; see memory.watcher)."""
+    # gunicorn sends SIGABRT to a worker whose main loop has not reported for the timeout (120 s), SIGKILL a second
+    # later. faulthandler (here, after gunicorn set its handlers) writes each thread's Python stack (names and lines,
+    # no values) to stderr, the serve log, from the signal itself, without the GIL a stuck thread may hold; then it
+    # puts gunicorn's handler back and raises the signal again (a stall seen once under the soak, docs/benchmarks.md
+    # "Soak"). It does the same on a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL).
+    faulthandler.enable(all_threads=True)
     from django.conf import settings
 
     if not settings.ORMAH["WATCH"]:

@@ -133,3 +133,24 @@ def test_a_second_server_on_the_port_fails_instead_of_sharing_it(two_workers):
     assert (f"cannot serve on port {port}: another `ormah serve` (pid {server.proc.pid}) is running there"
             in err)
     assert listening(server.port) == [LOOPBACK, LOOPBACK]
+
+
+@pytest.mark.slow
+def test_an_aborted_worker_says_where_its_threads_were_and_its_replacement_takes_its_socket(two_workers):
+    server = two_workers
+    aborted = server.web_workers()[0]
+    os.kill(aborted, signal.SIGABRT)  # what gunicorn sends a worker whose main loop stopped reporting
+    sockets = set(listening(server.port, inodes=True))
+
+    def own_sockets_again():
+        workers = server.web_workers()
+        if len(workers) != 2 or aborted in workers:
+            return None
+        polled = [polled_sockets(pid) & sockets for pid in workers]
+        return polled if [len(p) for p in polled] == [1, 1] else None
+
+    polled = wait_until(own_sockets_again, 120)
+    assert polled and polled[0] | polled[1] == sockets
+    log = server.log_path.read_text()
+    assert "(most recent call first)" in log and 'File "' in log
+
