@@ -251,8 +251,9 @@ _WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]s)?")
 _OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
 RELATION_REACH = 3  # words before a relation ("kids", "dog") in which another person makes it theirs
 _OWN = frozenset({"my", "our"})
-_NOT_POSSESSIVE = frozenset({"it's", "that's", "what's", "let's", "there's", "here's", "he's", "she's", "who's",
-                             "where's", "when's", "how's"})
+# "what's", "how's": a verb, not an owner (the focus rule and whisper.stages.focus read it too).
+NOT_POSSESSIVE = frozenset("it's that's what's let's there's here's he's she's who's where's when's how's why's "
+                           "one's".split())
 
 
 def owned_focus(prompt: str) -> set[str]:
@@ -269,7 +270,7 @@ def _owner(before: list[str]) -> str | None:
         t = t.lower().replace("\u2019", "'")
         if t in _OWN:
             return "mine"
-        if t in _OTHER_OWNERS or (t.endswith("'s") and t not in _NOT_POSSESSIVE):
+        if t in _OTHER_OWNERS or (t.endswith("'s") and t not in NOT_POSSESSIVE):
             return "theirs"
     return None
 
@@ -343,7 +344,7 @@ def _not_mine(before: list[str], fact: str) -> bool:
     relation = fact in _RELATIONS
     for i, t in enumerate(before):
         low = t.lower().replace("\u2019", "'")
-        if low in _OTHER_OWNERS or (low.endswith("'s") and low not in _NOT_POSSESSIVE):
+        if low in _OTHER_OWNERS or (low.endswith("'s") and low not in NOT_POSSESSIVE):
             return True
         if low in OTHER_PEOPLE and (not relation or i >= len(before) - RELATION_REACH):
             return True  # "my sister has a dog"; but "my partner and I have a dog" is the user's dog

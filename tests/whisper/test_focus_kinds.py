@@ -77,7 +77,8 @@ def test_off_focus_names_why():
 
 
 def test_the_stage_drops_only_the_memory_off_focus(conf):
-    from whisper.stages.focus import STAGE_OFF_FOCUS, focus_check
+    from whisper.stages.focus import focus_check
+    from whisper.state import STAGE_OFF_FOCUS
 
     from .conftest import cand
     roof = cand("roof", title="Roof repair", content="The roofer replaced the broken tiles in April.", probability=0.7)

@@ -18,18 +18,12 @@ import re
 
 from memory.domain.enums import NodeType
 from whisper.conf import WhisperConf
-from whisper.state import Candidate, Deps, WhisperRun
-from whisper.text import STOP_WORDS, fold, topic_tokens
-
-STAGE_OFF_FOCUS = "off_focus"
-SILENT_OFF_FOCUS = "silent:off_focus"
+from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
+from whisper.text import NOT_POSSESSIVE, STOP_WORDS, fold, topic_tokens
 
 # ---- a possessive chain: "Jonas's mother's birthday" -> the owners after the first ({"mother"})
 
 _TOKEN = re.compile(r"[A-Za-z][\w'\u2019-]*")
-# "what's", "how's": a verb, not an owner.
-NOT_POSSESSIVE = frozenset("it's that's what's let's there's here's he's she's who's where's when's how's why's "
-                           "one's".split())
 _POSSESSIVE_WORD = re.compile(r"[A-Za-z][\w-]*(?:'s|\u2019s|s'|s\u2019)")
 # The same relation in other words, so that "mum's" meets a note saying "mother".
 _KIN = {"mum": "mother", "mom": "mother", "mam": "mother", "mummy": "mother", "mommy": "mother", "dad": "father",
