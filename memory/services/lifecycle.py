@@ -22,7 +22,8 @@ logger = logging.getLogger(__name__)
 def node_confirm_use(*, ref: str, now: datetime | None = None, source: str = "recall_node") -> Node:
     """Record confirmed use: bump access, grow stability (bounded, once a day), promote archival to working.
 
-    Writes the file through the write protocol; `updated` moves only when the tier changes. Concurrent callers in
+    Writes the file through the write protocol; `updated` moves only when the tier changes, and only the row's
+    counters are written in the index when it does not (no FTS, tag, edge or vector work). Concurrent callers in
     this process share one hold of the write lock (memory.group_commit); each returns once its write is committed.
     Raises NodeNotFound, AmbiguousNodeRef, ValidationFailed, WriteConflict.
     """
@@ -64,7 +65,9 @@ def _confirm_in(unit: WriteUnit, *, ref: str, now: datetime, source: str) -> Nod
         unit.audit(operation="promote", node=node, now=now,
                    detail={"from": str(node.tier), "to": str(used.tier), "reason": f"confirmed use ({source})"})
         logger.info("Confirmed use promoted %s from %s to %s", node.short_id, node.tier, used.tier)
-    unit.save(used, expected=stored)
+    # Access, stability and review are the row's own columns: the index updates just them (WriteUnit.save's
+    # `before`), unless the tier moved or the row was not indexed from this file, which derive everything again.
+    unit.save(used, expected=stored, before=node)
     logger.debug("Confirmed use of %s via %s: stability %s -> %s", node.short_id, source, node.stability,
                  used.stability)
     return used

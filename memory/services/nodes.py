@@ -201,7 +201,9 @@ def update_in(unit: WriteUnit, *, ref: str, patch: NodePatch, now: datetime, aut
     new = _resolve_connections(new, before=node)
     if is_self_node(node) and not is_self_node(new):
         raise ProtectedNode("The self node keeps its source and `self` tag")
-    unit.save(new, expected=stored)  # first: a save that raises must leave no audit row queued in a shared unit
+    # first: a save that raises must leave no audit row queued in a shared unit. `before`: a patch of the row's
+    # own columns (confidence, pinned, authority, read_only, space_locked) updates just them in the index.
+    unit.save(new, expected=stored, before=node)
     unit.audit(operation="update", node=node, now=now, detail={"fields": sorted(patch.changes())})
     if new.tier == Tier.CORE and node.tier != Tier.CORE:
         core_cap_enforce(now=now)
