@@ -368,6 +368,13 @@ def named_facts(text: str, labels: tuple[str, ...] = ()) -> frozenset[str]:
     return frozenset(mine | (unowned - theirs))
 
 
+def others_facts(text: str, labels: tuple[str, ...] = ()) -> frozenset[str]:
+    """The kinds of personal fact a note (its text, title and tags) names only as someone else's: "My parents live in
+    a cottage near Aveiro" -> {"home"}; nothing when it also names the fact as the user's."""
+    theirs = set().union(*(_facts_in(t)[1] for t in (text, *labels)))
+    return frozenset(theirs - named_facts(text, labels))
+
+
 def _facts_in(text: str) -> tuple[set[str], set[str]]:
     """The facts a text names as the user's, and those it names only as someone else's."""
     mine: set[str] = set()
