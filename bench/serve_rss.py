@@ -198,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layouts", help="gunicorn layouts of this checkout to measure, e.g. 1x8,2x4")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the full result here")
-    parser.add_argument("--write-docs", action="store_true", help=f'replace the "{SECTION}" section of docs/benchmarks.md')
+    parser.add_argument("--write-docs", action="store_true",
+                        help=f'replace the "{SECTION}" section of docs/benchmarks.md')
     args = parser.parse_args(argv)
     runs = []
     for layout in args.layouts.split(",") if args.layouts else [None]:

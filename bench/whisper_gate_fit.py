@@ -270,7 +270,8 @@ def main(argv: list[str]) -> int:
                              "length (the dump holds whisper.stages.retrieve.PAGE_PENALTY's)")
     parser.add_argument("--page-penalty-outside", type=float,
                         help="with --page-penalty: the penalty for prompts asked outside any project")
-    parser.add_argument("--grid", action="store_true", help="also print out-of-fold and in-sample figures per threshold")
+    parser.add_argument("--grid", action="store_true",
+                        help="also print out-of-fold and in-sample figures per threshold")
     args = parser.parse_args(argv)
     global BY_LOGIT
     BY_LOGIT = args.by_logit
