@@ -108,10 +108,16 @@ def _next_seq() -> int:
 
 def ensure_vector_table(embedder: Embedder) -> bool:
     """Make the vec0 table match the embedder; returns True when every node must be re-embedded."""
+    return _match_vector_table(embedder)[1]
+
+
+def _match_vector_table(embedder: Embedder) -> tuple[bool, bool]:
+    """Make the vec0 table match the embedder; returns (recreated, every node must be re-embedded). Recreating it
+    drops every vector and passage and clears every row's embed_hash (the next sync embeds them again)."""
     dim = vectors.table_dim()
     model_id = _meta_get(META_MODEL)
     if dim == embedder.dim and model_id == embedder.model_id:
-        return False
+        return False, False
     with transaction.atomic():
         if model_id is not None and model_id != embedder.model_id:
             logger.warning("Embedding model changed from %s to %s: every node will be re-embedded",
@@ -123,7 +129,7 @@ def ensure_vector_table(embedder: Embedder) -> bool:
         _meta_set(META_DIM, str(embedder.dim))
         if model_id is None and not NodeRow.objects.exists():
             _meta_set(META_FORMAT, INDEX_FORMAT)  # a new index: every row will be derived the current way
-    return model_id is not None and NodeRow.objects.exists()
+    return True, model_id is not None and NodeRow.objects.exists()
 
 
 # ---------------------------------------------------------------------------
@@ -183,10 +189,12 @@ def index_nodes(
         if (node.id in row_only and row_only[node.id] == was_hash and ROW_ONLY_COLUMNS.issuperset(changed)
                 and not rewrite and row.embed_hash == text_hash(node)):
             light.add(node.id)
-    if row_only and len(light) < len(pairs):
-        # Before any vector work. Had it to create the table afresh, the rows read above keep their old embed_hash
-        # in memory only: a kept vector is looked for (and not found) before it is kept, so it is embedded again.
-        ensure_vector_table(embedder)
+    if row_only and len(light) < len(pairs) and _match_vector_table(embedder)[0]:
+        # Created afresh (a model switch not synced yet): no vector, passage or embed_hash is left, so every row of
+        # this flush is derived in full (the rows read above forget their old hash) and gets its vector again.
+        light.clear()
+        for row, _ in updates:
+            row.embed_hash = ""
     # A new node in a file that held another node: that row goes (one query per chunk, not one per node).
     new_paths = [r.file_path for r in new_rows]
     for i in range(0, len(new_paths), CHUNK):
@@ -212,7 +220,8 @@ def _index_derived(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder, *,
     inserted (`new`: their ids are never reused, AUTOINCREMENT or a sequence) have none of these to delete."""
     if not pairs:
         return 0
-    fresh = {row.id for _, row in pairs if row.uid in new}
+    added = set(new)  # not the list: n rows x n new ids
+    fresh = {row.id for _, row in pairs if row.uid in added}
     old = [row.id for _, row in pairs if row.id not in fresh]
     if old:
         NodeTagRow.objects.filter(node_id__in=old).delete()

@@ -37,12 +37,26 @@ def test_the_auto_links_vectors_reach_the_cache_inside_the_index_transaction(mem
     mem("The billing service keeps invoices in PostgreSQL 16")
     request = NodeCreate(content="Invoices are kept in the billing service's PostgreSQL database")
     nodes_embed_ahead(requests=[request], now=utcnow())
-    with CaptureQueriesContext(connection) as ctx:
+    outside = list(connection.atomic_blocks)  # the test's own (pytest-django wraps each test in one)
+    blocks: list[tuple[str, list]] = []  # each statement with the atomic blocks open around it
+
+    def record(execute, sql, params, many, context):
+        blocks.append((sql, list(connection.atomic_blocks)))
+        return execute(sql, params, many, context)
+
+    with CaptureQueriesContext(connection) as ctx, connection.execute_wrapper(record):
         created = node_remember(request=request)
     sqls = _sqls(ctx)
     cache = [i for i, s in enumerate(sqls) if re.search(r"INSERT .*INTO \"?memory_embeddingcacherow", s)]
     row = [i for i, s in enumerate(sqls) if re.search(r"INSERT INTO \"?memory_noderow", s)]
     assert len(cache) == 1 and len(row) == 1 and cache[0] > row[0]  # not a transaction of its own before
+    # and inside the block the row was inserted in (the index transaction), not a transaction opened after it
+    cache_blocks, row_blocks = (next(b for sql, b in blocks if re.search(pattern, sql)) for pattern in (
+        r"INSERT .*INTO \"?memory_embeddingcacherow", r"INSERT INTO \"?memory_noderow"))
+    shared = 0
+    while shared < min(len(cache_blocks), len(row_blocks)) and cache_blocks[shared] is row_blocks[shared]:
+        shared += 1
+    assert shared > len(outside)  # a block node_remember opened holds both
     assert created.auto_links and EmbeddingCacheRow.objects.count() >= 2
 
 

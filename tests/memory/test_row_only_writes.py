@@ -10,7 +10,7 @@ from dataclasses import replace
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from memory import runtime
+from memory import index, runtime
 from memory.domain.enums import Tier
 from memory.domain.requests import NodePatch
 from memory.index_rows import row_only_change
@@ -148,3 +148,26 @@ def test_what_counts_as_a_row_only_change(mem):
     assert not row_only_change(node, replace(node, tags=("db",)))
     assert not row_only_change(node, replace(node, tier=Tier.CORE))
     assert not row_only_change(node, replace(node, source_event_ids=("ev-1",)))
+
+
+def test_a_model_switch_pending_under_a_row_only_save_leaves_every_row_its_vector(mem, settings):
+    """The model changed since the last sync: the flush of an importance-only save beside full ones recreates the
+    vector table, so the row-only row is derived in full too and no row of the flush is left without its vector."""
+    a, b = _pair(mem)
+    c = mem("Deploys happen on Tuesdays after the release checklist", tags=["deploy"], auto_link=False)
+    settings.ORMAH = {**settings.ORMAH, "EMBEDDER": "memory.embeddings.HashEmbedder"}  # another model id
+    changes = {a.id: {"importance": 0.9},  # row-only
+               b.id: {"content": "Invoices are exported every hour to the finance share"},  # a text save
+               c.id: {"tags": ("deploy", "release")}}  # a full save whose text (and so embed_hash) is the same
+    with write_unit() as unit:
+        for ref, change in changes.items():
+            node, stored = unit.read(ref)
+            unit.save(replace(node, **change), expected=stored, before=node)
+    assert index.meta_get(index.META_MODEL) == "test/hash-embedder"
+    hashes = dict(NodeRow.objects.values_list("id", "embed_hash"))
+    assert "" not in hashes.values()
+    assert {row_id for row_id, _ in vectors.all_vectors()} == set(hashes)
+    assert NodeRow.objects.get(uid=a.id).importance == 0.9
+    live = snapshot()
+    rebuild(runtime.store(), embedder=runtime.embedder(), verify=True)
+    assert snapshot() == live
