@@ -12,12 +12,14 @@ SO_REUSEPORT, so the kernel hashes each new connection to one of them, and hands
 (`worker_sockets`, `pre_fork`). On one shared socket the workers race for each connection and a kept-alive
 connection stays where it landed: the soak's eight agents, which connect as soon as the port answers, all went to
 one worker (docs/benchmarks.md, "Soak"); what connects while the master still loads the model waits in that one
-queue for whichever worker polls first. The sockets exist before the
-preload and the first fork, so no connection lands while only one worker listens; a worker that dies leaves its
-socket open in the master, so its waiting connections go to its replacement. gunicorn's own `--reuse-port`
-(each worker binds after its fork) left that window open at start-up and reset a dead worker's queue. A second
-`ormah serve` of the same user could join such a port: `ormah serve` holds a lock per port
-(ormah_site.cli.serving.lock_port) so it fails instead (tests/e2e/test_workers.py).
+queue for whichever worker polls first. The sockets exist before the preload and the first fork, so no connection
+lands while only one worker listens; a worker that dies leaves its socket open in the master, so its waiting
+connections go to its replacement. gunicorn's own `--reuse-port` (each worker binds after its fork) left that window
+open at start-up and reset a dead worker's queue. The cost: a worker accepts only on its own socket, so one whose
+main loop stalls strands the connections the kernel sends to it until gunicorn replaces it, which is why this layout
+runs with a 30 s `--timeout`, not 120 (worker_timeout in ormah_site.management.commands.serve; one such stall seen,
+docs/team-server.md, "Sizing"). A second `ormah serve` of the same user could join such a port: `ormah serve` holds
+a lock per port (ormah_site.cli.serving.lock_port) so it fails instead (tests/e2e/test_workers.py).
 """
 
 from __future__ import annotations
@@ -116,11 +118,11 @@ def pre_fork(server, worker) -> None:
 def post_worker_init(worker) -> None:
     """Have this worker say where its threads are when gunicorn aborts it; start the watcher election in it (one
     worker of the server watches; see memory.watcher)."""
-    # gunicorn sends SIGABRT to a worker whose main loop has not reported for the timeout (120 s), SIGKILL a second
-    # later. faulthandler (here, after gunicorn set its handlers) writes each thread's Python stack (names and lines,
-    # no values) to stderr, the serve log, from the signal itself, without the GIL a stuck thread may hold; then it
-    # puts gunicorn's handler back and raises the signal again (a stall seen once under the soak, docs/benchmarks.md
-    # "Soak"). It does the same on a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL).
+    # gunicorn sends SIGABRT to a worker whose main loop has not reported for the timeout (120 s, 30 s with more
+    # than one worker), SIGKILL a second later. faulthandler (here, after gunicorn set its handlers) writes each
+    # thread's Python stack (names and lines, no values) to stderr, the serve log, from the signal itself, without
+    # the GIL a stuck thread may hold; then it puts gunicorn's handler back and raises the signal again (a stall seen
+    # once under the soak, docs/benchmarks.md "Soak"). It does the same on a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL).
     faulthandler.enable(all_threads=True)
     from django.conf import settings
 

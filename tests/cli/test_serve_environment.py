@@ -41,3 +41,10 @@ def test_the_web_master_preloads_only_for_more_than_one_worker(settings, workers
     settings.ORMAH = {**settings.ORMAH, "WEB_WORKERS": workers}
     web = serve_parts(host="127.0.0.1", port=8787, cluster=False)[0].argv
     assert ("--preload" in web) is preload
+
+
+@pytest.mark.parametrize(("workers", "timeout"), [(1, "120"), (2, "30"), (4, "30")])
+def test_a_worker_per_socket_is_replaced_after_30_s_without_its_main_loop(settings, workers, timeout):
+    settings.ORMAH = {**settings.ORMAH, "WEB_WORKERS": workers}
+    web = serve_parts(host="127.0.0.1", port=8787, cluster=False)[0].argv
+    assert web[web.index("--timeout") + 1] == timeout
