@@ -1,6 +1,7 @@
 """The words people use for the facts a memory tool keeps about its user (issue 11, item 9; docs/whisper.md).
 
-Pure data, no Django, no I/O; `whisper.text` reads it. Written from general knowledge, not from any store or prompt.
+Pure data, no Django, no I/O; `whisper.text` (SAME_FACT, PHRASES) and `whisper.facts` (FACTS, OTHER_PEOPLE) read it.
+Written from general knowledge, not from any store or prompt.
 Two relations, kept apart on purpose:
 
 * `SAME_FACT`: words that name one fact in other words ("wife", "girlfriend" and "partner") fold to one token
@@ -54,8 +55,9 @@ FACTS = (
          asked_phrases=r"(?:do|did) i work\b"),
     Fact("home", _words("home live lives based city town reside residence neighbourhood neighborhood apartment flat "
                         "house address located"),
-         said=r"lives?|lived|living in|based in|moved (?:to|into|here)|relocated|rent(?:s|ing)?|mortgage|my home|"
-              r"home is",
+         # rent only of a home: "I pay the rent for the office" holds no home
+         said=r"lives?|lived|living in|based in|moved (?:to|into|here)|relocated|(?:my|our) rent|mortgage|my home|"
+              r"home is|rent(?:s|ed|ing)? (?:a|an|my|our) (?:[\w-]+ ){0,3}?(?:room|studio|place|bedsit|cottage)",
          asked_phrases=r"where (?:do|did) i (?:live|stay)"),
     Fact("origin", _words("hometown nationality citizenship origin originally heritage grew raised"),
          said=r"grew up|raised in|originally from|(?:i'm|i am|come) from|born in|citizen|passport",
@@ -86,11 +88,14 @@ FACTS = (
                       "tennis badminton squash basketball volleyball rugby cricket golf chess guitar piano violin "
                       "drums painting drawing knitting sewing photography gardening baking gaming surfing skiing "
                       "sailing rowing dancing singing choir pottery woodworking birdwatching"),
-         said=r"(?:i|we) play|club|team|lessons|every (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
-              r"weekend)",
+         # not "club", "team", "every Monday": a job has them too ("I lead the platform team at …")
+         said=r"(?:i|we) play|lessons",
          asked_phrases=r"(?:free|spare) time|for fun|at the weekends?"),
     Fact("contact", _words("email phone contact mobile"),
-         said=r"[\w.+-]+@[\w-]+\.[\w.]+|\+?\d[\d ()-]{7,}\d|cell"),
+         # a phone number after "+" or a phone word, never a span of years ("2019 - 2023")
+         said=r"[\w.+-]+@[\w-]+\.[\w.]+|cell|"
+              r"(?:(?<=\+)|(?:phone|mobile|cell|tel)\W{0,3})"
+              r"(?!(?:19|20)\d\d\s*[-\u2013]\s*(?:19|20)\d\d)\d[\d ()-]{7,}\d"),
     Fact("education", _words("study studied university uni college degree school education graduate graduated "
                              "major diploma"),
          kinds=_words("bachelor bachelors master masters phd doctorate mba"),

@@ -1,4 +1,5 @@
-"""Pure text rules of whisper: machine-generated prompts, acknowledgements, short prompts, topic tokens.
+"""Pure text rules of whisper: machine-generated prompts, acknowledgements, short prompts, topic tokens, whose a
+word is. The kinds of personal fact a question asks for and a note holds are in whisper.facts, which reads this.
 
 No Django, no I/O: strings in, answers out.
 """
@@ -10,7 +11,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from whisper.lexicon import FACTS, OTHER_PEOPLE, PHRASES, SAME_FACT
+from whisper.lexicon import OTHER_PEOPLE, PHRASES, SAME_FACT
 
 # Prompts an agent harness writes by itself (reference §2.2 and §11.5): matched at the start of the left-trimmed
 # prompt, case-insensitively. Wrappers that prefix a real prompt (<ide_opened_file>, <system-reminder>) are not here.
@@ -125,7 +126,7 @@ def fold(token: str) -> str:
     return token[:-1] if len(token) > 3 and token.endswith("e") else token
 
 
-def _phrased(text: str) -> str:
+def phrased(text: str) -> str:
     """The text with the lexicon's phrases as one word ("for a living" -> "job")."""
     for phrase, word in PHRASES:
         text = phrase.sub(word, text)
@@ -136,7 +137,7 @@ def topic_tokens(text: str, *, exclude: Iterable[str] = ()) -> set[str]:
     """Distinctive folded tokens (3+ chars, not stop words, not in `exclude`) of a text."""
     excluded = {fold(e) for e in exclude if e}
     tokens = set()
-    for raw in TOKEN.findall(_phrased(text)):
+    for raw in TOKEN.findall(phrased(text)):
         low = raw.lower()
         if low in STOP_WORDS:
             continue
@@ -247,10 +248,14 @@ def question_focus(prompt: str) -> set[str]:
 
 
 _MY_PHRASE = re.compile(r"\bmy\s+((?:[\w-]+(?:'s|\u2019s)?\s+){0,3}[\w-]+)", re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]s)?")
-_OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
+# A word, with a possessive "'s" kept on it ("Jonas's") but any other contraction split ("I'm" -> "I", "m", so
+# whisper.facts sees the subject "I"); whisper.stages.focus keeps every contraction whole, on purpose (see there).
+WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]s)?")
+OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
 RELATION_REACH = 3  # words before a relation ("kids", "dog") in which another person makes it theirs
 _OWN = frozenset({"my", "our"})
+# The user as a subject, alone or with others: "I" ("I'm" splits to "I"), "we" ("My wife and I live …").
+USER_SUBJECTS = frozenset({"i", "we"})
 # "what's", "how's": a verb, not an owner (the focus rule and whisper.stages.focus read it too).
 NOT_POSSESSIVE = frozenset("it's that's what's let's there's here's he's she's who's where's when's how's why's "
                            "one's".split())
@@ -270,7 +275,19 @@ def _owner(before: list[str]) -> str | None:
         t = t.lower().replace("\u2019", "'")
         if t in _OWN:
             return "mine"
-        if t in _OTHER_OWNERS or (t.endswith("'s") and t not in NOT_POSSESSIVE):
+        if t in OTHER_OWNERS or (t.endswith("'s") and t not in NOT_POSSESSIVE):
+            return "theirs"
+    return None
+
+
+def _person_before(before: list[str]) -> str | None:
+    """"theirs" when another person ("sister") comes nearer the next word than "I" or "we" ("my sister has …"; but
+    "my wife and I have …" is the user's), else None."""
+    for t in reversed(before):
+        low = t.lower()
+        if low in USER_SUBJECTS:
+            return None
+        if low in OTHER_PEOPLE:
             return "theirs"
     return None
 
@@ -278,127 +295,18 @@ def _owner(before: list[str]) -> str | None:
 def someone_elses(text: str, word: str) -> bool:
     """True when the text names `word` (folded) only as someone else's: "Jonas's birthday is 9 March", "celebrated
     his 35th birthday" (the possessive nearest it, within the two words before it, is another's; with none, another
-    person within RELATION_REACH words before it: "my sister has two kids"); False when it
-    names it plainly, as the user's ("I told her my birthday") or not at all."""
-    tokens = _WORD.findall(text)
+    person within RELATION_REACH words before it and nearer than "I" or "we": "my sister has two kids"); False when
+    it names it plainly, as the user's ("I told her my birthday", "my wife and I have two kids") or not at all."""
+    tokens = WORD.findall(text)
     others = False
     for i, token in enumerate(tokens):
         if word not in topic_tokens(re.sub(r"['\u2019]s$", "", token)):
             continue
-        owner = _owner(tokens[max(0, i - 2): i])
-        if owner is None and any(t.lower() in OTHER_PEOPLE for t in tokens[max(0, i - RELATION_REACH): i]):
-            owner = "theirs"  # "my sister has two kids"
+        owner = _owner(tokens[max(0, i - 2): i]) or _person_before(tokens[max(0, i - RELATION_REACH): i])
         if owner != "theirs":
             return False
         others = True
     return others
-
-
-# ---- Kinds of personal fact (whisper.lexicon): a question's general word meets a note holding that kind of fact
-
-def _facts_by_word(*, kinds: bool) -> dict[str, frozenset[str]]:
-    """Folded word -> the facts it names: general words only, or general and specific ones."""
-    out: dict[str, set[str]] = {}
-    for fact in FACTS:
-        for word in (*fact.asked, *(fact.kinds if kinds else ())):
-            out.setdefault(fold(word), set()).add(fact.name)
-    return {w: frozenset(names) for w, names in out.items()}
-
-
-_ASKED = _facts_by_word(kinds=False)  # what a question's general word asks for
-_HELD = _facts_by_word(kinds=True)  # what a note naming the word holds
-_KINDS = frozenset(fold(w) for f in FACTS for w in f.kinds)
-_RELATIONS = frozenset(f.name for f in FACTS if f.relation)
-_SAID = tuple((f.name, re.compile(r"\b(?:" + f.said + r")\b", re.IGNORECASE)) for f in FACTS if f.said)
-_ASKED_PHRASES = tuple((f.name, re.compile(r"\b(?:" + f.asked_phrases + r")", re.IGNORECASE))
-                       for f in FACTS if f.asked_phrases)
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-
-
-def asked_facts(tokens: set[str]) -> set[str]:
-    """The kinds of personal fact folded question words ask for by a general word ({"job"} -> {"job"}, {"pet"} ->
-    {"pets"}); none when one of them names a specific one ("cat", "vegan", "asthma"), which only that word meets."""
-    if tokens & _KINDS:
-        return set()
-    return {name for t in tokens for name in _ASKED.get(t, ())}
-
-
-def question_facts(question: str) -> set[str]:
-    """asked_facts of a question's words, plus the phrases that ask for a fact without a general word ("where do I
-    work?", "what do I do in my spare time?")."""
-    tokens = topic_tokens(question)
-    if tokens & _KINDS:
-        return set()
-    return asked_facts(tokens) | {name for name, phrase in _ASKED_PHRASES if phrase.search(question)}
-
-
-_SUBJECT_VERBS = frozenset("is was has had works worked lives lived moved turned speaks drives plays studied grew "
-                           "and".split())
-
-
-def _not_mine(before: list[str], fact: str) -> bool:
-    """A fact said after these words of its sentence is someone else's: another owner ("his", "Jonas's"); another
-    person before it ("my sister works as …"; for a relation such as a pet, within RELATION_REACH words: "my sister
-    has a dog"); for a fact of the user's own, a name opening the sentence as its subject ("Jonas was
-    born on …", "Jonas works at …")."""
-    relation = fact in _RELATIONS
-    for i, t in enumerate(before):
-        low = t.lower().replace("\u2019", "'")
-        if low in _OTHER_OWNERS or (low.endswith("'s") and low not in NOT_POSSESSIVE):
-            return True
-        if low in OTHER_PEOPLE and (not relation or i >= len(before) - RELATION_REACH):
-            return True  # "my sister has a dog"; but "my partner and I have a dog" is the user's dog
-        if relation:
-            continue
-        if (i == 0 and t[:1].isupper() and low not in STOP_WORDS and not low.startswith("i'")
-                and (len(before) == 1 or before[1].lower() in _SUBJECT_VERBS)):
-            return True
-    return False
-
-
-@lru_cache(maxsize=4096)
-def named_facts(text: str, labels: tuple[str, ...] = ()) -> frozenset[str]:
-    """The kinds of personal fact a note holds as the user's: by a word of the lexicon ("Our dog …" -> pets) or a
-    phrase such notes use ("Works at Kestrel Freight" -> job), not when said of someone else in the same sentence
-    (sentences split at . ! ? ; and line breaks). Its labels (title, tags) say whose nothing: a fact they name
-    counts unless the text names it only as someone else's (a note titled "Volvo" that says "my brother drives a
-    white Volvo")."""
-    mine, theirs = _facts_in(text)
-    unowned = set().union(*(_facts_in(label)[0] for label in labels)) if labels else set()
-    return frozenset(mine | (unowned - theirs))
-
-
-def others_facts(text: str, labels: tuple[str, ...] = ()) -> frozenset[str]:
-    """The kinds of personal fact a note (its text, title and tags) names only as someone else's: "My parents live in
-    a cottage near Aveiro" -> {"home"}; nothing when it also names the fact as the user's."""
-    theirs = set().union(*(_facts_in(t)[1] for t in (text, *labels)))
-    return frozenset(theirs - named_facts(text, labels))
-
-
-def _facts_in(text: str) -> tuple[set[str], set[str]]:
-    """The facts a text names as the user's, and those it names only as someone else's."""
-    mine: set[str] = set()
-    theirs: set[str] = set()
-    for sentence in _SENTENCE.split(_phrased(text)):
-        words = _WORD.findall(sentence)
-        found = [(name, words[:i]) for i, word in enumerate(words)
-                 for name in _HELD.get(fold(re.sub(r"['\u2019]s$", "", word)), ())]
-        found += [(name, _WORD.findall(sentence[: m.start()])) for name, said in _SAID for m in said.finditer(sentence)]
-        for name, before in found:
-            (theirs if _not_mine(before, name) else mine).add(name)
-    return mine, theirs - mine
-
-
-def names_focus(question: str, text: str, labels: tuple[str, ...] = ()) -> bool:
-    """True when a note names what a question about the user asks about: one of its focus words (in its text or
-    labels: title, tags), or the kind of fact a general focus word or phrase asks for ("what's my job?" and "Works at
-    Kestrel Freight"; "what's my cat's name?" needs "cat")."""
-    focus = question_focus(question)
-    if focus & topic_tokens(" ".join((text, *labels))):
-        return True
-    facts = set() if focus & _KINDS else asked_facts(focus) | {
-        name for name, phrase in _ASKED_PHRASES if phrase.search(question)}
-    return bool(facts & named_facts(text, labels))
 
 
 def is_recap(prompt: str) -> bool:

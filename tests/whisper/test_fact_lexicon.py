@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from whisper.services import whisper_respond
-from whisper.text import fold, named_facts, names_focus, question_facts
+from whisper.facts import named_facts, names_focus, others_facts, question_facts
+from whisper.text import fold
 
 from .conftest import fake_deps, hit, intent, make_run, unit
 
@@ -40,6 +41,11 @@ def test_a_general_word_meets_a_note_holding_that_kind_of_fact(question, note):
     ("do I have any pets?", "We walk the neighbours' dog on Sundays."),
     ("what car do I have?", "I cycle to the office on a green folding bike."),
     ("what do I do for a living?", "I live in a flat near the station."),  # "living" here is not "live"
+    ("what are my hobbies?", "I lead the data platform team at a logistics start-up."),  # a team is not a hobby
+    ("what do I do for fun?", "Our book club meets at the library every Tuesday."),  # nor a club or a weekday
+    ("what is my phone number?", "Worked at Brightline Analytics, 2019 - 2023."),  # years, not a number to call
+    ("what's my mobile?", "Led the migration project 2020–2022 for the regional rail operator."),
+    ("where do I live?", "I pay the rent for the office on the first of each month."),  # rent, not of a home
 ])
 def test_a_near_miss_does_not_meet(question, note):
     assert not names_focus(question, note)
@@ -53,6 +59,27 @@ def test_a_question_naming_a_specific_kind_asks_for_no_general_fact():
 def test_a_title_names_a_fact_unless_the_text_gives_it_to_someone_else():
     assert named_facts("I drive it to the coast most weekends.", ("Volvo",)) == {"car"}
     assert named_facts("My brother drives a white Volvo.", ("Volvo",)) == frozenset()
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("Call me on +44 7700 900123 after six.", {"contact"}),  # a number after "+"
+    ("Tel: 0470 12 34 56 (evenings only)", {"contact"}),  # or after a phone word
+    ("I rent a small studio near the canal.", {"home"}),  # rent of a home
+    ("Our rent went up again in January.", {"home"}),
+])
+def test_a_phone_number_and_a_rented_home_still_count(text, facts):
+    assert named_facts(text) == facts
+
+
+@pytest.mark.parametrize(("text", "mine", "theirs"), [
+    ("My wife and I live in a flat above the bakery.", {"home"}, set()),  # "X and I": the user too
+    ("We moved into my partner's old house in 2021.", {"home"}, set()),
+    ("After my dad retired, I moved to Leeds.", {"home"}, {"job"}),  # the clause after the comma is the user's
+    ("My sister works as a midwife and I work as a planning officer.", {"job"}, set()),
+    ("My parents live in a cottage near Aveiro.", set(), {"home"}),  # still someone else's
+])
+def test_a_fact_whose_subject_is_i_or_we_is_the_users(text, mine, theirs):
+    assert (named_facts(text), others_facts(text)) == (mine, theirs)
 
 
 @pytest.mark.parametrize("word", ["girlfriend", "Boyfriend", "fiancee", "wife"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from whisper.services import whisper_respond
+from whisper.text import fold, someone_elses
 
 
 def _notes(mem, notes: dict[str, tuple[str, str]]) -> dict:
@@ -54,3 +55,21 @@ def test_the_users_own_fact_is_whispered_alone_when_stored_beside_another_person
 def test_a_question_whose_own_fact_is_stored_still_gets_it(others):
     result = whisper_respond(prompt="what do I do for a living?", session_id="owner")
     assert (result.decision, result.node_ids) == ("injected", (others["job"].id,))
+
+
+@pytest.mark.parametrize(("text", "word", "theirs"), [
+    ("My wife and I live in a flat above the bakery.", "live", False),  # "X and I": the user's too
+    ("My sister has two kids, Rui and Marta.", "kids", True),
+])
+def test_another_person_before_i_or_we_leaves_the_fact_the_users(text, word, theirs):
+    assert someone_elses(text, fold(word)) is theirs
+
+
+@pytest.mark.parametrize("home", [
+    ("My husband and I rent a narrow house by the canal in Utrecht.", "Utrecht"),  # with someone else
+    ("After my dad retired, I moved to Leeds.", "Leeds"),  # "I" after another person
+])
+def test_the_users_home_stated_beside_another_person_is_whispered(mem, home):
+    notes = _notes(mem, {**OTHERS, "home": home})
+    result = whisper_respond(prompt="where do I live?", session_id="owner")
+    assert (result.decision, result.node_ids) == ("injected", (notes["home"].id,))

@@ -91,6 +91,10 @@ def holds_kind(text: str, kind: str) -> bool:
 
 # ---- a named kind of a thing: "a Dutch passport" is not "my Belgian passport"
 
+# Not whisper.text.WORD and whisper.facts' sentences, on purpose: here a word keeps any contraction whole ("O'Brien",
+# "don't"; there only a possessive "'s", so "I'm" gives the subject "I"), and a colon ends a sentence (the
+# capitalised word after "Note:" names nothing; there "Mobile: +32 …" is one sentence). One definition would change
+# what each rule reads.
 _WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]\w+)?")
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _QUESTION = re.compile(r"^\s*(?:\w+[,]?\s+)?(?:what|when|where|who|whom|whose|which|how|is|are|was|were|do|does|did|"

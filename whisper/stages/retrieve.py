@@ -12,9 +12,9 @@ from memory.domain.temporal import parse_temporal
 from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
+from whisper.facts import names_focus, others_facts, question_facts
 from whisper.text import (
-    about_user, asks_about_user, is_recap, names_focus, others_facts, owned_focus, preference_task, question_facts,
-    question_focus, someone_elses,
+    about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus, someone_elses,
 )
 
 FOLLOW_UP_PROMPTS = 2
@@ -180,7 +180,7 @@ def _users_words(question: str, focus: set[str]) -> set[str]:
 def _given_away(question: str, words: set[str], hit: SearchHit, cand: Candidate) -> bool:
     """Whether a memory gives what a question asks of the user to someone else: it names one of the user's words
     only as another's ("My sister has two kids", a note titled "Brother's car"), or the kind of fact asked for
-    only as another's ("where do I live?" and "My parents live in …"; `whisper.text.others_facts`)."""
+    only as another's ("where do I live?" and "My parents live in …"; `whisper.facts.others_facts`)."""
     text = f"{cand.title} {cand.content}"
     if any(someone_elses(text, w) for w in words):
         return True
@@ -190,7 +190,7 @@ def _given_away(question: str, words: set[str], hit: SearchHit, cand: Candidate)
 
 def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> None:
     """On a question about one fact of the user's, an identity memory that does not name what the question asks
-    about, by its word or, for a general word, the kind of fact (`whisper.text.names_focus`: "what's my job?" and
+    about, by its word or, for a general word, the kind of fact (`whisper.facts.names_focus`: "what's my job?" and
     "Works at …"; "what's my cat's name?" -> "cat": not the user's name memory, which shares only "name"), or gives
     it only to someone else (`_given_away`: "when's my birthday?" and "Jonas's birthday is 9 March"; "where do I
     live?" and "My parents live in …"), leaves the identity route and its low cosine gate: it is judged as any other

@@ -11,7 +11,8 @@ from whisper.reranker import ce_absolute
 from whisper.state import (
     SILENT_BELOW_FLOOR, SILENT_NO_OVERLAP, STAGE_OVERLAP, STAGE_POST_FLOOR, STAGE_SPACE, Deps, WhisperRun,
 )
-from whisper.text import named_facts, question_facts, topic_tokens
+from whisper.facts import named_facts, question_facts
+from whisper.text import topic_tokens
 
 logger = logging.getLogger(__name__)
 
