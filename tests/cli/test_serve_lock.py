@@ -6,9 +6,11 @@ refuses a second holder the same way."""
 from __future__ import annotations
 
 import os
+import pwd
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -81,5 +83,6 @@ def test_a_name_held_by_a_socket_that_does_not_listen_leaves_the_file_lock():
                 lock_port(port)
         finally:
             os.close(held)
+            (Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "ormah" / f"serve-{port}.lock").unlink()
     assert str(refused.value).startswith(f"cannot serve on port {port}: another `ormah serve` (pid {os.getpid()}) ")
 
