@@ -7,7 +7,7 @@ is a cache of them (docs/architecture.md, "Several hosts"):
 - the write door records every file it changed (`record_paths`) in the same transaction as the index rows, and
   holds a session advisory lock (`host_lock`) for the whole unit, so two hosts never interleave a unit;
 - at the start of each unit the door brings the host's folder in step with what other hosts wrote since this host
-  last looked (memory.writes `_pull`, from `changed_since` and the host's watermark);
+  last looked (memory.writes.pull, from `changed_since` and the host's watermark);
 - every index sync first records what differs in the host's own folder (`record_folder`): a hand edit, a hand
   delete, a file a killed write left without its rows; so the index and the store always agree.
 
