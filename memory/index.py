@@ -164,8 +164,6 @@ def index_nodes(
     if not pairs:
         return [], 0
     row_only = row_only or {}
-    if not row_only:
-        ensure_vector_table(embedder)
     seq = _next_seq()
     uids = [n.id for n, _ in pairs]
     held = [u for u in uids if u not in minted]  # a minted id has no row yet
@@ -189,9 +187,9 @@ def index_nodes(
         if (node.id in row_only and row_only[node.id] == was_hash and ROW_ONLY_COLUMNS.issuperset(changed)
                 and not rewrite and row.embed_hash == text_hash(node)):
             light.add(node.id)
-    if row_only and len(light) < len(pairs) and _match_vector_table(embedder)[0]:
-        # Created afresh (a model switch not synced yet): no vector, passage or embed_hash is left, so every row of
-        # this flush is derived in full (the rows read above forget their old hash) and gets its vector again.
+    if len(light) < len(pairs) and _match_vector_table(embedder)[0]:
+        # Created afresh (a model switch not synced yet; a flush of row-only saves alone leaves it to the next sync):
+        # no vector, passage or embed_hash is left, so every row is derived in full and gets its vector again.
         light.clear()
         for row, _ in updates:
             row.embed_hash = ""
