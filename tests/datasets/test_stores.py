@@ -4,6 +4,8 @@ and stays put when queries are added."""
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from collections import Counter
 
 import pytest
@@ -108,3 +110,31 @@ def test_whisper_checker_finds_a_dangling_label():
     data["prompts"][0]["expect"] = ["p999"]
     errors, _ = check_whisper(data)
     assert any("'p999' does not exist" in e for e in errors)
+
+
+# Batches 1 and 2 as session 10 left them (ids, text, labels, splits): a later round adds prompts, never edits these.
+EARLIER_BATCHES_SHA256 = "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"
+
+
+def _digest(prompts: list[dict]) -> str:
+    ordered = sorted(prompts, key=lambda p: p["id"])
+    return hashlib.sha256(json.dumps(ordered, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def test_whisper_batches_one_and_two_are_unchanged():
+    from bench.datasets.loader import raw_whisper
+
+    earlier = [p for p in raw_whisper()["prompts"] if int(p.get("batch", 1)) < 3]
+    assert len(earlier) == 368
+    assert _digest(earlier) == EARLIER_BATCHES_SHA256
+
+
+def test_whisper_batch_three_is_cut_among_itself():
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    third = [p for p in data["prompts"] if p.get("batch") == 3]
+    assert len(third) == 118
+    split = assign_splits(data["name"], third, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in third} == split
+    assert Counter(split.values()) == {"dev": 61, "test": 57}
