@@ -13,8 +13,11 @@ overlap filter and the other stages ran with their production settings. A logist
 steps) is fitted on "expected or accepted memory" over recall's hits outside the identity route. Its quality is
 reported by cross-validation by prompt (5 folds, 3 shuffles; each prompt's logits come from a model that never saw
 it), and the operating point is the threshold with the highest out-of-fold hit rate among those with precision >=
-0.9 and silence >= 0.95, applied as production does (identity gate, strong cosine, already served, cap). Prints
-the numbers for whisper/conf.py (GATE_WEIGHTS, GATE_LOGIT).
+0.9 and silence >= 0.95, applied as production does (identity gate, strong cosine, the focus stage, already
+served, cap; a broad recap skips the gate and the focus stage), so today's weights on a fresh dump give the figures
+of `python -m bench.whisper_stores --split dev`. Prints the numbers for whisper/conf.py (GATE_WEIGHTS, GATE_LOGIT).
+The dump also holds the prompt's content words with their document counts per space and the words each candidate
+holds: the vocabulary inputs (`--inputs unknown_all`, ...; measured, not kept: docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -124,6 +127,56 @@ EXTRAS = {
     "title_overlap": lambda c, call: float(bool(c.get("title_overlap"))),  # shares a word with the title
 }
 LONG_CHARS = 1000.0
+
+
+def _scope(c: dict, scope: str) -> tuple[dict[str, int], int]:
+    """Document counts of the prompt's words and the number of memories in a scope: "all" (the whole store),
+    "project" (the prompt's project) or "project_global" (it and the global memories); outside a project, all."""
+    v = c.get("vocabulary") or {"sizes": {}, "counts": {}}
+    target = c.get("target")
+    spaces = None if scope == "all" or target is None else {target} | ({""} if scope == "project_global" else set())
+    total = sum(n for s, n in v["sizes"].items() if spaces is None or s in spaces)
+    return {t: sum(n for s, n in by.items() if spaces is None or s in spaces) for t, by in v["counts"].items()}, total
+
+
+def _idf(df: int, total: int) -> float:
+    return math.log(1 + (total - df + 0.5) / (df + 0.5))
+
+
+def _unknown(scope: str, weighted: bool = True):
+    """The (IDF-weighted) share of the prompt's content words that no memory of the scope holds."""
+    def f(c: dict, call: list[dict]) -> float:
+        df, total = _scope(c, scope)
+        w = {t: _idf(n, total) if weighted else 1.0 for t, n in df.items()}
+        return sum(w[t] for t, n in df.items() if n == 0) / sum(w.values()) if w else 0.0
+    return f
+
+
+def _cover(scope: str):
+    """The IDF-weighted share of the prompt's content words the candidate holds (IDF in the scope)."""
+    def f(c: dict, call: list[dict]) -> float:
+        df, total = _scope(c, scope)
+        w = {t: _idf(n, total) for t, n in df.items()}
+        return sum(w[t] for t in c.get("terms", ()) if t in w) / sum(w.values()) if w else 0.0
+    return f
+
+
+def _rare_lack(scope: str, known: bool):
+    """The highest IDF (over the top IDF of the scope) of a prompt word the candidate lacks; `known`: only words
+    the scope holds (another memory has it), else only words it lacks too (nothing stored has it)."""
+    def f(c: dict, call: list[dict]) -> float:
+        df, total = _scope(c, scope)
+        lacking = [_idf(n, total) for t, n in df.items() if t not in c.get("terms", ()) and (n > 0) == known]
+        return max(lacking, default=0.0) / _idf(0, max(total, 1))
+    return f
+
+
+VOCABULARY = {}
+for _s in ("all", "project", "project_global"):
+    VOCABULARY |= {f"unknown_{_s}": _unknown(_s), f"unknown_n_{_s}": _unknown(_s, weighted=False),
+                   f"cover_{_s}": _cover(_s), f"lack_known_{_s}": _rare_lack(_s, True),
+                   f"lack_unknown_{_s}": _rare_lack(_s, False)}
+EXTRAS |= VOCABULARY
 BY_LOGIT = False  # --by-logit: arrange orders the logistic gate's hits by their log-odds, not recall's score
 
 
@@ -180,10 +233,16 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
             return False
         return c["cosine"] >= STRONG or logits[k] >= t
 
+    if call and call[0].get("recap"):  # a broad recap skips the gate and the focus stage: newest first, capped
+        kept = sorted((c for c in call if c["key"] not in served),
+                      key=lambda c: (c.get("space_factor", 1.0), c.get("created", "")), reverse=True)
+        return [c["key"] for c in kept[:CAP]]
     kept = [(k, c) for k, c in enumerate(call) if ok(k, c) or k == _follow_up_answer(call)]
     # As the gate's _best_identity_only: identity-route memories below `share` x the best one's stay out.
     best = max((c["cosine"] for _, c in kept if c["route"] in ("identity", "preference")), default=0.0)
-    kept = [(k, c) for k, c in kept if c["key"] not in served and (
+    # Then as focus_check (whisper.stages.focus: a memory off the question's focus is dropped after the gate) and
+    # already_served.
+    kept = [(k, c) for k, c in kept if c["key"] not in served and not c.get("off_focus") and (
         c["route"] not in ("identity", "preference") or c["cosine"] >= c.get("share", 0.0) * best)]
     if BY_LOGIT:  # recall's hits first, by the gate's log-odds (identity memories by score)
         kept.sort(key=lambda kc: (not kc[1]["recall"], -logits[kc[0]] if kc[1]["route"] == "logistic"

@@ -193,7 +193,14 @@ def recording_gate(keys: dict[str, str]):
     from whisper.classifier import IDENTITY
     from whisper.stages import gate, scoring
     from whisper.state import STAGE_OVERLAP
+    from memory.ranking.features import query_terms, stems
+    from whisper.stages.focus import _labels as focus_labels, off_focus
     from whisper.text import topic_tokens
+
+    def _text(c) -> str:
+        hit = c.hit
+        return " ".join((c.title or "", hit.content if hit is not None else c.content,
+                         " ".join(hit.tags) if hit is not None else ""))
 
     calls: list[list[dict] | None] = []
 
@@ -206,7 +213,11 @@ def recording_gate(keys: dict[str, str]):
                 "passage": bool(c.hit is not None and c.hit.passage), "route": route, "inputs": inputs,
                 "follow_up": run.follow_up, "fts_rank": c.hit.fts_rank if c.hit is not None else None,
                 "vector_rank": c.hit.vector_rank if c.hit is not None else None,
-                "title_overlap": bool(topic_tokens(run.query or run.prompt) & topic_tokens(c.title or ""))}
+                "title_overlap": bool(topic_tokens(run.query or run.prompt) & topic_tokens(c.title or "")),
+                "terms": sorted(set(query_terms(run.prompt)) & set(stems(_text(c)))),
+                "off_focus": off_focus(run.prompt, title=c.title, content=c.content, tags=focus_labels(c),
+                                       node_type=c.type) is not None,
+                "recap": run.broad_recap, "space_factor": c.space_factor, "created": c.created.isoformat()}
 
     def no_overlap(run) -> list[dict]:
         """Recall hits the overlap filter dropped (route "no_overlap"; what an open filter would hand the gate)."""
@@ -214,6 +225,7 @@ def recording_gate(keys: dict[str, str]):
                 if c.stage == STAGE_OVERLAP and c.probability is not None and c.ce_abs is None]
 
     def observed(run, conf, deps):
+        vocabulary = prompt_vocabulary(run.prompt)
         served = deps.served() if run.request.session_id else frozenset()  # already in the agent's context
         inputs = gate.gate_inputs(run, gate.logistic_hits(run))
         share = conf.gate_relative if run.intent is not None and run.intent.has(IDENTITY) else conf.identity_fact_share
@@ -224,7 +236,8 @@ def recording_gate(keys: dict[str, str]):
                          "identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
                          else "cosine", inputs.get(id(c))) | {"share": share, "served": c.node_id in served,
                                                    "cos_alone": alone.get(c.hit.row_id) if c.hit is not None else None,
-                                                   "cos_joined": joined.get(c.hit.row_id) if c.hit is not None else None}
+                                                   "cos_joined": joined.get(c.hit.row_id) if c.hit is not None else None,
+                                                   "vocabulary": vocabulary}
                      for c in run.pool] + no_overlap(run)
         return gate.injection_gate(run, conf, deps)
 
@@ -247,6 +260,24 @@ def recording_gate(keys: dict[str, str]):
         yield calls
     finally:
         respond.run_stages = original
+
+
+def prompt_vocabulary(prompt: str) -> dict:
+    """The prompt's content words (recall's stems) and, per space ("" for global memories), how many memories hold
+    each and how many memories there are: for gate inputs on the store's vocabulary (bench/whisper_gate_fit.py)."""
+    from django.db import connection
+
+    from memory.ranking.features import query_terms
+
+    counts = {}
+    with connection.cursor() as cur:
+        cur.execute("SELECT coalesce(space, ''), count(*) FROM memory_noderow GROUP BY 1")
+        sizes = dict(cur.fetchall())
+        for term in query_terms(prompt):
+            cur.execute("SELECT coalesce(n.space, ''), count(*) FROM node_fts f JOIN memory_noderow n ON n.id = f.rowid "
+                        "WHERE node_fts MATCH %s GROUP BY 1", ['"' + term.replace('"', '""') + '"'])
+            counts[term] = dict(cur.fetchall())
+    return {"sizes": sizes, "counts": counts}
 
 
 def gate_dump(prompts, ids: dict[str, str], now, path: Path) -> list[Outcome]:

@@ -1,0 +1,61 @@
+"""bench/whisper_gate_fit.py replays what production does after the gate (issue 11, item 9): the focus stage drops a
+memory off the question's focus, a broad recap skips the gate and the focus stage; and its vocabulary inputs read the
+store's document counts as recall's IDF does. The rows are literal dicts in the dump's format."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bench.whisper_gate_fit import EXTRAS, passed
+
+
+def row(key: str, **fields) -> dict:
+    return {"key": key, "route": "logistic", "cosine": 0.5, "score": 0.5, "recall": True, "g": 0.5,
+            "inputs": [0.5] * 6} | fields
+
+
+def test_a_memory_the_focus_stage_drops_is_not_counted_as_injected():
+    call = [row("trip", score=0.9, off_focus=True), row("hotel", score=0.6)]
+    assert passed(call, {0: 2.0, 1: 1.0}, 0.4) == ["hotel"]
+
+
+def test_without_the_focus_flag_both_pass_best_first():
+    call = [row("trip", score=0.9), row("hotel", score=0.6)]
+    assert passed(call, {0: 2.0, 1: 1.0}, 0.4) == ["trip", "hotel"]
+
+
+def test_a_broad_recap_skips_the_gate_and_the_focus_stage_newest_first():
+    call = [row("old", recap=True, created="2026-11-01T10:00:00+00:00", off_focus=True),
+            row("new", recap=True, created="2026-11-20T10:00:00+00:00"),
+            row("mid", recap=True, created="2026-11-10T10:00:00+00:00")]
+    assert passed(call, {0: -5.0, 1: -5.0, 2: -5.0}, 0.4) == ["new", "mid"]
+
+
+def idf(df: int, total: int) -> float:
+    return math.log(1 + (total - df + 0.5) / (df + 0.5))
+
+
+VOCABULARY = {"sizes": {"": 10, "routewise": 4, "docs": 6},
+              "counts": {"grafana": {}, "dashboard": {"docs": 2}, "route": {"routewise": 3, "": 1}}}
+
+
+@pytest.mark.parametrize(("scope", "expected"), [
+    ("all", idf(0, 20) / (idf(0, 20) + idf(2, 20) + idf(4, 20))),  # "grafana" is in no memory
+    ("project", (idf(0, 4) * 2) / (idf(0, 4) * 2 + idf(3, 4))),  # "dashboard" is only in the docs pages
+    ("project_global", (idf(0, 14) * 2) / (idf(0, 14) * 2 + idf(4, 14))),
+])
+def test_the_share_of_the_prompts_words_no_memory_of_the_scope_holds(scope, expected):
+    c = row("overview", target="routewise", vocabulary=VOCABULARY)
+    assert EXTRAS[f"unknown_{scope}"](c, [c]) == pytest.approx(expected)
+
+
+def test_outside_a_project_the_scope_is_the_whole_store():
+    c = row("note", target=None, vocabulary=VOCABULARY)
+    assert EXTRAS["unknown_project"](c, [c]) == EXTRAS["unknown_all"](c, [c])
+
+
+def test_the_candidates_coverage_of_the_prompts_rarer_words():
+    c = row("overview", target="routewise", vocabulary=VOCABULARY, terms=["route"])
+    assert EXTRAS["cover_all"](c, [c]) == pytest.approx(idf(4, 20) / (idf(0, 20) + idf(2, 20) + idf(4, 20)))
