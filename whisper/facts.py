@@ -107,11 +107,27 @@ def others_facts(text: str, labels: tuple[str, ...] = ()) -> frozenset[str]:
     return frozenset(theirs - named_facts(text, labels))
 
 
+# A relative clause set off by commas ("My parents, whom we visit every summer, live in …"): its subject ("we") is
+# not the subject of the sentence around it.
+_RELATIVE = re.compile(r",\s*((?:who|whom|whose|which|where)\b[^,;.!?]*)(?:,|(?=[;.!?]|$))", re.IGNORECASE)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A sentence as the clauses whose subjects read apart: the sentence without its comma-set relative clauses
+    ("My parents live in Aveiro"), and each relative clause after the words it hangs on ("My parents whom we visit
+    every summer"; "My sister who lives in Ghent")."""
+    found = list(_RELATIVE.finditer(sentence))
+    if not found:
+        return [sentence]
+    main = _RELATIVE.sub(" ", sentence)
+    return [main, *(f"{sentence[: m.start()]} {m.group(1)}" for m in found)]
+
+
 def _facts_in(text: str) -> tuple[set[str], set[str]]:
     """The facts a text names as the user's, and those it names only as someone else's."""
     mine: set[str] = set()
     theirs: set[str] = set()
-    for sentence in _SENTENCE.split(phrased(text)):
+    for sentence in (c for s in _SENTENCE.split(phrased(text)) for c in _clauses(s)):
         words = WORD.findall(sentence)
         found = [(name, words[:i]) for i, word in enumerate(words)
                  for name in _HELD.get(fold(re.sub(r"['\u2019]s$", "", word)), ())]

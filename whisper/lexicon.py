@@ -92,9 +92,10 @@ FACTS = (
          said=r"(?:i|we) play|lessons",
          asked_phrases=r"(?:free|spare) time|for fun|at the weekends?"),
     Fact("contact", _words("email phone contact mobile"),
-         # a phone number after "+" or a phone word, never a span of years ("2019 - 2023")
-         said=r"[\w.+-]+@[\w-]+\.[\w.]+|cell|"
-              r"(?:(?<=\+)|(?:phone|mobile|cell|tel)\W{0,3})"
+         # a phone number after "+" or a phone word, never a span of years ("2019 - 2023"); "cell" alone is no phone
+         # ("cell B4 of the budget sheet")
+         said=r"[\w.+-]+@[\w-]+\.[\w.]+|"
+              r"(?:(?<=\+)|(?:phone|mobile|cell|tel)(?:\W+(?:number|no|nr|is))*\W{0,3})"
               r"(?!(?:19|20)\d\d\s*[-\u2013]\s*(?:19|20)\d\d)\d[\d ()-]{7,}\d"),
     Fact("education", _words("study studied university uni college degree school education graduate graduated "
                              "major diploma"),

@@ -185,33 +185,63 @@ def about_user(prompt: str) -> bool:
     return bool(_FIRST_PERSON.search(prompt))
 
 
-# A task a stored preference should shape: a request (imperative, "I want to …", "can you …", "let's …") whose verb is
-# one a user's habits decide (which package manager adds a dependency, which style a commit message follows, which
-# shell a command is written for, which seat a booking takes), or a request "in my …"/"with my …" usual tool.
+# A task a stored preference should shape: a request (imperative, "I want to …", "can you …", "let's …"), whatever its
+# verb (which package manager adds a dependency, which style a commit message follows, which seat a booking takes), or
+# a request "in my …"/"with my …" usual tool. English marks the imperative by grammar, not by a list of verbs: after
+# the openers below, the first word is a verb in its base form, so a prompt opening with a function word (a question
+# word, an auxiliary, a pronoun, a determiner, a preposition, a conjunction), a possessive, a label ("playwright-cli:"),
+# a word with a digit, or an inflected form ("-ing", "-ed", a final "s") is not one.
 _REQUEST_OPENER = (r"^\s*(?:(?:ok(?:ay)?|so|now|next|then|alright)[,.!]?\s+)?(?:please\s+)?"
                    r"(?:(?:can|could|would|will) you\s+(?:please\s+)?|i(?:'d| would) like to\s+|i (?:want|need) to\s+|"
                    r"let'?s\s+|help me\s+|go ahead and\s+)?")
-_TASK_VERBS = (r"add|install|uninstall|remove|upgrade|bump|pin|use|set ?up|configure|init(?:iali[sz]e)?|scaffold|"
-               r"bootstrap|format|lint|commit|push|write|create|make|draft|name|rename|type|annotate|review|test|"
-               r"refactor|structure|book|order|plan|pick|choose|suggest|recommend|find|send|reply|message|schedule|"
-               r"give me|show me|explain")
-_PREFERENCE_TASK = re.compile(_REQUEST_OPENER + r"(?:" + _TASK_VERBS + r")\b", re.IGNORECASE)
-_MY_USUAL = re.compile(r"\b(?:in|into|with|for|using|to) my (?:usual |preferred |favou?rite |own )?[a-z][\w-]*", re.IGNORECASE)
+_FIRST_WORD = re.compile(_REQUEST_OPENER + r"(?P<word>[A-Za-z][\w'\u2019-]*)(?P<after>\S*)", re.IGNORECASE)
+_NOT_A_VERB = frozenset("""
+what when where who whom whose which why how whatever whenever
+is are was were am be been being do does did done have has had can could would will shall should may might must
+i you he she it we they me him her us them this that these those there here it's i'm i've i'd i'll we're
+the a an my your our their his its some any every each no all both either neither another other such
+in on at for with from to of by about after before if while because and but or so nor than as into over under
+hi hey hello thanks thank ok okay yes yeah no nope sure maybe also still just only even not sorry oops well
+good great cool nice perfect fine one two three four five six seven eight nine ten
+someone somebody something anyone anybody anything everyone everybody everything nobody nothing none
+""".split())
+_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could|would|will) you|i(?:'d| would) like to|i (?:want|need) to|"
+                      r"let'?s|help me|go ahead and)\b", re.IGNORECASE)
 
 
-# Asking whether to do something ("should I split this PR?", "is it ok if I have a coffee at 5?"): a stored preference
-# is the answer's rule.
-_ADVICE = re.compile(r"\b(?:should i|shall i|is it (?:ok|okay|fine|alright|a good idea) (?:if i|to|for me to)|"
-                     r"would it be (?:ok|okay|fine|better) (?:if i|to))\b", re.IGNORECASE)
+def is_request(prompt: str) -> bool:
+    """True when the prompt asks for something to be done: it opens with a verb in its base form ("fill in the form",
+    "plan a weekend in Paris"; after "ok", "please", "can you", "I'd like to", "let's", "help me", …), or with one of
+    those request openers itself. A question ("what is …?", "does it …?"), a statement ("the doctor wants …",
+    "Biscuit limped …", "writing a test …") and a label ("playwright-cli: …") are not requests."""
+    if _REQUEST.search(prompt):
+        return True
+    m = _FIRST_WORD.search(prompt)
+    if m is None or m.group("after")[:1] in (":", "."):
+        return False
+    word = m.group("word").lower().replace("\u2019", "'")
+    if word in _NOT_A_VERB or word.endswith(("'s", "ing", "ed")) or any(ch.isdigit() for ch in word):
+        return False
+    return not (word.endswith("s") and not word.endswith(("ss", "us")))
+
+
+# Asking whether or how the user may do something ("should I split this PR?", "can I schedule a call at 8pm?", "is it
+# ok if I have a coffee at 5?"): a stored preference or rule is the answer's rule.
+_ADVICE = re.compile(r"^\s*(?:can|could|may) i\b|\b(?:should i|shall i|is it (?:ok|okay|fine|alright|a good idea) "
+                     r"(?:if i|to|for me to)|would it be (?:ok|okay|fine|better) (?:if i|to))\b", re.IGNORECASE)
 
 
 def preference_task(prompt: str) -> bool:
-    """True when the prompt asks for a task a stored preference should shape: a request opening with a verb such
-    as add, install, format, commit, write, book or recommend ("I want to add requests to the project", "please
-    format this file", "book me a hotel in Rome"), or a request that names the user's own tool ("show the command
+    """True when the prompt asks for a task a stored preference should shape: a request (`is_request`: "I want to add
+    requests to the project", "please format this file", "book me a hotel in Rome"), a question whether or how the
+    user may do something ("should I …", "can I …"), or a request that names the user's own tool ("show the command
     in my editor's keymap"). Questions about facts ("what is …", "when did …") are not tasks."""
-    return bool(_PREFERENCE_TASK.search(prompt) or _ADVICE.search(prompt)
+    return bool(is_request(prompt) or _ADVICE.search(prompt)
                 or (_MY_USUAL.search(prompt) and not _QUESTION.search(prompt)))
+
+
+_MY_USUAL = re.compile(r"\b(?:in|into|with|for|using|to) my (?:usual |preferred |favou?rite |own )?[a-z][\w-]*",
+                       re.IGNORECASE)
 
 
 _QUESTION = re.compile(r"^\s*(?:what|when|where|who|whom|whose|which|why|how|is|are|was|were|did|does|has|have)\b",

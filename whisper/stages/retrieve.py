@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from functools import lru_cache
 
 from memory.domain.enums import NodeType, Tier
 from memory.domain.requests import ABOUT_SELF_TAG
 from memory.domain.search import MAX_QUERY_CHARS, SearchHit, SearchQuery
 from memory.domain.temporal import parse_temporal
+from memory.embeddings import TOKENIZER_DIR
 from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
@@ -65,9 +68,73 @@ def page_names(title: str) -> list[frozenset[str]]:
     return [frozenset(n) for n in names if n]
 
 
-def names_page(words: set[str], *, title: str) -> bool:
-    """Whether a prompt (its words) names the page: every word of one of the page's names is in it."""
-    return any(name <= words for name in page_names(title))
+def names_page(words: set[str], *, title: str, text: str | None = None) -> bool:
+    """Whether a prompt (its words; `text`: the prompt itself) names the page: every word of one of the page's names
+    is in it. A one-word name that is an ordinary English word ("Requests", "rich") names the page only where the
+    prompt writes it as a name (`written_as_name`): "how many requests per second …" is not about the library."""
+    for name in page_names(title):
+        if not name <= words:
+            continue
+        if text is None or len(name) > 1 or not common_word(next(iter(name))) or written_as_name(
+                text, next(iter(name))):
+            return True
+    return False
+
+
+# ---- names that are ordinary words ("rich", "docs"): read as names only where the prompt writes them as names
+
+DETERMINERS = frozenset("the a an our my your their its his her this that these those".split())
+# Words that say the word beside them is a package or a tool ("the requests library", "import rich").
+PACKAGE_WORDS = frozenset("library lib package module sdk import pip readme".split())
+
+
+@lru_cache(maxsize=1)
+def _english_words() -> frozenset[str]:
+    """The whole words of the embedding model's tokenizer (BERT uncased: the ~22,000 commonest English words among its
+    30,522 entries), read once per process."""
+    vocab = json.loads((TOKENIZER_DIR / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    return frozenset(w for w in vocab if w.isalpha())
+
+
+def common_word(word: str) -> bool:
+    """Whether a word is an ordinary English word (in the tokenizer's vocabulary, or its plural): "rich", "requests",
+    "docs", "bakery"; not "loguru", "httpx", "routewise"."""
+    words, low = _english_words(), word.lower()
+    return low in words or (low.endswith("s") and (low[:-1] in words or (low.endswith("es") and low[:-2] in words)))
+
+
+def written_as_name(text: str, word: str) -> bool:
+    """Whether the text writes an ordinary word as a name somewhere: capitalised after the first word of its
+    sentence ("… using Rich"), in code (`rich`, "requests.get"), or beside a word that says it is a package ("the
+    requests library", "import rich")."""
+    tokens = re.findall(r"[\w.`'\"-]+|[!?;:]", text)
+    low = word.lower()
+    for i, token in enumerate(tokens):
+        core = token.rstrip(".")
+        inner = core.strip("`'\"").lower()
+        if inner != low and not inner.startswith(low + "."):
+            continue
+        if core[:1] in "`'\"" or inner != low:
+            return True  # quoted, in backticks, or an attribute of it ("requests.get")
+        if core[:1].isupper() and i > 0 and not tokens[i - 1].endswith((".", "!", "?", ";", ":")):
+            return True
+        if {t.lower().rstrip(".") for t in tokens[max(0, i - 1): i + 2: 2]} & PACKAGE_WORDS:
+            return True
+    return False
+
+
+def prompt_names(text: str, spaces: frozenset[str] | set[str]) -> set[str]:
+    """The prompt's words (lowercase, "." and "-" kept inside), less the spaces' names it uses as ordinary words: a
+    space named by an ordinary English word ("docs") right after a determiner ("preview the docs site", "and how are
+    the docs published?") is that word, not the project; an invented name stays a name ("the routewise API")."""
+    words = [t.lower() for t in TOKEN_WORDS.findall(text)]
+    named = set(words)
+    for space in spaces:
+        low = space.lower()
+        if low in named and common_word(low) and all(
+                i > 0 and words[i - 1] in DETERMINERS for i, w in enumerate(words) if w == low):
+            named.discard(low)
+    return named
 
 
 def page_probability(probability: float, *, chars: int, space: str | None, target: str | None,
@@ -84,11 +151,11 @@ def page_probability(probability: float, *, chars: int, space: str | None, targe
 
 
 def _candidate(hit: SearchHit, rank: int | None, *, source: str, identity: bool, conf: WhisperConf,
-               current_space: str | None, named: set[str], target: str | None) -> Candidate:
+               current_space: str | None, named: set[str], target: str | None, text: str) -> Candidate:
     # A long memory is represented by the passage that matched (docs/whisper.md): overlap and text read that.
     words = {w for token in named for w in NAME_WORDS.findall(token)}
     weighed = page_probability(hit.score, chars=len(hit.content), space=hit.space, target=target,
-                               named=names_page(words, title=hit.title))
+                               named=names_page(words, title=hit.title, text=text))
     return Candidate(
         node_id=hit.node_id, short_id=hit.short_id, title=hit.title, content=hit.snippet_text, type=hit.type,
         space=hit.space, confidence=hit.confidence, created=hit.created, retrieval_rank=rank,
@@ -101,13 +168,15 @@ def _candidate(hit: SearchHit, rank: int | None, *, source: str, identity: bool,
 def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     """Hybrid recall over core and working (not counted as use), plus identity memories for identity prompts."""
     space = run.request.space
-    named = {t.lower() for t in TOKEN_WORDS.findall(run.query or run.prompt)}
+    text = run.query or run.prompt
+    by_text = run.identity_question and not (run.intent is not None and run.intent.has(IDENTITY))
+    spaces = deps.spaces() if space is not None or by_text else frozenset()
+    named = prompt_names(text, spaces)
     # Asking about another project by name ("how does routewise store times?") scores against that project.
-    others = {s for s in deps.spaces() if s != space and s.lower() in named} if space is not None else set()
+    others = {s for s in spaces if s != space and s.lower() in named} if space is not None else set()
     target = others.pop() if len(others) == 1 else space
     run.target_space = target
-    if run.identity_question and not (run.intent is not None and run.intent.has(IDENTITY)) and (
-            others or any(s.lower() in named for s in deps.spaces())):
+    if by_text and (others or any(s.lower() in named for s in spaces)):
         run.identity_question = False  # "what ORM did I pick for loafbook" asks about a project, not the user
     query = SearchQuery(query=run.query or run.prompt, limit=conf.search_limit, tiers=[Tier.CORE, Tier.WORKING],
                         default_space=target, min_score=0.0, activation=conf.activation)
@@ -131,16 +200,17 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         h.node_id for h in hits if ABOUT_SELF_TAG in h.tags}
     pairs = [(h, _candidate(h, i + 1, source="temporal" if h.source == "temporal" else "search",
                             identity=h.node_id in run.identity_ids, conf=conf, current_space=space, named=named,
-                            target=target))
+                            target=target, text=text))
              for i, h in enumerate(hits)]
     seen = {h.node_id for h in hits}
     _off_focus(run, pairs)
     if run.identity_question or (run.intent is not None and run.intent.has(IDENTITY)):
         extra = [h for h in identity_hits if h.node_id not in seen]
     else:  # a task a preference shapes ("I want to add httpx") brings the user's preferences, judged on cosine
-        extra = [h for h in identity_hits if h.node_id not in seen and run.preference_task and h.type == NodeType.PREFERENCE]
+        extra = [h for h in identity_hits
+                 if h.node_id not in seen and run.preference_task and h.type == NodeType.PREFERENCE]
     extra_pairs = [(h, _candidate(h, None, source="identity", identity=True, conf=conf, current_space=space,
-                                  named=named, target=target)) for h in extra]
+                                  named=named, target=target, text=text)) for h in extra]
     _off_focus(run, extra_pairs)
     pairs += extra_pairs
     # Recall already has the cosine of every hit its vector leg found: read stored vectors only for the others.
