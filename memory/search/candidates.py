@@ -37,6 +37,7 @@ _centroids: dict[tuple[str, str], tuple[int, int, np.ndarray, tuple]] = {}
 _central: dict[tuple, dict[int, float]] = {}  # centrality per row, per store signature (derived, per process)
 _doc_counts: dict[tuple, dict[tuple[str, int], int]] = {}  # document count per (term, cap), latest store state
 _counts: dict[tuple, int] = {}  # the number of memories, for the latest store state seen
+_signatures: dict[tuple, tuple] = {}  # the centroid's store signature, for the latest store state seen
 _DF_LOCK = threading.Lock()  # the web worker's threads share the cache
 DF_CACHE_TERMS = 50_000
 
@@ -134,9 +135,26 @@ def memory_count(state: tuple | None = None) -> int:
     return total
 
 
-def _signature(total: int) -> tuple:
+def _signature(total: int, state: tuple | None = None) -> tuple:
     """What identifies the store's contents well enough for the centroid: exact for a store the sample covers,
-    count and newest id for a larger one (within a tenth, the mean hardly moves)."""
+    count and newest id for a larger one (within a tenth, the mean hardly moves).
+
+    Kept per process for the store state read just before (`store_state`: every insert, delete and embed_hash
+    change of a row moves the vector log), as the document counts are: the exact signature of a small store joins
+    every row's embed_hash, the costliest statement of a query at 2,000 memories. None reads it afresh."""
+    if state is not None:
+        with _DF_LOCK:
+            if state in _signatures:
+                return _signatures[state]
+    sig = _read_signature(total)
+    if state is not None:
+        with _DF_LOCK:
+            _signatures.clear()
+            _signatures[state] = sig
+    return sig
+
+
+def _read_signature(total: int) -> tuple:
     with connection.cursor() as cur:
         if total <= CENTROID_SAMPLE:
             cur.execute(f"SELECT count(*), max(id), {backend().hash_concat('embed_hash')} FROM memory_noderow")
@@ -149,10 +167,11 @@ def _signature(total: int) -> tuple:
     return str(connection.settings_dict.get("NAME")), count, newest, digest
 
 
-def centroid(total: int, dim: int) -> tuple[np.ndarray, int, tuple]:
+def centroid(total: int, dim: int, state: tuple | None = None) -> tuple[np.ndarray, int, tuple]:
     """The sum of a sample of stored memory vectors, the sample's size and the store signature it belongs to,
-    kept per process while the signature holds (a large store: until it grows or shrinks by a tenth)."""
-    sig = _signature(total)
+    kept per process while the signature holds (a large store: until it grows or shrinks by a tenth); `state`:
+    the store state `total` was counted at (None: inside a transaction)."""
+    sig = _signature(total, state)
     cached = _centroids.get((sig[0], str(dim)))
     if cached is not None and cached[2].shape[0] == dim and (
             cached[3] == sig or (total > CENTROID_SAMPLE and abs(cached[0] - total) <= total / 10)):
@@ -213,7 +232,7 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
     if vector is not None:
         cosine = {h.row_id: h.cosine for h in cosines_for(vector, ids)}
         if cosine:
-            summed, sampled, sig = centroid(total, int(np.asarray(vector).shape[0]))
+            summed, sampled, sig = centroid(total, int(np.asarray(vector).shape[0]), state)
             norm = float(np.linalg.norm(summed))
             if norm > 0:
                 known = _central.setdefault(sig, {})

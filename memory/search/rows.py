@@ -27,16 +27,29 @@ HitRow = namedtuple("HitRow", "id uid short_id title content type tier space tag
                               "confidence")
 
 
+_PARSED: dict[str, datetime] = {}  # stored text -> its datetime: a query's candidates recur across queries
+PARSED_MAX = 65_536
+
+
+def _parse(text: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        value = parse_datetime(text)
+    value = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    if len(_PARSED) >= PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[text] = value
+    return value
+
+
 def as_datetime(value) -> datetime | None:
     """A stored timestamp as an aware datetime (naive ones are UTC, as Django stores them with USE_TZ)."""
     if value is None:
         return None
-    if not isinstance(value, datetime):
-        try:
-            value = datetime.fromisoformat(value)
-        except ValueError:
-            value = parse_datetime(value)
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return _PARSED.get(value) or _parse(value)
 
 
 def _load(row_ids: Iterable[int], kind: type) -> dict[int, tuple]:
@@ -52,10 +65,13 @@ def _load(row_ids: Iterable[int], kind: type) -> dict[int, tuple]:
             chunk = ids[start:start + CHUNK]
             cur.execute(f"SELECT {columns} FROM {NODE_TABLE} n WHERE n.id IN ({', '.join(['%s'] * len(chunk))})",
                         chunk)
+            parsed = _PARSED.get
             for values in cur.fetchall():
                 values = list(values)
                 for i in dates:
-                    values[i] = as_datetime(values[i])
+                    value = values[i]
+                    if value is not None:
+                        values[i] = parsed(value) or as_datetime(value)
                 out[values[0]] = kind._make(values)
     return out
 

@@ -122,3 +122,22 @@ def test_a_repeated_query_vector_is_scanned_once_until_the_matrix_changes(mem, t
 
     assert sorted(h.row_id for h in matrix.search(query, 5)) == sorted(
         NodeRow.objects.filter(uid__in=[first.id, second.id]).values_list("id", flat=True))
+
+
+def test_the_centroid_signature_is_read_once_per_store_state(mem, transactional_db):
+    """The exact signature of a small store (every row's embed_hash joined) is read once per store state, and a
+    content edit (a new embed_hash) moves the state, so the next query reads the new signature."""
+    from memory.search.candidates import _read_signature, _signature, store_state
+
+    node = mem("The garden sensors report soil moisture", auto_link=False)
+    mem("The billing service retries webhooks with jitter", auto_link=False)
+    state = store_state()
+    first = _signature(2, state)
+    assert first == _read_signature(2)
+    with CaptureQueriesContext(connection) as ctx:
+        assert _signature(2, store_state()) == first
+    assert len(ctx.captured_queries) == 1  # the store state, no signature
+    node_update(ref=node.id, patch=NodePatch(content="The garden sensors report soil moisture hourly"))
+    moved = store_state()
+    assert moved != state
+    assert _signature(2, moved) == _read_signature(2) != first
