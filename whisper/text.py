@@ -270,6 +270,15 @@ def asks_about_user(prompt: str) -> bool:
 _ATTRIBUTE_WORDS = frozenset("name names called time date age number address kind type sort".split())
 
 
+_THIRD_PERSON = re.compile(r"\b(?:he|she|they|him|her|his|hers|them|their|theirs)\b", re.IGNORECASE)
+
+
+def about_someone_else(prompt: str) -> bool:
+    """True when a prompt speaks of a third person and not of the user ("and her little boy, when was he born?",
+    "what does she do for work?"): a follow-up of a question about the user then asks about someone else."""
+    return bool(_THIRD_PERSON.search(prompt)) and not about_user(prompt)
+
+
 def question_focus(prompt: str) -> set[str]:
     """The folded words naming what a question about the user asks about: its distinctive words without the
     attribute it asks for ("what's my cat's name?" -> {"cat"}; "when is my next dentist appointment" -> {"dentist",

@@ -11,7 +11,7 @@ import pytest
 from whisper.facts import named_facts, others_facts
 from whisper.services import whisper_respond
 from whisper.stages.retrieve import common_word, names_page, prompt_names, written_as_name
-from whisper.text import is_request, preference_task
+from whisper.text import about_someone_else, is_request, preference_task
 
 
 @pytest.mark.parametrize(("prompt", "expected"), [
@@ -180,3 +180,29 @@ def test_a_spreadsheet_cell_is_no_contact_fact(mem):
     # Before: the sheet held a "contact" fact and reached the identity gate (silent there, by its cosine).
     result = whisper_respond(prompt="what's my contact info?", session_id="s1")
     assert result.decision == "silent:no_overlap"
+
+
+# ---- a follow-up about someone else
+
+@pytest.mark.parametrize(("prompt", "expected"), [
+    ("and her little boy, when was he born?", True),
+    ("and what does she do for work?", True),
+    ("and when was I born?", False),
+    ("and his birthday, is it before mine?", False),  # the user too
+    ("and the second time?", False),
+])
+def test_about_someone_else(prompt, expected):
+    assert about_someone_else(prompt) is expected
+
+
+def test_a_follow_up_about_someone_else_is_not_a_question_about_the_user(mem):
+    from memory.services import self_ensure
+
+    self_ensure()
+    born = mem("I was born on 3 May 1990 in Lyon.", title="Born in Lyon", about_self=True, auto_link=False)
+    mem("My younger sister Mira is a vet in Porto; her son Tiago started school this autumn.", title="Sister Mira",
+        about_self=True, auto_link=False)
+    whisper_respond(prompt="what does my sister do for a living?", session_id="family")
+    # Before: the follow-up of a question about the user was one too, and "born" brought the user's own birth note.
+    result = whisper_respond(prompt="and her little boy, when was he born?", session_id="family")
+    assert born.id not in result.node_ids

@@ -17,7 +17,8 @@ from whisper.conf import WhisperConf
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
 from whisper.facts import names_focus, others_facts, question_facts
 from whisper.text import (
-    about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus, someone_elses,
+    about_someone_else, about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus,
+    someone_elses,
 )
 
 FOLLOW_UP_PROMPTS = 2
@@ -37,8 +38,9 @@ def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     run.query = " ".join(query.split())[-MAX_QUERY_CHARS:].strip()
     run.query_vec = run.prompt_vec if run.query == " ".join(run.prompt.split()) else deps.embed(run.query)
     # A follow-up of a question about a fact of the user's own asks about that fact too ("what was my first race
-    # time?" then "and the second time?").
-    earlier = [r.prompt for r in run.recent[-FOLLOW_UP_PROMPTS:]] if run.follow_up and run.recent else []
+    # time?" then "and the second time?"), unless it speaks of someone else ("and her son, when was he born?").
+    earlier = ([r.prompt for r in run.recent[-FOLLOW_UP_PROMPTS:]]
+               if run.follow_up and run.recent and not about_someone_else(run.prompt) else [])
     run.identity_question = ((run.intent is not None and run.intent.has(IDENTITY)) or asks_about_user(run.prompt)
                              or any(asks_about_user(p) for p in earlier))
     run.about_user = run.identity_question or about_user(run.prompt)
