@@ -2,11 +2,17 @@
 different batch sizes, thread counts, length sorting and onnxruntime spinning.
 
     python -m bench.embed_throughput [--texts 600]
+    python -m bench.embed_throughput --models [--texts 600]   # MiniLM-L6 against paraphrase-MiniLM-L3
 
 The texts are the spine corpus (bench/_common.py: one-to-three-sentence memories, as `embedding_text` builds them).
 Each configuration loads its own model (own session options) in a child process and embeds the texts once after
 a warm-up; reported: texts/s wall and CPU ms per text (process CPU time, onnxruntime threads included), and the
 load average. "unsorted" feeds the texts in corpus order (what the embedder did before it sorted by length).
+
+`--models` compares the embedding models as the server runs them (their embedder classes, default threads and
+batch size), each in its own child process, in the same run: a query's embedding (one distinct short question
+per call, so the query LRU never answers; wall and CPU p50 / p95 per call), the corpus's memories as one batch
+(`embed_documents`), and ~700-character passages (the chunker's size) as one batch: CPU ms per text.
 """
 
 from __future__ import annotations
@@ -54,6 +60,64 @@ def child(index: int, count: int) -> dict:
     return {"label": label, "texts_s": count / wall, "cpu_ms": cpu * 1000 / count, "load": os.getloadavg()[0]}
 
 
+MODELS = [  # (label, embedder class)
+    ("MiniLM-L6 int8 (default)", "memory.embeddings.FastEmbedEmbedder"),
+    ("paraphrase-MiniLM-L3", "memory.embedding_models.ParaphraseL3Embedder"),
+]
+QUERIES = 200
+
+
+def model_child(index: int, count: int) -> dict:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings_test")
+    import importlib
+    import tempfile
+
+    from bench._common import percentile
+    from memory.embeddings import embedding_text
+
+    label, dotted = MODELS[index]
+    module, _, name = dotted.rpartition(".")
+    emb = getattr(importlib.import_module(module), name)(
+        cache_dir=os.path.join(tempfile.gettempdir(), "ormah-test-models"))
+    memories = corpus(count + QUERIES, seed=1)
+    texts = [embedding_text(m.title, m.content) for m in memories[:count]]
+    queries = [" ".join(m.content.split()[:8]).rstrip(".,") + "?" for m in memories[count:]]
+    passages, current = [], ""
+    for t in texts:
+        current = f"{current} {t}".strip()
+        if len(current) >= 700:
+            passages.append(current[:700])
+            current = ""
+    emb.embed_documents(texts[:16])
+    emb.embed_query("warm-up question?")
+    wall, cpu = [], []
+    for q in queries:
+        w, c = time.perf_counter(), time.process_time()
+        emb.embed_query(q)
+        wall.append(1000 * (time.perf_counter() - w))
+        cpu.append(1000 * (time.process_time() - c))
+    out = {"label": label, "model_id": emb.model_id, "query_wall": (percentile(wall, 50), percentile(wall, 95)),
+           "query_cpu": (percentile(cpu, 50), percentile(cpu, 95)), "load": os.getloadavg()[0]}
+    for key, batch in (("memories", texts), ("passages", passages)):
+        w, c = time.perf_counter(), time.process_time()
+        emb.embed_documents(batch)
+        out[key] = (len(batch), len(batch) / (time.perf_counter() - w), 1000 * (time.process_time() - c) / len(batch))
+    return out
+
+
+def compare_models(count: int) -> None:
+    print(f"Embedding models, one child process each, {QUERIES} distinct queries, {count} spine-corpus memories\n")
+    print("| model | query wall p50 / p95 ms | query CPU p50 / p95 ms | memories: texts/s, CPU ms per text | "
+          "~700-char passages: texts/s, CPU ms per text | load avg |\n|---|---|---|---|---|---:|")
+    for i in range(len(MODELS)):
+        out = subprocess.run([sys.executable, "-m", "bench.embed_throughput", "--model-child", str(i), "--texts",
+                              str(count)], cwd=REPO, capture_output=True, text=True, check=True).stdout
+        r = json.loads(out.strip().splitlines()[-1])
+        cells = [f"{r[k][1]:.0f}, {r[k][2]:.2f} ({r[k][0]})" for k in ("memories", "passages")]
+        print(f"| {r['label']} | {r['query_wall'][0]:.1f} / {r['query_wall'][1]:.1f} | {r['query_cpu'][0]:.1f} / "
+              f"{r['query_cpu'][1]:.1f} | {cells[0]} | {cells[1]} | {r['load']:.1f} |", flush=True)
+
+
 def _plain():
     from contextlib import nullcontext
 
@@ -63,10 +127,18 @@ def _plain():
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=600)
+    parser.add_argument("--models", action="store_true", help="compare the embedding models (query and passages)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--model-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
         print(json.dumps(child(args.child, args.texts)))
+        return 0
+    if args.model_child is not None:
+        print(json.dumps(model_child(args.model_child, args.texts)))
+        return 0
+    if args.models:
+        compare_models(args.texts)
         return 0
     print(f"{args.texts} spine-corpus texts, real MiniLM int8; one child process per configuration\n")
     print("| configuration | texts/s (wall) | CPU ms per text | load avg |\n|---|---:|---:|---:|")

@@ -2,7 +2,8 @@
 cross-validation grouped by conversation / query / prompt, the thresholds of memory.ranking.thresholds, and a
 reliability table.
 
-    python -m bench.fit_scorer [--write] [--l2 10] [--whisper-weight 5] [--no-silent]
+    python -m bench.fit_scorer [--write | --out weights-NAME.json] [--l2 10] [--whisper-weight 5] [--no-silent]
+                               [--embedder DOTTED] [--compare weights-v2.json]
 
 The pools (bench/scorer_pools.py) are exactly what recall scores, on dev splits only: LoCoMo dev questions, the
 project's own set and the labelled stores' questions, and the recall calls whisper makes for the whisper dev
@@ -10,7 +11,11 @@ prompts (tasks, commands and statements asked inside a project, with its space).
 `--whisper-weight` each (a whisper pool holds ~100 candidates, a LoCoMo one ~350, and there are 10x fewer);
 the pools of should-stay-silent prompts are negatives unless `--no-silent`.
 
-`--write` writes the weights file and the "Recall scorer" section of docs/benchmarks.md.
+`--write` writes the weights file and the "Recall scorer" section of docs/benchmarks.md. `--embedder` builds the
+pools with another embedding model (its own stores and caches, e.g. memory.embedding_models.ParaphraseL3Embedder);
+`--out NAME` writes the fit to a new file of memory/ranking/ instead (never over the file recall reads, and no docs
+section), which the benches load with `--scorer NAME`. `--compare` scores the same pools with a packaged file as it
+is (not refitted) for the table's last column.
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ import numpy as np
 
 from bench import locomo
 from bench._common import REPO
-from bench.scorer_pools import FOLDS, Pool, collect
+from bench.scorer_pools import FOLDS, WHISPER_EMBEDDER, Pool, collect
 from memory.ranking.features import FEATURES
+from memory.ranking.scorer import WEIGHTS_FILE, load_scorer
 
 WEIGHTS = REPO / "memory" / "ranking" / "weights-v3.json"
 SECTION = "Recall scorer (cross-validated)"
@@ -231,9 +237,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="weight of each whisper row (0: leave whisper out of the fit)")
     parser.add_argument("--no-silent", action="store_true", help="leave the silent whisper prompts out of the fit")
     parser.add_argument("--drop", default="", help="comma-separated features to leave out (weight 0)")
+    parser.add_argument("--embedder", default=WHISPER_EMBEDDER, help="dotted path of the Embedder class the pools "
+                        "are built with (default: MiniLM-L6 with document vectors cached on disk)")
+    parser.add_argument("--out", help="write the fit to this new file of memory/ranking/ (weights-*.json; not the "
+                        "file recall reads, no docs section)")
+    parser.add_argument("--compare", default=WEIGHTS_FILE, help="a packaged scorer file scored as it is on the same "
+                        "pools (last column)")
     args = parser.parse_args(argv)
+    if args.out and (args.write or args.out == WEIGHTS_FILE or not args.out.startswith("weights-")
+                     or not args.out.endswith(".json") or "/" in args.out):
+        parser.error(f"--out takes a new weights-*.json name other than {WEIGHTS_FILE}, without --write")
     started = time.process_time()
-    questions, offtopic, w_inject, w_silent, model_id = collect(args.refresh)
+    questions, offtopic, w_inject, w_silent, model_id = collect(args.refresh, embedder=args.embedder)
     for p in w_inject + w_silent:
         p.weight = args.whisper_weight
     whisper = w_inject + ([] if args.no_silent else w_silent)
@@ -260,17 +275,21 @@ def main(argv: list[str] | None = None) -> int:
                                                                                    th["whisper_gate"])
     sweep = whisper_sweep(w_inject + w_silent, [oof_of[id(p)] for p in w_inject + w_silent])
     cv_t, in_t = recall_table(answerable, oof), recall_table(answerable, insample)
+    compared = load_scorer(args.compare)
+    file_t = recall_table(answerable, [compared.probabilities(p.matrix) if len(p.labels) else np.zeros(0)
+                                       for p in answerable])
     cv_floor = recall_table(answerable, oof, floor=th["recall_floor"], good=th["no_good_match"],
                             unknown=th["unknown_words_cosine"])
     lines = [f"`python -m bench.fit_scorer --whisper-weight {args.whisper_weight:g}"
-             f"{' --no-silent' if args.no_silent else ''}{' --drop ' + args.drop if args.drop else ''}`: "
+             f"{' --no-silent' if args.no_silent else ''}{' --drop ' + args.drop if args.drop else ''}"
+             f"{' --embedder ' + args.embedder if args.embedder != WHISPER_EMBEDDER else ''}`: "
              f"{len(questions)} labelled questions and {len(whisper)} whisper recall calls "
              f"({len(w_inject)} should-inject, {len(whisper) - len(w_inject)} should-stay-silent; rows weigh "
              f"{args.whisper_weight:g}) ({sum(len(p.labels) for p in train)} candidate pairs), {len(offtopic)} "
              f"off-topic queries, model {model_id}, {FOLDS} folds grouped by LoCoMo conversation / query id / "
              f"prompt id, L2 {args.l2}; dev splits only.", "",
              "| set | category | n | R@5 / R@10 / R@30 out-of-fold | same, with floor and no-good-match | "
-             "in-sample |", "|---|---|---:|---|---|---|"]
+             f"in-sample | {args.compare} as it is ({compared.version}) |", "|---|---|---:|---|---|---|---|"]
     counts: dict[tuple[str, str], int] = {}
     for p in answerable:
         fam = "locomo" if p.set.startswith("locomo:") else p.set
@@ -278,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
             counts[key] = counts.get(key, 0) + 1
     for key in sorted(cv_t):
         lines.append(f"| {key[0]} | {key[1]} | {counts[key]} | {_fmt(cv_t[key])} | {_fmt(cv_floor[key])} | "
-                     f"{_fmt(in_t[key])} |")
+                     f"{_fmt(in_t[key])} | {_fmt(file_t[key])} |")
     lines += ["", "Weights (standardised features; the file keeps mean and scale):", "",
               "| feature | weight |", "|---|---:|"]
     lines += [f"| {f} | {c:+.3f} |" for f, c in zip(params["features"], params["coef"])]
@@ -300,16 +319,20 @@ def main(argv: list[str] | None = None) -> int:
         f"CPU {time.process_time() - started:.0f} s."]
     text = "\n".join(lines)
     print(text)
-    if args.write:
+    if args.write or args.out:
         thresholds = {k: v for k, v in th.items() if not k.startswith("_")}
-        data = {"version": f"{VERSION}-{datetime.now(UTC):%Y%m%d}", **params, "thresholds": thresholds,
+        name = args.out.removeprefix("weights-").removesuffix(".json") if args.out else VERSION  # e.g. v2-l3
+        data = {"version": f"{name}-{datetime.now(UTC):%Y%m%d}", **params, "thresholds": thresholds,
                 "meta": {"model": model_id, "queries": len(questions), "whisper_calls": len(whisper),
                          "whisper_weight": args.whisper_weight, "l2": args.l2, "folds": FOLDS,
                          "fitted_by": " ".join(["python -m bench.fit_scorer",
                                                  *(sys.argv[1:] if argv is None else argv)])}}
-        tmp = WEIGHTS.with_suffix(".tmp")
+        target = WEIGHTS.with_name(args.out) if args.out else WEIGHTS
+        tmp = target.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=1) + "\n")
-        os.replace(tmp, WEIGHTS)
+        os.replace(tmp, target)
+        if args.out:
+            return 0
         from bench._common import replace_section
 
         replace_section(SECTION, text, machine_md="")

@@ -2,7 +2,7 @@
 the full pipeline, the hubness figure, and search latency.
 
     python -m bench.locomo [--write] [--embedder DOTTED --model NAME] [--database-url URL | --fresh]
-                           [--json PATH] [--baseline PATH [--baseline-label TEXT]]
+                           [--json PATH] [--baseline PATH [--baseline-label TEXT]] [--scorer weights-NAME.json]
 
 Protocol (../shared/benchmarks/locomo-dev/README.md): each conversation is its own store; every turn is one memory
 "Speaker: text" (plus " [shares CAPTION]") remembered in batch through `nodes_remember` with its session's date as
@@ -13,7 +13,8 @@ conversation's 5 most frequent hits (lower is better; 5 x 10 / n would be one hu
 The data is read from ../shared/benchmarks/locomo-dev relative to the repository root (never copied into it). The
 stores and the query embeddings are cached per embedding model under ~/.cache/ormah-bench/locomo/<model>/, so a rerun
 only searches. Latency is the in-process search time of the full pipeline with the query vector cached (the query
-embedding is timed apart).
+embedding is timed apart). `--scorer` ranks the full pipeline with another packaged scorer file (memory/ranking/,
+e.g. one refitted on another model's features by `bench.fit_scorer --embedder ... --out ...`).
 
 With `--database-url postgres://...` every conversation's store is built on PostgreSQL instead, in a fresh database
 of that server (dropped after its questions) and a temporary home, through the same services, queries (the same
@@ -53,6 +54,7 @@ from bench.locomo_stores import (  # use_store: re-exported as locomo.* (bench/s
     build_store,
     model_slug,
     setup_django,
+    use_scorer,
     use_store,  # noqa: F401
 )
 
@@ -152,11 +154,12 @@ def render(summary: dict, modes=MODES, labels=MODE_LABELS) -> str:
 
 def run(convs: list[Conversation], *, embedder_path: str | None = None, model: str | None = None, conf=None,
         now: datetime | None = None, database_url: str | None = None, fresh: bool = False,
-        ) -> tuple[dict[str, dict[str, int]], dict[str, ConvResult], CachedQueries]:
+        scorer: str | None = None) -> tuple[dict[str, dict[str, int]], dict[str, ConvResult], CachedQueries]:
     """Build (or reuse) every store and rank every question; returns keymaps, results and the query cache.
     With `database_url` (a PostgreSQL server) each store is built afresh in its own database there; `fresh`
     builds the SQLite stores afresh in temporary homes instead of reusing the cached ones."""
     setup_django(CACHE, embedder=embedder_path, model=model, database_url=database_url)
+    use_scorer(scorer)
     from memory import runtime
 
     inner = runtime.embedder()
@@ -192,6 +195,12 @@ def _fresh_store(conv: Conversation, embedder: CachedQueries, server_url: str | 
     return keymap, ranked
 
 
+def _scorer_version() -> str:
+    from memory.ranking.scorer import load_scorer
+
+    return load_scorer().version
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="replace the section in docs/benchmarks.md")
@@ -203,16 +212,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-label", default="Full pipeline before")
     parser.add_argument("--database-url", help="build every store on this PostgreSQL server instead of SQLite, each "
                         "in a fresh database dropped afterwards (scripts/pg-cluster.sh prints a throwaway one's URL)")
+    parser.add_argument("--scorer", help="a packaged scorer file of memory/ranking/ for the full pipeline "
+                        "(default: the one recall reads)")
     parser.add_argument("--fresh", action="store_true", help="build the SQLite stores afresh in temporary homes "
                         "(not cached), as --database-url always does")
     args = parser.parse_args(argv)
     if args.database_url and args.write:
         parser.error("--write replaces the SQLite section; PostgreSQL figures go to docs/benchmarks.md through "
                      "`python -m bench.pg_beside`")
+    if args.scorer and args.write:
+        parser.error("--write replaces the section of the scorer recall reads; give other files' figures by hand")
     convs = load_split()
     cpu = time.process_time()
     keymaps, results, embedder = run(convs, embedder_path=args.embedder, model=args.model,
-                                     database_url=args.database_url, fresh=args.fresh)
+                                     database_url=args.database_url, fresh=args.fresh, scorer=args.scorer)
     summary = summarise(convs, keymaps, results)
     ms = [x for r in results.values() for x in r.recall_ms]
     cpu_ms = [x for r in results.values() for x in r.recall_cpu_ms]
@@ -232,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     lat = summary["latency"]
     text = "\n".join([
         f"`python -m bench.locomo` on {len(convs)} conversations ({sum(len(c.turns) for c in convs)} turns, "
-        f"{summary['n']['overall']} questions), model {embedder.model_id}, limit {LIMIT}.", "", table, "",
+        f"{summary['n']['overall']} questions), model {embedder.model_id}, scorer {_scorer_version()}, limit "
+        f"{LIMIT}.", "", table, "",
         f"Full pipeline search (query vector cached): wall p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms; "
         f"CPU p50 {lat['cpu_p50']:.1f} ms, p95 {lat['cpu_p95']:.1f} ms; load average "
         f"{os.getloadavg()[0]:.1f}; bench CPU {time.process_time() - cpu:.0f} s." + (

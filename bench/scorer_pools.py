@@ -236,9 +236,11 @@ def whisper_pools(embedder) -> tuple[list[Pool], list[Pool]]:
     return inject, silent
 
 
-def collect(refresh: bool = False) -> tuple[list[Pool], list[Pool], list[Pool], list[Pool], str]:
-    """(answerable question pools, off-topic pools, whisper should-inject pools, whisper silent pools, model id)."""
-    locomo.setup_django(locomo.CACHE, embedder=WHISPER_EMBEDDER)
+def collect(refresh: bool = False, embedder: str = WHISPER_EMBEDDER,
+            ) -> tuple[list[Pool], list[Pool], list[Pool], list[Pool], str]:
+    """(answerable question pools, off-topic pools, whisper should-inject pools, whisper silent pools, model id),
+    with the embedder class at the dotted path `embedder` (by default the real MiniLM-L6 with cached documents)."""
+    locomo.setup_django(locomo.CACHE, embedder=embedder)
     from memory import runtime
 
     inner = runtime.embedder()

@@ -34,6 +34,9 @@ def _django(home: Path) -> None:
     import django
 
     django.setup()
+    from bench.locomo_stores import use_scorer
+
+    use_scorer()  # ORMAH_BENCH_SCORER: another packaged scorer file (bench.locomo_stores.use_scorer)
 
 
 def _run_store(name: str, splits: tuple[str, ...]) -> dict:

@@ -194,6 +194,9 @@ def setup_django(home: Path) -> None:
     from django.core.management import call_command
 
     django.setup()
+    from bench.locomo_stores import use_scorer
+
+    use_scorer()  # ORMAH_BENCH_SCORER: another packaged scorer file (bench.locomo_stores.use_scorer)
     call_command("migrate", verbosity=0)
 
 
