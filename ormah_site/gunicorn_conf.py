@@ -35,6 +35,14 @@ logger = logging.getLogger(__name__)
 
 control_socket_disable = True  # gunicorn's ~/.gunicorn control socket: unused, and it failed on every start
 
+# Each worker's main loop proves it is alive by setting the times of an unlinked file every second, which the master
+# reads (gunicorn's WorkerTmp); in the temporary folder by default, a disk on most hosts (ext4 here). There the touch
+# waits for the filesystem's journal, which gunicorn's docs say "may block a worker for arbitrary time", and a worker
+# blocked for the timeout is aborted; the one 2 x 4 stall seen (docs/benchmarks.md, "Soak") slept through its 120 s
+# without CPU, as such a wait would. A tmpfs has no journal: /dev/shm where it exists and is writable.
+if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK):
+    worker_tmp_dir = "/dev/shm"
+
 
 def on_starting(server) -> None:
     """With `--preload` and more than one worker: listen on a socket per worker (before gunicorn would bind its one)."""

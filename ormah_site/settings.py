@@ -194,6 +194,9 @@ Q_CLUSTER = {
     "save_limit": 250,
     "ack_failures": True,
     "sync": False,
+    # A fresh job worker (a fork of the sentinel) for every task: what a task loaded (the model, the vector matrix,
+    # a job's candidates) goes back to the system when it ends (docs/benchmarks.md, "Serve tree RSS").
+    "recycle": 1,
 }
 
 ORMAH = {
@@ -212,6 +215,7 @@ ORMAH = {
     "SPACE": _env("SPACE"),
     "WEB_WORKERS": _env_int("WEB_WORKERS", 1),  # 2 x 4 for many agents: docs/benchmarks.md, "Soak"
     "WEB_THREADS": _env_int("WEB_THREADS", 8),
+    "JOB_NICE": _env_int("JOB_NICE", 10),  # the job cluster's niceness under `ormah serve` (0: the web's priority)
     "WATCH": _env_bool("WATCH", True),
     "WATCH_DEBOUNCE_SECONDS": _env_float("WATCH_DEBOUNCE_SECONDS", 0.3),
     # Whisper (involuntary recall); meanings and calibration in docs/whisper.md.

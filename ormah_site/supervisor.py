@@ -5,7 +5,9 @@ Restart policy (docs/architecture.md, "Processes"): a part that exits while the 
 after 0.5 s, then 1, 2, 4 ... up to 30 s while it keeps dying quickly; a part that ran for `STABLE_SECONDS` counts
 as healthy again and its next restart is quick. The other parts keep running meanwhile, so a dead job cluster
 never takes the web API down. Each part runs in its own process group with a death signal (ormah_site.lifeline),
-so a SIGKILLed supervisor leaves no process behind and a stop reaches the part's whole subtree.
+so a SIGKILLed supervisor leaves no process behind and a stop reaches the part's whole subtree. A part may start
+at a lower scheduling priority (`Part.nice`, inherited by its forks): the job cluster does, so its jobs get the CPU
+the agents' requests leave.
 
 `ormah serve` does its Django work (the schedules sync) and then replaces itself (`exec_supervisor`, same pid) with
 `python -m ormah_site.supervisor SPEC`: this module imports only the standard library and ormah_site.lifeline, so
@@ -42,6 +44,7 @@ class Part:
 
     name: str
     argv: Sequence[str]
+    nice: int = 0  # added to the part's scheduling niceness (inherited by everything it forks)
     proc: subprocess.Popen | None = None
     started_at: float = 0.0
     quick_failures: int = 0
@@ -68,7 +71,7 @@ class Supervisor:
     def start(self, part: Part) -> None:
         """Start one part in its own process group, armed to die with this process."""
         part.proc = subprocess.Popen(list(part.argv), env=self.env, cwd=self.cwd, process_group=0,
-                                     preexec_fn=lifeline.preexec(os.getpid()))
+                                     preexec_fn=_preexec(os.getpid(), part.nice))
         part.started_at, part.restart_at = self.clock(), None
         logger.info("Started %s (pid %s)", part.name, part.proc.pid)
 
@@ -122,6 +125,20 @@ class Supervisor:
         self.stopping = signum
 
 
+def _preexec(supervisor: int, nice: int):
+    """The `preexec_fn` of a part: the death signal (ormah_site.lifeline), then the part's niceness."""
+    arm = lifeline.preexec(supervisor)
+    if not nice:
+        return arm
+
+    def run() -> None:
+        if arm is not None:
+            arm()
+        os.nice(nice)
+
+    return run
+
+
 def _signal_group(proc: subprocess.Popen, sig: int) -> None:
     try:
         os.killpg(proc.pid, sig)
@@ -138,7 +155,7 @@ def exec_supervisor(parts: Sequence[Part], *, env: dict[str, str], cwd: Path, lo
                     log_level: str) -> None:
     """Replace this process (same pid, so signals and a parent's wait still reach it) by a Django-free supervisor
     of `parts`; does not return. Call it after closing database connections."""
-    spec = {"parts": [[p.name, list(p.argv)] for p in parts], "cwd": str(cwd),
+    spec = {"parts": [[p.name, list(p.argv), p.nice] for p in parts], "cwd": str(cwd),
             "log_file": str(log_file) if log_file else None, "log_level": log_level}
     sys.stdout.flush()
     sys.stderr.flush()
@@ -162,7 +179,7 @@ def main(argv: Sequence[str]) -> int:
     """`python -m ormah_site.supervisor SPEC` (JSON from exec_supervisor): supervise until SIGINT or SIGTERM."""
     spec = json.loads(argv[0])
     _configure_logging(spec.get("log_file"), spec.get("log_level") or "INFO")
-    parts = [Part(name, argv) for name, argv in spec["parts"]]
+    parts = [Part(name, argv, nice) for name, argv, nice in spec["parts"]]
     Supervisor(parts, env=dict(os.environ), cwd=Path(spec["cwd"])).run()
     print("Ormah stopped.", flush=True)
     return 0

@@ -2,7 +2,8 @@
 remembers what the server acknowledged, and the offline verification of a home after a crash.
 
 Process roles under the serve supervisor (found through /proc, no psutil): the gunicorn master and its worker(s),
-and `manage.py qcluster` with its sentinel, whose first-spawned child is the job worker.
+and `manage.py qcluster` with its sentinel, whose children are the job worker (found by the name it gives itself,
+maintenance.cluster: django-q2 replaces it after every task), the monitor and the pusher.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from maintenance.cluster import JOB_WORKER_NAME
 from tests.support import pg_databases
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,6 +123,19 @@ def cmdline(pid: int) -> str:
         return ""
 
 
+def comm(pid: int) -> str:
+    """The process's name (/proc/PID/comm: the executable's, or what the process set), "" when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def niceness(pid: int) -> int | None:
+    fields = _stat(pid)
+    return int(fields[16]) if fields else None  # field 19 of proc(5)
+
+
 def rss_kib(pid: int) -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -172,11 +187,11 @@ class Served:
         return next((p for p in children(self.proc.pid) if "qcluster" in cmdline(p)), None)
 
     def job_worker(self) -> int | None:
-        """The cluster's worker: the sentinel's first-spawned child (workers start before monitor and pusher)."""
+        """The cluster's job worker: the sentinel's child that named itself so (not yet named right after a fork)."""
         main = self.cluster()
         sentinel = children(main)[0] if main and children(main) else None
         kids = children(sentinel) if sentinel else []
-        return kids[0] if kids else None
+        return next((pid for pid in kids if comm(pid) == JOB_WORKER_NAME), None)
 
     def tree(self) -> list[int]:
         """Every live process of the session (also orphans: they stay in the session; each part of the server

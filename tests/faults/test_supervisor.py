@@ -10,7 +10,9 @@ import time
 
 import pytest
 
-from tests.faults.support import Api, alive, children, cmdline, kill, wait_until
+from pathlib import Path
+
+from tests.faults.support import Api, alive, children, cmdline, index_count, kill, niceness, ui_client, wait_until
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 
@@ -80,3 +82,31 @@ def test_no_process_outlives_a_sigkilled_supervisor(fault_home, serve):
     assert len(tree) >= 5, [cmdline(p) for p in tree]  # supervisor, gunicorn master + worker, cluster + children
     kill(server.proc.pid)
     assert wait_until(lambda: not server.tree(), 10), [cmdline(p) for p in server.tree()]
+
+
+def open_files(pid: int) -> list[str]:
+    found = []
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            found.append(os.readlink(fd))
+        except OSError:
+            continue  # closed meanwhile
+    return found
+
+
+def test_the_job_worker_runs_niced_and_a_fresh_one_follows_each_task(fault_home, serve):
+    server = serve(fault_home)
+    first, base = server.job_worker(), niceness(server.proc.pid)  # relative: the suite itself may run niced
+    assert (niceness(first) - base, niceness(server.web_workers()[0]) - base) == (10, 0)
+    assert ui_client(server).post("/jobs/decay_manager/run/").status_code == 302
+    finished = "SELECT count(*) FROM maintenance_jobrunrow WHERE trigger = 'ui' AND finished_at IS NOT NULL"
+    assert wait_until(lambda: index_count(server.home, finished) == 1, 120), server.log_path.read_text()[-3000:]
+    assert wait_until(lambda: server.job_worker() not in (None, first), 60), "the job worker was not replaced"
+    assert niceness(server.job_worker()) - base == 10
+
+
+def test_each_web_worker_reports_alive_through_a_file_on_a_tmpfs(fault_home, serve):
+    server = serve(fault_home)
+    for worker in server.web_workers():
+        beats = [path for path in open_files(worker) if "/wgunicorn-" in path]  # gunicorn's heartbeat, unlinked
+        assert beats and all(path.startswith("/dev/shm/") for path in beats), beats

@@ -77,7 +77,9 @@ def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:
         web.append("--preload")
     parts = [Part("web", web)]
     if cluster:
-        parts.append(Part("jobs", [*SUPERVISED, "ormah_site.cli", "admin", "qcluster"]))
+        # Niced (ORMAH_JOB_NICE, 10 by default): the jobs take the CPU the web workers leave, so a sleep cycle does
+        # not slow the requests agents wait on (docs/benchmarks.md, "Soak").
+        parts.append(Part("jobs", [*SUPERVISED, "ormah_site.cli", "admin", "qcluster"], nice=o_["JOB_NICE"]))
     return parts
 
 
