@@ -3,7 +3,7 @@
     python -m bench.serve_rss [--memories 1000] [--before /path/to/other/checkout] [--layouts 1x8,2x4] [--write-docs]
 
 A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus) and `ormah init`; then
-`ormah serve` starts (its defaults: supervisor, gunicorn master + 1 worker x 8 threads, the django-q2 cluster with 1
+`ormah serve` starts (its defaults: supervisor, gunicorn master + 2 workers x 4 threads, the django-q2 cluster with 1
 job worker, the watcher in a web worker). Warm-up: `--requests` each of remember, recall and whisper over the API,
 and the graph page's data once. The tree is read from /proc: RSS, PSS (shared pages divided among the processes
 that map them: the sum of PSS is what the tree costs the machine) and USS (pages only this process maps). Then the
@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 
 from bench._common import REPO, corpus, machine, replace_section
-from bench.serve_tree import cycle_runs, free_port, layout_env, roles, serve_env, ui_session, write_memories
+from bench.serve_tree import (cycle_runs, free_port, job_workers, layout_env, roles, serve_env, ui_session,
+                              write_memories)
 
 SECTION = "Serve tree RSS"
 CYCLE_TIMEOUT_SECONDS = 900.0
@@ -120,6 +121,7 @@ def measure(repo: Path, args, label: str, layout: str | None = None) -> dict:
         time.sleep(2.0)  # the cluster's pollers settle
         result["warm"] = snapshot(server.pid)
         ui = ui_session(port, password)
+        cycle_worker = job_workers(server.pid)
         started = time.monotonic()
         ui.post("/jobs/sleep-cycle/")
         ui.close()
@@ -130,6 +132,12 @@ def measure(repo: Path, args, label: str, layout: str | None = None) -> dict:
             time.sleep(1.0)
         result["cycle_seconds"] = round(time.monotonic() - started, 1)
         result["cycle_done"] = bool(cycle_runs(port, token))
+        # A worker that names itself is replaced after its task (settings.Q_CLUSTER "recycle"): read the tree
+        # once the cycle's worker has gone and its successor is up, as a user's server stands after the cycle.
+        wait = time.monotonic() + 60
+        while cycle_worker and time.monotonic() < wait and (job_workers(server.pid) & cycle_worker
+                                                             or not job_workers(server.pid)):
+            time.sleep(0.2)
         time.sleep(2.0)
         result["after_cycle"] = snapshot(server.pid)
         result["peak_rss_during_cycle"] = peak

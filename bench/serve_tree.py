@@ -18,6 +18,7 @@ from pathlib import Path
 from bench._common import REPO, Memory
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+JOB_WORKER_NAME = "ormah-job"  # maintenance.cluster (not imported: `--repo` / `--before` serve other checkouts)
 
 
 def serve_env(home: Path, log_level: str = "WARNING") -> dict[str, str]:
@@ -89,6 +90,20 @@ def cmdline(pid: int) -> str:
         return ""
 
 
+def comm(pid: int) -> str:
+    """A process's name (/proc/PID/comm), "" when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def job_workers(supervisor: int) -> set[int]:
+    """The pids of the server's job workers that named themselves (none with a checkout whose workers do not)."""
+    return {pid for pid, role in roles(supervisor, name_cluster_children=True).items()
+            if role.startswith("qcluster worker") and comm(pid) == JOB_WORKER_NAME}
+
+
 def rss_mib(pid: int) -> float | None:
     """A process's resident memory in MiB, or None when it is gone."""
     try:
@@ -110,6 +125,15 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
+def niceness(pid: int) -> int | None:
+    """A process's nice value, or None when it is gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(raw[raw.rindex(")") + 2:].split()[16])
+
+
 def pressure(kind: str) -> float:
     """Linux PSI: the share of the last 10 s that tasks were stalled on `kind` ("full" for io, "some" for cpu)."""
     try:
@@ -123,8 +147,10 @@ def pressure(kind: str) -> float:
 def roles(supervisor: int, *, name_cluster_children: bool = False) -> dict[int, str]:
     """pid -> role for every process of the server: supervisor, web master/worker, cluster main/sentinel/children.
 
-    The sentinel's children are one role, "qcluster worker/monitor/pusher", unless `name_cluster_children`: then
-    each is named by its fork order (django-q2 forks its worker(s), then the monitor, then the pusher).
+    The sentinel's children are one role, "qcluster worker/monitor/pusher", unless `name_cluster_children`: then the
+    job workers are those that named themselves (maintenance.cluster; django-q2 replaces one after each task) and the
+    others are the monitor and the pusher in their fork order. A checkout whose workers do not name themselves gets
+    fork order for all (django-q2 forks its worker(s), then the monitor, then the pusher).
     """
     out = {supervisor: "serve supervisor"}
     for child in children(supervisor):
@@ -137,7 +163,11 @@ def roles(supervisor: int, *, name_cluster_children: bool = False) -> dict[int, 
             for sentinel in children(child):
                 out[sentinel] = "qcluster sentinel"
                 forked = children(sentinel)
-                names = ([f"qcluster worker {i + 1}" for i in range(len(forked) - 2)]
+                named = [pid for pid in forked if comm(pid) == JOB_WORKER_NAME]
+                if named:  # the job workers first, then the others in fork order
+                    forked = named + [pid for pid in forked if pid not in named]
+                workers = len(named) or len(forked) - 2
+                names = ([f"qcluster worker {i + 1}" for i in range(workers)]
                          + ["qcluster monitor", "qcluster pusher"]) if name_cluster_children else (
                     ["qcluster worker/monitor/pusher"] * len(forked))
                 for name, pid in zip(names, forked):

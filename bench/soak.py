@@ -39,8 +39,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench._common import REPO, Memory, corpus, machine, replace_section
-from bench.serve_tree import (cmdline, cpu_seconds, cycle_runs, free_port, job_times, layout_env, pressure, roles,
-                              rss_mib, serve_env, ui_session, write_memories)
+from bench.serve_tree import (cmdline, cpu_seconds, cycle_runs, free_port, job_times, layout_env, niceness, pressure,
+                              roles, rss_mib, serve_env, ui_session, write_memories)
 from bench.soak_calls import RouteCalls
 from bench.soak_report import MIX, ROUTES, WARM_UP_SECONDS, markdown, summarise
 
@@ -57,6 +57,7 @@ class Stats:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.latency: dict[str, list[float]] = defaultdict(list)
+        self.ended: dict[str, list[float]] = defaultdict(list)  # time.monotonic() at each answer, beside latency
         self.errors: dict[str, int] = defaultdict(int)
         self.samples: list[str] = []
         self.error_times: list[float] = []
@@ -71,6 +72,7 @@ class Stats:
             return
         with self.lock:
             self.latency[route].append(seconds)
+            self.ended[route].append(time.monotonic())
             if status not in OK:
                 self.errors[route] += 1
                 self.error_times.append(round(time.monotonic() - self.t0, 1))
@@ -166,8 +168,10 @@ def _layout(tree: dict[int, str]) -> str:
     master = next((pid for pid, role in tree.items() if role == "gunicorn master"), None)
     threads = re.search(r"--threads (\d+)", cmdline(master)) if master else None
     jobs = max(0, sum(role.startswith("qcluster worker") for role in tree.values()) - 2)  # minus monitor, pusher
+    cluster = next((pid for pid, role in tree.items() if role == "qcluster main"), None)
+    nice = niceness(cluster) if cluster else None
     return (f"gunicorn {workers} worker{'s' * (workers != 1)} x {threads.group(1) if threads else '?'} threads, "
-            f"{jobs} job worker{'s' * (jobs != 1)}")
+            f"{jobs} job worker{'s' * (jobs != 1)}" + (f" at nice {nice}" if nice else ""))
 
 
 def _warm_up(stats: Stats, mix: tuple) -> float:

@@ -40,12 +40,27 @@ def summarise(stats, seconds: float, rss: dict[str, list[tuple[float, float]]], 
                         "samples": len(points), "series": [(round(t, 1), round(v, 1)) for t, v in points]}
     done = [c for c in cycles if c["done"]]
     return {
+        "cycle_split": _cycle_split(stats, cycles, stats.t0 + seconds),
         "seconds": seconds, "requests": sum(r["requests"] for r in routes.values()),
         "errors": sum(r["errors"] for r in routes.values()), "routes": routes, "error_samples": stats.samples,
         "rss": memory, "cycles_queued": len(cycles), "cycles_done": len(done),
         "cycle_s": [round(c["done"] - c["queued"], 1) for c in done],
         "cpu_s": {role: round(value, 2) for role, value in cpu.items()},
     }
+
+
+def _cycle_split(stats, cycles: list[dict], end: float) -> dict:
+    """Per route, the requests answered while a queued sleep cycle had not finished, and the others: count, p95, p99."""
+    windows = [(c["queued"], c["done"] or end) for c in cycles]
+    split: dict = {}
+    for route in ROUTES:
+        pairs = list(zip(stats.latency.get(route, []), stats.ended.get(route, [])))
+        during = [v for v, t in pairs if any(a <= t <= b for a, b in windows)]
+        outside = [v for v, t in pairs if not any(a <= t <= b for a, b in windows)]
+        split[route] = {name: {"requests": len(values), "p95_ms": percentile(values, 95) * 1000,
+                               "p99_ms": percentile(values, 99) * 1000}
+                        for name, values in (("during", during), ("outside", outside))}
+    return split
 
 
 def _flag(mix: tuple) -> str:
@@ -107,6 +122,14 @@ def markdown(result: dict, args, facts: dict) -> str:
     for route, r in s["routes"].items():
         lines.append(f"| {route} | {r['requests']:,} | {r['per_s']:.1f} | {r['p50_ms']:.0f} ms | {r['p95_ms']:.0f} ms "
                      f"| {r['p99_ms']:.0f} ms | {r['max_ms']:.0f} ms | {r['errors']} |")
+    if s.get("cycle_split"):
+        lines += ["", "The same requests split by whether a queued sleep cycle was still running when they were "
+                      "answered:", "", "| Route | during a cycle: requests, p95 / p99 | otherwise: requests, p95 / p99 |",
+                  "|---|---|---|"]
+        for route, parts in s["cycle_split"].items():
+            cells = [f"{p['requests']:,}, {p['p95_ms']:.0f} / {p['p99_ms']:.0f} ms" if p["requests"] else "-"
+                     for p in (parts["during"], parts["outside"])]
+            lines.append(f"| {route} | {cells[0]} | {cells[1]} |")
     lines += ["", "Resident memory of the server processes, sampled every second over the measured window:", "",
               "| Process | Start | End | Max | Slope | Slope, second half |", "|---|---:|---:|---:|---:|---:|"]
     for role, m in s["rss"].items():
