@@ -4,14 +4,15 @@
                          [--fresh-connections] [--repo PATH] [--write-docs]
 
 A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus, written as markdown files and
-indexed by `ormah init`), then `ormah serve` starts (gunicorn, job cluster, watcher; the defaults: 2 workers x 4
-threads, 1 job worker). Each agent is a thread with its own keep-alive connection and whisper session, looping
-without think time (`--fresh-connections`: a new connection per request, as the hook, the CLI and the MCP server
-make them) over: remember 30 %, recall 30 %, whisper 30 %, feedback 10 % (on a memory its last recall or
-whisper returned). Every `--cycle-every` seconds the sleep cycle is queued on the job cluster from the jobs screen
-(as a user would), unless the previous one is still running. The RSS of every server process is sampled each
-second, and the CPU time of each over the measured window. `--repo` serves another checkout's code (a `git
-archive` of the revision before a change), so a before/after pair runs the same agents.
+indexed by `ormah init`), then `ormah serve` starts (gunicorn, job cluster, watcher; the served defaults, 2 workers x
+4 threads and 1 job worker at nice 10, unless `--layout` says otherwise). Each agent is a thread with its own
+keep-alive connection and whisper session, looping without think time (`--fresh-connections`: a new connection
+per request, as the hook, the CLI and the MCP server make them) over: remember 30 %, recall 30 %, whisper 30 %,
+feedback 10 % (on a memory its last recall or whisper returned). Every `--cycle-every` seconds the sleep cycle is
+queued on the job cluster from the jobs screen (as a user would), unless the previous one is still running. The RSS
+of every server process is sampled each second, and the CPU time of each over the measured window. `--repo` serves
+another checkout's code (a `git archive` of the revision before a change), so a before/after pair runs the same
+agents.
 
 Reported: requests and throughput, p50/p95/p99 latency per route, errors (any status other than 200/201, or no
 answer; the target is zero), sleep cycles completed, and RSS per process role at the start and end of the
@@ -306,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="route weights, e.g. remember=0,recall=45,whisper=45,feedback=10 (default 30/30/30/10)")
     parser.add_argument("--fresh-connections", action="store_true",
                         help="a new connection per request, as Ormah's clients make (hook, CLI, MCP), not keep-alive")
-    parser.add_argument("--layout", help="gunicorn workers x threads, e.g. 2x4 (default: the served default)")
+    parser.add_argument("--layout", help="gunicorn workers x threads, e.g. 1x8 (default: the served default, 2x4)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repo", type=Path, default=REPO,
                         help="serve the code of this checkout (default: this one), e.g. a git archive of main")

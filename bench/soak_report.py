@@ -124,8 +124,8 @@ def markdown(result: dict, args, facts: dict) -> str:
                      f"| {r['p99_ms']:.0f} ms | {r['max_ms']:.0f} ms | {r['errors']} |")
     if s.get("cycle_split"):
         lines += ["", "The same requests split by whether a queued sleep cycle was still running when they were "
-                      "answered:", "", "| Route | during a cycle: requests, p95 / p99 | otherwise: requests, p95 / p99 |",
-                  "|---|---|---|"]
+                      "answered:", "",
+                  "| Route | during a cycle: requests, p95 / p99 | otherwise: requests, p95 / p99 |", "|---|---|---|"]
         for route, parts in s["cycle_split"].items():
             cells = [f"{p['requests']:,}, {p['p95_ms']:.0f} / {p['p99_ms']:.0f} ms" if p["requests"] else "-"
                      for p in (parts["during"], parts["outside"])]

@@ -213,8 +213,8 @@ ORMAH = {
     "CORE_CAP": _env_int("CORE_CAP", 50),
     "SELF_NAME": _env("SELF_NAME", "Self"),
     "SPACE": _env("SPACE"),
-    "WEB_WORKERS": _env_int("WEB_WORKERS", 1),  # 2 x 4 for many agents: docs/benchmarks.md, "Soak"
-    "WEB_THREADS": _env_int("WEB_THREADS", 8),
+    "WEB_WORKERS": _env_int("WEB_WORKERS", 2),  # 2 x 4; 1 x 8 for the smallest tree: docs/team-server.md, "Sizing"
+    "WEB_THREADS": _env_int("WEB_THREADS", 4),
     "JOB_NICE": _env_int("JOB_NICE", 10),  # the job cluster's niceness under `ormah serve` (0: the web's priority)
     "WATCH": _env_bool("WATCH", True),
     "WATCH_DEBOUNCE_SECONDS": _env_float("WATCH_DEBOUNCE_SECONDS", 0.3),

@@ -1,6 +1,7 @@
 """Claims: every part of `ormah serve` runs numpy and the embedding model with one thread per call unless the user
 set otherwise, keeps glibc to two heap arenas, `--no-watch` turns the watcher off (docs/benchmarks.md, "Soak"), and
-gunicorn preloads the application in its master only when it forks more than one worker ("Serve tree RSS")."""
+gunicorn preloads the application in its master only when it forks more than one worker ("Serve tree RSS"), two
+workers of four threads by default, and the job cluster runs niced (docs/team-server.md, "Sizing")."""
 
 from __future__ import annotations
 
@@ -48,3 +49,13 @@ def test_a_worker_per_socket_is_replaced_after_30_s_without_its_main_loop(settin
     settings.ORMAH = {**settings.ORMAH, "WEB_WORKERS": workers}
     web = serve_parts(host="127.0.0.1", port=8787, cluster=False)[0].argv
     assert web[web.index("--timeout") + 1] == timeout
+
+
+def test_the_default_layout_is_two_preloaded_workers_of_four_threads():
+    web = serve_parts(host="127.0.0.1", port=8787, cluster=False)[0].argv
+    assert (web[web.index("--workers") + 1], web[web.index("--threads") + 1], "--preload" in web) == ("2", "4", True)
+
+
+def test_the_job_cluster_starts_at_nice_10_and_the_web_at_the_callers_priority():
+    web, jobs = serve_parts(host="127.0.0.1", port=8787)
+    assert (web.nice, jobs.nice) == (0, 10)

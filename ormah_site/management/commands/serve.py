@@ -91,8 +91,8 @@ def worker_timeout(workers: int) -> int:
     report, so the boot does not count either). With more than one worker each accepts on a socket of its own
     (ormah_site.gunicorn_conf), so a stalled worker strands every connection the kernel sends to it until it is
     replaced: 30 s, not 120 (a 2 x 4 worker stalled for 120 s once under the soak, with two failed writes). One
-    worker keeps 120 s, the value the default layout's soaks and suites ran with: the stall was seen only in the
-    opt-in layout, and there a shorter bound would only trade a stall for aborted requests on an overloaded box.
+    worker (the 1 x 8 layout) keeps 120 s: it holds every connection itself, and there a shorter bound would only
+    trade a stall for aborted requests on an overloaded box.
     """
     return 30 if workers > 1 else 120
 
