@@ -67,7 +67,8 @@ def gate_inputs(call: list[dict]) -> None:
     for c in hits:
         rank = by_g.index(c["g"])
         nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
-        c["inputs"] = [c["g"], c["cosine"], c["cosine"] - best_cos, c["g"] - by_g[0], float(rank == 0), c["g"] - nxt]
+        c["inputs"] = [c["g"], c["cosine"], c["cosine"] - best_cos, c["g"] - by_g[0], float(rank == 0), c["g"] - nxt,
+                       c.get("own_titled", 0.0)]
 
 
 def reweigh_pages(dump: list[dict], penalty: float, dumped: float, outside: float | None = None) -> None:
@@ -313,6 +314,7 @@ def operating_point(dump, logits) -> tuple | None:
 
 
 def main(argv: list[str]) -> int:
+    global BY_LOGIT, SHUFFLES
     from whisper.stages.gate import GATE_INPUTS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -329,11 +331,12 @@ def main(argv: list[str]) -> int:
                              "length (the dump holds whisper.stages.retrieve.PAGE_PENALTY's)")
     parser.add_argument("--page-penalty-outside", type=float,
                         help="with --page-penalty: the penalty for prompts asked outside any project")
+    parser.add_argument("--shuffles", type=int, default=len(SHUFFLES),
+                        help="how many shuffles of the folds to average (3; with 10 a point moves less between runs)")
     parser.add_argument("--grid", action="store_true",
                         help="also print out-of-fold and in-sample figures per threshold")
     args = parser.parse_args(argv)
-    global BY_LOGIT
-    BY_LOGIT = args.by_logit
+    BY_LOGIT, SHUFFLES = args.by_logit, tuple(range(args.shuffles))
     extras, open_overlap = tuple(n for n in args.inputs.split(",") if n), args.open_overlap
     dump = json.loads(open(args.dump).read())
     if args.page_penalty is not None:
@@ -360,7 +363,8 @@ def main(argv: list[str]) -> int:
     if not extras and not open_overlap and not args.served_out:
         from whisper.conf import GATE_LOGIT, GATE_WEIGHTS
 
-        today = {k: float(GATE_WEIGHTS[0] + x[j] @ np.array(GATE_WEIGHTS[1:])) for j, k in enumerate(where)}
+        held = np.array(GATE_WEIGHTS[1:] + (0.0,) * (x.shape[1] + 1 - len(GATE_WEIGHTS)))  # an input it lacks: 0
+        today = {k: float(GATE_WEIGHTS[0] + x[j] @ held) for j, k in enumerate(where)}
         print("today's weights on this dump at log-odds >= {:+.2f}: hit {:.3f} precision {:.3f} silence {:.3f}".format(
             GATE_LOGIT, *evaluate(dump, today, GATE_LOGIT)))
     h, pr, s = evaluate(dump, full, t)

@@ -217,7 +217,7 @@ def recording_gate(keys: dict[str, str]):
                 "terms": sorted(set(query_terms(run.prompt)) & set(stems(_text(c)))),
                 "off_focus": off_focus(run.prompt, title=c.title, content=c.content, tags=focus_labels(c),
                                        node_type=c.type) is not None,
-                "recap": run.broad_recap, "space_factor": c.space_factor, "created": c.created.isoformat()}
+                "own_titled": gate.own_titled(c, run), "recap": run.broad_recap, "space_factor": c.space_factor, "created": c.created.isoformat()}
 
     def no_overlap(run) -> list[dict]:
         """Recall hits the overlap filter dropped (route "no_overlap"; what an open filter would hand the gate)."""

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from memory.domain.enums import NodeType
+from memory.domain.requests import auto_title
 from whisper.affinity import has_similar
 from whisper.classifier import IDENTITY
 from whisper.conf import WhisperConf
+from whisper.stages.retrieve import PAGE_CHARS
 from whisper.state import (
     SILENT_BELOW_GATE, SILENT_TOPIC_REPEAT, STAGE_CAP, STAGE_GATE, STAGE_SERVED, Candidate, Deps, WhisperRun,
 )
+from whisper.text import topic_tokens
 
 EXPLORATION_MIN_CE_RAW = -8.0
 
@@ -26,7 +29,24 @@ def gate_score(cand: Candidate, *, by_cosine: bool = False) -> float:
     return round(base * (0.4 + 0.6 * cand.confidence) * cand.space_factor + cand.affinity, 4)
 
 
-GATE_INPUTS = ("g", "cosine", "cosine_gap", "g_gap", "best", "margin")
+GATE_INPUTS = ("g", "cosine", "cosine_gap", "g_gap", "best", "margin", "own_titled")
+
+
+def own_titled(cand: Candidate, run: WhisperRun) -> float:
+    """1 for a note (not a page) of the prompt's project whose title shares a distinctive word with the prompt (its
+    project's name aside, as the overlap filter reads words): the project's own record of what the prompt is about
+    ("Integration tests" for "run the integration tests for me"), not a note that is merely near it (the project's
+    overview for "what's the Grafana dashboard URL"). Only a title the writer gave counts: one cut from the note's
+    first line (`auto_title`) names no topic ("Every Ormah write takes a thread lock …" is not about file locking on
+    NFS). Tokenizes the prompt and a title: no statement."""
+    hit = cand.hit
+    if run.target_space is None or cand.space != run.target_space or hit is None or len(hit.content) > PAGE_CHARS:
+        return 0.0
+    title = (hit.title or "").strip()
+    if not title or title == auto_title(hit.content):
+        return 0.0
+    exclude = [s for s in (run.request.space, cand.space) if s]
+    return float(bool(topic_tokens(run.query or run.prompt, exclude=exclude) & topic_tokens(title, exclude=exclude)))
 
 
 def logistic_hits(run: WhisperRun) -> list[Candidate]:
@@ -36,7 +56,8 @@ def logistic_hits(run: WhisperRun) -> list[Candidate]:
 
 def gate_inputs(run: WhisperRun, hits: list[Candidate]) -> dict[int, list[float]]:
     """The logistic gate's inputs per hit (id -> values in GATE_INPUTS order): g = probability + affinity, raw
-    cosine, cosine - the best cosine, g - the best g, 1 if best by g, g - the next g (a lone hit: its g)."""
+    cosine, cosine - the best cosine, g - the best g, 1 if best by g, g - the next g (a lone hit: its g), and
+    `own_titled`."""
     g = {id(c): c.probability + c.affinity for c in hits}
     by_g = sorted(g.values(), reverse=True)
     best_g = by_g[0] if by_g else 0.0
@@ -46,7 +67,8 @@ def gate_inputs(run: WhisperRun, hits: list[Candidate]) -> dict[int, list[float]
         rank = by_g.index(g[id(c)])
         nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
         cos = c.raw_cosine or 0.0
-        out[id(c)] = [g[id(c)], cos, cos - best_cos, g[id(c)] - best_g, float(rank == 0), g[id(c)] - nxt]
+        out[id(c)] = [g[id(c)], cos, cos - best_cos, g[id(c)] - best_g, float(rank == 0), g[id(c)] - nxt,
+                      own_titled(c, run)]
     return out
 
 
