@@ -259,7 +259,7 @@ def markdown(result: dict, args) -> str:
     facts, w, c = result["machine"], result["check_writes"], result["check_cycle"]
     lines = [
         f"`python -m bench.two_hosts --seconds {args.seconds:g} --threads {args.threads}`: a throwaway PostgreSQL "
-        f"cluster with pgvector (fsync off), two `ormah serve` (gunicorn 1 worker x 8 threads, a job cluster, the "
+        f"cluster with pgvector (fsync off), two `ormah serve` (gunicorn in its default layout, a job cluster, the "
         f"watcher) "
         f"on two loopback ports with their own ORMAH_HOME, {args.threads} threads writing new memories through each "
         f"for {result['seconds']:.0f} s (keep-alive, no think time, no retries), then a sleep cycle started on both "
