@@ -256,6 +256,11 @@ def timestamp_text(column: str) -> str:
     return f"to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US')"
 
 
+def timestamp_column(column: str) -> str:
+    """A datetime column to select for memory.search.rows: the column (psycopg hands back aware datetimes)."""
+    return column
+
+
 def hash_concat(column: str) -> str:
     """An aggregate joining a column's values into one string."""
     return f"string_agg({column}, ',')"

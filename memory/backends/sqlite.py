@@ -243,6 +243,13 @@ def timestamp_text(column: str) -> str:
     return f"CAST({column} AS TEXT)"
 
 
+def timestamp_column(column: str) -> str:
+    """A datetime column to select for memory.search.rows: its stored text, which sqlite3 hands back as is (the
+    column itself goes through sqlite3's converter, Django's parse_datetime, once per value; rows.py parses each
+    distinct text once per process)."""
+    return f"CAST({column} AS TEXT)"
+
+
 def hash_concat(column: str) -> str:
     """An aggregate joining a column's values into one string."""
     return f"group_concat({column})"

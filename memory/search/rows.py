@@ -2,9 +2,9 @@
 and what their warnings depend on (`trust_rows`, read for every hit list recall returns).
 
 One plain query per set of rows. Through the ORM, the ~180 candidates of a query cost more in building the IN list
-and parsing datetimes than the query itself; here the datetimes SQLite stores as UTC text are read with
-`datetime.fromisoformat` (PostgreSQL hands back aware datetimes, which pass through), giving the same values Django's
-converters give.
+and parsing datetimes than the query itself; here the datetimes SQLite stores as UTC text are read as that text
+(not through sqlite3's per-value converter) and parsed with `datetime.fromisoformat` once per distinct text and
+process (PostgreSQL hands back aware datetimes, which pass through), giving the same values Django's converters give.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
+from memory.backends import backend
 from memory.search.filters import NODE_TABLE
 
 CHUNK = 500  # ids per query (far below any backend's parameter limit)
@@ -27,7 +28,7 @@ HitRow = namedtuple("HitRow", "id uid short_id title content type tier space tag
                               "confidence")
 
 
-_PARSED: dict[str, datetime] = {}  # stored text -> its datetime: a query's candidates recur across queries
+_PARSED: dict[str, datetime] = {}  # stored text -> its datetime: candidates recur across queries (~2 per row)
 PARSED_MAX = 65_536
 
 
@@ -58,7 +59,8 @@ def _load(row_ids: Iterable[int], kind: type) -> dict[int, tuple]:
         return {}
     fields = kind._fields
     dates = [i for i, name in enumerate(fields) if name in DATETIME_FIELDS]
-    columns = ", ".join(f"n.{name}" for name in fields)
+    stamp = backend().timestamp_column
+    columns = ", ".join(stamp(f"n.{name}") if name in DATETIME_FIELDS else f"n.{name}" for name in fields)
     out: dict[int, tuple] = {}
     with connection.cursor() as cur:
         for start in range(0, len(ids), CHUNK):

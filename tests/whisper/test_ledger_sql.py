@@ -119,3 +119,41 @@ def test_the_buffer_keeps_and_reads_what_the_orm_did():
         assert [(r.prompt, None if r.vector is None else r.vector.tobytes(), r.at) for r in recent] == \
             [(p, None if v is None else bytes(v), at) for p, v, at in reversed(rows)]
     assert len(_rows(["a", "b"])) == 2 * CONF.buffer_size
+
+
+def _decision(**fields) -> WhisperDecisionRow:
+    return WhisperDecisionRow(
+        created=NOW, session_id="s1", space="ormah", prompt="How is the index stored? ☃", prompt_hash="ab" * 32,
+        prompt_vec=unit(0.6, 0.8).tobytes(), intent="technical", decision="injected", matched_pattern=None,
+        node_ids=["n1", "n2"], estimated_tokens=42, budget_tokens=300, gate=0.5, reranker="", elapsed_ms=12.34,
+        **fields)
+
+
+def _candidates(decision: WhisperDecisionRow) -> list[WhisperCandidateRow]:
+    return [WhisperCandidateRow(decision=decision, node_uid=f"node-{i}", short_id=f"s{i}", title=f"Title {i}",
+                                source="search", retrieval_rank=i + 1 if i else None, retrieval_score=0.1 * i,
+                                raw_cosine=None if i == 1 else 0.5, ce_raw=None, ce_abs=None, affinity=-0.25,
+                                gate_score=0.75, gate_threshold=0.5, stage=("gate", "injected")[i % 2],
+                                final_rank=i if i % 2 else None, injected=bool(i % 2)) for i in range(5)]
+
+
+def test_the_ledger_rows_inserted_are_the_rows_the_orm_saves():
+    from whisper.services.respond import _insert
+
+    ours, theirs = _decision(), _decision()
+    _insert([ours], returning=True)
+    theirs.save(force_insert=True)
+    assert ours.pk == theirs.pk - 1 and not ours._state.adding
+    _insert(_candidates(ours))
+    WhisperCandidateRow.objects.bulk_create(_candidates(theirs))
+
+    def stored(model, **where):
+        return [{k: v for k, v in row.items() if k not in ("id", "decision_id")}
+                for row in model.objects.filter(**where).order_by("id").values()]
+
+    assert stored(WhisperDecisionRow, id=ours.pk) == stored(WhisperDecisionRow, id=theirs.pk)
+    assert stored(WhisperCandidateRow, decision_id=ours.pk) == stored(WhisperCandidateRow, decision_id=theirs.pk)
+    assert len(stored(WhisperCandidateRow, decision_id=ours.pk)) == 5
+    ours.estimated_tokens = 40
+    ours.save(update_fields=["estimated_tokens"])  # the instance is a saved row to the ORM
+    assert WhisperDecisionRow.objects.get(pk=ours.pk).estimated_tokens == 40
