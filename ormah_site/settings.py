@@ -148,17 +148,23 @@ def _postgres(url: str) -> dict:
     }
 
 
+def _sqlite(path: Path) -> dict:
+    """DATABASES["default"] for the embedded index at `path` (sqlite-vec loaded on every connection)."""
+    return {
+        "ENGINE": "ormah_site.sqlitevec",
+        "NAME": path,
+        # IMMEDIATE + a busy timeout: with web and job processes writing one file, DEFERRED lost 66% of writes.
+        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+        # A request thread keeps its connection for the next request: opening one (sqlite-vec, pragmas, the schema)
+        # and closing it cost ~1.4 ms of CPU per request (docs/benchmarks.md, "Around the view (session 11)").
+        "CONN_MAX_AGE": 60,
+    }
+
+
 DATABASE_URL = _env("DATABASE_URL")  # unset: the embedded SQLite index at DB_PATH (the default, one person)
 if DATABASE_URL and urlsplit(DATABASE_URL).scheme not in {"postgres", "postgresql"}:
     raise ValueError(f"ORMAH_DATABASE_URL must start with postgres:// (got {urlsplit(DATABASE_URL).scheme}://)")
-DATABASES = {
-    "default": _postgres(DATABASE_URL) if DATABASE_URL else {
-        "ENGINE": "ormah_site.sqlitevec",
-        "NAME": DB_PATH,
-        # IMMEDIATE + a busy timeout: with web and job processes writing one file, DEFERRED lost 66% of writes.
-        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
-    }
-}
+DATABASES = {"default": _postgres(DATABASE_URL) if DATABASE_URL else _sqlite(DB_PATH)}
 if DATABASE_URL:  # the documents store (memory/documents.py): several hosts share the memory files in PostgreSQL
     INSTALLED_APPS.append("memory.docstore")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
