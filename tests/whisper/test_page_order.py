@@ -12,7 +12,7 @@ import pytest
 from tests.postgres import sqlite_only
 from whisper.models import WhisperCandidateRow
 from whisper.services import whisper_respond
-from whisper.stages.retrieve import NAME_WORDS, names_page, page_probability
+from whisper.stages.retrieve import NAME_WORDS, NAMED_PAGE_LIFT, names_page, page_probability
 
 SQLITE_SCORES = sqlite_only(reason="the scores it pins are SQLite's (FTS5 BM25 in recall's probability); PostgreSQL's "
                                    "full-text ranks differ; page_probability itself is tested on both")
@@ -125,8 +125,36 @@ def test_names_page(prompt, title, expected):
     assert names_page(words, title=title) is expected
 
 
-def test_a_page_the_prompt_names_keeps_its_probability():
-    assert page_probability(0.5, chars=9000, space="docs", target="bakery", named=True) == 0.5
+def test_a_page_the_prompt_names_gains_log_odds():
+    lifted = 1 / (1 + math.exp(-NAMED_PAGE_LIFT))
+    assert page_probability(0.5, chars=9000, space="docs", target="bakery", named=True) == pytest.approx(lifted)
+    assert page_probability(0.5, chars=9000, space="bakery", target="bakery", named=True) == pytest.approx(lifted)
+    assert page_probability(0.5, chars=900, space="docs", target="bakery", named=True) == 0.5  # a note: unchanged
+
+
+OTHER_LIBRARY = "# ferrylink\n\n" + ("ferrylink moves files between machines over SSH. It resumes a broken transfer from "
+                                      "the last acknowledged block, verifies every block with a hash, and reports "
+                                      "progress through a callback. ") * 20
+BAKERY_TOPICS = ["the upload worker", "photo resizing", "the CSV export", "order emails", "the login form",
+                 "the stock counter", "price rules", "the nightly backup", "the search box", "delivery slots"]
+BAKERY_FACTS = ["runs every five minutes", "retries twice before it gives up", "logs to the bakery channel",
+                "was rewritten in May", "uses the shared database", "is owned by Priya"]
+
+
+@SQLITE_SCORES
+def test_a_page_the_prompt_names_is_whispered_for_a_task_in_a_project(mem):
+    page = mem(LIBRARY_PAGE, type="fact", space="docs", title="quillmark: README", tags=["docs", "quillmark"],
+               auto_link=False)
+    mem(OTHER_LIBRARY, type="fact", space="docs", title="ferrylink: README", tags=["docs"], auto_link=False)
+    mem(PAGE, type="fact", space="docs", title="Browser testing guide", tags=["docs"], auto_link=False)
+    mem(PROJECT_NOTE, type="fact", space="bakery", auto_link=False)
+    for i, topic in enumerate(BAKERY_TOPICS):
+        for j in range(3):
+            mem(f"In the bakery app, {topic} {BAKERY_FACTS[(i + j) % len(BAKERY_FACTS)]}.", type="fact",
+                space="bakery", auto_link=False)
+    # Recall: the page 0.38 among 34 memories; its gate log-odds 0.27 against 0.40 without the lift, 0.67 with it.
+    result = whisper_respond(prompt="make the export use quillmark", session_id="s1", space="bakery")
+    assert (result.decision, result.node_ids) == ("injected", (page.id,))
 
 
 @SQLITE_SCORES

@@ -26,6 +26,7 @@ SELF_TAG = "self"
 TOKEN_WORDS = re.compile(r"[\w.-]+")
 PAGE_CHARS = 1000  # a memory longer than this is a page (imported documentation), not a note
 PAGE_PENALTY = 1.0  # log-odds taken per e-fold of a page's length past PAGE_CHARS when it is outside the project
+NAMED_PAGE_LIFT = 0.5  # log-odds given to a page the prompt names (docs/whisper.md, "The order of recall's hits")
 NAME_WORDS = re.compile(r"[^\W_]+")
 NAME_AFFIXES = ("python", "py")
 
@@ -145,10 +146,13 @@ def page_probability(probability: float, *, chars: int, space: str | None, targe
     loses PAGE_PENALTY log-odds per e-fold of length. Recall's scorer rewards length (more words, more chances to
     share one with the prompt), so an imported 20 KB README outranked the project's own two-line note for the
     tasks a user types while working (docs/whisper.md, "The order of recall's hits"). A page the prompt names
-    (`names_page`: "does httpx-sse reconnect ...?" asked in a project) is what the prompt is about: unchanged."""
-    if named or space == target or chars <= PAGE_CHARS or not 0.0 < probability < 1.0:
+    (`names_page`: "does httpx-sse reconnect ...?" asked in a project) is what the prompt is about, which recall's
+    scorer cannot see (it weighs the words a page shares, not whether the prompt names it): it gains
+    NAMED_PAGE_LIFT log-odds instead."""
+    if chars <= PAGE_CHARS or not 0.0 < probability < 1.0 or (space == target and not named):
         return probability
-    z = math.log(probability / (1.0 - probability)) - PAGE_PENALTY * math.log(chars / PAGE_CHARS)
+    shift = NAMED_PAGE_LIFT if named else -PAGE_PENALTY * math.log(chars / PAGE_CHARS)
+    z = math.log(probability / (1.0 - probability)) + shift
     return 1.0 / (1.0 + math.exp(-z))
 
 
