@@ -68,7 +68,7 @@ def gate_inputs(call: list[dict]) -> None:
         rank = by_g.index(c["g"])
         nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
         c["inputs"] = [c["g"], c["cosine"], c["cosine"] - best_cos, c["g"] - by_g[0], float(rank == 0), c["g"] - nxt,
-                       c.get("own_titled", 0.0)]
+                       c.get("own_titled", 0.0), float(c.get("type") == "project")]
 
 
 def reweigh_pages(dump: list[dict], penalty: float, dumped: float, outside: float | None = None) -> None:

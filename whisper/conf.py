@@ -16,10 +16,10 @@ from memory.ranking import thresholds
 
 # The logistic gate on recall's hits (bench/whisper_gate_fit.py, fitted on the dev split's candidates): bias, then
 # weights of g (probability + affinity), raw cosine, cosine gap to the best hit, g gap to the best hit, "best by g",
-# g margin over the next hit, "a note of the prompt's project titled with a word of the prompt" (own_titled). A hit
-# is whispered when the log-odds reach GATE_LOGIT (chosen on dev, out of fold).
-GATE_WEIGHTS = (-3.295, 1.383, 2.613, 0.423, 0.193, 0.684, 1.839, 1.272)
-GATE_LOGIT = 0.20
+# g margin over the next hit, "a note of the prompt's project titled with a word of the prompt" (own_titled), "a
+# project's overview" (overview). A hit is whispered when the log-odds reach GATE_LOGIT (chosen on dev, out of fold).
+GATE_WEIGHTS = (-3.259, 1.412, 2.639, 0.373, 0.191, 0.671, 1.909, 1.205, -1.020)
+GATE_LOGIT = 0.10
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +78,7 @@ def _patterns(raw: str | None) -> tuple[re.Pattern, ...]:
 
 
 def _weights(raw: str | None) -> tuple[float, ...]:
-    """WHISPER_GATE_WEIGHTS: unset for the fitted weights, "off" for the probability gate, else 8 numbers."""
+    """WHISPER_GATE_WEIGHTS: unset for the fitted weights, "off" for the probability gate, else 9 numbers."""
     if raw is None or not str(raw).strip():
         return GATE_WEIGHTS
     if str(raw).strip().lower() == "off":

@@ -29,7 +29,7 @@ def gate_score(cand: Candidate, *, by_cosine: bool = False) -> float:
     return round(base * (0.4 + 0.6 * cand.confidence) * cand.space_factor + cand.affinity, 4)
 
 
-GATE_INPUTS = ("g", "cosine", "cosine_gap", "g_gap", "best", "margin", "own_titled")
+GATE_INPUTS = ("g", "cosine", "cosine_gap", "g_gap", "best", "margin", "own_titled", "overview")
 
 
 def own_titled(cand: Candidate, run: WhisperRun) -> float:
@@ -56,8 +56,9 @@ def logistic_hits(run: WhisperRun) -> list[Candidate]:
 
 def gate_inputs(run: WhisperRun, hits: list[Candidate]) -> dict[int, list[float]]:
     """The logistic gate's inputs per hit (id -> values in GATE_INPUTS order): g = probability + affinity, raw
-    cosine, cosine - the best cosine, g - the best g, 1 if best by g, g - the next g (a lone hit: its g), and
-    `own_titled`."""
+    cosine, cosine - the best cosine, g - the best g, 1 if best by g, g - the next g (a lone hit: its g),
+    `own_titled`, and 1 for a project's overview (type `project`: near every prompt of its project, so its
+    probability and cosine overstate how well it answers one)."""
     g = {id(c): c.probability + c.affinity for c in hits}
     by_g = sorted(g.values(), reverse=True)
     best_g = by_g[0] if by_g else 0.0
@@ -68,7 +69,7 @@ def gate_inputs(run: WhisperRun, hits: list[Candidate]) -> dict[int, list[float]
         nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
         cos = c.raw_cosine or 0.0
         out[id(c)] = [g[id(c)], cos, cos - best_cos, g[id(c)] - best_g, float(rank == 0), g[id(c)] - nxt,
-                      own_titled(c, run)]
+                      own_titled(c, run), float(c.type == NodeType.PROJECT)]
     return out
 
 

@@ -1,9 +1,11 @@
-"""The logistic gate's `own_titled` input (issue 11, item 9): a note of the prompt's project whose title shares a
-distinctive word with the prompt is the project's own record of what the prompt is about ("Integration tests" for
-"run the integration tests for me"); a note that is merely near the prompt is not. The store and prompts here were
-written for these tests, not taken from the bench's scenarios; the tasks below are silent with the gate's weights
-before the input (checked by running them with `WHISPER_GATE_WEIGHTS` set to those weights and 0 for the input,
-and `WHISPER_GATE_LOGIT` 0.40)."""
+"""The logistic gate's project inputs (issue 11, item 9). `own_titled`: a note of the prompt's project whose title
+shares a distinctive word with the prompt is the project's own record of what the prompt is about ("Integration tests"
+for "run the integration tests for me"); a note that is merely near the prompt is not. `overview`: a project's
+overview (type `project`) is near every prompt of its project, so its probability and cosine overstate how well it
+answers one. The store and prompts here were written for these tests, not taken from the bench's scenarios; the
+tasks below are silent with the gate before `own_titled` (checked by running them with `WHISPER_GATE_WEIGHTS` set to
+session 10's weights and 0 for the new inputs, and `WHISPER_GATE_LOGIT` 0.40), and the overview near miss is
+whispered with the gate before `overview` (session 11's first weights, `WHISPER_GATE_LOGIT` 0.20)."""
 
 from __future__ import annotations
 
@@ -72,10 +74,10 @@ def tidewater(mem):
 
 
 @pytest.mark.parametrize(("prompt", "key"), [
-    ("add an integration test for cancelling a booking", "itests"),  # log-odds -0.52 before, +0.82 now
-    ("cut a release with the booking fix", "release"),  # -0.39, +0.92
+    ("add an integration test for cancelling a booking", "itests"),  # log-odds -0.52 with session 10's gate, +0.83 now
+    ("cut a release with the booking fix", "release"),  # -0.39, +0.93
     ("we need a migration that adds a boat_length column", "migrations"),  # -0.64, +0.59
-    ("write the migration for the new skipper table", "migrations"),  # -0.04, +1.12
+    ("write the migration for the new skipper table", "migrations"),  # -0.04, +1.13
 ])
 def test_a_task_on_a_topic_the_project_has_a_note_for_gets_that_note(tidewater, prompt, key):
     result = whisper_respond(prompt=prompt, session_id="own-titled", space=SPACE)
@@ -92,7 +94,19 @@ def test_a_prompt_about_something_the_project_never_noted_stays_silent(tidewater
 
 
 def test_a_note_titled_with_a_word_of_the_prompt_that_answers_something_else_stays_under_the_gate(tidewater):
-    # "Berth pricing" shares "berth"; who confirms a booking is in the overview (log-odds -0.23 against +0.20).
+    # "Berth pricing" shares "berth"; who confirms a booking is in the overview (log-odds -0.22 against +0.10).
     result = whisper_respond(prompt="who confirms a berth booking", session_id="own-titled", space=SPACE)
     assert tidewater["pricing"].id not in result.node_ids
 
+
+
+def test_the_overview_is_not_whispered_for_what_it_does_not_hold(tidewater):
+    # The overview was the lone hit at log-odds +0.65 before the input, -0.28 with it.
+    result = whisper_respond(prompt="does tidewater send SMS reminders to skippers", session_id="overview",
+                             space=SPACE)
+    assert result.decision != "injected"
+
+
+def test_an_overview_that_answers_is_still_whispered(tidewater):
+    result = whisper_respond(prompt="which harbour uses tidewater", session_id="overview", space=SPACE)
+    assert (result.decision, result.node_ids) == ("injected", (tidewater["overview"].id,))
