@@ -191,20 +191,16 @@ def recording_gate(keys: dict[str, str]):
     import whisper.pipeline as pipeline
     import whisper.services.respond as respond
     from whisper.classifier import IDENTITY
-    from whisper.stages import gate, scoring
-    from whisper.state import STAGE_OVERLAP
     from memory.ranking.features import query_terms, stems
-    from whisper.stages.focus import _labels as focus_labels, off_focus
+    from whisper.stages import gate, scoring
+    from whisper.stages.focus import off_focus
+    from whisper.state import STAGE_OVERLAP
     from whisper.text import topic_tokens
-
-    def _text(c) -> str:
-        hit = c.hit
-        return " ".join((c.title or "", hit.content if hit is not None else c.content,
-                         " ".join(hit.tags) if hit is not None else ""))
 
     calls: list[list[dict] | None] = []
 
     def row(c, run, route: str, inputs) -> dict:
+        text, tags = (c.hit.content, c.hit.tags) if c.hit is not None else (c.content, ())
         return {"key": keys.get(c.node_id, c.node_id), "cosine": c.raw_cosine or 0.0, "score": c.score,
                 "recall": c.probability is not None, "space": c.space, "target": run.target_space,
                 "type": c.type, "identity": c.identity, "overlap": c.overlap,
@@ -214,10 +210,11 @@ def recording_gate(keys: dict[str, str]):
                 "follow_up": run.follow_up, "fts_rank": c.hit.fts_rank if c.hit is not None else None,
                 "vector_rank": c.hit.vector_rank if c.hit is not None else None,
                 "title_overlap": bool(topic_tokens(run.query or run.prompt) & topic_tokens(c.title or "")),
-                "terms": sorted(set(query_terms(run.prompt)) & set(stems(_text(c)))),
-                "off_focus": off_focus(run.prompt, title=c.title, content=c.content, tags=focus_labels(c),
-                                       node_type=c.type) is not None,
-                "own_titled": gate.own_titled(c, run), "recap": run.broad_recap, "space_factor": c.space_factor, "created": c.created.isoformat()}
+                "terms": sorted(set(query_terms(run.prompt)) & set(stems(f"{c.title} {text} {' '.join(tags)}"))),
+                "off_focus": off_focus(run.prompt, title=c.title, content=c.content, node_type=c.type,
+                                       tags=(*tags, *((c.space,) if c.space else ()))) is not None,  # as focus_check
+                "own_titled": gate.own_titled(c, run), "recap": run.broad_recap, "space_factor": c.space_factor,
+                "created": c.created.isoformat()}
 
     def no_overlap(run) -> list[dict]:
         """Recall hits the overlap filter dropped (route "no_overlap"; what an open filter would hand the gate)."""
@@ -270,6 +267,8 @@ def prompt_vocabulary(prompt: str) -> dict:
     from memory.ranking.features import query_terms
 
     counts = {}
+    if connection.vendor != "sqlite":  # the FTS5 table; the vocabulary inputs read nothing elsewhere
+        return {"sizes": {}, "counts": {}}
     with connection.cursor() as cur:
         cur.execute("SELECT coalesce(space, ''), count(*) FROM memory_noderow GROUP BY 1")
         sizes = dict(cur.fetchall())
