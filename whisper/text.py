@@ -258,9 +258,17 @@ _METHOD_QUESTION = re.compile(r"^\s*how (?:do|can|could|should|would|will|to|did
 ABOUT_ME_MAX_WORDS = 10
 
 
+# "How do I like / prefer / want …" asks for the user's way, not a method: the verb after "how do I" is one of attitude.
+_HABIT_QUESTION = re.compile(r"^\s*(?:\w+[,]?\s+)?how (?:do|did) i (?:usually |normally |typically )?"
+                             r"(?:like|prefer|want|take)\b", re.IGNORECASE)
+
+
 def asks_about_user(prompt: str) -> bool:
     """True for a short question about a fact of the user's own ("when's my birthday?", "where am I from?",
-    "who is my dentist?", "do I have any allergies?"); "how do I …" asks for a method and is not one."""
+    "who is my dentist?", "do I have any allergies?"), or for how the user likes something done ("how do I like
+    answers laid out?", any length); "how do I …" otherwise asks for a method and is not one."""
+    if _HABIT_QUESTION.search(prompt):
+        return True
     if len(prompt.split()) > ABOUT_ME_MAX_WORDS or _METHOD_QUESTION.search(prompt):
         return False
     return bool(_ABOUT_ME_QUESTION.search(prompt))

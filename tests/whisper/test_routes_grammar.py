@@ -11,7 +11,7 @@ import pytest
 from whisper.facts import named_facts, others_facts
 from whisper.services import whisper_respond
 from whisper.stages.retrieve import common_word, names_page, prompt_names, written_as_name
-from whisper.text import about_someone_else, is_request, preference_task
+from whisper.text import about_someone_else, asks_about_user, is_request, preference_task
 
 
 @pytest.mark.parametrize(("prompt", "expected"), [
@@ -206,3 +206,36 @@ def test_a_follow_up_about_someone_else_is_not_a_question_about_the_user(mem):
     # Before: the follow-up of a question about the user was one too, and "born" brought the user's own birth note.
     result = whisper_respond(prompt="and her little boy, when was he born?", session_id="family")
     assert born.id not in result.node_ids
+
+
+# ---- how the user likes something done
+
+@pytest.mark.parametrize(("prompt", "expected"), [
+    ("how do I like code reviews written up when you go through a pull request of mine?", True),  # any length
+    ("so how do I usually take my coffee", True),
+    ("how do I rebase onto main?", False),  # a method
+    ("how do I make the export faster", False),
+])
+def test_how_the_user_likes_it_is_a_question_about_the_user(prompt, expected):
+    assert asks_about_user(prompt) is expected
+
+
+REVIEW_PAGE = "# reviewkit\n\n" + ("reviewkit writes up code reviews of a pull request: it lists comments per file, "
+                                   "groups nits, and posts a summary when you go through the changes. ") * 20
+
+
+def test_how_the_user_likes_it_brings_the_preference(mem):
+    from memory.services import self_ensure
+
+    self_ensure()
+    review = mem("Review comments: lead with the one thing that blocks the merge, then nits in a single list at the "
+                 "end; no emoji.", title="Code review style", type="preference", about_self=True, auto_link=False)
+    mem("I live in Ghent with my partner.", title="Home", about_self=True, auto_link=False)
+    mem("Our dog Pixel is a border collie who hates the vacuum cleaner.", title="Pixel", about_self=True,
+        auto_link=False)
+    mem(REVIEW_PAGE, title="reviewkit: README", space="docs", auto_link=False)
+    # Before: "how do I …" was a method question, so the preference faced recall's gate beside the page (log-odds
+    # -2.5) and was not whispered; as a question about the user it is judged on cosine (0.39 against 0.25).
+    result = whisper_respond(prompt="how do I like code reviews written up when you go through a pull request of "
+                                    "mine?", session_id="habit")
+    assert review.id in result.node_ids
