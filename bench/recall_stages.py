@@ -21,7 +21,7 @@ STAGES = (
     ("memory.search.candidates", "fts_search", "fts_search (AND, then OR when short)", "candidate pool"),
     ("memory.search.candidates", "vector_search", "vector_search", "candidate pool"),
     ("memory.search.candidates", "feature_rows", "feature_rows", "candidate pool"),
-    ("memory.search.candidates", "cosines_for", "cosines_for (+ centrality)", "candidate pool"),
+    ("memory.search.candidates", "cosine_map", "cosine_map (+ centrality)", "candidate pool"),
     ("memory.search.candidates", "doc_counts", "doc_counts", "candidate pool"),
     ("memory.search.candidates", "feature_matrix", "feature_matrix", "candidate pool"),
     ("memory.search.pipeline", "_direct", "scoring (scorer, no good match, floor)", None),

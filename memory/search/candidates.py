@@ -27,7 +27,7 @@ from memory.search import vectors
 from memory.search.filters import Filters
 from memory.search.fts import fts_search
 from memory.search.rows import feature_rows
-from memory.search.semantic import cosines_for, vector_search
+from memory.search.semantic import cosine_map, vector_search
 
 DF_CAP = 5000  # document counts above this are treated as this (the IDF of such a word is near its floor anyway)
 CENTROID_SAMPLE = 2048
@@ -230,7 +230,7 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
     cosine: dict[int, float] = {}
     central: dict[int, float] = {}
     if vector is not None:
-        cosine = {h.row_id: h.cosine for h in cosines_for(vector, ids)}
+        cosine = cosine_map(vector, ids)
         if cosine:
             summed, sampled, sig = centroid(total, int(np.asarray(vector).shape[0]), state)
             norm = float(np.linalg.norm(summed))
@@ -241,7 +241,7 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
                         del _central[key]
                 missing = [r for r in cosine if r not in known]
                 if missing:
-                    to_sum = {h.row_id: h.cosine for h in cosines_for(summed / norm, missing)}
+                    to_sum = cosine_map(summed / norm, missing)
                     known.update(centrality(to_sum, norm, sampled, total))
                 central = {r: known[r] for r in cosine if r in known}
     terms = query_terms(text)

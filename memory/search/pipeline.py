@@ -154,19 +154,19 @@ def _direct(pool: CandidatePool, limit: int, floor: float | None) -> list[Scored
     if unknown_words(pool):
         return []  # no good match: the store holds none of the query's words and nothing is close in meaning
     floor = thresholds.recall_floor() if floor is None else floor
-    keep = {row_id for row_id, p, t in zip(pool.row_ids, probs, topic) if max(p, t) >= floor}
+    # Ranked first (the pool's order breaks ties, as a stable sort did), so only the `limit` returned become hits.
+    ranked = sorted((-round(float(p), 6), pool.fts_rank.get(row_id) or 10**9, pool.vec_rank.get(row_id) or 10**9, i)
+                    for i, (row_id, p, t) in enumerate(zip(pool.row_ids, probs, topic)) if max(p, t) >= floor)
     out = []
-    for row_id, p in zip(pool.row_ids, probs):
-        if row_id not in keep:
-            continue
+    for neg_score, _, _, i in ranked[:limit]:
+        row_id = pool.row_ids[i]
         in_fts, in_vec = row_id in pool.fts_rank, row_id in pool.vec_rank
         legs = tuple(leg for leg, found in (("fts", in_fts), ("vector", in_vec)) if found) or ("temporal",)
         source = "hybrid" if in_fts and in_vec else legs[0]
-        out.append(Scored(row_id=row_id, score=round(float(p), 6), source=source, legs=legs,
+        out.append(Scored(row_id=row_id, score=-neg_score, source=source, legs=legs,
                           raw_cosine=pool.cosine.get(row_id), fts_rank=pool.fts_rank.get(row_id),
                           vector_rank=pool.vec_rank.get(row_id)))
-    out.sort(key=lambda c: (-c.score, c.fts_rank or 10**9, c.vector_rank or 10**9))
-    return out[:limit]
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -121,6 +121,14 @@ def cosines_for(vector: np.ndarray, row_ids: Sequence[int], *, min_cosine: float
     return hits if min_cosine is None else [h for h in hits if h.cosine >= min_cosine]
 
 
+def cosine_map(vector: np.ndarray, row_ids: Sequence[int]) -> dict[int, float]:
+    """`cosines_for` as {row id: cosine}, without a hit per row and their sort (recall's candidate pool reads these
+    by row id)."""
+    if uses_matrix() and row_ids:
+        return {i: c for i, (c, _) in (matrix.cosines(vector, row_ids) or {}).items()}
+    return {h.row_id: h.cosine for h in _stored_cosines(vector, row_ids)}
+
+
 def _stored_cosines(vector: np.ndarray, row_ids: Sequence[int]) -> list[VectorHit]:
     stored = vectors.get_many(row_ids) if row_ids and vectors.table_dim() is not None else {}
     if not stored:

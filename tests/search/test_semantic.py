@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from memory import runtime
 from memory.domain.requests import NodePatch
 from memory.models import NodeRow
 from memory.search import Filters, vector_search
-from memory.search.semantic import cosines_for
+from memory.search.semantic import cosine_map, cosines_for
 from memory.services import node_update
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
@@ -72,6 +74,17 @@ def test_cosines_for_measures_given_rows(mem):
     [knn] = vector_search(_vec("what is my cat called?"), 1)
     assert hit.row_id == row_id
     assert abs(hit.cosine - knn.cosine) < 1e-5
+
+
+@pytest.mark.parametrize("index", ["matrix", "vec0"])
+def test_the_cosine_map_is_the_cosines_of_the_hits(mem, settings, index):
+    settings.ORMAH = {**settings.ORMAH, "VECTOR_INDEX": index}
+    texts = ["Dana's cat is called Pimenta", "The deploy runs make release", "Pimenta eats fish on Fridays"]
+    rows = [NodeRow.objects.get(uid=mem(t, auto_link=False).id).id for t in texts]
+    query = _vec("what does the cat eat?")
+    got = cosine_map(query, rows + [10**9])
+    assert got == {h.row_id: h.cosine for h in cosines_for(query, rows + [10**9])}
+    assert sorted(got) == sorted(rows)
 
 
 def test_knn_with_a_single_candidate_row_finds_it(mem):
