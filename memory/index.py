@@ -147,6 +147,7 @@ _relpath = relpath
 def index_nodes(
     store: MarkdownStore, pairs: Sequence[tuple[Node, StoredFile]], *, embedder: Embedder, link: bool = True,
     minted: Collection[str] = (), row_only: Mapping[str, str] | None = None, rewrite: bool = False,
+    table_matched: bool = False,
 ) -> tuple[list[NodeRow], int]:
     """Upsert rows, tags, vectors and outgoing edges for nodes just read or written; returns rows and #embedded.
 
@@ -159,7 +160,7 @@ def index_nodes(
     Every row is updated in the columns that changed only, so a row's FTS entry is rewritten and the vector log
     (every process's matrix) told only when what they hold changed (their triggers fire on the columns set).
     `rewrite`: set every column of every row, so the triggers write the FTS entries and the vector log again (a
-    verifying rebuild repairs what was damaged behind the rows' back).
+    verifying rebuild repairs what was damaged). `table_matched`: its unit matched vec0 (WriteUnit.match_vector_table).
     """
     if not pairs:
         return [], 0
@@ -187,7 +188,7 @@ def index_nodes(
         if (node.id in row_only and row_only[node.id] == was_hash and ROW_ONLY_COLUMNS.issuperset(changed)
                 and not rewrite and row.embed_hash == text_hash(node)):
             light.add(node.id)
-    if len(light) < len(pairs) and _match_vector_table(embedder)[0]:
+    if len(light) < len(pairs) and not table_matched and _match_vector_table(embedder)[0]:
         # Created afresh (a model switch not synced yet; a flush of row-only saves alone leaves it to the next sync):
         # no vector, passage or embed_hash is left, so every row is derived in full and gets its vector again.
         light.clear()

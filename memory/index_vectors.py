@@ -113,6 +113,11 @@ def _vectors_for_texts(texts: dict[str, str], embedder: Embedder,
     what the cache lacked is written to it, or with `keep_ahead` (and few enough) kept in the process as
     `embed_ahead` keeps its vectors. Returns them and how many texts the model embedded here."""
     keys = list(texts)
+    if keep_ahead:  # a read for similarity only: vectors embedded ahead for this write need no cache read
+        with _AHEAD_LOCK:
+            waiting = {k: _ahead[(embedder.model_id, k)] for k in keys if (embedder.model_id, k) in _ahead}
+        if len(waiting) == len(keys):
+            return waiting, 0
     found = _cached(keys, embedder.model_id)
     missing = [k for k in keys if k not in found]
     if not missing:

@@ -99,8 +99,10 @@ def index_events(reads: Sequence[ReadEvent], report: EvidenceSyncReport | None =
 
 
 def mark_indexed(file_name: str, offset: int) -> None:
-    """Record that a day file is indexed up to `offset` bytes."""
-    IndexMetaRow.objects.update_or_create(key=META_PREFIX + file_name, defaults={"value": str(offset)})
+    """Record that a day file is indexed up to `offset` bytes (one UPDATE once the day file has its record)."""
+    key, value = META_PREFIX + file_name, str(offset)
+    if not IndexMetaRow.objects.filter(key=key).update(value=value):
+        IndexMetaRow.objects.update_or_create(key=key, defaults={"value": value})
 
 
 def host_prefix(log: EvidenceLog) -> str:

@@ -69,14 +69,15 @@ def _resolve_connections(node: Node, *, before: Node | None = None) -> Node:
     return replace(node, connections=tuple(resolved))
 
 
-def _auto_links(nodes: Sequence[Node], conf: MemoryConf) -> list[list[AutoLink]]:
+def _auto_links(nodes: Sequence[Node], unit: WriteUnit) -> list[list[AutoLink]]:
     """For each node, the memories at or above the auto-link threshold (cosine, minus the cross-space penalty)
     among those indexed and the batch's earlier nodes: what remembering them one at a time would link.
 
     One embedding call for the batch's texts (through the cache) and one matrix product against the index.
     """
+    conf = unit.conf
     emb = runtime.embedder(conf)
-    index.ensure_vector_table(emb)
+    unit.match_vector_table()
     vecs, _ = index.node_vectors(nodes, emb)
     found = vector_search_many([v[0] for v in vecs], AUTO_LINK_CANDIDATES + 1)
     rows = NodeRow.objects.in_bulk({hit.row_id for hits in found for hit in hits})
@@ -145,7 +146,7 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
     with write_unit() as unit:
         nodes = [_resolve_connections(build_node(r, node_id=new_node_id(), now=t)) for r, t in zip(requests, nows,
                                                                                                    strict=True)]
-        found = _auto_links(nodes, unit.conf) if auto_link and nodes else [[] for _ in nodes]
+        found = _auto_links(nodes, unit) if auto_link and nodes else [[] for _ in nodes]
         results = []
         for node, links in zip(nodes, found):
             for link in links:

@@ -67,6 +67,7 @@ class WriteUnit:
         self._flushed = False
         self._documents = documents.enabled()
         self._recorded = 0  # journal entries already recorded in the documents store
+        self._vector_table_matched = False  # under this unit's lock nothing else can switch the model meanwhile
 
     # -- reading ------------------------------------------------------------
 
@@ -166,6 +167,13 @@ class WriteUnit:
         the index afterwards. Not journalled: a rollback never hides a memory again."""
         return files.put_back_set_aside(self.store)
 
+    def match_vector_table(self) -> None:
+        """Make the vec0 table match the embedder (memory.index.ensure_vector_table), once per unit: the unit's
+        index writes then do not read the table's shape and the model id again."""
+        if not self._vector_table_matched:
+            index.ensure_vector_table(runtime.embedder(self.conf))
+            self._vector_table_matched = True
+
     # -- ledgers written with the index -------------------------------------
 
     def audit(self, *, operation: str, node: Node, now: datetime, detail: dict | None = None) -> None:
@@ -206,7 +214,7 @@ class WriteUnit:
         with transaction.atomic():
             if pairs:
                 index.index_nodes(self.store, pairs, embedder=runtime.embedder(self.conf), minted=minted,
-                                  row_only=row_only)
+                                  row_only=row_only, table_matched=self._vector_table_matched)
             if removed:
                 index.remove_nodes(removed)
             for fn in after:

@@ -4,7 +4,9 @@ ms of CPU per remember under the soak)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -68,3 +70,36 @@ def test_each_index_write_takes_the_next_sequence_number_in_one_statement(mem):
     assert len(seq) == 1
     first, second = (NodeRow.objects.get(uid=n.id).indexed_seq for n in (a, b))
     assert second == first + 1 == int(IndexMetaRow.objects.get(key="seq").value)
+
+
+def _remember(content: str):
+    return node_remember(request=NodeCreate(content=content), session_id="statements")
+
+
+def test_a_remember_reads_the_embedding_model_once(mem):
+    mem("The billing service keeps invoices in PostgreSQL 16")
+    with CaptureQueriesContext(connection) as ctx:
+        created = _remember("Invoices are kept in the billing service's PostgreSQL database")
+    model = [s for s in _sqls(ctx) if s.startswith('SELECT "memory_indexmetarow"') and "'embedding_model_id'" in s]
+    assert len(model) == 1  # the auto-links matched the vector table; the index write under the same lock did not
+    assert created.auto_links and NodeRow.objects.get(uid=created.node.id).embed_hash != ""
+
+
+def test_the_auto_links_take_a_vector_embedded_ahead_without_reading_the_cache(mem):
+    mem("The billing service keeps invoices in PostgreSQL 16")
+    with CaptureQueriesContext(connection) as ctx:
+        created = _remember("Invoices are kept in the billing service's PostgreSQL database")
+    reads = [s for s in _sqls(ctx) if re.match(r'SELECT .* FROM "memory_embeddingcacherow"', s)]
+    assert len(reads) == 2  # before the model runs, and in the index write that stores the vector
+    assert created.auto_links and EmbeddingCacheRow.objects.filter(model_id__isnull=False).count() >= 2
+
+
+def test_a_remember_records_its_evidence_day_file_offset_in_one_update(mem):
+    _remember("The billing service keeps invoices in PostgreSQL 16")
+    with CaptureQueriesContext(connection) as ctx:
+        _remember("Invoices are exported every night to the finance share")
+    offsets = [s.split()[0] for s in _sqls(ctx) if "indexmetarow" in s.lower() and "'evidence:" in s]
+    assert offsets == ["SELECT", "UPDATE"]  # the offsets read, then the new one (no savepoint, read, update)
+    key = IndexMetaRow.objects.get(key__startswith="evidence:")
+    day = key.key.removeprefix("evidence:").split("/")[-1]  # on PostgreSQL the key is evidence:<host>/<day file>
+    assert int(key.value) == (Path(settings.ORMAH["HOME"]) / "evidence" / day).stat().st_size
