@@ -5,7 +5,8 @@
 
 A fresh temporary home gets `--memories` generated memories and `ormah init` (as bench/request_cpu.py); then the
 web part of `ormah serve` starts: its gunicorn command line and environment as `ormah serve` builds them
-(serve_parts, serve_environment; the job cluster is not started), with its access log written to a file. One
+(serve_parts, serve_environment; the job cluster is not started; `--layout 1x8` pins the layout), with its access
+log written to a file. With more than one worker the workers' CPU is summed. One
 client sends the soak's requests (bench/soak_calls.py) one at a time over one keep-alive connection (or a new
 connection per request, `--fresh-connections`, as the hook, the CLI and the MCP server make them). Per route the
 worker's CPU time is read from /proc before and after `--requests` requests, the main thread (the poller, which
@@ -15,9 +16,9 @@ accepts and hands connections to the pool) apart from the request threads. Besid
   self  GET /api/agent/self: a route of a few indexed lookups (the database connection and its setup).
 Compare the routes with bench/request_cpu.py (the same requests through Django's test client, in process).
 
-`--profile OUT.prof` starts the worker with bench/serve_profile_conf.py, which runs cProfile around each request's
-handling in the worker's threads (HTTP parsing, Django, the response, the access log) and writes the stats when
-the worker stops; the top functions are printed. Its CPU figures include the profiler's own cost: use them for
+`--profile OUT.prof` starts the workers with bench/serve_profile_conf.py, which runs cProfile around each request's
+handling in a worker's threads (HTTP parsing, Django, the response, the access log) and writes the stats when the
+worker stops (merged here); the top functions are printed. Its CPU figures include the profiler's own cost: use them for
 shares, not totals. A benchmark, not a test: nothing asserts.
 """
 
@@ -40,7 +41,8 @@ import time
 from pathlib import Path
 
 from bench._common import REPO, corpus
-from bench.serve_tree import CLOCK_TICKS, children, cpu_seconds, free_port, rss_mib, serve_env, write_memories
+from bench.serve_tree import (CLOCK_TICKS, children, cpu_seconds, free_port, layout_env, rss_mib, serve_env,
+                              write_memories)
 from bench.soak import Agent, Stats
 
 ROUTES = ("remember", "recall", "whisper", "feedback")
@@ -109,10 +111,10 @@ class Probe:
         return response.status
 
 
-def start_web(home: Path, repo: Path, *, watch: bool, profile: Path | None, log,
-              skip: int = 0) -> tuple[subprocess.Popen, int]:
+def start_web(home: Path, repo: Path, *, watch: bool, profile: Path | None, log, skip: int = 0,
+              layout: str | None = None) -> tuple[subprocess.Popen, int]:
     port = free_port()
-    env = serve_env(home)
+    env = {**serve_env(home), **layout_env(layout)}
     described = subprocess.run([sys.executable, "-c", WEB_PART, str(port), "1" if watch else "0"], env=env,
                                cwd=repo, check=True, capture_output=True, text=True)
     web = json.loads(described.stdout.strip().splitlines()[-1])
@@ -134,25 +136,34 @@ def start_web(home: Path, repo: Path, *, watch: bool, profile: Path | None, log,
     raise RuntimeError("the web part did not listen within 120 s")
 
 
-def worker_pid(server: subprocess.Popen) -> int:
+def worker_pids(server: subprocess.Popen) -> list[int]:
+    """The gunicorn workers (with more than one, a kept-alive connection lands on either: their CPU is summed)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         workers = children(server.pid)
         if workers:
-            return workers[0]
+            return workers
         time.sleep(0.2)
     raise RuntimeError("no gunicorn worker")
 
 
-def measure(worker: int, send, n: int) -> dict:
-    """Send `n` requests; the worker's CPU per request (ms): all threads, the main thread, the others."""
-    before_all, before = cpu_seconds(worker), thread_cpu(worker)
+def _total(fn, workers: list[int]) -> float:
+    return sum(fn(w) for w in workers)
+
+
+def _mains(workers: list[int]) -> float:
+    return sum(thread_cpu(w).get(w, 0.0) for w in workers)
+
+
+def measure(workers: list[int], send, n: int) -> dict:
+    """Send `n` requests; the workers' CPU per request (ms): all threads, the main threads, the others."""
+    before_all, before = _total(cpu_seconds, workers), _mains(workers)
     started, client = time.perf_counter(), time.process_time()
     statuses = [send() for _ in range(n)]
     wall, client = time.perf_counter() - started, time.process_time() - client
     time.sleep(0.3)  # the watcher's debounced sync of the last writes counts too
-    after_all, after = cpu_seconds(worker), thread_cpu(worker)
-    main = after.get(worker, 0.0) - before.get(worker, 0.0)
+    after_all, after = _total(cpu_seconds, workers), _mains(workers)
+    main = after - before
     total = after_all - before_all
     return {"cpu_ms": total / n * 1000, "main_ms": main / n * 1000, "threads_ms": (total - main) / n * 1000,
             "wall_ms": wall / n * 1000, "client_ms": client / n * 1000,
@@ -178,7 +189,12 @@ def user_sys(pid: int) -> tuple[float, float]:
     return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS
 
 
-def mix(worker: int, port: int, token: str, stored, fresh, agents: int, per_agent: int, fresh_connections: bool,
+def _user_sys(workers: list[int]) -> tuple[float, float]:
+    pairs = [user_sys(w) for w in workers]
+    return sum(u for u, _ in pairs), sum(s for _, s in pairs)
+
+
+def mix(workers: list[int], port: int, token: str, stored, fresh, agents: int, per_agent: int, fresh_connections: bool,
         label: str) -> dict:
     """`agents` soak agents at once, each `per_agent` requests of the soak's mix: the worker's CPU per request."""
     import random
@@ -198,7 +214,7 @@ def mix(worker: int, port: int, token: str, stored, fresh, agents: int, per_agen
         for n in range(per_agent):
             agent.step(rng.choices(routes, weights)[0], n + 1)
 
-    (u0, s0), switches = user_sys(worker), ctx_switches(worker)
+    (u0, s0), switches = _user_sys(workers), _total(ctx_switches, workers)
     started = time.perf_counter()
     threads = [threading.Thread(target=loop, args=(a,)) for a in crowd]
     for t in threads:
@@ -207,7 +223,7 @@ def mix(worker: int, port: int, token: str, stored, fresh, agents: int, per_agen
         t.join()
     wall = time.perf_counter() - started
     time.sleep(0.3)
-    (u1, s1), switches = user_sys(worker), ctx_switches(worker) - switches
+    (u1, s1), switches = _user_sys(workers), _total(ctx_switches, workers) - switches
     n = agents * per_agent
     return {"user_ms": (u1 - u0) / n * 1000, "sys_ms": (s1 - s0) / n * 1000, "switches": switches / n,
             "rps": n / wall}
@@ -228,9 +244,9 @@ def run(args) -> int:
     log = open(root / "web.out", "w")  # noqa: SIM115
     profile = Path(args.profile).resolve() if args.profile else None
     server, port = start_web(home, args.repo, watch=not args.no_watch, profile=profile, log=log,
-                             skip=WARM_UP_ROUNDS * (len(ROUTES) + len(PROBES)))
+                             skip=WARM_UP_ROUNDS * (len(ROUTES) + len(PROBES)), layout=args.layout)
     try:
-        worker = worker_pid(server)
+        workers = worker_pids(server)
         token = (home / "api_token").read_text().strip()
         agent = Agent(0, port, token, stored, fresh, Stats(), threading.Event(), seed=7,
                       fresh_connections=args.fresh_connections)
@@ -253,12 +269,13 @@ def run(args) -> int:
         load = os.getloadavg()
         print(f"load average {load[0]:.2f} {load[1]:.2f}; {args.memories} memories; {args.requests} requests "
               f"per route; {'a new connection per request' if args.fresh_connections else 'keep-alive'}; "
-              f"watcher {'off' if args.no_watch else 'on'}{'; PROFILED' if profile else ''}")
+              f"watcher {'off' if args.no_watch else 'on'}; {len(workers)} worker(s), CPU summed"
+              f"{'; PROFILED' if profile else ''}")
         print("| request | worker CPU ms / request | main thread | request threads | wall ms | status |")
         print("|---|---:|---:|---:|---:|---|")
         for name in (*ROUTES, *PROBES):
             send = route_sender(name) if name in ROUTES else (lambda name=name: probe.send(name))
-            r = measure(worker, send, args.requests)
+            r = measure(workers, send, args.requests)
             print(f"| {name} | {r['cpu_ms']:.1f} | {r['main_ms']:.1f} | {r['threads_ms']:.1f} | {r['wall_ms']:.1f} "
                   f"| {','.join(map(str, r['statuses']))} |")
         if args.agents:
@@ -266,11 +283,12 @@ def run(args) -> int:
             print("| agents at once | worker CPU ms / request (user + sys) | context switches / request | req/s |")
             print("|---:|---|---:|---:|")
             for k in sorted({1, args.agents}):
-                r = mix(worker, port, token, stored, fresh, k, args.requests, args.fresh_connections,
+                r = mix(workers, port, token, stored, fresh, k, args.requests, args.fresh_connections,
                         f"{agent.label} mix {k}")
                 print(f"| {k} | {r['user_ms'] + r['sys_ms']:.1f} ({r['user_ms']:.1f} + {r['sys_ms']:.1f}) | "
                       f"{r['switches']:.0f} | {r['rps']:.1f} |")
-        print(f"load average after {os.getloadavg()[0]:.2f}; the worker's RSS {rss_mib(worker):.0f} MiB")
+        rss = " + ".join(f"{rss_mib(w):.0f}" for w in workers)
+        print(f"load average after {os.getloadavg()[0]:.2f}; the workers' RSS {rss} MiB")
     finally:
         server.send_signal(signal.SIGTERM)
         try:
@@ -282,8 +300,12 @@ def run(args) -> int:
             print(f"kept {root}", file=sys.stderr)
         else:
             shutil.rmtree(root, ignore_errors=True)
-    if profile is not None and profile.exists():
-        stats = pstats.Stats(str(profile))
+    dumps = sorted(profile.parent.glob(f"{profile.name}.*")) if profile is not None else []
+    if dumps:  # one file per worker (bench/serve_profile_conf.py)
+        stats = pstats.Stats(*map(str, dumps))
+        stats.dump_stats(str(profile))
+        for dump in dumps:
+            dump.unlink()
         stats.sort_stats("tottime").print_stats(args.top)
         stats.sort_stats("cumulative").print_stats(args.top)
     return 0
@@ -296,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh-connections", action="store_true", help="a new connection per request")
     parser.add_argument("--agents", type=int, default=0,
                         help="then the soak's mix from 1 and from this many agents at once")
+    parser.add_argument("--layout", help="workers x threads, e.g. 1x8 (default: the served checkout's)")
     parser.add_argument("--no-watch", action="store_true", help="serve without the node-folder watcher")
     parser.add_argument("--profile", help="write the worker's cProfile stats here (and print the top)")
     parser.add_argument("--top", type=int, default=40)

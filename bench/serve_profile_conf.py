@@ -1,6 +1,6 @@
 """gunicorn settings for `bench.serve_cpu --profile`: the served ones (ormah_site.gunicorn_conf) plus cProfile around
 each request's handling in the worker's request threads (HTTP parsing, Django, the response, the access log); the
-stats go to $BENCH_PROFILE_OUT when the worker stops. The first $BENCH_PROFILE_SKIP requests (the warm-up) are not
+stats go to $BENCH_PROFILE_OUT.<pid> when the worker stops. The first $BENCH_PROFILE_SKIP requests (the warm-up) are not
 profiled. One profiler for every thread: only for one request at a time.
 """
 
@@ -36,4 +36,4 @@ def post_worker_init(worker) -> None:
 def worker_exit(server, worker) -> None:
     profiler = getattr(worker, "bench_profiler", None)
     if profiler is not None:
-        profiler.dump_stats(os.environ["BENCH_PROFILE_OUT"])
+        profiler.dump_stats(f"{os.environ['BENCH_PROFILE_OUT']}.{os.getpid()}")
