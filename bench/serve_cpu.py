@@ -210,9 +210,11 @@ def mix(workers: list[int], port: int, token: str, stored, fresh, agents: int, p
         crowd.append(agent)
 
     def loop(agent):
-        rng = random.Random(agent.index)
-        for n in range(per_agent):
-            agent.step(rng.choices(routes, weights)[0], n + 1)
+        # the mix's exact shares in a shuffled order, so 1 and `agents` agents send the same kinds of requests
+        order = [r for r, w in zip(routes, weights) for _ in range(round(w * per_agent))]
+        random.Random(agent.index).shuffle(order)
+        for n, route in enumerate(order):
+            agent.step(route, n + 1)
 
     (u0, s0), switches = _user_sys(workers), _total(ctx_switches, workers)
     started = time.perf_counter()
@@ -224,7 +226,7 @@ def mix(workers: list[int], port: int, token: str, stored, fresh, agents: int, p
     wall = time.perf_counter() - started
     time.sleep(0.3)
     (u1, s1), switches = _user_sys(workers), _total(ctx_switches, workers) - switches
-    n = agents * per_agent
+    n = agents * sum(round(w * per_agent) for w in weights)
     return {"user_ms": (u1 - u0) / n * 1000, "sys_ms": (s1 - s0) / n * 1000, "switches": switches / n,
             "rps": n / wall}
 
@@ -266,6 +268,7 @@ def run(args) -> int:
                 route_sender(route)()
             for name in PROBES:
                 probe.send(name)
+        workers = worker_pids(server)  # again: with --preload the master forks its workers one after another
         load = os.getloadavg()
         print(f"load average {load[0]:.2f} {load[1]:.2f}; {args.memories} memories; {args.requests} requests "
               f"per route; {'a new connection per request' if args.fresh_connections else 'keep-alive'}; "
