@@ -131,8 +131,9 @@ def comm(pid: int) -> str:
         return ""
 
 
-def niceness(pid: int) -> int | None:
-    fields = _stat(pid)
+def niceness(pid: int | None) -> int | None:
+    """The process's niceness, None when there is no such process (a job worker ends after each task)."""
+    fields = _stat(pid) if pid is not None else None
     return int(fields[16]) if fields else None  # field 19 of proc(5)
 
 

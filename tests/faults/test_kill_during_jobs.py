@@ -81,7 +81,7 @@ def test_sigkill_during_merges_run_all_and_rebuild_loses_nothing(fault_home, ser
     assert ui.post("/jobs/sleep-cycle/").status_code == 302
     after = merged_by_web + rng.randint(1, 4)
     assert wait_until(lambda: index_count(home, MERGES) >= after, 30, 0.01), "the cluster merged nothing"
-    kill(server.job_worker())
+    kill(wait_until(server.job_worker, 15))  # the one running the sleep cycle (named after its fork)
     merged_by_cluster = index_count(home, MERGES) - merged_by_web
 
     # 3. The web worker dies during a full rebuild, at a seeded moment after it started. The rebuild is atomic
