@@ -1,5 +1,5 @@
-"""System checks: fail with a clear message when vec0 or FTS5 cannot be used, or the index cannot be opened;
-warn (a deployment check) when hosts sharing a PostgreSQL database would sign sessions with keys of their own."""
+"""System checks: fail with a clear message when vec0 or FTS5 cannot be used, the index cannot be opened, or the
+job cluster's niceness is out of range; warn (a deployment check) when hosts sharing a PostgreSQL database would sign sessions with keys of their own."""
 
 from __future__ import annotations
 
@@ -66,6 +66,18 @@ def check_pgvector(app_configs=None, **kwargs):
         return [Error("The pgvector extension is not installed on the PostgreSQL server",
                       hint="Install pgvector (docs/team-server.md).", id="ormah.E005")]
     return []
+
+
+@register()
+def check_job_nice(app_configs=None, **kwargs):
+    """ORMAH_JOB_NICE within 0-19: below 0 needs privilege (os.nice fails with EPERM as `ormah serve` starts the job
+    cluster), above 19 is not a niceness."""
+    nice = settings.ORMAH["JOB_NICE"]
+    if 0 <= nice <= 19:
+        return []
+    return [Error(f"ORMAH_JOB_NICE is {nice}: the job cluster's niceness must be between 0 and 19",
+                  hint="0 gives the jobs the web's priority, 10 (the default) lets the requests go first.",
+                  id="ormah.E006")]
 
 
 @register(Tags.security, deploy=True)
