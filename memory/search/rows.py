@@ -29,7 +29,7 @@ HitRow = namedtuple("HitRow", "id uid short_id title content type tier space tag
 
 
 _PARSED: dict[str, datetime] = {}  # stored text -> its datetime: candidates recur across queries (~2 per row)
-PARSED_MAX = 65_536
+PARSED_MAX = 16_384  # ~150 bytes an entry: at most ~2.5 MB per process (the serve tree's memory has a target)
 
 
 def _parse(text: str) -> datetime:
