@@ -294,8 +294,8 @@ LOG_LEVEL = (_env("LOG_LEVEL", "DEBUG" if DEBUG else "INFO") or "INFO").upper()
 LOG_FILE = LOG_DIR / "ormah.log"
 _LOG_HANDLERS = {
     "console": {"class": "logging.StreamHandler", "formatter": "plain"},
-    "file": {
-        "class": "logging.handlers.RotatingFileHandler",
+    "file": {  # every process of `ormah serve` writes this file; one rotates it at a time (ormah_site/logfiles.py)
+        "class": "ormah_site.logfiles.SharedRotatingFileHandler",
         "filename": str(LOG_FILE),
         "maxBytes": 5 * 1024 * 1024,
         "backupCount": 3,
@@ -303,7 +303,8 @@ _LOG_HANDLERS = {
     },
 }
 # A read-only home must not stop every command in logging setup before it can say what is wrong: console only.
-if not os.access(LOG_DIR, os.W_OK) or (LOG_FILE.exists() and not os.access(LOG_FILE, os.W_OK)):
+if not os.access(LOG_DIR, os.W_OK) or any(path.exists() and not os.access(path, os.W_OK)
+                                          for path in (LOG_FILE, LOG_DIR / "ormah.log.lock")):
     del _LOG_HANDLERS["file"]
 LOGGING = {
     "version": 1,

@@ -10,15 +10,15 @@ at a lower scheduling priority (`Part.nice`, inherited by its forks): the job cl
 the agents' requests leave.
 
 `ormah serve` does its Django work (the schedules sync) and then replaces itself (`exec_supervisor`, same pid) with
-`python -m ormah_site.supervisor SPEC`: this module imports only the standard library and ormah_site.lifeline, so
-the process that outlives everything holds no Django and no app code (86 MiB of RSS before, docs/benchmarks.md).
+`python -m ormah_site.supervisor SPEC`: this module imports only the standard library, ormah_site.lifeline and
+ormah_site.logfiles, so the process that outlives everything holds no Django and no app code (86 MiB of RSS
+before, docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import logging.handlers
 import os
 import signal
 import subprocess
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ormah_site import lifeline
+from ormah_site.logfiles import SharedRotatingFileHandler
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +167,7 @@ def _configure_logging(log_file: str | None, level: str) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler()]
     if log_file:
         try:
-            handlers.append(logging.handlers.RotatingFileHandler(log_file, maxBytes=5 * 1024 * 1024, backupCount=3))
+            handlers.append(SharedRotatingFileHandler(log_file, maxBytes=5 * 1024 * 1024, backupCount=3))
         except OSError:
             pass  # a read-only home: the console is enough (as in settings.LOGGING)
     for handler in handlers:
