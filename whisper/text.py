@@ -1,7 +1,8 @@
 """Pure text rules of whisper: machine-generated prompts, acknowledgements, short prompts, topic tokens, whose a
 word is. The kinds of personal fact a question asks for and a note holds are in whisper.facts, which reads this.
 
-No Django, no I/O: strings in, answers out.
+No Django, no I/O: strings in, answers out. Whether a prompt is a request (a task a preference shapes) is read in
+whisper.imperative, and re-exported here.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from whisper.imperative import is_request, preference_task  # noqa: F401 (whisper.text is where routes are read)
 from whisper.lexicon import OTHER_PEOPLE, PHRASES, SAME_FACT
 
 # Prompts an agent harness writes by itself (reference §2.2 and §11.5): matched at the start of the left-trimmed
@@ -185,69 +187,6 @@ def about_user(prompt: str) -> bool:
     return bool(_FIRST_PERSON.search(prompt))
 
 
-# A task a stored preference should shape: a request (imperative, "I want to …", "can you …", "let's …"), whatever its
-# verb (which package manager adds a dependency, which style a commit message follows, which seat a booking takes), or
-# a request "in my …"/"with my …" usual tool. English marks the imperative by grammar, not by a list of verbs: after
-# the openers below, the first word is a verb in its base form, so a prompt opening with a function word (a question
-# word, an auxiliary, a pronoun, a determiner, a preposition, a conjunction), a possessive, a label ("playwright-cli:"),
-# a word with a digit, or an inflected form ("-ing", "-ed", a final "s") is not one.
-_REQUEST_OPENER = (r"^\s*(?:(?:ok(?:ay)?|so|now|next|then|alright)[,.!]?\s+)?(?:please\s+)?"
-                   r"(?:(?:can|could|would|will) you\s+(?:please\s+)?|i(?:'d| would) like to\s+|i (?:want|need) to\s+|"
-                   r"let'?s\s+|help me\s+|go ahead and\s+)?")
-_FIRST_WORD = re.compile(_REQUEST_OPENER + r"(?P<word>[A-Za-z][\w'\u2019-]*)(?P<after>\S*)", re.IGNORECASE)
-_NOT_A_VERB = frozenset("""
-what when where who whom whose which why how whatever whenever
-is are was were am be been being do does did done have has had can could would will shall should may might must
-i you he she it we they me him her us them this that these those there here it's i'm i've i'd i'll we're
-the a an my your our their his its some any every each no all both either neither another other such
-in on at for with from to of by about after before if while because and but or so nor than as into over under
-hi hey hello thanks thank ok okay yes yeah no nope sure maybe also still just only even not sorry oops well
-good great cool nice perfect fine one two three four five six seven eight nine ten
-someone somebody something anyone anybody anything everyone everybody everything nobody nothing none
-""".split())
-_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could|would|will) you|i(?:'d| would) like to|i (?:want|need) to|"
-                      r"let'?s|help me|go ahead and)\b", re.IGNORECASE)
-
-
-def is_request(prompt: str) -> bool:
-    """True when the prompt asks for something to be done: it opens with a verb in its base form ("fill in the form",
-    "plan a weekend in Paris"; after "ok", "please", "can you", "I'd like to", "let's", "help me", …), or with one of
-    those request openers itself. A question ("what is …?", "does it …?"), a statement ("the doctor wants …",
-    "Biscuit limped …", "writing a test …") and a label ("playwright-cli: …") are not requests."""
-    if _REQUEST.search(prompt):
-        return True
-    m = _FIRST_WORD.search(prompt)
-    if m is None or m.group("after")[:1] in (":", "."):
-        return False
-    word = m.group("word").lower().replace("\u2019", "'")
-    if word in _NOT_A_VERB or word.endswith(("'s", "ing", "ed")) or any(ch.isdigit() for ch in word):
-        return False
-    return not (word.endswith("s") and not word.endswith(("ss", "us")))
-
-
-# Asking whether or how the user may do something ("should I split this PR?", "can I schedule a call at 8pm?", "is it
-# ok if I have a coffee at 5?"): a stored preference or rule is the answer's rule.
-_ADVICE = re.compile(r"^\s*(?:can|could|may) i\b|\b(?:should i|shall i|is it (?:ok|okay|fine|alright|a good idea) "
-                     r"(?:if i|to|for me to)|would it be (?:ok|okay|fine|better) (?:if i|to))\b", re.IGNORECASE)
-
-
-def preference_task(prompt: str) -> bool:
-    """True when the prompt asks for a task a stored preference should shape: a request (`is_request`: "I want to add
-    requests to the project", "please format this file", "book me a hotel in Rome"), a question whether or how the
-    user may do something ("should I …", "can I …"), or a request that names the user's own tool ("show the command
-    in my editor's keymap"). Questions about facts ("what is …", "when did …") are not tasks."""
-    return bool(is_request(prompt) or _ADVICE.search(prompt)
-                or (_MY_USUAL.search(prompt) and not _QUESTION.search(prompt)))
-
-
-_MY_USUAL = re.compile(r"\b(?:in|into|with|for|using|to) my (?:usual |preferred |favou?rite |own )?[a-z][\w-]*",
-                       re.IGNORECASE)
-
-
-_QUESTION = re.compile(r"^\s*(?:what|when|where|who|whom|whose|which|why|how|is|are|was|were|did|does|has|have)\b",
-                       re.IGNORECASE)
-
-
 # A short question about a fact of the user's own: "when's my …", "where am I …", "who is my …", "how old am I",
 # "do I have …". "How do I …" asks for a method, not a fact about the user.
 _ABOUT_ME_QUESTION = re.compile(
@@ -258,9 +197,10 @@ _METHOD_QUESTION = re.compile(r"^\s*how (?:do|can|could|should|would|will|to|did
 ABOUT_ME_MAX_WORDS = 10
 
 
-# "How do I like / prefer / want …" asks for the user's way, not a method: the verb after "how do I" is one of attitude.
+# "How do I like / prefer …" asks for the user's way, not a method: the verb after "how do I" is one of attitude.
+# Not "want" or "take": "how do I take a screenshot?", "how do I want to …" ask for a method.
 _HABIT_QUESTION = re.compile(r"^\s*(?:\w+[,]?\s+)?how (?:do|did) i (?:usually |normally |typically )?"
-                             r"(?:like|prefer|want|take)\b", re.IGNORECASE)
+                             r"(?:like|prefer)\b", re.IGNORECASE)
 
 
 def asks_about_user(prompt: str) -> bool:
@@ -278,13 +218,26 @@ def asks_about_user(prompt: str) -> bool:
 _ATTRIBUTE_WORDS = frozenset("name names called time date age number address kind type sort".split())
 
 
-_THIRD_PERSON = re.compile(r"\b(?:he|she|they|him|her|his|hers|them|their|theirs)\b", re.IGNORECASE)
+# A noun phrase naming a person who is not the user: a third person's or a named owner's possessive, or a determiner,
+# then up to two words, then a word for a person ("her little boy", "his wife", "the neighbour's kid", "Mira's son").
+_PERSON_NOUNS = OTHER_PEOPLE | frozenset("boy boys girl girls baby babies man men woman women guy lady".split())
+_NP_START = frozenset("his her their the a an that this".split())
+NEW_PERSON_REACH = 3  # words after the possessive or determiner in which the word for a person must come
+
+
+def _new_person(prompt: str) -> bool:
+    words = [w.lower().replace("\u2019", "'") for w in WORD.findall(prompt)]
+    return any((w in _NP_START or (w.endswith("'s") and w not in NOT_POSSESSIVE))
+               and any(n.removesuffix("'s") in _PERSON_NOUNS for n in words[i + 1: i + 1 + NEW_PERSON_REACH])
+               for i, w in enumerate(words))
 
 
 def about_someone_else(prompt: str) -> bool:
-    """True when a prompt speaks of a third person and not of the user ("and her little boy, when was he born?",
-    "what does she do for work?"): a follow-up of a question about the user then asks about someone else."""
-    return bool(_THIRD_PERSON.search(prompt)) and not about_user(prompt)
+    """True when a prompt brings in a person who is not the user, by a noun phrase naming them, and does not speak of
+    the user ("and her little boy, when was he born?", "and what does his wife do?"): a follow-up of a question about
+    the user then asks about someone else. A bare "he", "she", "they" or "their" is not enough: "and their ages?"
+    after "what are my kids' names?" still asks about the user's kids."""
+    return _new_person(prompt) and not about_user(prompt)
 
 
 def question_focus(prompt: str) -> set[str]:

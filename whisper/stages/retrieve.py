@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from functools import lru_cache
 
 from memory.domain.enums import NodeType, Tier
 from memory.domain.requests import ABOUT_SELF_TAG
 from memory.domain.search import MAX_QUERY_CHARS, SearchHit, SearchQuery
 from memory.domain.temporal import parse_temporal
-from memory.embeddings import TOKENIZER_DIR
 from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
@@ -20,6 +17,7 @@ from whisper.text import (
     about_someone_else, about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus,
     someone_elses,
 )
+from whisper.words import common_word
 
 FOLLOW_UP_PROMPTS = 2
 SELF_TAG = "self"
@@ -89,21 +87,8 @@ def names_page(words: set[str], *, title: str, text: str | None = None) -> bool:
 DETERMINERS = frozenset("the a an our my your their its his her this that these those".split())
 # Words that say the word beside them is a package or a tool ("the requests library", "import rich").
 PACKAGE_WORDS = frozenset("library lib package module sdk import pip readme".split())
-
-
-@lru_cache(maxsize=1)
-def _english_words() -> frozenset[str]:
-    """The whole words of the embedding model's tokenizer (BERT uncased: the ~22,000 commonest English words among its
-    30,522 entries), read once per process."""
-    vocab = json.loads((TOKENIZER_DIR / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
-    return frozenset(w for w in vocab if w.isalpha())
-
-
-def common_word(word: str) -> bool:
-    """Whether a word is an ordinary English word (in the tokenizer's vocabulary, or its plural): "rich", "requests",
-    "docs", "bakery"; not "loguru", "httpx", "routewise"."""
-    words, low = _english_words(), word.lower()
-    return low in words or (low.endswith("s") and (low[:-1] in words or (low.endswith("es") and low[:-2] in words)))
+# Words that say the word before them is a project ("the bakery app", "our docs repo").
+PROJECT_WORDS = frozenset("app service project repo repository codebase".split())
 
 
 def written_as_name(text: str, word: str) -> bool:
@@ -129,13 +114,16 @@ def written_as_name(text: str, word: str) -> bool:
 def prompt_names(text: str, spaces: frozenset[str] | set[str]) -> set[str]:
     """The prompt's words (lowercase, "." and "-" kept inside), less the spaces' names it uses as ordinary words: a
     space named by an ordinary English word ("docs") right after a determiner ("preview the docs site", "and how are
-    the docs published?") is that word, not the project; an invented name stays a name ("the routewise API")."""
+    the docs published?") is that word, not the project, unless a word saying it is a project follows it ("the
+    bakery app", "our docs repo") or the prompt writes it as a name ("the Bakery API", `written_as_name`); an
+    invented name stays a name ("the routewise API")."""
     words = [t.lower() for t in TOKEN_WORDS.findall(text)]
     named = set(words)
     for space in spaces:
         low = space.lower()
         if low in named and common_word(low) and all(
-                i > 0 and words[i - 1] in DETERMINERS for i, w in enumerate(words) if w == low):
+                i > 0 and words[i - 1] in DETERMINERS and not set(words[i + 1: i + 2]) & PROJECT_WORDS
+                for i, w in enumerate(words) if w == low) and not written_as_name(text, low):
             named.discard(low)
     return named
 
