@@ -192,8 +192,7 @@ def recording_gate(keys: dict[str, str]):
     import whisper.services.respond as respond
     from whisper.classifier import IDENTITY
     from memory.ranking.features import query_terms, stems
-    from whisper.stages import gate, scoring
-    from whisper.stages.focus import off_focus
+    from whisper.stages import focus, gate, scoring
     from whisper.state import STAGE_OVERLAP
     from whisper.text import topic_tokens
 
@@ -211,8 +210,8 @@ def recording_gate(keys: dict[str, str]):
                 "vector_rank": c.hit.vector_rank if c.hit is not None else None,
                 "title_overlap": bool(topic_tokens(run.query or run.prompt) & topic_tokens(c.title or "")),
                 "terms": sorted(set(query_terms(run.prompt)) & set(stems(f"{c.title} {text} {' '.join(tags)}"))),
-                "off_focus": off_focus(run.prompt, title=c.title, content=c.content, node_type=c.type,
-                                       tags=(*tags, *((c.space,) if c.space else ()))) is not None,  # as focus_check
+                "off_focus": focus.off_focus(run.prompt, title=c.title, content=c.content, tags=focus.labels(c),
+                                             node_type=c.type) is not None,  # as focus_check
                 "own_titled": gate.own_titled(c, run), "recap": run.broad_recap, "space_factor": c.space_factor,
                 "created": c.created.isoformat()}
 

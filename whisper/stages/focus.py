@@ -152,8 +152,9 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
     return None
 
 
-def _labels(cand: Candidate) -> tuple[str, ...]:
-    """A memory's tags and project: a project's notes rarely name it ("Run the Playwright tests with …")."""
+def labels(cand: Candidate) -> tuple[str, ...]:
+    """A memory's tags and project: a project's notes rarely name it ("Run the Playwright tests with …"); the
+    focus check reads them with its text (bench/whisper_stores.py replays it)."""
     return (*(cand.hit.tags if cand.hit is not None else ()), *((cand.space,) if cand.space else ()))
 
 
@@ -162,7 +163,7 @@ def focus_check(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     if not run.pool or run.broad_recap:
         return None
     keep = [c for c in run.pool
-            if off_focus(run.prompt, title=c.title, content=c.content, tags=_labels(c), node_type=c.type) is None]
+            if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c), node_type=c.type) is None]
     if len(keep) == len(run.pool):
         return None
     run.drop(keep, STAGE_OFF_FOCUS)
