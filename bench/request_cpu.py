@@ -38,7 +38,9 @@ from bench.serve_tree import serve_env, write_memories  # noqa: E402
 from bench.soak_calls import RouteCalls  # noqa: E402
 
 ROUTES = ("remember", "recall", "whisper", "feedback")
-WRITES = re.compile(r"^\s*(INSERT|UPDATE|DELETE|REPLACE|BEGIN|SAVEPOINT|COMMIT|RELEASE)", re.IGNORECASE)
+# Django captures an executemany as "N times: INSERT ...": one statement sent, counted once (a bulk_create is one
+# multi-row INSERT per batch, captured as it is)
+WRITES = re.compile(r"^\s*(?:\d+ times: )?(INSERT|UPDATE|DELETE|REPLACE|BEGIN|SAVEPOINT|COMMIT|RELEASE)", re.IGNORECASE)
 
 
 class Agent(RouteCalls):

@@ -7,42 +7,23 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import numpy as np
-from django.db import connection
 from django.db.models import F, Prefetch
 
 from memory.domain.enums import Tier
 from memory.models import EdgeRow, NodeRow
-from memory.search.rows import as_datetime
 from memory.search.semantic import cosines_for
 from whisper.affinity import FeedbackSample
 from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
-from whisper.state import INJECTED
+from whisper.state import INJECTED, SILENT_SYNTHETIC
 
 IDENTITY_LIMIT = 200
 IDENTITY_FIELDS = ("id", "uid", "short_id", "title", "content", "type", "tier", "space", "tags_text", "created",
                    "updated", "valid_until", "confidence")  # what a whisper candidate reads of a row
 SERVED_LOOKBACK = 50
-# The ledger reads every whisper call makes, as plain SQL: the statements the ORM built for them, without building
-# them again on each call (the ORM's query building cost more CPU than the queries; docs/benchmarks.md, "CPU per
-# call"). tests/whisper/test_ledger_sql.py compares each with its ORM form on both engines.
-DECISIONS = WhisperDecisionRow._meta.db_table
-CANDIDATES = WhisperCandidateRow._meta.db_table
-AFFINITY = AffinityRow._meta.db_table
 
 
 def _vec(blob) -> np.ndarray:
     return np.frombuffer(bytes(blob), dtype=np.float32)
-
-
-def _fetch(sql: str, params: Sequence = ()) -> list[tuple]:
-    with connection.cursor() as cur:
-        cur.execute(sql, list(params))
-        return cur.fetchall()
-
-
-def _when(value: datetime):
-    """A datetime as the ORM sends it to this engine (SQLite: naive UTC text; PostgreSQL: the datetime)."""
-    return connection.ops.adapt_datetimefield_value(value)
 
 
 def self_ids() -> frozenset[str]:
@@ -80,10 +61,10 @@ def feedback_samples(*, node_uids: Sequence[str]) -> dict[str, list[FeedbackSamp
     uids = list(dict.fromkeys(node_uids))
     if not uids:
         return samples
-    rows = _fetch(f"SELECT node_uid, prompt_vec, signal, source, created FROM {AFFINITY} "
-                  f"WHERE node_uid IN ({', '.join(['%s'] * len(uids))}) ORDER BY created DESC, id DESC", uids)
+    rows = (AffinityRow.objects.filter(node_uid__in=uids).order_by("-created", "-id")
+            .values_list("node_uid", "prompt_vec", "signal", "source", "created"))
     for uid, vec, signal, source, at in rows:
-        samples[uid].append(FeedbackSample(prompt_vec=_vec(vec), signal=signal, source=source, at=as_datetime(at)))
+        samples[uid].append(FeedbackSample(prompt_vec=_vec(vec), signal=signal, source=source, at=at))
     return samples
 
 
@@ -94,33 +75,31 @@ def topic_served(*, session_id: str | None, prompt_vec: np.ndarray, threshold: f
     """
     if not session_id:
         return True
-    blobs = _fetch(f"SELECT prompt_vec FROM {DECISIONS} WHERE session_id = %s AND decision = %s "
-                   "AND prompt_vec IS NOT NULL ORDER BY created DESC, id DESC LIMIT %s",
-                   [session_id, INJECTED, SERVED_LOOKBACK])
-    return any(float(np.dot(_vec(b), prompt_vec)) >= threshold for (b,) in blobs)
+    blobs = (WhisperDecisionRow.objects.filter(session_id=session_id, decision=INJECTED, prompt_vec__isnull=False)
+             .order_by("-created", "-id").values_list("prompt_vec", flat=True)[:SERVED_LOOKBACK])
+    return any(float(np.dot(_vec(b), prompt_vec)) >= threshold for b in blobs)
 
 
 def served_node_ids(*, session_id: str | None, since: datetime) -> frozenset[str]:
     """Memories injected into this session since `since`."""
     if not session_id:
         return frozenset()
-    return frozenset(uid for (uid,) in _fetch(
-        f"SELECT c.node_uid FROM {CANDIDATES} c JOIN {DECISIONS} d ON d.id = c.decision_id "
-        "WHERE d.session_id = %s AND d.created >= %s AND c.injected = %s", [session_id, _when(since), True]))
+    return frozenset(WhisperCandidateRow.objects.filter(
+        decision__session_id=session_id, decision__created__gte=since, injected=True,
+    ).values_list("node_uid", flat=True))
 
 
 def next_decision_id() -> int:
     """The id the next decision row is expected to get (the newest one's plus one; another writer may take it)."""
-    newest = _fetch(f"SELECT id FROM {DECISIONS} ORDER BY id DESC LIMIT 1")
-    return (newest[0][0] if newest else 0) + 1
+    newest = WhisperDecisionRow.objects.order_by("-id").values_list("id", flat=True).first()
+    return (newest or 0) + 1
 
 
 def session_prompt_count(*, session_id: str | None) -> int:
     """How many whisper calls a session has made, machine-generated prompts not counted."""
     if not session_id:
         return 0
-    return int(_fetch(f"SELECT count(*) FROM {DECISIONS} WHERE session_id = %s AND decision <> %s",
-                      [session_id, "silent:synthetic"])[0][0])
+    return WhisperDecisionRow.objects.filter(session_id=session_id).exclude(decision=SILENT_SYNTHETIC).count()
 
 
 def decision_get(*, whisper_log_id: int) -> WhisperDecisionRow | None:

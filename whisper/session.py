@@ -9,16 +9,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import transaction
+from django.db.models import Q
 
-from memory.search.rows import as_datetime
 from whisper.conf import WhisperConf
 from whisper.models import SessionPromptRow
 from whisper.state import RecentPrompt
 
 MAX_PROMPT_CHARS = 2000
-# Plain SQL, the statements the ORM built (whisper/selectors.py says why); tests/whisper/test_ledger_sql.py.
-BUFFER = SessionPromptRow._meta.db_table
 
 
 def _vector(blob) -> np.ndarray | None:
@@ -30,16 +28,11 @@ def buffer_read(*, session_id: str | None, now: datetime, conf: WhisperConf) -> 
     if not session_id:
         return None
     since = now - timedelta(minutes=conf.session_gap_minutes)
-    adapt = connection.ops.adapt_datetimefield_value
-    with connection.cursor() as cur:
-        cur.execute(f"SELECT prompt, vector, created FROM {BUFFER} WHERE session_id = %s AND created >= %s "
-                    "AND created <= %s ORDER BY created DESC, id DESC LIMIT %s",
-                    [session_id, adapt(since), adapt(now), conf.buffer_size])
-        rows = cur.fetchall()
+    rows = list(SessionPromptRow.objects.filter(session_id=session_id, created__gte=since, created__lte=now)
+                .order_by("-created", "-id").values_list("prompt", "vector", "created")[: conf.buffer_size])
     if not rows:
         return None
-    return [RecentPrompt(prompt=prompt, vector=_vector(vector), at=as_datetime(at))
-            for prompt, vector, at in reversed(rows)]
+    return [RecentPrompt(prompt=prompt, vector=_vector(vector), at=at) for prompt, vector, at in reversed(rows)]
 
 
 def buffer_append(*, session_id: str | None, prompt: str, vector: np.ndarray | None, now: datetime,
@@ -49,11 +42,11 @@ def buffer_append(*, session_id: str | None, prompt: str, vector: np.ndarray | N
         return
     blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
     since = now - timedelta(minutes=conf.session_gap_minutes)
-    adapt = connection.ops.adapt_datetimefield_value
-    with transaction.atomic(savepoint=False), connection.cursor() as cur:  # joins the caller's transaction
-        cur.execute(f"INSERT INTO {BUFFER} (session_id, prompt, vector, created) VALUES (%s, %s, %s, %s)",
-                    [session_id, prompt[:MAX_PROMPT_CHARS], blob, adapt(now)])
+    with transaction.atomic(savepoint=False):  # joins the caller's transaction (whisper's one write)
+        SessionPromptRow.objects.create(session_id=session_id, prompt=prompt[:MAX_PROMPT_CHARS], vector=blob,
+                                        created=now)
+        newest = (SessionPromptRow.objects.filter(session_id=session_id).order_by("-created", "-id")
+                  .values("id")[: conf.buffer_size])
         # one DELETE: every session's rows older than the gap, and this session's beyond the newest buffer_size
-        cur.execute(f"DELETE FROM {BUFFER} WHERE created < %s OR (session_id = %s AND id NOT IN "
-                    f"(SELECT id FROM {BUFFER} WHERE session_id = %s ORDER BY created DESC, id DESC LIMIT %s))",
-                    [adapt(since), session_id, session_id, conf.buffer_size])
+        stale = Q(created__lt=since) | (Q(session_id=session_id) & ~Q(id__in=newest))
+        SessionPromptRow.objects.filter(stale).delete()

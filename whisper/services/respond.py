@@ -9,7 +9,7 @@ import time
 from datetime import datetime, timedelta
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import transaction
 
 from memory import runtime
 from memory.conf import get_conf as memory_conf
@@ -152,32 +152,6 @@ def _with_log_id(run: WhisperRun, log_id: int) -> None:
     run.log_id = log_id
 
 
-def _insert(objs: list, *, returning: bool = False) -> None:
-    """INSERT instances of one model as the ORM's save / bulk_create does (every concrete column but the primary
-    key, each value prepared by its field, one multi-row statement per batch), without building the statement
-    through the ORM on every call, which cost more CPU than the inserts. With `returning` (one instance), it gets
-    its new id."""
-    if not objs:
-        return
-    meta, quote = objs[0]._meta, connection.ops.quote_name
-    fields = [f for f in meta.concrete_fields if not f.primary_key]
-    head = f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) VALUES "
-    row = f"({', '.join(['%s'] * len(fields))})"
-    batch = max(1, connection.ops.bulk_batch_size(fields, objs))
-    with connection.cursor() as cur:
-        for start in range(0, len(objs), batch):
-            chunk = objs[start:start + batch]
-            params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in chunk for f in fields]
-            sql = head + ", ".join([row] * len(chunk))
-            if not returning:
-                cur.execute(sql, params)
-                continue
-            (obj,) = chunk
-            cur.execute(f"{sql} RETURNING {quote(meta.pk.column)}", params)
-            obj.pk = cur.fetchone()[0]
-            obj._state.adding, obj._state.db = False, connection.alias
-
-
 def _record(request: WhisperRequest, run: WhisperRun | None, decision: str, elapsed_ms: float,
             conf: WhisperConf) -> WhisperDecisionRow:
     """Write everything a call leaves behind in ONE write transaction, after the pipeline: the decision row, one
@@ -189,7 +163,7 @@ def _record(request: WhisperRequest, run: WhisperRun | None, decision: str, elap
     injected = decision == INJECTED
     row = _decision_row(request, run, decision, elapsed_ms, conf.reranker or "")
     with transaction.atomic():
-        _insert([row], returning=True)
+        row.save(force_insert=True)
         if injected and run is not None:
             expected = run.estimated_tokens
             _with_log_id(run, row.id)
@@ -197,7 +171,7 @@ def _record(request: WhisperRequest, run: WhisperRun | None, decision: str, elap
                 row.estimated_tokens = run.estimated_tokens
                 row.save(update_fields=["estimated_tokens"])
         if run is not None and run.candidates:
-            _insert([WhisperCandidateRow(
+            WhisperCandidateRow.objects.bulk_create([WhisperCandidateRow(
                 decision=row, node_uid=c.node_id, short_id=c.short_id, title=c.display_title[:300], source=c.source,
                 retrieval_rank=c.retrieval_rank, retrieval_score=c.retrieval_score, raw_cosine=c.raw_cosine,
                 ce_raw=c.ce_raw, ce_abs=c.ce_abs, affinity=c.affinity, gate_score=c.gate_score,

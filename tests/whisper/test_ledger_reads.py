@@ -1,0 +1,171 @@
+"""What whisper reads of its ledger (whisper/selectors.py) and what the session buffer holds (whisper/session.py):
+the samples, counts and ids returned on a small ledger of several sessions, with times on both sides of each bound
+and ties in time. Ledger rows come from factories (they are not derived from markdown). Runs on SQLite and on
+PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.db import transaction
+
+from whisper import selectors
+from whisper.conf import WhisperConf
+from whisper.models import AffinityRow, SessionPromptRow, WhisperCandidateRow, WhisperDecisionRow
+from whisper.session import buffer_append, buffer_read
+
+from .conftest import NOW, unit
+
+pytestmark = pytest.mark.django_db
+CONF = WhisperConf()
+
+
+def decision(session, outcome="injected", minutes_ago=0, vec=None, injected=()):
+    """A decision row of `session` with a candidate row per node (the ones in `injected` injected)."""
+    row = WhisperDecisionRow.objects.create(created=NOW - timedelta(minutes=minutes_ago), session_id=session,
+                                            decision=outcome, prompt="p",
+                                            prompt_vec=None if vec is None else vec.tobytes())
+    WhisperCandidateRow.objects.bulk_create([WhisperCandidateRow(decision=row, node_uid=uid, short_id=uid[:8],
+                                                                 stage="gate", injected=True) for uid in injected])
+    WhisperCandidateRow.objects.create(decision=row, node_uid="never-injected", short_id="never", stage="gate",
+                                       injected=False)
+    return row
+
+
+def feedback(uid, signal, minutes_ago, source="explicit", vec=None):
+    return AffinityRow.objects.create(node_uid=uid, signal=signal, source=source,
+                                      prompt_vec=(unit(1.0) if vec is None else vec).tobytes(),
+                                      created=NOW - timedelta(minutes=minutes_ago))
+
+
+# ---- feedback samples --------------------------------------------------------------------------------------------
+
+def test_feedback_samples_by_node_newest_first_ties_by_id():
+    feedback("a", 1, 30)
+    tie_first = feedback("a", -1, 10, source="implicit")
+    tie_second = feedback("a", 1, 10)
+    feedback("b", -1, 5, vec=unit(0.0, 1.0))
+    feedback("c", 1, 1)
+    got = selectors.feedback_samples(node_uids=["a", "b", "a", "absent"])
+    assert sorted(got) == ["a", "b"]
+    assert [(s.signal, s.source, s.at) for s in got["a"]] == [
+        (tie_second.signal, "explicit", NOW - timedelta(minutes=10)),
+        (tie_first.signal, "implicit", NOW - timedelta(minutes=10)),
+        (1, "explicit", NOW - timedelta(minutes=30))]
+    assert got["b"][0].prompt_vec.tolist() == [0.0, 1.0, 0.0, 0.0]
+
+
+def test_no_node_ids_no_feedback_read():
+    feedback("a", 1, 1)
+    assert selectors.feedback_samples(node_uids=[]) == {}
+
+
+# ---- served topics and memories ------------------------------------------------------------------------------------
+
+def test_a_topic_is_served_by_an_injection_of_this_session_alone():
+    decision("s1", vec=unit(1.0, 0.1), minutes_ago=3)
+    decision("s1", outcome="silent:gate", vec=unit(0.0, 1.0))  # silent: not served
+    decision("s2", vec=unit(0.0, 1.0))  # another session
+    decision("s1", vec=None)  # no vector
+    assert selectors.topic_served(session_id="s1", prompt_vec=unit(1.0, 0.1), threshold=0.99) is True
+    assert selectors.topic_served(session_id="s1", prompt_vec=unit(0.0, 1.0), threshold=0.5) is False
+    assert selectors.topic_served(session_id="s2", prompt_vec=unit(0.0, 1.0), threshold=0.99) is True
+    assert selectors.topic_served(session_id="s3", prompt_vec=unit(1.0), threshold=0.0) is False
+    assert selectors.topic_served(session_id=None, prompt_vec=unit(1.0), threshold=1.0) is True
+
+
+def test_only_the_newest_fifty_injections_count_as_served():
+    decision("s1", vec=unit(1.0), minutes_ago=60)
+    for _ in range(selectors.SERVED_LOOKBACK - 1):
+        decision("s1", vec=unit(0.0, 1.0), minutes_ago=30)
+    assert selectors.topic_served(session_id="s1", prompt_vec=unit(1.0), threshold=0.9) is True
+    decision("s1", vec=unit(0.0, 0.0, 1.0), minutes_ago=30)  # the 51st pushes the oldest out
+    assert selectors.topic_served(session_id="s1", prompt_vec=unit(1.0), threshold=0.9) is False
+
+
+def test_served_node_ids_of_a_session_since_a_time_inclusive():
+    decision("s1", minutes_ago=20, injected=["old"])
+    decision("s1", minutes_ago=10, injected=["at-bound", "twice"])
+    decision("s1", minutes_ago=1, injected=["new", "twice"])
+    decision("s1", outcome="silent:gate", minutes_ago=1)
+    decision("s2", minutes_ago=1, injected=["theirs"])
+    since = NOW - timedelta(minutes=10)
+    assert selectors.served_node_ids(session_id="s1", since=since) == frozenset({"at-bound", "twice", "new"})
+    assert selectors.served_node_ids(session_id="s2", since=since) == frozenset({"theirs"})
+    assert selectors.served_node_ids(session_id="s3", since=since) == frozenset()
+    assert selectors.served_node_ids(session_id=None, since=since) == frozenset()
+
+
+# ---- ids and counts ------------------------------------------------------------------------------------------------
+
+def test_next_decision_id_is_the_newest_plus_one():
+    assert selectors.next_decision_id() == 1
+    rows = [decision("s1"), decision("s2"), decision(None)]
+    assert selectors.next_decision_id() == max(r.id for r in rows) + 1
+
+
+def test_session_prompt_count_leaves_out_synthetic_prompts():
+    for outcome in ("injected", "silent:gate", "silent:synthetic", "silent:acknowledgement", "silent:synthetic"):
+        decision("s1", outcome=outcome)
+    decision("s2")
+    assert [selectors.session_prompt_count(session_id=s) for s in ("s1", "s2", "s3", None)] == [3, 1, 0, 0]
+
+
+# ---- the session buffer ------------------------------------------------------------------------------------------
+
+def append(session, prompt, seconds, vector=None):
+    buffer_append(session_id=session, prompt=prompt, vector=vector, now=NOW + timedelta(seconds=seconds), conf=CONF)
+
+
+def held(session):
+    return list(SessionPromptRow.objects.filter(session_id=session).order_by("created", "id")
+                .values_list("prompt", flat=True))
+
+
+def test_the_buffer_keeps_each_sessions_newest_five_ties_by_insertion():
+    for i in range(7):
+        append("a", f"a{i}", 30 * (i // 2))  # two prompts at each instant
+        append("b", f"b{i}", 30 * (i // 2))
+    assert held("a") == ["a2", "a3", "a4", "a5", "a6"]
+    assert held("b") == ["b2", "b3", "b4", "b5", "b6"]
+    recent = buffer_read(session_id="a", now=NOW + timedelta(minutes=2), conf=CONF)
+    assert [(r.prompt, r.at) for r in recent] == [
+        ("a2", NOW + timedelta(seconds=30)), ("a3", NOW + timedelta(seconds=30)), ("a4", NOW + timedelta(minutes=1)),
+        ("a5", NOW + timedelta(minutes=1)), ("a6", NOW + timedelta(seconds=90))]
+
+
+def test_an_append_prunes_every_sessions_rows_older_than_the_gap():
+    gap = CONF.session_gap_minutes * 60
+    append("a", "a-old", 0)
+    append("b", "b-at-gap", 1)
+    append("b", "b-new", 2)
+    append("c", "c-now", gap + 1)  # 'a-old' is older than the gap now; 'b-at-gap' is exactly at it
+    assert (held("a"), held("b"), held("c")) == ([], ["b-at-gap", "b-new"], ["c-now"])
+
+
+def test_the_read_keeps_the_window_and_the_vectors():
+    append("a", "before-gap", -CONF.session_gap_minutes * 60 - 1)
+    append("a", "with-vector", 0, vector=unit(0.0, 1.0))
+    append("a", "later", 60)
+    recent = buffer_read(session_id="a", now=NOW + timedelta(seconds=30), conf=CONF)
+    assert [r.prompt for r in recent] == ["with-vector"]  # 'later' is after now, 'before-gap' pruned or outside
+    assert recent[0].vector.tolist() == [0.0, 1.0, 0.0, 0.0]
+    assert buffer_read(session_id="a", now=NOW + timedelta(minutes=CONF.session_gap_minutes, seconds=61),
+                       conf=CONF) is None
+
+
+def test_the_append_joins_the_callers_transaction():
+    append("a", "kept", 0)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        append("a", "rolled back", 1)
+        raise RuntimeError("the caller's transaction fails after the append")
+    assert held("a") == ["kept"]
+
+
+def test_a_long_prompt_is_cut_and_no_session_buffers_nothing():
+    append("a", "x" * 3000, 0, vector=np.ones(4, dtype=np.float32))
+    append(None, "nobody's", 0)
+    assert [len(p) for p in held("a")] == [2000]
+    assert SessionPromptRow.objects.count() == 1
