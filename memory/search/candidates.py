@@ -12,7 +12,7 @@ import hashlib
 import math
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -26,7 +26,7 @@ from memory.ranking.features import Candidate, QueryFacts, feature_matrix, idf, 
 from memory.search import vectors
 from memory.search.filters import Filters
 from memory.search.fts import fts_search
-from memory.search.rows import feature_rows
+from memory.search.rows import FeatureRow, feature_rows
 from memory.search.semantic import cosine_map, vector_search
 
 DF_CAP = 5000  # document counts above this are treated as this (the IDF of such a word is near its floor anyway)
@@ -53,6 +53,7 @@ class CandidatePool:
     vec_rank: dict[int, int]  # rank in the vector leg (absent: not found by it)
     vocabulary: float = 1.0  # share of the query's content words the store holds at all (1.0: it has none)
     windowed: bool = False  # the query named a time (its window, not its words, may be the topic)
+    rows: dict[int, FeatureRow] = field(default_factory=dict)  # the candidates' rows, by id (hits are built from them)
 
     @property
     def best_cosine(self) -> float:
@@ -264,5 +265,5 @@ def gather(*, text: str, limit: int, filters: Filters, vector: np.ndarray | None
     return CandidatePool(
         row_ids=ids, matrix=feature_matrix(facts, candidates), fts_rank={h.row_id: h.rank for h in fts_hits},
         cosine=cosine, vec_rank={h.row_id: i for i, h in enumerate(knn, start=1)},
-        vocabulary=vocabulary_share(terms, counts), windowed=window is not None,
+        vocabulary=vocabulary_share(terms, counts), windowed=window is not None, rows=rows,
     )

@@ -21,7 +21,9 @@ their top-k are memory/search/matrix_arrays.py; this module holds the per-proces
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 from django.db import connection
@@ -123,18 +125,46 @@ def _key() -> str:
     return str(connection.settings_dict["NAME"])
 
 
+_CALL: ContextVar[dict | None] = ContextVar("matrix_call", default=None)  # one call's parts, by database
+
+
+@contextmanager
+def one_read() -> Iterator[None]:
+    """Inside, the searches of one call (a recall asks the matrix 3-5 times) read the generation once: the parts
+    the first search found serve the rest. The next call reads it again, so a vector another process wrote is
+    found by this process's next query, as without it. Nested uses share the outer call's read."""
+    if _CALL.get() is not None:
+        yield
+        return
+    token = _CALL.set({})
+    try:
+        yield
+    finally:
+        _CALL.reset(token)
+
+
 def current() -> list[tuple[Matrix, set[int]]] | None:
     """The parts to search: (matrix, row ids to skip in it); None when no vector table exists yet."""
+    memo = _CALL.get()
+    if memo is None:
+        return _current()
+    key = (_key(), connection.in_atomic_block)
+    if key not in memo:
+        memo[key] = _current()
+    return memo[key]
+
+
+def _current() -> list[tuple[Matrix, set[int]]] | None:
     with _LOCK:
         state = _STATES.get(_key())
-        if state is not None and not connection.in_atomic_block and state.gen == _newest_gen():
+        gen = _newest_gen()
+        if state is not None and not connection.in_atomic_block and state.gen == gen:
             return [(state, set())]  # nothing logged since, not even a new table (vectors.create_table logs one)
         dim = vectors.table_dim()
         if dim is None:
             return None
         if connection.in_atomic_block:
-            return _in_transaction(state, dim)
-        gen = _newest_gen()
+            return _in_transaction(state, dim, gen)
         if state is not None and state.gen == gen and state.dim == dim:
             return [(state, set())]
         # No transaction: on SQLite it would be BEGIN IMMEDIATE, a wait for every writer of every process. The
@@ -145,9 +175,8 @@ def current() -> list[tuple[Matrix, set[int]]] | None:
         return [(state, set())]
 
 
-def _in_transaction(state: Matrix | None, dim: int) -> list[tuple[Matrix, set[int]]]:
+def _in_transaction(state: Matrix | None, dim: int, gen: int) -> list[tuple[Matrix, set[int]]]:
     """Search parts that include this transaction's own writes without moving the shared matrix."""
-    gen = _newest_gen()
     if state is None or state.dim != dim or gen < state.gen:
         return [(_full(dim, gen), set())]
     if state.gen == gen:

@@ -27,6 +27,7 @@ from memory.domain.temporal import TimeWindow, parse_temporal
 from memory.domain.text import asks_for_history, is_question, is_topicless
 from memory.embeddings import Embedder
 from memory.errors import EmbeddingUnavailable
+from memory.search import matrix
 from memory.search.activation import spread_activation
 from memory.search.filters import Filters
 from memory.search.fts import fts_search
@@ -36,7 +37,7 @@ from memory.ranking.scorer import load_scorer
 from memory.search.candidates import CandidatePool, gather
 from memory.search.hybrid import Scored
 from memory.search.passages import with_passages
-from memory.search.rows import HitRow, hit_rows
+from memory.search.rows import FeatureRow, HitRow, hit_rows
 from memory.search.scope import ScopeProbe
 from memory.search.supplement import temporal_supplement
 
@@ -175,25 +176,28 @@ class _Ranked:
 
     scored: list[Scored]
     vector: np.ndarray | None
+    rows: dict[int, FeatureRow]  # the candidate pool's rows (empty for a time-only query)
 
 
 def _ranked(query: SearchQuery, now: datetime, embedder: Embedder | None, conf: RecallConf) -> _Ranked:
     plan = recall_plan(query, now, _scope(query, now))
     vector = None if plan.topicless else query_vector(plan.text, embedder)
+    rows: dict[int, FeatureRow] = {}
     if plan.topicless:
         # Only a time was asked for: that period's memories, newest first (the newest in scope if it holds none).
         inside = plan.filters.with_window(plan.window.after, plan.window.before)
         direct = temporal_supplement(inside, query.limit, default_space=plan.space_scoring, conf=conf) or \
             temporal_supplement(plan.filters, query.limit, default_space=plan.space_scoring, conf=conf)
     else:
-        direct = _direct(_pool(plan, query.limit, vector, now, conf), query.limit, query.min_score)
+        pool = _pool(plan, query.limit, vector, now, conf)
+        direct, rows = _direct(pool, query.limit, query.min_score), pool.rows
     merged = list(direct)
     if query.activation:
         merged += spread_activation(direct, exclude=[c.row_id for c in direct], filters=plan.filters, conf=conf)
     merged.sort(key=lambda c: -c.score)
     logger.debug("recall %r -> text %r window %s history %s: %s hits", query.query, plan.text, plan.window,
                  plan.history, len(merged))
-    return _Ranked(merged[: query.limit], vector)
+    return _Ranked(merged[: query.limit], vector, rows)
 
 
 def recall_scored(
@@ -201,10 +205,11 @@ def recall_scored(
     conf: RecallConf = DEFAULT_CONF,
 ) -> list[Scored]:
     """The ranked candidates of a query before they become hits (the pipeline body; `recall` wraps it)."""
-    return _ranked(query, as_utc(now or utcnow()), embedder, conf).scored
+    with matrix.one_read():
+        return _ranked(query, as_utc(now or utcnow()), embedder, conf).scored
 
 
-def _hit(c: Scored, row: HitRow, uids: dict[int, str]) -> SearchHit:
+def _hit(c: Scored, row: HitRow | FeatureRow, uids: dict[int, str]) -> SearchHit:
     return SearchHit(
         node_id=row.uid, row_id=row.id, short_id=row.short_id, title=row.title or auto_title(row.content),
         content=row.content, type=row.type, tier=row.tier, space=row.space,
@@ -226,12 +231,14 @@ def recall(
     shows only some hits (whisper) passes `warnings=False` and asks `hits_with_warnings` for the ones it shows.
     """
     now = as_utc(now or utcnow())
-    ranked = _ranked(query, now, embedder, conf)
-    scored = ranked.scored
-    rows = hit_rows([c.row_id for c in scored] + [c.activated_by for c in scored if c.activated_by is not None])
-    uids = {row_id: row.uid for row_id, row in rows.items()}
-    hits = [_hit(c, rows[c.row_id], uids) for c in scored if c.row_id in rows]
-    hits = with_passages(hits, lambda: ranked.vector)  # asked only for hits on long memories
+    with matrix.one_read():  # the vector matrix's generation read once for the whole call
+        ranked = _ranked(query, now, embedder, conf)
+        scored = ranked.scored
+        rows = hit_rows([c.row_id for c in scored] + [c.activated_by for c in scored if c.activated_by is not None],
+                        known=ranked.rows)
+        uids = {row_id: row.uid for row_id, row in rows.items()}
+        hits = [_hit(c, rows[c.row_id], uids) for c in scored if c.row_id in rows]
+        hits = with_passages(hits, lambda: ranked.vector)  # asked only for hits on long memories
     if not warnings:
         return hits
     ws = query.workspace

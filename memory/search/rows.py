@@ -10,7 +10,7 @@ process (PostgreSQL hands back aware datetimes, which pass through), giving the 
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -23,9 +23,11 @@ from memory.search.filters import NODE_TABLE
 CHUNK = 500  # ids per query (far below any backend's parameter limit)
 DATETIME_FIELDS = frozenset({"created", "updated", "valid_until", "last_accessed"})
 
-FeatureRow = namedtuple("FeatureRow", "id content title created space confidence tier access_count last_accessed")
 HitRow = namedtuple("HitRow", "id uid short_id title content type tier space tags_text created updated valid_until "
                               "confidence")
+# The scorer's fields and a hit's in one read: recall builds its hits from the candidates' rows instead of reading
+# the returned ones again (the few hits not among the candidates, activation's, are read by `hit_rows`).
+FeatureRow = namedtuple("FeatureRow", (*HitRow._fields, "access_count", "last_accessed"))
 
 
 _PARSED: dict[str, datetime] = {}  # stored text -> its datetime: candidates recur across queries (~2 per row)
@@ -79,13 +81,19 @@ def _load(row_ids: Iterable[int], kind: type) -> dict[int, tuple]:
 
 
 def feature_rows(row_ids: Iterable[int]) -> dict[int, FeatureRow]:
-    """The scorer's fields of the given rows, by row id (missing ids are simply absent)."""
+    """The scorer's fields (and a hit's) of the given rows, by row id (missing ids are simply absent)."""
     return _load(row_ids, FeatureRow)
 
 
-def hit_rows(row_ids: Iterable[int]) -> dict[int, HitRow]:
-    """The fields a SearchHit shows of the given rows, by row id (missing ids are simply absent)."""
-    return _load(row_ids, HitRow)
+def hit_rows(row_ids: Iterable[int], known: Mapping[int, HitRow | FeatureRow] | None = None
+             ) -> dict[int, HitRow | FeatureRow]:
+    """The fields a SearchHit shows of the given rows, by row id (missing ids are simply absent): taken from `known`
+    (rows this call already read, the candidates' `feature_rows`) where it has them, the rest read."""
+    known = known or {}
+    ids = list(dict.fromkeys(int(r) for r in row_ids))
+    out = {i: known[i] for i in ids if i in known}
+    out.update(_load([i for i in ids if i not in out], HitRow))
+    return out
 
 
 RelationEdge = namedtuple("RelationEdge", "source_uid target_uid edge_type valid_from valid_until")

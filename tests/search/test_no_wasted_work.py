@@ -15,7 +15,7 @@ from memory.domain.trust_requests import RelationIn
 from memory.models import EdgeRow, NodeCitationRow, NodeRow
 from memory.search import Filters, matrix
 from memory.search.filters import matching_ids
-from memory.search.rows import as_datetime, feature_rows, hit_rows, trust_rows
+from memory.search.rows import HitRow, as_datetime, feature_rows, hit_rows, trust_rows
 from memory.services import node_update, self_ensure
 from memory.services.evidence import node_remember
 from memory.services.trust import relation_create
@@ -33,6 +33,16 @@ def test_row_reads_equal_the_orm_values(mem):
         fields = next(iter(rows.values()))._fields
         orm = {r[0]: r for r in NodeRow.objects.filter(id__in=ids).values_list(*fields)}
         assert {i: tuple(r) for i, r in rows.items()} == orm
+
+
+def test_hits_built_from_the_candidates_rows_equal_a_fresh_read(mem):
+    ids = [NodeRow.objects.get(uid=mem(text, auto_link=False).id).id
+           for text in ("Backups run nightly with restic", "The garden sensors report every fifteen minutes")]
+    known = feature_rows(ids[:1])
+    got = hit_rows(ids + [10**9], known=known)
+    assert got[ids[0]] is known[ids[0]]  # not read again
+    assert {i: tuple(getattr(r, f) for f in HitRow._fields) for i, r in got.items()} == {
+        i: tuple(r) for i, r in hit_rows(ids).items()}
 
 
 def test_trust_rows_equal_the_orm_values(mem):
@@ -141,3 +151,33 @@ def test_the_centroid_signature_is_read_once_per_store_state(mem, transactional_
     moved = store_state()
     assert moved != state
     assert _signature(2, moved) == _read_signature(2) != first
+
+
+def test_a_recall_reads_the_vector_generation_once_and_the_next_sees_new_vectors(mem, transactional_db):
+    from memory.domain.search import SearchQuery
+    from memory.search import recall
+
+    mem("The billing service retries webhooks with jitter", auto_link=False)
+    mem("Webhooks from the payment provider are verified with a shared secret", auto_link=False)
+    query = SearchQuery(query="how are billing webhooks retried", limit=5, min_score=0.0)
+    recall(query=query, now=NOW)  # the matrix loaded
+    with CaptureQueriesContext(connection) as ctx:
+        first = recall(query=query, now=NOW)
+    assert first
+    assert [q["sql"] for q in ctx.captured_queries].count("SELECT max(gen) FROM node_vec_log") == 1
+    added = mem("Billing webhooks are retried five times with exponential backoff", auto_link=False)
+    assert added.id in [h.node_id for h in recall(query=query, now=NOW)]
+
+
+def test_one_read_keeps_one_calls_parts_and_the_next_call_reads_again(mem, transactional_db):
+    mem("The billing service retries webhooks with jitter", auto_link=False)
+    with matrix.one_read():
+        parts = matrix.current()
+        with CaptureQueriesContext(connection) as ctx:
+            assert matrix.current() is parts
+            with matrix.one_read():
+                assert matrix.current() is parts
+        assert ctx.captured_queries == []
+    with CaptureQueriesContext(connection) as ctx:
+        matrix.current()
+    assert [q["sql"] for q in ctx.captured_queries] == ["SELECT max(gen) FROM node_vec_log"]
