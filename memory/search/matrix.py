@@ -8,8 +8,9 @@ other under random filters).
 
 Staying in step: migration 0007's triggers append (generation, row id) to `node_vec_log` in the same transaction
 as every write to an index row, and `vectors.create_table` logs row id 0 (everything changed). Each query reads
-the newest generation (one primary-key lookup); when it moved, only the rows logged since are loaded again
-(a delta), unless the table was recreated or the log was pruned past this process, which reloads in full.
+the newest generation (one primary-key lookup; a recall's queries read it once, inside `one_read`); when it moved,
+only the rows logged since are loaded again (a delta), unless the table was recreated or the log was pruned past
+this process, which reloads in full.
 Inside a transaction (a writer searching its own uncommitted rows) the delta is applied to a throwaway overlay,
 so a rollback can never leave the shared matrix ahead of the database.
 
