@@ -145,9 +145,8 @@ _relpath = relpath
 
 
 def index_nodes(
-    store: MarkdownStore, pairs: Sequence[tuple[Node, StoredFile]], *, embedder: Embedder, link: bool = True,
-    minted: Collection[str] = (), row_only: Mapping[str, str] | None = None, rewrite: bool = False,
-    table_matched: bool = False,
+    store: MarkdownStore, pairs: Sequence[tuple[Node, StoredFile]], *, embedder: Embedder, minted: Collection[str] = (),
+    row_only: Mapping[str, str] | None = None, link: bool = True, rewrite: bool = False, table_matched: bool = False,
 ) -> tuple[list[NodeRow], int]:
     """Upsert rows, tags, vectors and outgoing edges for nodes just read or written; returns rows and #embedded.
 
