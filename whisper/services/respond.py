@@ -78,8 +78,9 @@ def _maintenance_due(dotted: str | None):
 
 def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, embedder=None) -> Deps:
     """The real collaborators of the stages: the embedder, recall, the index, the ledger."""
-    emb = _ReusingEmbedder(embedder or runtime.embedder())
-    cache_dir = str(memory_conf().model_cache_dir)
+    mconf = memory_conf()  # built once for both
+    emb = _ReusingEmbedder(embedder or runtime.embedder(mconf))
+    cache_dir = str(mconf.model_cache_dir)
     return Deps(
         embed=emb.embed_query,
         archetypes=lambda: archetype_matrices(emb),
