@@ -7,11 +7,12 @@
 
 The dump is bench.whisper_stores' `--gate-dump` of the dev split. Every variant is refitted and its operating point
 chosen as bench/whisper_gate_fit.py chooses it (the grouped estimate: left out by batch and by store, each
-measure's lower figure, with the margin), so a row says what the variant would give on prompts unlike the ones it
+measure's lower figure, against the targets), so a row says what the variant would give on prompts unlike the ones it
 was fitted on. Log-loss (left out by batch, by store) moves less than the hit rate from one prompt to the next;
 an input that only one store has (`own_titled`, `overview`: project notes) cannot be learnt with that store left
 out, so its worth shows by batch. The page rules live in whisper.stages.retrieve and are replayed here from each hit's recall probability.
-`--fresh N` fits on the other batches only and scores batch N's prompts, which neither gate has seen.
+`--fresh N` fits the candidate on the other batches only and scores it and whisper/conf.py's gate on batch N's
+prompts (fresh to the candidate; to conf's gate only if it was fitted before batch N landed).
 """
 
 from __future__ import annotations
@@ -41,12 +42,12 @@ def unweigh_pages(dump: list[dict], *, lift: bool, penalty: bool) -> None:
                     c["g"] = c["score"] = p
 
 
-RULES = ("strong cosine pass", "follow-up answer", "named-page lift", "page penalty")
+RULES = ("strong cosine pass", "follow-up answer", "named-page lift", "page penalty")  # "+ strong cosine pass"
 
 
 def variant(raw: str, rule: str | None):
-    """The dump prepared with one rule off (None: as production)."""
-    gf.STRONG_PASS, gf.FOLLOW_UP_COSINE = rule != "strong cosine pass", (
+    """The dump prepared with one rule off, or the strong cosine pass on (production dropped it; None: as production)."""
+    gf.STRONG_PASS, gf.FOLLOW_UP_COSINE = rule == "strong cosine pass", (
         math.inf if rule == "follow-up answer" else 0.35)
     dump = json.loads(raw)
     if rule in ("named-page lift", "page penalty"):
@@ -62,9 +63,7 @@ def judge(dump: list[dict], keep: list[int], l2: float) -> tuple:
     est = gf.estimates(dump, x, y, where, l2, by_prompt=False)
     cur = gf.curves(dump, est)
     t = gf.operating_point(cur["grouped"])
-    if t is None:
-        t = gf.operating_point(cur["grouped"], 0.9, 0.95)
-    if t is None:
+    if t is None:  # nothing reaches the targets: the most precise point
         t = max(cur["grouped"], key=lambda k: (cur["grouped"][k][1], cur["grouped"][k][0]))
     loss = [gf.log_loss(est[by], y, where) for by in gf.GROUPINGS]
     return t, cur["grouped"][t], loss, tuple(a - b for a, b in zip(cur["in sample"][t], cur["grouped"][t]))
@@ -87,13 +86,13 @@ def drop_one(raw: str, keep: list[int], names: list[str], l2: float) -> None:
     for i in keep:
         print(row(f"- {names[i]}", judge(base, [k for k in keep if k != i], l2)))
     for rule in RULES:
-        print(row(f"- {rule}", judge(variant(raw, rule), keep, l2)))
+        print(row(f"{'+' if rule == 'strong cosine pass' else '-'} {rule}", judge(variant(raw, rule), keep, l2)))
     variant(raw, None)
 
 
 def fresh(raw: str, keep: list[int], l2: float, batch: str) -> None:
-    """Today's weights and threshold, and the candidate (`keep`, `l2`, chosen by the grouped estimate on the other
-    batches), on batch `batch`'s prompts."""
+    """whisper/conf.py's weights and threshold, and the candidate (`keep`, `l2`, chosen by the grouped estimate on
+    the other batches), on batch `batch`'s prompts."""
     from whisper.conf import GATE_LOGIT, GATE_WEIGHTS
 
     dump = variant(raw, None)
@@ -109,8 +108,9 @@ def fresh(raw: str, keep: list[int], l2: float, batch: str) -> None:
     today = {k: float(GATE_WEIGHTS[0] + fx[j] @ np.array(GATE_WEIGHTS[1:])) for j, k in enumerate(fwhere)}
     cand = {k: float(w[0] + fx[j, keep] @ w[1:]) for j, k in enumerate(fwhere)}
     inject = sum(item["prompt"]["kind"] == "inject" for item in new)
-    print(f"batch {batch}: {len(new)} prompts ({inject} inject, {len(new) - inject} silent), fresh to both gates")
-    for name, logits, at in (("today's gate", today, GATE_LOGIT), ("candidate", cand, t)):
+    print(f"batch {batch}: {len(new)} prompts ({inject} inject, {len(new) - inject} silent); the candidate never saw "
+          "them, whisper/conf.py's gate did if it was fitted after they landed")
+    for name, logits, at in (("whisper/conf.py's gate", today, GATE_LOGIT), ("candidate", cand, t)):
         (h, p, s), cats = gf.evaluate(new, logits, at, categories=True)
         print(f"  {name} at log-odds >= {at:+.2f}: hit {h:.3f} precision {p:.3f} silence {s:.3f}; "
               + ", ".join(f"{c} {r}/{n}" for c, (r, n) in cats.items()))
