@@ -6,7 +6,9 @@ A fresh temporary home gets `--memories` generated memories (bench/_common.py co
 `ormah serve` starts (its defaults: supervisor, gunicorn master + 2 workers x 4 threads, the django-q2 cluster with 1
 job worker, the watcher in a web worker). Warm-up: `--requests` each of remember, recall and whisper over the API,
 and the graph page's data once. The tree is read from /proc: RSS, PSS (shared pages divided among the processes
-that map them: the sum of PSS is what the tree costs the machine) and USS (pages only this process maps). Then the
+that map them: the sum of PSS is what the tree costs the machine) and USS (pages only this process maps). As root, it
+also counts the tree's distinct physical pages (/proc/PID/pagemap), each once however many processes map it: the
+tree's memory whatever else runs, which PSS is only on an otherwise idle machine. Then the
 sleep cycle is queued from the jobs screen, as a user would, and the tree is read again when its last job finished.
 
 `--before DIR` runs the same procedure first with the code of another checkout (e.g. main before a change), so
@@ -26,6 +28,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -38,6 +41,8 @@ from bench.serve_tree import (cycle_runs, free_port, job_workers, layout_env, ro
 
 SECTION = "Serve tree RSS"
 CYCLE_TIMEOUT_SECONDS = 900.0
+PAGE = os.sysconf("SC_PAGE_SIZE")
+FRAME_MASK = (1 << 55) - 1  # /proc/PID/pagemap: bits 0-54 of an entry hold the page's frame number
 
 
 def memory_kib(pid: int) -> dict[str, int] | None:
@@ -53,13 +58,38 @@ def memory_kib(pid: int) -> dict[str, int] | None:
     return {"rss": fields["Rss"], "pss": fields["Pss"], "uss": fields["Private_Clean"] + fields["Private_Dirty"]}
 
 
-def snapshot(supervisor: int) -> dict:
+def tree_pages_kib(pids) -> int | None:
+    """KiB of the distinct physical pages the processes map, each counted once however many map it: what the tree
+    holds whatever else runs on the machine (PSS falls when other processes map the same libraries). From
+    /proc/PID/pagemap, whose frame numbers only root reads; None otherwise."""
+    frames: set[int] = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/pagemap", "rb") as pagemap:
+                for line in maps:
+                    start, end = (int(x, 16) for x in line.split()[0].split("-"))
+                    if start >= 1 << 47:  # [vsyscall]
+                        continue
+                    pagemap.seek(start // PAGE * 8)
+                    entries = pagemap.read((end - start) // PAGE * 8)
+                    for entry in struct.unpack(f"{len(entries) // 8}Q", entries):
+                        if entry >> 63:  # present
+                            frames.add(entry & FRAME_MASK)
+        except OSError:
+            continue
+    frames.discard(0)  # a frame number read without the right to see it
+    return len(frames) * PAGE // 1024 if frames else None
+
+
+def snapshot(supervisor: int, *, pages: bool = False) -> dict:
     rows = {}
-    for pid, role in roles(supervisor, name_cluster_children=True).items():
+    tree = roles(supervisor, name_cluster_children=True)
+    for pid, role in tree.items():
         m = memory_kib(pid)
         if m is not None:
             rows[role] = m
-    return {"rows": rows, "load": " ".join(Path("/proc/loadavg").read_text().split()[:3])}
+    return {"rows": rows, "load": " ".join(Path("/proc/loadavg").read_text().split()[:3]),
+            "pages_kib": tree_pages_kib(tree) if pages else None}
 
 
 def _call(port: int, token: str, method: str, path: str, body: dict | None = None) -> tuple[int, bytes]:
@@ -119,7 +149,7 @@ def measure(repo: Path, args, label: str, layout: str | None = None) -> dict:
         password = (home / "ui_password").read_text().strip()
         result["warm_up_failures"] = warm_up(port, token, password, memories, fresh, args.requests)
         time.sleep(2.0)  # the cluster's pollers settle
-        result["warm"] = snapshot(server.pid)
+        result["warm"] = snapshot(server.pid, pages=True)
         ui = ui_session(port, password)
         cycle_worker = job_workers(server.pid)
         started = time.monotonic()
@@ -139,7 +169,7 @@ def measure(repo: Path, args, label: str, layout: str | None = None) -> dict:
                                                              or not job_workers(server.pid)):
             time.sleep(0.2)
         time.sleep(2.0)
-        result["after_cycle"] = snapshot(server.pid)
+        result["after_cycle"] = snapshot(server.pid, pages=True)
         result["peak_rss_during_cycle"] = peak
     finally:
         try:
@@ -192,7 +222,11 @@ def markdown(runs: list[dict], args) -> str:
                      f"(after the cycle); sleep cycle {'finished' if run['cycle_done'] else 'NOT finished'} in "
                      f"{run['cycle_seconds']:.0f} s; peak RSS during it: "
                      + ", ".join(f"{role} {_mib(v)}" for role, v in peak.items() if v > 100 * 1024)
-                     + f"; warm-up answers not 2xx: {run['warm_up_failures']}.")
+                     + f"; warm-up answers not 2xx: {run['warm_up_failures']}"
+                     + ("" if run["warm"].get("pages_kib") is None else
+                        f"; the tree's distinct pages (each counted once, whatever else runs): "
+                        f"{_mib(run['warm']['pages_kib'])} MiB warm, {_mib(run['after_cycle']['pages_kib'])} after "
+                        "the cycle") + ".")
     lines += ["", f"Machine: {facts['cpu']}, {facts['cpus']} CPUs, {facts['ram']}, {facts['os']}, "
                   f"Python {facts['python']}."]
     return "\n".join(lines)

@@ -24,12 +24,14 @@ a lock per port (ormah_site.cli.serving.lock_port) so it fails instead (tests/e2
 
 from __future__ import annotations
 
+import ctypes
 import faulthandler
 import gc
 import logging
 import os
 import socket
 import threading
+import time
 
 logger = logging.getLogger(__name__)
 
@@ -79,13 +81,19 @@ def when_ready(server) -> None:
 
 
 def preload() -> None:
-    """Import every URL's view and load the embedding model here, then freeze the heap for the forks."""
+    """Import every URL's view, read whisper's word list and load the embedding model here, then freeze the heap
+    for the forks."""
     from django.db import connections
     from django.urls import get_resolver
 
     from memory.runtime import embedder_before_fork
+    from whisper.words import english_words
 
     get_resolver().url_patterns  # noqa: B018  (imports every view and the API; a worker did it on its first request)
+    try:
+        english_words()  # whisper's ~22,000 ordinary words (~2.5 MB): read once here, not once per worker
+    except Exception:  # an unreadable vocabulary must not take the master down; each worker tries it on its own
+        logger.exception("Whisper's word list did not load in the web master; each worker reads it when needed")
     try:
         shared = embedder_before_fork()
     except Exception:  # a missing or broken model must not take the master, and so the whole API, down
@@ -98,6 +106,9 @@ def preload() -> None:
     # Objects that exist now move to a generation the collector never visits: its passes would write to their
     # headers and so copy, in every worker, the pages they share with the master.
     gc.freeze()
+    # What the imports freed stays mapped in the master's heap; a worker that trims its copy (below) would leave
+    # the master the only holder of those pages.
+    _give_back_heap()
 
 
 def thread_count() -> int:
@@ -132,6 +143,7 @@ def post_worker_init(worker) -> None:
     # the GIL a stuck thread may hold; then it puts gunicorn's handler back and raises the signal again (a stall seen
     # once under the soak, docs/benchmarks.md "Soak"). It does the same on a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL).
     faulthandler.enable(all_threads=True)
+    threading.Thread(target=_trim_when_idle, name="ormah-heap-trim", daemon=True).start()
     from django.conf import settings
 
     if not settings.ORMAH["WATCH"]:
@@ -144,3 +156,50 @@ def post_worker_init(worker) -> None:
     watch_when_elected(folder=conf.memory_dir / "nodes", lock_file=conf.home / ".watcher.lock", sync=index_sync,
                        sync_changed=lambda paths: index_sync(changed=paths),
                        debounce=settings.ORMAH["WATCH_DEBOUNCE_SECONDS"])
+
+
+# -- giving freed heap back -------------------------------------------------------------------------------------------
+# A request frees most of what it allocated (the model's activations, rows, the response), but glibc keeps freed
+# pages mapped in its heaps until asked to trim them: ~6 MiB per web worker after the bench's warm-up
+# (docs/benchmarks.md, "Serve tree RSS"). Once a worker has had no request in flight for IDLE_TRIM_SECONDS, a thread
+# of its own trims them (malloc_trim: ~1 ms of CPU); a busy worker, whose heap is reused at once, is not trimmed.
+IDLE_TRIM_SECONDS = 1.0
+_in_flight = 0
+_in_flight_lock = threading.Lock()
+_went_idle = threading.Event()
+
+
+def pre_request(worker, req) -> None:
+    """Count the request in flight (the idle trim waits for none)."""
+    global _in_flight
+    with _in_flight_lock:
+        _in_flight += 1
+        _went_idle.clear()
+
+
+def post_request(worker, req, environ, resp) -> None:
+    """Count the request out; the last one out wakes the idle trim."""
+    global _in_flight
+    with _in_flight_lock:
+        _in_flight -= 1
+        if _in_flight == 0:
+            _went_idle.set()
+
+
+def _trim_when_idle() -> None:
+    while True:
+        _went_idle.wait()
+        time.sleep(IDLE_TRIM_SECONDS)
+        with _in_flight_lock:
+            idle = _went_idle.is_set()  # no request came meanwhile (one that came cleared it)
+            _went_idle.clear()
+        if idle:
+            _give_back_heap()
+
+
+def _give_back_heap() -> None:
+    """glibc's malloc_trim(0): return the free pages of every heap to the system (elsewhere nothing)."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass

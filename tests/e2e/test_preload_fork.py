@@ -24,7 +24,9 @@ MASTER = textwrap.dedent("""
     TEXT = "To flash the espresso machine firmware, hold the steam button while powering on"
     QUERY = "how do I flash the espresso machine firmware?"
     gunicorn_conf.preload()
-    report = {"threads_at_fork": gunicorn_conf.thread_count(), "model_loaded_at_fork": bool(embeddings._MODELS)}
+    from whisper.words import english_words
+    report = {"threads_at_fork": gunicorn_conf.thread_count(), "model_loaded_at_fork": bool(embeddings._MODELS),
+              "words_read_at_fork": english_words.cache_info().currsize}
 
     def nearest():  # the vector matrix alone (recall's full-text half would find the words without it)
         from memory.models import NodeRow
@@ -101,7 +103,7 @@ def test_forked_workers_share_the_masters_model_and_stay_in_step(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.splitlines()[-1])
     assert "error" not in report, report["error"]
-    assert (report["threads_at_fork"], report["model_loaded_at_fork"]) == (1, True)
+    assert (report["threads_at_fork"], report["model_loaded_at_fork"], report["words_read_at_fork"]) == (1, True, 1)
     assert (report["a_status"], report["b_status"]) == (0, 0)
     assert report["document"] == report["master_document"]
     assert report["query"] == report["master_query"]

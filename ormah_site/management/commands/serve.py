@@ -79,7 +79,11 @@ def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:
     if cluster:
         # Niced (ORMAH_JOB_NICE, 10 by default): the jobs take the CPU the web workers leave, so a sleep cycle does
         # not slow the requests agents wait on (docs/benchmarks.md, "Soak").
-        parts.append(Part("jobs", [*SUPERVISED, "ormah_site.cli", "admin", "qcluster"], nice=o_["JOB_NICE"]))
+        # Without the system checks (this command ran them): they import every view and the API, which no job
+        # needs, into the cluster's process before it forks the sentinel, monitor, pusher and each job worker
+        # (docs/benchmarks.md, "Serve tree RSS").
+        parts.append(Part("jobs", [*SUPERVISED, "ormah_site.cli", "admin", "qcluster", "--skip-checks"],
+                          nice=o_["JOB_NICE"]))
     return parts
 
 
