@@ -1,8 +1,9 @@
 """Many small writes of one kind (the maintenance jobs' edges, tiers and spaces), a few per hold of the write lock.
 
 Each item is exactly the write its single service makes (`edge_create`, `node_update`), but `PER_HOLD` of them share
-one unit of work: one lock hold, one folder fsync and one index transaction instead of one each. An agent's write
-waits for at most one such short batch, as with `nodes_importance_set` (docs/benchmarks.md, "Sleep cycle").
+one unit of work: one lock hold, one folder fsync and one index transaction instead of one each; the edges of one
+source in a unit are added to its file in one read and one write (what writing them one by one leaves). An agent's
+write waits for at most one such short batch, as with `nodes_importance_set` (docs/benchmarks.md, "Sleep cycle").
 An item that fails with an OrmahError (NodeNotFound, WriteConflict, ProtectedNode, ValidationFailed,
 PayloadTooLarge, StorageError: each raised before its file is replaced, and before its audit row is queued) is
 returned as its error, leaves nothing, and the others are written; anything else rolls back the batch and is raised.
@@ -11,15 +12,17 @@ returned as its error, leaves nothing, and the others are written; anything else
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TypeVar
 
 from memory.domain.enums import EdgeType
-from memory.domain.node import Connection, Node, utcnow
+from memory.domain.node import Connection, Node, utcnow, with_connection
 from memory.domain.requests import NodePatch
-from memory.errors import OrmahError
-from memory.services.nodes import connect_in, update_in
+from memory.errors import OrmahError, ValidationFailed
+from memory.selectors import node_row_get
+from memory.services.guard import guard_write
+from memory.services.nodes import update_in
 from memory.writes import WriteUnit, write_unit
 
 PER_HOLD = 5  # writes per write-lock hold: each an fsynced file that an agent's remember may wait for
@@ -52,9 +55,71 @@ def _in_holds(items: Sequence[T], write: Callable[[WriteUnit, T], R], per_hold: 
 
 
 def edges_create(*, edges: Sequence[EdgeSpec], per_hold: int = PER_HOLD) -> list[Connection | OrmahError]:
-    """`edge_create` for each edge, `per_hold` per unit; the connection written, or the error, per edge in order."""
-    return _in_holds(edges, lambda unit, e: connect_in(unit, source_ref=e.source_ref, target_ref=e.target_ref,
-                                                       edge=e.edge, weight=e.weight, reason=e.reason), per_hold)
+    """`edge_create` for each edge, `per_hold` per unit; the connection written, or the error, per edge in order.
+
+    The edges of one source in a unit are added to its file in one read and one write (`_connect_group`), in the
+    order given: the file, its rows and edges are what `edge_create` one by one leaves, `updated` stamped once.
+    """
+    out: list[Connection | OrmahError] = []
+    per_hold = max(1, per_hold)
+    for start in range(0, len(edges), per_hold):
+        hold = edges[start:start + per_hold]
+        groups: dict[str, list[int]] = {}
+        for i, spec in enumerate(hold):
+            groups.setdefault(spec.source_ref, []).append(i)
+        found: dict[int, Connection | OrmahError] = {}
+        with write_unit() as unit:
+            for members in groups.values():
+                found.update(zip(members, _connect_group(unit, [hold[i] for i in members])))
+        out.extend(found[i] for i in range(len(hold)))
+    return out
+
+
+def _connect_group(unit: WriteUnit, specs: Sequence[EdgeSpec]) -> list[Connection | OrmahError]:
+    """`connect_in` (memory.services.nodes) for edges of one source: its row looked up, its file read and saved
+    once. Per edge, in order, the connection or the error that connect_in would have raised for it: a bad weight,
+    the source or target not found, a self-loop, then (for the edges that change the file) the read, the guard or
+    the save; a failed read, guard or save writes none of them."""
+    out: list[Connection | OrmahError | None] = [None] * len(specs)
+    try:
+        source_row, missing = node_row_get(ref=specs[0].source_ref), None
+    except OrmahError as exc:
+        source_row, missing = None, exc
+    todo: list[tuple[int, Connection]] = []
+    for i, spec in enumerate(specs):
+        if not 0.0 <= spec.weight <= 1.0:
+            out[i] = ValidationFailed("weight must be between 0 and 1")
+        elif source_row is None:
+            out[i] = missing
+        else:
+            try:
+                target = node_row_get(ref=spec.target_ref).uid
+            except OrmahError as exc:
+                out[i] = exc
+                continue
+            if target == source_row.uid:
+                out[i] = ValidationFailed("A memory cannot connect to itself")
+                continue
+            todo.append((i, Connection(target=target, edge=EdgeType(spec.edge), weight=spec.weight,
+                                       reason=spec.reason)))
+    if not todo:
+        return out
+    changed: list[int] = []
+    try:
+        node, stored = unit.read_row(source_row)
+        new = node
+        for i, conn in todo:
+            after = with_connection(new, conn)
+            if after != new:
+                changed.append(i)
+            new, out[i] = after, conn
+        if changed:
+            guard_write(node)
+            unit.save(replace(new, updated=utcnow()), expected=stored)
+    except OrmahError as exc:
+        for i in changed or [i for i, _ in todo]:
+            out[i] = exc
+    return out
 
 
 def nodes_update(*, patches: Sequence[tuple[str, NodePatch]], now: datetime | None = None,

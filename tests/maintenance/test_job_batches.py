@@ -15,9 +15,9 @@ from maintenance.detectors.similarity import VectorTable, nearest
 from memory import runtime
 from memory.domain.enums import EdgeType, Tier
 from memory.domain.requests import NodePatch
-from memory.errors import NodeNotFound, PayloadTooLarge
+from memory.errors import NodeNotFound, OrmahError, PayloadTooLarge, ProtectedNode
 from memory.models import AuditRow, EdgeRow, NodeRow
-from memory.services import EdgeSpec, edge_create, edges_create, node_update, nodes_update
+from memory.services import EdgeSpec, automated_writes, edge_create, edges_create, node_update, nodes_update
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 TEXTS = ["The billing service runs on port 8080", "Grafana shows the billing latency", "Invoices go out nightly",
@@ -118,6 +118,79 @@ def test_edges_create_writes_what_edge_create_writes_one_by_one(remember):
                                                            "reason"))
     assert sorted((ids[s], ids[t], e, w, r) for s, t, e, w, r in edges(batched)) == edges(singles)
     assert len(edges(singles)) == 6
+
+
+GONE = "0badc0de-0000-4000-8000-00000000dead"
+
+
+def test_edges_of_one_source_in_a_hold_write_what_edge_create_writes_one_by_one(remember):
+    """Several edges of one source in one hold (one read and one write of its file), interleaved with another
+    source's, an edge already held, a second edge type to the same target and the failures edge_create raises."""
+    singles, batched = _twins(remember)
+    specs = [(0, 1, EdgeType.SUPPORTS, 0.71), (0, 2, EdgeType.SUPPORTS, 0.72), (3, 4, EdgeType.RELATED_TO, 0.7),
+             (0, 1, EdgeType.SUPPORTS, 0.71), (0, 1, EdgeType.PART_OF, 0.8), (0, None, EdgeType.SUPPORTS, 0.7),
+             (0, 0, EdgeType.SUPPORTS, 0.7), (0, 5, EdgeType.SUPPORTS, 1.5), (0, 6, EdgeType.SUPPORTS, 0.66)]
+
+    def one_by_one(a, b, edge, weight):
+        try:
+            return edge_create(source_ref=singles[a].id, target_ref=GONE if b is None else singles[b].id, edge=edge,
+                               weight=weight, reason=f"auto-linked at {weight:.2f} similarity")
+        except OrmahError as exc:
+            return exc
+
+    expected = [one_by_one(*spec) for spec in specs]
+    got = edges_create(edges=[EdgeSpec(batched[a].id, GONE if b is None else batched[b].id, edge, weight,
+                                       f"auto-linked at {weight:.2f} similarity") for a, b, edge, weight in specs],
+                       per_hold=len(specs))
+    assert [type(r) for r in got] == [type(r) for r in expected]
+    assert [type(r).__name__ for r in got[5:8]] == ["NodeNotFound", "ValidationFailed", "ValidationFailed"]
+    ids = {o.id: s.id for s, o in zip(singles, batched)}
+    assert [(ids[r.target], r.edge, r.weight) for r in got if not isinstance(r, OrmahError)] == \
+        [(r.target, r.edge, r.weight) for r in expected if not isinstance(r, OrmahError)]
+    for one, other in zip(singles, batched):
+        assert _file(other.id, ids) == _file(one.id, {})
+    edges = lambda nodes: sorted((s, t, e, w) for s, t, e, w in EdgeRow.objects.filter(  # noqa: E731
+        source__uid__in=[n.id for n in nodes]).values_list("source__uid", "target__uid", "edge_type", "weight"))
+    assert sorted((ids[s], ids[t], e, w) for s, t, e, w in edges(batched)) == edges(singles)
+
+
+def test_the_edges_of_one_source_in_a_hold_cost_one_write_of_its_file(remember, monkeypatch):
+    import os
+
+    a, b, c, d, e, f = (remember(t, now=T0, auto_link=False) for t in TEXTS[:6])
+    calls = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: calls.append(fd) or real(fd))
+    edge_create(source_ref=f.id, target_ref=e.id)
+    one_edge = len(calls)
+    calls.clear()
+    edges_create(edges=[EdgeSpec(a.id, target) for target in (b.id, c.id, d.id, e.id)], per_hold=4)
+    assert one_edge > 0
+    assert len(calls) == one_edge
+    assert sorted(EdgeRow.objects.filter(source__uid=a.id).values_list("target__uid", flat=True)) == \
+        sorted([b.id, c.id, d.id, e.id])
+
+
+def test_a_refused_source_refuses_only_the_edges_that_would_change_it(remember):
+    a, b, c = (remember(t, now=T0, auto_link=False) for t in TEXTS[:3])
+    edge_create(source_ref=a.id, target_ref=b.id, weight=0.7)
+    node_update(ref=a.id, patch=NodePatch(read_only=True))
+    before = runtime.store().path_for(a.id).read_bytes()
+    with automated_writes("job auto_linker"):
+        got = edges_create(edges=[EdgeSpec(a.id, b.id, weight=0.7), EdgeSpec(a.id, c.id, weight=0.7),
+                                  EdgeSpec(a.id, GONE, weight=0.7)])
+    assert [type(r) for r in got][1:] == [ProtectedNode, NodeNotFound]
+    assert got[0].target == b.id
+    assert runtime.store().path_for(a.id).read_bytes() == before
+    assert list(EdgeRow.objects.filter(source__uid=a.id).values_list("target__uid", flat=True)) == [b.id]
+
+
+def test_a_missing_source_fails_each_of_its_edges_and_not_the_others(remember):
+    a, b = (remember(t, now=T0, auto_link=False) for t in TEXTS[:2])
+    got = edges_create(edges=[EdgeSpec(GONE, a.id), EdgeSpec(a.id, b.id), EdgeSpec(GONE, b.id)])
+    assert [type(r) for r in got] == [NodeNotFound, type(got[1]), NodeNotFound]
+    assert not isinstance(got[1], OrmahError)
+    assert list(EdgeRow.objects.filter(source__uid=a.id).values_list("target__uid", flat=True)) == [b.id]
 
 
 def test_a_failing_item_is_returned_as_its_error_and_the_others_are_written(remember):
