@@ -39,6 +39,21 @@ class NodeNotFound(OrmahError):
     http_status = 404
 
 
+class NodeMerged(NodeNotFound):
+    """The id names a memory a duplicate merge removed; `details` names where it went.
+
+    details: {"merged_into": the live keeper (merges followed in a chain) or the last keeper when that one is gone
+    too, "merged_at", "merge_id", "chain": every keeper in order, "keeper_live"}. A 404 like NodeNotFound with the
+    same code, so clients that know only "not_found" keep working. Reads and edits get it; writes about the
+    content (whisper feedback) follow it to the keeper (memory.selectors.node_row_resolve).
+    """
+
+    @property
+    def merged_into(self) -> str:
+        """The keeper's id."""
+        return self.details["merged_into"]
+
+
 class SessionStateNotFound(OrmahError):
     """No state was ever recorded for that session."""
 

@@ -13,18 +13,20 @@ from memory.backends import backend
 from memory.conf import get_conf
 from memory.domain.markdown import parse
 from memory.domain.node import Node
-from memory.errors import AmbiguousNodeRef, MalformedNodeFile, NodeNotFound, ValidationFailed
+from memory.errors import AmbiguousNodeRef, MalformedNodeFile, NodeMerged, NodeNotFound, ValidationFailed
 from memory.index import META_MODEL
-from memory.models import EdgeRow, IndexMetaRow, NodeRow
+from memory.models import EdgeRow, IndexMetaRow, MergeHistoryRow, NodeRow
 from memory.store import MAX_READ_BYTES, MarkdownStore, StoredFile, content_hash
 
 MIN_PREFIX = 4
+MAX_MERGE_HOPS = 16  # a chain of merges (A into B, B into C) is followed this far at most
 
 
 def node_row_get(*, ref: str) -> NodeRow:
     """The index row for a full id or a unique id prefix (at least 4 characters).
 
-    Raises NodeNotFound, or AmbiguousNodeRef listing the candidates.
+    Raises NodeNotFound (NodeMerged, naming the keeper, when a merge removed that memory), or AmbiguousNodeRef
+    listing the candidates.
     """
     ref = (ref or "").strip().lower()
     if len(ref) < MIN_PREFIX or not all(c in "0123456789abcdef-" for c in ref):
@@ -34,12 +36,63 @@ def node_row_get(*, ref: str) -> NodeRow:
         return row
     matches = list(NodeRow.objects.filter(uid__startswith=ref).order_by("uid")[:11])
     if not matches:
+        _raise_if_merged(ref)
         raise NodeNotFound(f"No memory with id {ref}")
     if len(matches) > 1:
         ids = [m.uid for m in matches[:10]]
         raise AmbiguousNodeRef(f"Id prefix {ref} matches {len(matches)}+ memories; use more characters",
                                details={"candidates": ids})
     return matches[0]
+
+
+def node_row_resolve(*, ref: str) -> tuple[NodeRow, str | None]:
+    """The row a write about the content lands on, and the id the caller gave when a merge moved it (else None).
+
+    For whisper feedback: a memory a duplicate merge removed (and no undo brought back) resolves to its keeper,
+    following merges in a chain. Reads and edits use node_row_get, which answers NodeMerged instead. Raises
+    NodeNotFound (NodeMerged when the keeper is gone as well), AmbiguousNodeRef, ValidationFailed.
+    """
+    try:
+        return node_row_get(ref=ref), None
+    except NodeMerged as exc:
+        keeper = NodeRow.objects.filter(uid=exc.merged_into).first() if exc.details["keeper_live"] else None
+        if keeper is None:
+            raise
+        return keeper, exc.details["removed"]
+
+
+def _raise_if_merged(ref: str) -> None:
+    """Raise NodeMerged when `ref` (an id or prefix no live memory has) names a memory a merge removed."""
+    removed = list(MergeHistoryRow.objects.filter(removed_uid__startswith=ref, undone_at__isnull=True)
+                   .order_by("removed_uid").values_list("removed_uid", flat=True).distinct()[:11])
+    if not removed:
+        return
+    if len(removed) > 1:
+        raise AmbiguousNodeRef(f"Id prefix {ref} matches {len(removed)}+ merged memories; use more characters",
+                               details={"candidates": removed[:10]})
+    first, chain, seen = None, [], {removed[0]}
+    uid, live = removed[0], False
+    for _ in range(MAX_MERGE_HOPS):
+        merge = MergeHistoryRow.objects.filter(removed_uid=uid, undone_at__isnull=True) \
+            .order_by("-merged_at", "-id").first()
+        if merge is None or merge.kept_uid in seen:
+            break
+        first = first or merge
+        uid = merge.kept_uid
+        chain.append(uid)
+        seen.add(uid)
+        live = NodeRow.objects.filter(uid=uid).exists()
+        if live:
+            break
+    if first is None:
+        return
+    when = first.merged_at.date().isoformat()
+    message = f"Memory {removed[0]} was merged into {uid} on {when}"
+    if not live:
+        message += f"; {uid} no longer exists"
+    raise NodeMerged(message, details={"removed": removed[0], "merged_into": uid,
+                                       "merged_at": first.merged_at.isoformat(), "merge_id": first.merge_id,
+                                       "chain": chain, "keeper_live": live})
 
 
 def node_identical(*, content: str, space: str | None) -> NodeRow | None:

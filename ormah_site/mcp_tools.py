@@ -266,4 +266,5 @@ def register(server: FastMCP, *, api, default_space: str | None, workspace: str 
     ) -> str:
         body = {"node_id": node_id, "signal": signal, "source": source, "whisper_log_id": whisper_log_id}
         data = await api.call("POST", "/feedback", body={k: v for k, v in body.items() if v is not None})
-        return f"Feedback {data['signal']:+d} recorded for {data['node_id'][:8]}..."
+        moved = f" (memory {data['merged_from'][:8]} was merged into it)" if data.get("merged_from") else ""
+        return f"Feedback {data['signal']:+d} recorded for {data['node_id'][:8]}...{moved}"

@@ -76,6 +76,8 @@ class FeedbackOut(Schema):
     whisper_log_id: int | None
     affinity_recorded: bool
     use_confirmed: bool
+    merged_from: str | None = Field(default=None, description="the id sent, when a duplicate merge had moved that "
+                                    "memory into node_id (the keeper); null otherwise")
 
 
 class TranscriptIn(Schema):

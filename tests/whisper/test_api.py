@@ -78,7 +78,7 @@ def test_feedback_and_delivery(api, node):
     status, body = api("/feedback", {"node_id": node.short_id, "signal": 1, "source": "implicit",
                                      "whisper_log_id": log_id})
     assert (status, body) == (200, {"node_id": node.id, "signal": 1, "source": "implicit", "whisper_log_id": log_id,
-                                    "affinity_recorded": True, "use_confirmed": True})
+                                    "affinity_recorded": True, "use_confirmed": True, "merged_from": None})
 
 
 @pytest.mark.parametrize(("body", "status", "error"), [

@@ -82,3 +82,27 @@ def test_bad_feedback_is_refused(injected, kwargs, error):
 def test_unknown_memory_is_not_found(db, home):
     with pytest.raises(NodeNotFound):
         feedback_submit(node_ref="abcdef12", signal=1)
+
+
+def test_feedback_on_a_merged_away_memory_lands_on_its_keeper(injected, mem):
+    from memory.services import node_merge
+
+    gone, log_id = injected
+    keep = mem("The ormah index lives in SQLite (FTS5 and sqlite-vec).", space="ormah", auto_link=False)
+    node_merge(keep_ref=keep.id, discard_ref=gone.id)
+    result = feedback_submit(node_ref=gone.short_id, signal=1, whisper_log_id=log_id)
+    assert (result.node_id, result.merged_from, result.whisper_log_id, result.affinity_recorded,
+            result.use_confirmed) == (keep.id, gone.id, log_id, True, True)
+    assert list(AffinityRow.objects.values_list("node_uid", "signal", "decision_id")) == [(keep.id, 1, log_id)]
+    assert (access_count(keep), WhisperCandidateRow.objects.get(decision_id=log_id, node_uid=gone.id).use_confirmed) \
+        == (1, True)
+
+
+def test_feedback_after_the_merge_is_undone_stays_on_the_old_id(injected, mem):
+    from memory.services import merge_undo, node_merge
+
+    gone, log_id = injected
+    keep = mem("The ormah index lives in SQLite (FTS5 and sqlite-vec).", space="ormah", auto_link=False)
+    merge_undo(ref=node_merge(keep_ref=keep.id, discard_ref=gone.id).merge_id)
+    result = feedback_submit(node_ref=gone.id, signal=-1, whisper_log_id=log_id)
+    assert (result.node_id, result.merged_from) == (gone.id, None)

@@ -43,3 +43,27 @@ def test_submit_feedback_records_the_signal_in_the_whisper_context(tools, mem):
 def test_submit_feedback_on_an_unknown_memory_is_a_tool_error(tools):
     result = call(tools, "submit_feedback", {"node_id": "abcdef12", "signal": -1})
     assert result.isError and result.content[0].text == "No memory with id abcdef12."
+
+
+def test_submit_feedback_on_a_merged_away_memory_says_where_it_went(tools, mem):
+    from memory.services import node_merge
+
+    keep = mem("Ormah keeps its search index in SQLite with FTS5 and sqlite-vec.", space="ormah", auto_link=False)
+    gone = mem("The ormah index lives in SQLite (FTS5 and sqlite-vec).", space="ormah", auto_link=False)
+    node_merge(keep_ref=keep.id, discard_ref=gone.id)
+    result = call(tools, "submit_feedback", {"node_id": gone.short_id, "signal": 1})
+    assert (result.isError, result.content[0].text) == (
+        False, f"Feedback +1 recorded for {keep.short_id}... (memory {gone.short_id} was merged into it)")
+
+
+def test_recall_node_by_a_merged_away_id_is_a_tool_error_naming_the_keeper(tools, mem):
+    from memory.domain.node import utcnow
+    from memory.services import node_merge
+
+    keep = mem("Ormah keeps its search index in SQLite with FTS5 and sqlite-vec.", space="ormah", auto_link=False)
+    gone = mem("The ormah index lives in SQLite (FTS5 and sqlite-vec).", space="ormah", auto_link=False)
+    when = utcnow()
+    node_merge(keep_ref=keep.id, discard_ref=gone.id, now=when)
+    result = call(tools, "recall_node", {"node_id": gone.short_id})
+    assert result.isError
+    assert result.content[0].text == f"Memory {gone.id} was merged into {keep.id} on {when.date().isoformat()}."
