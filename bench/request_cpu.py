@@ -1,12 +1,14 @@
 """CPU and SQL statements per request of the soak's routes, in process, on the soak's store.
 
-    python -m bench.request_cpu [--memories 2000] [--requests 40] [--profile ROUTE] [--top 30]
+    python -m bench.request_cpu [--memories 2000] [--requests 40] [--identity 0] [--profile ROUTE] [--top 30]
 
 A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus, as bench/soak.py writes
 them) and `ormah init`; then this process sets Django up on it the way a served web worker runs (one thread for
 numpy and onnxruntime) and sends the soak's requests through Django's test client (middleware, auth, ninja, the
 route, the connection closed at the end of each request as in the server): remember, recall, whisper (each with a
-session) and feedback. Per route it reports the SQL statements per request (counted on the connection, the write
+session) and feedback, and `whisper_task`: a request-shaped whisper prompt ("Please write ..."), which loads the
+identity set (the memories the self node defines: `--identity N` remembers N of them, about_self, before the
+warm-up; the soak's store has none). Per route it reports the SQL statements per request (counted on the connection, the write
 statements apart) and the process CPU per request (a second pass, not counting statements), p50 and mean.
 `--profile ROUTE` prints cProfile's top functions for that route. A benchmark, not a test: nothing asserts.
 """
@@ -37,7 +39,7 @@ from bench._common import REPO, corpus  # noqa: E402
 from bench.serve_tree import serve_env, write_memories  # noqa: E402
 from bench.soak_calls import RouteCalls  # noqa: E402
 
-ROUTES = ("remember", "recall", "whisper", "feedback")
+ROUTES = ("remember", "recall", "whisper", "feedback", "whisper_task")
 # Django captures an executemany as "N times: INSERT ...": one statement sent, counted once (a bulk_create is one
 # multi-row INSERT per batch, captured as it is)
 WRITES = re.compile(r"^\s*(?:\d+ times: )?(INSERT|UPDATE|DELETE|REPLACE|BEGIN|SAVEPOINT|COMMIT|RELEASE)", re.IGNORECASE)
@@ -65,7 +67,18 @@ class Agent(RouteCalls):
 
     def call(self, route: str) -> None:
         self.n += 1
+        if route == "whisper_task":  # a task a preference may shape: whisper loads the identity set for it
+            self._call(route, "/api/agent/whisper", {"prompt": f"Please write a short note on {self._query()}",
+                                                     "session_id": self.session})
+            return
         self.step(route, self.n)
+
+    def about_user(self, n: int) -> None:
+        """Remember `n` memories about the user (the self node defines each), from the memories not stored."""
+        for m in self.fresh[-n:] if n else []:
+            self._call("remember", "/api/agent/remember", {
+                "content": f"About me: {m.content}", "type": "preference", "title": m.title, "about_self": True,
+                "source": f"agent:{self.source}"})
 
 
 def setup(memories: int) -> tuple[Path, list, list]:
@@ -116,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=2000)
     parser.add_argument("--requests", type=int, default=40, help="requests per route and pass")
+    parser.add_argument("--identity", type=int, default=0, help="memories about the user to remember first")
     parser.add_argument("--profile", choices=ROUTES, action="append", default=[])
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--show-sql", choices=ROUTES, action="append", default=[])
@@ -132,11 +146,12 @@ def run(args: argparse.Namespace, home: Path, stored: list, fresh: list) -> int:
 
     token = (home / "api_token").read_text().strip()
     agent = Agent(Client(), token, stored, fresh)
+    agent.about_user(args.identity)
     for _ in range(3):  # warm-up: the model, the scorer, the URL conf, the matrix
         for route in ROUTES:
             agent.call(route)
-    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}; {args.memories} memories; "
-          f"{args.requests} requests per route and pass")
+    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}; {args.memories} memories, "
+          f"{args.identity} about the user; {args.requests} requests per route and pass")
     print("| route | statements p50 / mean / max | writes mean | CPU ms p50 / mean |")
     print("|---|---|---:|---|")
     for route in ROUTES:

@@ -213,7 +213,7 @@ def recording_gate(keys: dict[str, str]):
                 "off_focus": focus.off_focus(run.prompt, title=c.title, content=c.content, tags=focus.labels(c),
                                              node_type=c.type) is not None,  # as focus_check
                 "own_titled": gate.own_titled(c, run), "recap": run.broad_recap, "space_factor": c.space_factor,
-                "created": c.created.isoformat()}
+                "created": c.created.isoformat(), "recall_p": c.hit.score if c.hit is not None else None}
 
     def no_overlap(run) -> list[dict]:
         """Recall hits the overlap filter dropped (route "no_overlap"; what an open filter would hand the gate)."""
@@ -320,6 +320,7 @@ def render(results: dict[str, dict], categories: dict[str, dict], gate_note: str
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
+    parser.add_argument("--batch", type=int, help="only the prompts of this labelling round (`batch`, 1 if absent)")
     parser.add_argument("--show", action="store_true", help="print every prompt's outcome")
     parser.add_argument("--explain", action="store_true", help="print the candidates of every wrong prompt")
     parser.add_argument("--sweep", action="store_true", help="sweep the gate on the split (tune on dev only)")
@@ -343,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"seeded {len(ids)} memories in {time.process_time() - started:.1f} s CPU", file=sys.stderr)
         results, categories = {}, {}
         for split in splits:
-            prompts = scenarios.prompts_in(split)
+            prompts = [p for p in scenarios.prompts_in(split) if args.batch in (None, p.get("batch", 1))]
             if args.sweep:
                 table = sweep(prompts, ids, scenarios.now, args.dump)
                 if args.sweep_json:

@@ -15,11 +15,11 @@ from memory.ranking import thresholds
 
 
 # The logistic gate on recall's hits (bench/whisper_gate_fit.py, fitted on the dev split's candidates): bias, then
-# weights of g (probability + affinity), raw cosine, cosine gap to the best hit, g gap to the best hit, "best by g",
-# g margin over the next hit, "a note of the prompt's project titled with a word of the prompt" (own_titled), "a
-# project's overview" (overview). A hit is whispered when the log-odds reach GATE_LOGIT (chosen on dev, out of fold).
-GATE_WEIGHTS = (-3.259, 1.412, 2.639, 0.373, 0.191, 0.671, 1.909, 1.205, -1.020)
-GATE_LOGIT = 0.10
+# weights of g (probability + affinity), raw cosine, "best by g", g margin over the next hit, "a note of the prompt's
+# project titled with a word of the prompt" (own_titled), "a project's overview" (overview). A hit is whispered when
+# the log-odds reach GATE_LOGIT, chosen by the grouped estimate (left out by batch and by store) with a margin.
+GATE_WEIGHTS = (-3.609, 1.184, 3.386, 0.779, 2.013, 1.157, -1.182)
+GATE_LOGIT = 0.40
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +78,7 @@ def _patterns(raw: str | None) -> tuple[re.Pattern, ...]:
 
 
 def _weights(raw: str | None) -> tuple[float, ...]:
-    """WHISPER_GATE_WEIGHTS: unset for the fitted weights, "off" for the probability gate, else 9 numbers."""
+    """WHISPER_GATE_WEIGHTS: unset for the fitted weights, "off" for the probability gate, else 7 numbers."""
     if raw is None or not str(raw).strip():
         return GATE_WEIGHTS
     if str(raw).strip().lower() == "off":

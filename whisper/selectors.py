@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import TypeVar
 
 import numpy as np
+from django.db import connection
 from django.db.models import F, Prefetch
 
 from memory.domain.enums import Tier
+from memory.domain.requests import auto_title
+from memory.domain.search import SearchHit
 from memory.models import EdgeRow, NodeRow
+from memory.search.candidates import store_state
 from memory.search.semantic import cosines_for
 from whisper.affinity import FeedbackSample
 from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
@@ -21,29 +27,79 @@ IDENTITY_FIELDS = ("id", "uid", "short_id", "title", "content", "type", "tier", 
                    "updated", "valid_until", "confidence")  # what a whisper candidate reads of a row
 SERVED_LOOKBACK = 50
 
+T = TypeVar("T")
+
 
 def _vec(blob) -> np.ndarray:
     return np.frombuffer(bytes(blob), dtype=np.float32)
 
 
+# ---------------------------------------------------------------------------
+# Kept per process for the store state: the identity set, the self node, the spaces
+# ---------------------------------------------------------------------------
+
+_kept: dict[str, tuple[tuple, object]] = {}  # name -> (store state, value), for the latest state each was read at
+_KEPT_LOCK = threading.Lock()  # a web worker's request threads share it
+
+
+def _per_store_state(name: str, load: Callable[[], T]) -> T:
+    """`load()`, kept per process until the store state moves (`store_state`: the vector log's newest generation
+    and the indexer's write sequence, with the database's name), read here on every call, so a write committed by
+    any process or connection is seen by the next call. What is kept must move with that state: it does for every
+    read of the index's node, tag and edge rows, which only memory.index writes (each of its writes counts the
+    sequence up; a deleted row moves the vector log). Inside a transaction (a writer's own uncommitted rows) nothing
+    is kept or used."""
+    if connection.in_atomic_block:
+        return load()
+    state = store_state()  # read first: what load() reads after it is never older than it
+    with _KEPT_LOCK:
+        found = _kept.get(name)
+    if found is not None and found[0] == state:
+        return found[1]  # type: ignore[return-value]
+    value = load()
+    with _KEPT_LOCK:
+        _kept[name] = (state, value)
+    return value
+
+
 def self_ids() -> frozenset[str]:
     """The id(s) of the self node, found through the `self` tag index (no scan of the node table)."""
-    return frozenset(NodeRow.objects.filter(tag_rows__tag="self", is_self=True).values_list("uid", flat=True))
+    return _per_store_state("self_ids", lambda: frozenset(
+        NodeRow.objects.filter(tag_rows__tag="self", is_self=True).values_list("uid", flat=True)))
 
 
 def known_spaces() -> frozenset[str]:
     """The projects (spaces) that hold at least one memory."""
-    return frozenset(s for s in NodeRow.objects.exclude(space=None).values_list("space", flat=True).distinct() if s)
+    return _per_store_state("spaces", lambda: frozenset(
+        s for s in NodeRow.objects.exclude(space=None).values_list("space", flat=True).distinct() if s))
 
 
-def identity_rows(*, now: datetime) -> list[NodeRow]:
-    """Live core and working memories the self node defines (expired and archival ones left out)."""
+def identity_rows() -> list[NodeRow]:
+    """Core and working memories the self node defines, most important first (expired ones included)."""
     me = NodeRow.objects.filter(tag_rows__tag="self", is_self=True).order_by("created", "uid").values("id")[:1]
     targets = EdgeRow.objects.filter(source_id__in=me, edge_type="defines").values("target_id")
     rows = (NodeRow.objects.filter(id__in=targets).order_by("-importance", "-updated")
             .only(*IDENTITY_FIELDS)[:IDENTITY_LIMIT])
-    return [r for r in rows
-            if r.tier in (Tier.CORE, Tier.WORKING) and (r.valid_until is None or r.valid_until > now)]
+    return [r for r in rows if r.tier in (Tier.CORE, Tier.WORKING)]
+
+
+def _identity_hit(row: NodeRow) -> SearchHit:
+    return SearchHit(
+        node_id=row.uid, row_id=row.id, short_id=row.short_id, title=row.title or auto_title(row.content),
+        content=row.content, type=row.type, tier=row.tier, space=row.space, tags=tuple(row.tags_text.split()),
+        created=row.created, updated=row.updated, valid_until=row.valid_until, confidence=row.confidence,
+        score=0.0, source="identity",
+    )
+
+
+def identity_hits(*, now: datetime) -> list[SearchHit]:
+    """Live core and working memories the self node defines, as hits (expired and archival ones left out).
+
+    The set is read once per store state (`_per_store_state`: a new, edited, archived or deleted memory, a changed
+    edge or self node moves it); what has expired by `now` is left out on every call, as time moves no state.
+    """
+    hits = _per_store_state("identity", lambda: tuple(_identity_hit(r) for r in identity_rows()))
+    return [h for h in hits if h.valid_until is None or h.valid_until > now]
 
 
 def node_cosines(*, query_vec: np.ndarray, row_ids: Sequence[int]) -> dict[int, float]:

@@ -78,7 +78,7 @@ def trust_facts(*, uids: Sequence[str]) -> dict[str, TrustFacts]:
                 rels[uid].append(rel)
     data = {uid: _trust_data(tj) for _, uid, tj in found.nodes}
     successors = {d[SUPERSEDED_BY_KEY] for d in data.values() if isinstance(d.get(SUPERSEDED_BY_KEY), str)}
-    live = set(NodeRow.objects.filter(uid__in=list(successors)).values_list("uid", flat=True))
+    live = set(NodeRow.objects.filter(uid__in=list(successors)).values_list("uid", flat=True)) if successors else set()
     for uid, d in data.items():
         successor = d.get(SUPERSEDED_BY_KEY)
         if successor in live and successor != uid:  # consolidation's marker is a supersession too

@@ -112,8 +112,12 @@ def test_whisper_checker_finds_a_dangling_label():
     assert any("'p999' does not exist" in e for e in errors)
 
 
-# Batches 1 and 2 as session 10 left them (ids, text, labels, splits): a later round adds prompts, never edits these.
-EARLIER_BATCHES_SHA256 = "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"
+# Earlier batches as the session that closed them left them (ids, text, labels, splits): a later round adds prompts,
+# never edits these. Batches 1-2 as session 10 left them; batches 1-3 as session 11 left them.
+EARLIER_BATCHES_SHA256 = {
+    2: (368, "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"),
+    3: (486, "c69318ad26c7fe74cdc86ee3c4407117e9f403b704e03333e2ae0c4a48e8213d"),
+}
 
 
 def _digest(prompts: list[dict]) -> str:
@@ -121,12 +125,14 @@ def _digest(prompts: list[dict]) -> str:
     return hashlib.sha256(json.dumps(ordered, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
-def test_whisper_batches_one_and_two_are_unchanged():
+@pytest.mark.parametrize("last", sorted(EARLIER_BATCHES_SHA256))
+def test_whisper_earlier_batches_are_unchanged(last):
     from bench.datasets.loader import raw_whisper
 
-    earlier = [p for p in raw_whisper()["prompts"] if int(p.get("batch", 1)) < 3]
-    assert len(earlier) == 368
-    assert _digest(earlier) == EARLIER_BATCHES_SHA256
+    earlier = [p for p in raw_whisper()["prompts"] if int(p.get("batch", 1)) <= last]
+    count, digest = EARLIER_BATCHES_SHA256[last]
+    assert len(earlier) == count
+    assert _digest(earlier) == digest
 
 
 def test_whisper_batch_three_is_cut_among_itself():
@@ -138,3 +144,14 @@ def test_whisper_batch_three_is_cut_among_itself():
     split = assign_splits(data["name"], third, seed=data["split_seed"])
     assert {p["id"]: p["split"] for p in third} == split
     assert Counter(split.values()) == {"dev": 61, "test": 57}
+
+
+def test_whisper_batch_four_is_cut_among_itself():
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    fourth = [p for p in data["prompts"] if p.get("batch") == 4]
+    assert len(fourth) == 124
+    split = assign_splits(data["name"], fourth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in fourth} == split
+    assert Counter(split.values()) == {"dev": 64, "test": 60}

@@ -446,8 +446,9 @@ def test_a_prompt_naming_another_project_is_scored_against_that_project(conf):
     assert seen == ["shop", "ormah"]
 
 
-def test_a_strong_cosine_passes_the_gate_whatever_the_probability(conf):
+def test_with_the_gate_weights_off_a_strong_cosine_passes_whatever_the_probability(conf):
+    # The logistic gate has no such pass (tests/whisper/test_gate_strong_cosine.py).
     run = make_run(pool=[cand("a", probability=0.2, cosine=0.75), cand("b", probability=0.2, cosine=0.6)],
                    intent=intent())
-    injection_gate(run, conf, fake_deps())
+    injection_gate(run, replace(conf, gate_weights=()), fake_deps())
     assert [c.node_id for c in run.pool] == ["a"]

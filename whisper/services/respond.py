@@ -15,9 +15,6 @@ from memory import runtime
 from memory.conf import get_conf as memory_conf
 from memory.context.warnings import hits_with_warnings
 from memory.domain.node import as_utc, utcnow
-from memory.domain.requests import auto_title
-from memory.domain.search import SearchHit, SearchQuery
-from memory.models import NodeRow
 from memory.search import recall
 from memory.services.surfacing import surfacing_log
 from whisper import selectors
@@ -61,15 +58,6 @@ class _ReusingEmbedder:
         return self._embedder.embed_documents(texts)
 
 
-def _identity_hit(row: NodeRow) -> SearchHit:
-    return SearchHit(
-        node_id=row.uid, row_id=row.id, short_id=row.short_id, title=row.title or auto_title(row.content),
-        content=row.content, type=row.type, tier=row.tier, space=row.space, tags=tuple(row.tags_text.split()),
-        created=row.created, updated=row.updated, valid_until=row.valid_until, confidence=row.confidence,
-        score=0.0, source="identity",
-    )
-
-
 def _maintenance_due(dotted: str | None):
     """The configured `() -> bool` telling whether maintenance is due (composed in settings; default: never)."""
     if not dotted:
@@ -90,14 +78,15 @@ def _maintenance_due(dotted: str | None):
 
 def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, embedder=None) -> Deps:
     """The real collaborators of the stages: the embedder, recall, the index, the ledger."""
-    emb = _ReusingEmbedder(embedder or runtime.embedder())
-    cache_dir = str(memory_conf().model_cache_dir)
+    mconf = memory_conf()  # built once for both
+    emb = _ReusingEmbedder(embedder or runtime.embedder(mconf))
+    cache_dir = str(mconf.model_cache_dir)
     return Deps(
         embed=emb.embed_query,
         archetypes=lambda: archetype_matrices(emb),
         search=lambda query: recall(query=query, now=now, embedder=emb, warnings=False),
         cosines=lambda vec, row_ids: selectors.node_cosines(query_vec=vec, row_ids=row_ids),
-        identity=lambda: [_identity_hit(r) for r in selectors.identity_rows(now=now)],
+        identity=lambda: selectors.identity_hits(now=now),
         feedback=lambda uids: selectors.feedback_samples(node_uids=uids),
         topic_served=lambda vec: selectors.topic_served(session_id=session_id, prompt_vec=vec,
                                                         threshold=conf.topic_repeat_threshold),

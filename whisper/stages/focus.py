@@ -7,7 +7,8 @@ Three checks, each a text rule on the prompt and the memory (title, text, labels
   does not name every owner after the first ("mother") is about another thing than the one asked of.
 * **another name for the thing**: "a Dutch passport" is not "my Belgian passport" when the memory never says "Dutch".
 * **the kind of answer**: "how much did the trip cost?" asks for an amount of money; a memory holding no amount (a
-  currency sign or word beside a number) cannot answer it however much it says about the trip.
+  currency sign or word beside a number) cannot answer it however much it says about the trip. The same for a time,
+  a number, a person or a place (whisper.kinds): "when is Pixel's vet appointment?" and a vet note holding no date.
 
 The stage runs after the gate, so the memories it drops still set the best hit the gate measured the others against.
 """
@@ -18,6 +19,7 @@ import re
 
 from memory.domain.enums import NodeType
 from whisper.conf import WhisperConf
+from whisper.kinds import missing_kind
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
 from whisper.text import NOT_POSSESSIVE, STOP_WORDS, fold, topic_tokens
 
@@ -63,6 +65,7 @@ _AMOUNT_QUESTION = re.compile(
     r"\bhow (?:much|expensive|pricey|cheap)\b[^.?!]*"
     r"\b(?:costs?|costing|pay|paid|pays|spend|spent|charged?|price[sd]?)\b"
     r"|\bhow (?:expensive|pricey)\b"
+    r"|\bhow much (?:is|was|are|were|'s|\u2019s) (?:the|a|an|my|our|your|their|his|her|it|that|this)\b"
     r"|\bwhat (?:did|does|do|will|would)\b[^.?!]*\bcost\b"
     r"|\bwhat(?:'s|\u2019s| is| was| were| are)? (?:the )?(?:total |full |final )?(?:price|fee|fees|bill)\b",
     re.IGNORECASE)
@@ -71,8 +74,8 @@ _CURRENCY = (r"(?:€|\$|£|¥|₹|eur|euros?|usd|dollars?|pounds?|gbp|quid|yen|
 _AMOUNT = re.compile(rf"(?:[€$£¥₹]\s?\d|\b\d[\d.,]*\s?[km]?\s?{_CURRENCY}(?![a-z])|\b{_CURRENCY}\s?\d|"
                      r"\b(?:for free|free of charge|at no cost|cost nothing|costs nothing)\b)", re.IGNORECASE)
 
-# The kinds of answer a question can ask for: (how a question asks for it, how a memory holds one). A date for "when"
-# and a number for "how many" were measured and left out (docs/benchmarks.md): a memory's own date answers "when".
+# The kinds of answer a question can ask for: (how a question asks for it, how a memory holds one). Money only: the
+# general kinds (a time, a number, a person, a place) are whisper.kinds, read loosely (any number meets "how many").
 KINDS = {"amount": (_AMOUNT_QUESTION, _AMOUNT)}
 
 
@@ -149,7 +152,8 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
     kind = asked_kind(prompt)
     if kind is not None and not holds_kind(f"{title}\n{content}", kind):
         return "kind: " + kind
-    return None
+    kind = missing_kind(prompt, f"{title}\n{content}")
+    return None if kind is None else "kind: " + kind
 
 
 def labels(cand: Candidate) -> tuple[str, ...]:

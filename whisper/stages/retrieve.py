@@ -128,6 +128,16 @@ def prompt_names(text: str, spaces: frozenset[str] | set[str]) -> set[str]:
     return named
 
 
+def named_project(others: set[str], text: str) -> str | None:
+    """The one other project a prompt names, or None. When it names several, a project named by an invented word
+    ("tidewater") wins over one whose name is an ordinary English word the prompt does not write as a name ("how
+    does tidewater build its site? same for our internal docs": "docs" is the word, not the space; a determiner
+    before it is not needed, `prompt_names`): the invented name can only be the project."""
+    if len(others) > 1:
+        others = {s for s in others if not common_word(s.lower()) or written_as_name(text, s.lower())}
+    return next(iter(others)) if len(others) == 1 else None
+
+
 def page_probability(probability: float, *, chars: int, space: str | None, target: str | None,
                      named: bool = False) -> float:
     """Recall's probability as whisper weighs it: a page (longer than PAGE_CHARS) from outside the prompt's project
@@ -168,7 +178,7 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     named = prompt_names(text, spaces)
     # Asking about another project by name ("how does routewise store times?") scores against that project.
     others = {s for s in spaces if s != space and s.lower() in named} if space is not None else set()
-    target = others.pop() if len(others) == 1 else space
+    target = named_project(others, text) or space
     run.target_space = target
     if by_text and (others or any(s.lower() in named for s in spaces)):
         run.identity_question = False  # "what ORM did I pick for loafbook" asks about a project, not the user

@@ -1,0 +1,97 @@
+"""Candidate gate inputs beside whisper.stages.gate.GATE_INPUTS for bench/whisper_gate_fit.py `--inputs` (dev only;
+measured, not kept: docs/benchmarks.md). Each is a function of a dumped hit and its call. The vocabulary inputs
+(`unknown_all`, ...) read the document counts of the prompt's words per space that
+bench.whisper_stores.prompt_vocabulary put in the dump, and the words the candidate holds."""
+
+from __future__ import annotations
+
+import math
+
+LONG_CHARS = 1000.0
+
+
+def _long(c: dict, call: list[dict]) -> float:
+    return max(0.0, math.log(max(c.get("chars", 0), 1) / LONG_CHARS))
+
+
+def _best_short(c: dict, call: list[dict]) -> float:
+    """1 for the best hit by g among the memories that are not long (a note beside imported pages)."""
+    short = [d for d in call if d["route"] == "logistic" and _long(d, call) == 0.0]
+    return float(_long(c, call) == 0.0 and max(short, key=lambda d: d["inputs"][0]) is c)
+
+
+def _short_margin(c: dict, call: list[dict]) -> float:
+    """A short memory's g minus the best g among the other short memories (0 for a long one)."""
+    if _long(c, call) > 0.0:
+        return 0.0
+    rest = [d["inputs"][0] for d in call if d["route"] == "logistic" and d is not c and _long(d, call) == 0.0]
+    return c["inputs"][0] - max(rest, default=0.0)
+
+
+def _scope(c: dict, scope: str) -> tuple[dict[str, int], int]:
+    """Document counts of the prompt's words and the number of memories in a scope: "all" (the whole store),
+    "project" (the prompt's project) or "project_global" (it and the global memories); outside a project, all."""
+    v = c.get("vocabulary") or {"sizes": {}, "counts": {}}
+    target = c.get("target")
+    spaces = None if scope == "all" or target is None else {target} | ({""} if scope == "project_global" else set())
+    total = sum(n for s, n in v["sizes"].items() if spaces is None or s in spaces)
+    return {t: sum(n for s, n in by.items() if spaces is None or s in spaces) for t, by in v["counts"].items()}, total
+
+
+def _idf(df: int, total: int) -> float:
+    return math.log(1 + (total - df + 0.5) / (df + 0.5))
+
+
+def _unknown(scope: str, weighted: bool = True):
+    """The (IDF-weighted) share of the prompt's content words that no memory of the scope holds."""
+    def f(c: dict, call: list[dict]) -> float:
+        df, total = _scope(c, scope)
+        w = {t: _idf(n, total) if weighted else 1.0 for t, n in df.items()}
+        return sum(w[t] for t, n in df.items() if n == 0) / sum(w.values()) if w else 0.0
+    return f
+
+
+def _cover(scope: str):
+    """The IDF-weighted share of the prompt's content words the candidate holds (IDF in the scope)."""
+    def f(c: dict, call: list[dict]) -> float:
+        df, total = _scope(c, scope)
+        w = {t: _idf(n, total) for t, n in df.items()}
+        return sum(w[t] for t in c.get("terms", ()) if t in w) / sum(w.values()) if w else 0.0
+    return f
+
+
+def _rare_lack(scope: str, known: bool):
+    """The highest IDF (over the top IDF of the scope) of a prompt word the candidate lacks; `known`: only words
+    the scope holds (another memory has it), else only words it lacks too (nothing stored has it)."""
+    def f(c: dict, call: list[dict]) -> float:
+        df, total = _scope(c, scope)
+        lacking = [_idf(n, total) for t, n in df.items() if t not in c.get("terms", ()) and (n > 0) == known]
+        return max(lacking, default=0.0) / _idf(0, max(total, 1))
+    return f
+
+
+VOCABULARY = {}
+for _s in ("all", "project", "project_global"):
+    VOCABULARY |= {f"unknown_{_s}": _unknown(_s), f"unknown_n_{_s}": _unknown(_s, weighted=False),
+                   f"cover_{_s}": _cover(_s), f"lack_known_{_s}": _rare_lack(_s, True),
+                   f"lack_unknown_{_s}": _rare_lack(_s, False)}
+
+
+EXTRAS = {
+    "long": _long,  # ln(characters / 1000), 0 below: imported pages, not notes
+    "passage": lambda c, call: float(bool(c.get("passage"))),  # represented by the passage that matched
+    "other_space": lambda c, call: float(c.get("target") is not None and c["space"] not in (None, c["target"])),
+    "same_space": lambda c, call: float(c.get("target") is not None and c["space"] == c["target"]),
+    "best_short": _best_short,
+    "is_long": lambda c, call: float(c.get("chars", 0) > LONG_CHARS),
+    "long_cos": lambda c, call: float(c.get("chars", 0) > LONG_CHARS) * c["cosine"],  # pages: trust the cosine
+    "long_g": lambda c, call: float(c.get("chars", 0) > LONG_CHARS) * c["g"],  # pages: their g runs high
+    "long_other": lambda c, call: _long(c, call) * EXTRAS["other_space"](c, call),  # a long page of another space
+    "overlap": lambda c, call: float(bool(c.get("overlap"))),  # shares a distinctive word with the prompt
+    "short_margin": _short_margin,
+    "follow_up": lambda c, call: float(bool(c.get("follow_up"))),  # the query joins the previous prompts
+    "both_legs": lambda c, call: float(c.get("fts_rank") is not None and c.get("vector_rank") is not None),
+    "fts_first": lambda c, call: float(c.get("fts_rank") == 1),
+    "vector_first": lambda c, call: float(c.get("vector_rank") == 1),
+    "title_overlap": lambda c, call: float(bool(c.get("title_overlap"))),  # shares a word with the title
+} | VOCABULARY

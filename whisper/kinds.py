@@ -1,0 +1,98 @@
+"""The kind of thing a question asks for, and whether a memory's text holds one (issue 11, item 9).
+
+"When is Biscuit's vet appointment?" asks for a date or time; a note about Biscuit's vet holding none cannot answer
+it, however close it scores. Both sides are read from closed word classes (question words, auxiliaries, months,
+weekdays, number words, pronouns, prepositions of place) and regular patterns (digits, clock times, paths, hosts);
+no store's or bench's words are in them. docs/whisper.md, "The focus rule beyond the identity route".
+
+Kinds: "time" (a date or time of day), "number" (a count, size, duration, port or version), "person" (a name or a
+person word), "place" (a named place, a place phrase, a path, host or URL).
+"""
+
+from __future__ import annotations
+
+import re
+
+# ---- what a question asks for
+
+# The auxiliaries after "when" in a question about a time to come or a habit ("when is …", "when does …"); not the
+# past "did / was / were / had": a note's own date answers when something happened ("when did we move to Postgres?"
+# and a note written the day it happened).
+_AUX = r"(?:is|are|do|does|will|would|should|shall|can|could|has|have|must|might|may|'s|\u2019s|'re|\u2019re)"
+_CLAUSE = r"(?:^|[.?!;:,\n]\s*|\b(?:and|but|so|also|then|or)\s+)"  # a question word opens a clause, not a relative
+_ASKS = {
+    "time": re.compile(
+        rf"{_CLAUSE}(?:when(?:'s|\u2019s)|when {_AUX}\b|by when|until when|since when)"
+        r"|\b(?:what|which) (?:time|date|day|days|weekday|month|year|hour)s?\b"
+        r"|\bhow (?:often|soon)\b", re.IGNORECASE),
+    "number": re.compile(
+        r"\bhow (?:many|much|long|big|large|small|old|far|tall|heavy|fast|high|wide|deep)\b"
+        r"|\b(?:what|which)(?:'s|\u2019s| is| was| are)? (?:the )?(?:port|version|number|percentage|size|count)s?\b",
+        re.IGNORECASE),
+    "person": re.compile(rf"{_CLAUSE}(?:who(?:'s|\u2019s)?|whom|whose)\b", re.IGNORECASE),
+    "place": re.compile(rf"{_CLAUSE}(?:where(?:'s|\u2019s)?)\b", re.IGNORECASE),
+}
+# A question asking for a method or a reason asks for no kind ("how do I …", "why …").
+_METHOD = re.compile(r"^\s*(?:\w+[,]?\s+)?(?:how (?:do|does|can|could|should|would|will|to|did i|did we)\b|why\b)",
+                     re.IGNORECASE)
+
+
+def asked_kinds(prompt: str) -> frozenset[str]:
+    """The kinds of thing a question asks for ("when is the vet appointment?" -> {"time"}); empty for any other
+    prompt, for one asking how to do something, and for one asking when something happened ("when did …")."""
+    if _METHOD.search(prompt) or ("?" not in prompt and not _opens_question(prompt)):
+        return frozenset()
+    return frozenset(kind for kind, asks in _ASKS.items() if asks.search(prompt))
+
+
+def _opens_question(prompt: str) -> bool:
+    return bool(re.match(r"\s*(?:and\s+|so\s+)?(?:when|what|which|who|whom|whose|where|how)\b", prompt, re.IGNORECASE))
+
+
+# ---- what a memory holds
+
+_MONTHS = ("january february march april may june july august september october november december "
+           "jan feb mar apr jun jul aug sep sept oct nov dec")
+_DAYS = "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun"
+_NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+                 "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
+                 "thousand million billion dozen half single double twice once triple quarter couple")
+_UNITS = "second minute hour day week month year fortnight decade"
+# A name: a capitalised word inside a sentence (not its first word: a sentence opens capitalised anyway), not a
+# month's or a weekday's.
+_CALENDAR = "|".join(f"{w[0].upper()}{w[1:]}" for w in f"{_MONTHS} {_DAYS}".split())
+_NAME = rf"(?<=[^.!?:\n\s] )(?!(?:{_CALENDAR})s?\b)[A-Z][a-z]+\b"
+_HOLDS = {
+    "time": re.compile(
+        r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}\.\d{1,2}\.\d{2,4}\b|\b\d{1,2}:\d{2}\b"
+        r"|\b\d{1,2}\s?(?:am|pm|h)\b|\b(?:19|20)\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b"
+        rf"|\b(?:{'|'.join(_MONTHS.split())})\b(?!['\u2019])|\b(?:{'|'.join(_DAYS.split())})s?\b"
+        r"|\b(?:today|tonight|tomorrow|yesterday|noon|midday|midnight|morning|mornings|evening|evenings|afternoon|"
+        r"afternoons|night|nights|weekend|weekends|daily|weekly|monthly|yearly|annually|nightly|hourly|"
+        r"o'clock|dawn|dusk|spring|summer|autumn|fall|winter|christmas|easter)\b"
+        rf"|\b(?:next|last|this|every|each|in|within|after|before|per|a|an) (?:\w+ )?(?:{'|'.join(_UNITS.split())})s?\b"
+        r"|\bcron\b|\bschedule[ds]?\b", re.IGNORECASE),
+    "number": re.compile(
+        rf"\d|\b(?:{'|'.join(_NUMBER_WORDS.split())})\b|\b(?:a|an|per) (?:{'|'.join(_UNITS.split())})s?\b"
+        r"|\b(?:a few|several|many|no)\b", re.IGNORECASE),
+    "person": re.compile(rf"{_NAME}|\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? [A-Z]|@\w+"
+                         r"|(?i:\b(?:i|me|my|myself|we|us|our|he|him|his|she|her|they|them)\b)"),
+    "place": re.compile(
+        rf"{_NAME}|https?://|(?i:\b[\w-]+\.(?:com|org|net|io|dev|app|local|internal|lan)\b|\blocalhost\b)"
+        r"|(?:^|[\s(`'\"])[~.]?/\w|\w/\w|(?i:\b\w+\.(?:py|js|ts|json|toml|ya?ml|md|txt|db|sqlite3?|cfg|ini|conf|env|"
+        r"sh|lock|html|css)\b)|:\d{2,5}\b"
+        r"|(?i:\b(?:in|at|on|by|for|under|behind|near|inside|outside|beside|above|below|from|into|across|around|"
+        r"over|through|next to|opposite) (?:the|a|an|my|"
+        r"our|his|her|their|its)\b|\b(?:at home|upstairs|downstairs|abroad)\b)"),
+}
+
+
+def holds_kind(text: str, kind: str) -> bool:
+    """Whether a memory's text holds a thing of that kind ("time": "Thursday 9:30", "next week"; "number": "4
+    workers", "two"; "person": "Sam", "she"; "place": "in the hall cupboard", "/var/lib/app", "db.internal")."""
+    return bool(_HOLDS[kind].search(text))
+
+
+def missing_kind(prompt: str, text: str) -> str | None:
+    """The first kind the question asks for that the memory's text does not hold, None when it holds every one."""
+    return next((kind for kind in sorted(asked_kinds(prompt)) if not holds_kind(text, kind)), None)
