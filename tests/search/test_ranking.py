@@ -179,3 +179,19 @@ def test_long_memories_are_tokenised_once_and_the_cache_stays_bounded():
     assert len(features._LONG_DOCS) == features.LONG_DOC_CACHE
     assert features._long_doc(long_text.format(n=1)) is not first  # evicted, tokenised afresh, equal
     assert features._long_doc(long_text.format(n=1)) == first
+
+
+def test_doctor_warns_when_the_store_embeds_with_another_model_than_the_scorer_was_fitted_on(home, db, settings):
+    import io
+
+    from django.core.management import call_command
+
+    settings.ORMAH = {**settings.ORMAH, "EMBEDDER": "memory.embeddings.HashEmbedder"}
+    out = io.StringIO()
+    try:
+        call_command("doctor", "--json", stdout=out)
+    except SystemExit:
+        pass  # another check may fail in a bare test home; the scorer row is what this test reads
+    row = {c["check"]: c for c in json.loads(out.getvalue())["checks"]}["scorer"]
+    assert row.get("warning") and "test/hash-embedder" in row["detail"]
+    assert load_scorer().meta["model"] in row["detail"]

@@ -112,8 +112,15 @@ class Command(OrmahCommand):
 
         def scorer():
             s = load_scorer()
-            return f"{s.version}, {len(s.features)} features, thresholds " + \
+            detail = f"{s.version}, {len(s.features)} features, thresholds " + \
                 ", ".join(f"{k} {v:g}" for k, v in sorted(s.thresholds.items()))
+            fitted_on, running = s.meta.get("model"), runtime.embedder(conf).model_id
+            if fitted_on and fitted_on != running:
+                raise Warning_(f"{detail}; fitted on {fitted_on} but the store embeds with {running}: recall's "
+                               "probabilities, whisper's cosine gates and the duplicate thresholds are calibrated "
+                               "for the other model and may let too much or too little through (docs/recall.md, "
+                               "\"Another embedding model\")")
+            return detail
 
         results = [_check(n, f) for n, f in [("extensions", extensions), ("model", model), ("scorer", scorer),
                                                ("home", home),
