@@ -20,6 +20,7 @@ from memory.domain.enums import EdgeType
 from memory.domain.node import Connection, Node, utcnow, with_connection
 from memory.domain.requests import NodePatch
 from memory.errors import OrmahError, ValidationFailed
+from memory.models import NodeRow
 from memory.selectors import node_row_get
 from memory.services.guard import guard_write
 from memory.services.nodes import update_in
@@ -69,20 +70,34 @@ def edges_create(*, edges: Sequence[EdgeSpec], per_hold: int = PER_HOLD) -> list
             groups.setdefault(spec.source_ref, []).append(i)
         found: dict[int, Connection | OrmahError] = {}
         with write_unit() as unit:
+            rows = _rows_by_uid([s.source_ref for s in hold] + [s.target_ref for s in hold])
             for members in groups.values():
-                found.update(zip(members, _connect_group(unit, [hold[i] for i in members])))
+                found.update(zip(members, _connect_group(unit, [hold[i] for i in members], rows)))
         out.extend(found[i] for i in range(len(hold)))
     return out
 
 
-def _connect_group(unit: WriteUnit, specs: Sequence[EdgeSpec]) -> list[Connection | OrmahError]:
+def _rows_by_uid(refs: Sequence[str]) -> dict[str, NodeRow]:
+    """The rows of the refs that are whole ids, in one query (a hold's sources and targets)."""
+    uids = {(ref or "").strip().lower() for ref in refs}
+    return {row.uid: row for row in NodeRow.objects.filter(uid__in=uids)}
+
+
+def _row(ref: str, rows: dict[str, NodeRow]) -> NodeRow:
+    """node_row_get's row for `ref`, from `rows` when it is a whole id held there; raises as node_row_get."""
+    row = rows.get((ref or "").strip().lower())
+    return row if row is not None else node_row_get(ref=ref)
+
+
+def _connect_group(unit: WriteUnit, specs: Sequence[EdgeSpec], rows: dict[str, NodeRow]
+                   ) -> list[Connection | OrmahError]:
     """`connect_in` (memory.services.nodes) for edges of one source: its row looked up, its file read and saved
     once. Per edge, in order, the connection or the error that connect_in would have raised for it: a bad weight,
     the source or target not found, a self-loop, then (for the edges that change the file) the read, the guard or
-    the save; a failed read, guard or save writes none of them."""
+    the save; a failed read, guard or save writes none of them. `rows`: rows already read in this unit, by uid."""
     out: list[Connection | OrmahError | None] = [None] * len(specs)
     try:
-        source_row, missing = node_row_get(ref=specs[0].source_ref), None
+        source_row, missing = _row(specs[0].source_ref, rows), None
     except OrmahError as exc:
         source_row, missing = None, exc
     todo: list[tuple[int, Connection]] = []
@@ -93,7 +108,7 @@ def _connect_group(unit: WriteUnit, specs: Sequence[EdgeSpec]) -> list[Connectio
             out[i] = missing
         else:
             try:
-                target = node_row_get(ref=spec.target_ref).uid
+                target = _row(spec.target_ref, rows).uid
             except OrmahError as exc:
                 out[i] = exc
                 continue

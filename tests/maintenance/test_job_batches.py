@@ -193,6 +193,15 @@ def test_a_missing_source_fails_each_of_its_edges_and_not_the_others(remember):
     assert list(EdgeRow.objects.filter(source__uid=a.id).values_list("target__uid", flat=True)) == [b.id]
 
 
+def test_edges_given_id_prefixes_resolve_as_edge_create_resolves_them(remember):
+    a, b, c = (remember(t, now=T0, auto_link=False) for t in TEXTS[:3])
+    got = edges_create(edges=[EdgeSpec(a.id[:8].upper(), b.id[:8]), EdgeSpec(f" {a.id} ", c.id), EdgeSpec(a.id, "ab")])
+    assert [r.target for r in got[:2]] == [b.id, c.id]
+    assert type(got[2]).__name__ == "ValidationFailed"
+    targets = EdgeRow.objects.filter(source__uid=a.id).values_list("target__uid", flat=True)
+    assert sorted(targets) == sorted([b.id, c.id])
+
+
 def test_a_failing_item_is_returned_as_its_error_and_the_others_are_written(remember):
     a, b, c = (remember(t, now=T0) for t in TEXTS[:3])
     results = nodes_update(patches=[(a.id, NodePatch(space="x")), ("0badc0de-0000-4000-8000-00000000dead",
