@@ -5,8 +5,15 @@ it, however close it scores. Both sides are read from closed word classes (quest
 weekdays, number words, pronouns, prepositions of place) and regular patterns (digits, clock times, paths, hosts);
 no store's or bench's words are in them. docs/whisper.md, "The focus rule beyond the identity route".
 
-Kinds: "time" (a date or time of day), "number" (a count, size, duration, port or version), "person" (a name or a
-person word), "place" (a named place, a place phrase, a path, host or URL).
+Kinds: "amount" (an amount of money), "time" (a date or time of day), "number" (a count, size, duration, port or
+version), "person" (a name, a person word, or a group or role: "the payments team", "the on-call engineer"), "place" (a
+named place, a place phrase, a path, host or URL). "How much is / was the …" asks for a number of any unit (a memory
+limit in MB as much as a price); it asks for money only when the question says so (cost, price, pay, spend, charge,
+a fee or bill, a currency word or sign), and then money stands for the number: "for free" answers it.
+
+Only the first SCAN_CHARS characters of a memory's title and content are read: whisper renders at most
+`content_max_chars` (600 by default) of a memory's content, so a kind past that is not what the agent is shown, and
+the cost of a scan stays bounded on a long note.
 """
 
 from __future__ import annotations
@@ -20,7 +27,22 @@ import re
 # and a note written the day it happened).
 _AUX = r"(?:is|are|do|does|will|would|should|shall|can|could|has|have|must|might|may|'s|\u2019s|'re|\u2019re)"
 _CLAUSE = r"(?:^|[.?!;:,\n]\s*|\b(?:and|but|so|also|then|or)\s+)"  # a question word opens a clause, not a relative
+# A question that says money: a verb or adjective of paying (cost, pay, spend, charge, expensive, worth), a noun
+# naming a sum of money (price, fee, bill, rent, salary, premium, fare, tax, …), or a currency word or sign.
+_CURRENCY = (r"(?:€|\$|£|¥|₹|eur|euros?|usd|dollars?|pounds?|gbp|quid|yen|jpy|chf|francs?|kronor|krona|kr|sek|"
+             r"nok|dkk|cents?|pence)")
+_MONEY_WORDS = (r"\b(?:costs?|costing|pay|paid|pays|paying|spend|spent|spends|charged?|charges|price[sd]?|pricing|"
+                r"fees?|bill|billed|bills|invoiced?|expensive|pricey|cheap|cheaper|afford|worth|rent|rents|salary|"
+                r"salaries|wages?|premiums?|fares?|tax|taxes|tolls?|deposit|tuition|mortgage|subscription|refund|"
+                r"pension|budget|allowance)\b"
+                rf"|[€$£¥₹]|\b{_CURRENCY}(?![a-z])")
 _ASKS = {
+    "amount": re.compile(
+        rf"\bhow (?:much|many)\b[^.?!]*(?:{_MONEY_WORDS})"
+        r"|\bhow (?:expensive|pricey|cheap)\b"
+        r"|\bwhat (?:did|does|do|will|would)\b[^.?!]*\bcost\b"
+        r"|\bwhat(?:'s|\u2019s| is| was| were| are)? (?:the )?(?:total |full |final )?(?:price|fee|fees|bill|cost)\b",
+        re.IGNORECASE),
     "time": re.compile(
         rf"{_CLAUSE}(?:when(?:'s|\u2019s)|when {_AUX}\b|by when|until when|since when)"
         r"|\b(?:what|which) (?:time|date|day|days|weekday|month|year|hour)s?\b"
@@ -42,7 +64,9 @@ def asked_kinds(prompt: str) -> frozenset[str]:
     prompt, for one asking how to do something, and for one asking when something happened ("when did …")."""
     if _METHOD.search(prompt) or ("?" not in prompt and not _opens_question(prompt)):
         return frozenset()
-    return frozenset(kind for kind, asks in _ASKS.items() if asks.search(prompt))
+    kinds = {kind for kind, asks in _ASKS.items() if asks.search(prompt)}
+    # An amount of money is the number asked for ("how much did it cost?"): "for free" answers it, no digit needed.
+    return frozenset(kinds - {"number"} if "amount" in kinds else kinds)
 
 
 def _opens_question(prompt: str) -> bool:
@@ -62,7 +86,25 @@ _UNITS = "second minute hour day week month year fortnight decade"
 # month's or a weekday's.
 _CALENDAR = "|".join(f"{w[0].upper()}{w[1:]}" for w in f"{_MONTHS} {_DAYS}".split())
 _NAME = rf"(?<=[^.!?:\n\s] )(?!(?:{_CALENDAR})s?\b)[A-Z][a-z]+\b"
+# A group or role that answers "who": "the payments team", "the on-call engineer", "the maintainers", "Acme's
+# support desk". Closed classes of collective and role nouns, after a determiner or a possessive (up to two words
+# between: "the platform infra team").
+_GROUPS = ("team teams group groups squad squads crew crews department departments dept committee committees board "
+           "boards staff office desk council union club family household company companies firm vendor vendors "
+           "supplier suppliers contractor contractors agency organisation organisations organization organizations "
+           "org orgs people folks community contributors")
+_ROLES = ("owner owners maintainer maintainers engineer engineers developer developers dev devs admin admins "
+          "administrator administrators operator operators reviewer reviewers lead leads manager managers "
+          "on-call oncall sre sres support ops author authors user users customer customers client clients "
+          "landlord landlady tenant tenants neighbour neighbours neighbor neighbors doctor doctors dentist nurse "
+          "vet plumber electrician builder builders mechanic accountant lawyer teacher teachers coach "
+          "partner partners colleague colleagues boss assistant intern interns founder founders "
+          "chair secretary treasurer editor editors designer designers tester testers analyst analysts")
+_DETERMINER = r"(?:the|a|an|our|my|your|their|his|her|its|each|every|[A-Z][\w-]*['\u2019]s)"
+_GROUP = (rf"(?i:\b{_DETERMINER} (?:[\w-]+ ){{0,2}}(?:{'|'.join(re.escape(w) for w in (_GROUPS + ' ' + _ROLES).split())})\b)")
 _HOLDS = {
+    "amount": re.compile(rf"(?:[€$£¥₹]\s?\d|\b\d[\d.,]*\s?[km]?\s?{_CURRENCY}(?![a-z])|\b{_CURRENCY}\s?\d|"
+                         r"\b(?:for free|free of charge|at no cost|cost nothing|costs nothing)\b)", re.IGNORECASE),
     "time": re.compile(
         r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}\.\d{1,2}\.\d{2,4}\b|\b\d{1,2}:\d{2}\b"
         r"|\b\d{1,2}\s?(?:am|pm|h)\b|\b(?:19|20)\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b"
@@ -75,7 +117,7 @@ _HOLDS = {
     "number": re.compile(
         rf"\d|\b(?:{'|'.join(_NUMBER_WORDS.split())})\b|\b(?:a|an|per) (?:{'|'.join(_UNITS.split())})s?\b"
         r"|\b(?:a few|several|many|no)\b", re.IGNORECASE),
-    "person": re.compile(rf"{_NAME}|\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? [A-Z]|@\w+"
+    "person": re.compile(rf"{_NAME}|{_GROUP}|\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? [A-Z]|@\w+"
                          r"|(?i:\b(?:i|me|my|myself|we|us|our|he|him|his|she|her|they|them)\b)"),
     "place": re.compile(
         rf"{_NAME}|https?://|(?i:\b[\w-]+\.(?:com|org|net|io|dev|app|local|internal|lan)\b|\blocalhost\b)"
@@ -87,10 +129,14 @@ _HOLDS = {
 }
 
 
+SCAN_CHARS = 2000  # of a memory's title and content: above the 600 content characters whisper renders by default
+
+
 def holds_kind(text: str, kind: str) -> bool:
-    """Whether a memory's text holds a thing of that kind ("time": "Thursday 9:30", "next week"; "number": "4
-    workers", "two"; "person": "Sam", "she"; "place": "in the hall cupboard", "/var/lib/app", "db.internal")."""
-    return bool(_HOLDS[kind].search(text))
+    """Whether a memory's text (its first SCAN_CHARS characters) holds a thing of that kind ("amount": "€1,840", "40
+    euros", "for free"; "time": "Thursday 9:30", "next week"; "number": "4 workers", "two"; "person": "Sam", "she",
+    "the payments team"; "place": "in the hall cupboard", "/var/lib/app", "db.internal")."""
+    return bool(_HOLDS[kind].search(text[:SCAN_CHARS]))
 
 
 def missing_kind(prompt: str, text: str) -> str | None:

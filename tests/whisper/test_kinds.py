@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from whisper.kinds import asked_kinds, holds_kind, missing_kind
+from whisper.kinds import SCAN_CHARS, asked_kinds, holds_kind, missing_kind
 from whisper.services import whisper_respond
 
 
@@ -47,6 +47,11 @@ def test_the_kind_a_question_asks_for(prompt, kinds):
     ("Migrations are reviewed by Priya before each release.", "person", True),
     ("Dr. Okafor fitted the crown.", "person", True),
     ("Migrations are reviewed before each release.", "person", False),
+    # A group or role answers "who" as a name does.
+    ("The billing service is owned by the payments team.", "person", True),
+    ("Pages go to the on-call engineer first.", "person", True),
+    ("Releases are tagged by the maintainers.", "person", True),
+    ("The billing service sits behind the gateway.", "person", False),
     ("Migrations run in March, April and June.", "person", False),  # a month is not a name
     ("Spare keys hang in the hall cupboard.", "place", True),
     ("Staging reads config/staging.toml.", "place", True),
@@ -55,6 +60,13 @@ def test_the_kind_a_question_asks_for(prompt, kinds):
 ])
 def test_a_memory_holding_a_thing_of_a_kind(text, kind, holds):
     assert holds_kind(text, kind) is holds
+
+
+def test_only_a_bounded_prefix_of_a_long_note_is_read():
+    # What whisper renders of a note is bounded (600 content characters by default), and so is the scan's cost.
+    filler = "The exporter reads the queue and writes the files. " * (60_000 // 52)
+    assert holds_kind("Exporter\n" + filler + "It moved on 2025-03-01 to port 9102.", "time") is False
+    assert holds_kind("Exporter\n" + filler[: SCAN_CHARS - 200] + " It moved on 2025-03-01.", "time") is True
 
 
 def test_missing_kind_names_the_kind_the_memory_lacks():
@@ -72,6 +84,8 @@ def household(mem):
                                      "its health check is the status endpoint."),
         "keys": ("Spare keys", "The spare keys hang in the hall cupboard behind the coats."),
         "bins": ("Bin collection", "The recycling bins are collected every other Tuesday morning."),
+        "billing": ("Billing service", "The billing service is owned by the payments team; its invoices go out "
+                                       "through the mail relay."),
     }
     return {k: mem(text, title=title, auto_link=False) for k, (title, text) in notes.items()}
 
@@ -87,6 +101,7 @@ def test_a_question_about_a_stored_thing_whose_kind_of_answer_is_not_stored_stay
 @pytest.mark.parametrize(("prompt", "key"), [
     ("where are the spare keys?", "keys"),
     ("when are the recycling bins collected?", "bins"),
+    ("who owns the billing service?", "billing"),  # a team answers "who"
 ])
 def test_a_memory_holding_the_kind_asked_is_still_whispered(household, prompt, key):
     result = whisper_respond(prompt=prompt, session_id="kinds")

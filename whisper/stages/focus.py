@@ -6,9 +6,10 @@ Three checks, each a text rule on the prompt and the memory (title, text, labels
 * **a possessive chain**: "when is Jonas's mother's birthday?" asks about the mother, not about Jonas: a memory that
   does not name every owner after the first ("mother") is about another thing than the one asked of.
 * **another name for the thing**: "a Dutch passport" is not "my Belgian passport" when the memory never says "Dutch".
-* **the kind of answer**: "how much did the trip cost?" asks for an amount of money; a memory holding no amount (a
-  currency sign or word beside a number) cannot answer it however much it says about the trip. The same for a time,
-  a number, a person or a place (whisper.kinds): "when is Pixel's vet appointment?" and a vet note holding no date.
+* **the kind of answer** (whisper.kinds, the one table of kinds): "how much did the trip cost?" asks for an amount
+  of money; a memory holding no amount (a currency sign or word beside a number) cannot answer it however much it
+  says about the trip. The same for a time, a number, a person or a place: "when is Pixel's vet appointment?" and a
+  vet note holding no date.
 
 The stage runs after the gate, so the memories it drops still set the best hit the gate measured the others against.
 """
@@ -55,41 +56,6 @@ def chain_owners(prompt: str) -> set[str]:
 
 def _words(text: str) -> set[str]:
     return {_kin(t) for t in re.findall(r"[A-Za-z][\w-]*", text)} | topic_tokens(text)
-
-
-# ---- the kind of answer a question asks for
-
-_METHOD = re.compile(r"^\s*(?:\w+[,]?\s+)?how (?:do|does|can|could|should|would|will|to|did i|did we)\b",
-                     re.IGNORECASE)
-_AMOUNT_QUESTION = re.compile(
-    r"\bhow (?:much|expensive|pricey|cheap)\b[^.?!]*"
-    r"\b(?:costs?|costing|pay|paid|pays|spend|spent|charged?|price[sd]?)\b"
-    r"|\bhow (?:expensive|pricey)\b"
-    r"|\bhow much (?:is|was|are|were|'s|\u2019s) (?:the|a|an|my|our|your|their|his|her|it|that|this)\b"
-    r"|\bwhat (?:did|does|do|will|would)\b[^.?!]*\bcost\b"
-    r"|\bwhat(?:'s|\u2019s| is| was| were| are)? (?:the )?(?:total |full |final )?(?:price|fee|fees|bill)\b",
-    re.IGNORECASE)
-_CURRENCY = (r"(?:€|\$|£|¥|₹|eur|euros?|usd|dollars?|pounds?|gbp|quid|yen|jpy|chf|francs?|kronor|krona|kr|sek|"
-             r"nok|dkk|cents?|pence)")
-_AMOUNT = re.compile(rf"(?:[€$£¥₹]\s?\d|\b\d[\d.,]*\s?[km]?\s?{_CURRENCY}(?![a-z])|\b{_CURRENCY}\s?\d|"
-                     r"\b(?:for free|free of charge|at no cost|cost nothing|costs nothing)\b)", re.IGNORECASE)
-
-# The kinds of answer a question can ask for: (how a question asks for it, how a memory holds one). Money only: the
-# general kinds (a time, a number, a person, a place) are whisper.kinds, read loosely (any number meets "how many").
-KINDS = {"amount": (_AMOUNT_QUESTION, _AMOUNT)}
-
-
-def asked_kind(prompt: str) -> str | None:
-    """The kind of answer a question asks for ("how much did the trip cost?" -> "amount"), None for any other
-    prompt; a question asking for a method ("how do I pay the fee?") asks for none."""
-    if _METHOD.search(prompt):
-        return None
-    return next((kind for kind, (asks, _) in KINDS.items() if asks.search(prompt)), None)
-
-
-def holds_kind(text: str, kind: str) -> bool:
-    """Whether a memory's text holds an answer of that kind ("amount": "€1,840", "40 euros", "for free")."""
-    return bool(KINDS[kind][1].search(text))
 
 
 # ---- a named kind of a thing: "a Dutch passport" is not "my Belgian passport"
@@ -149,9 +115,6 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
              if _QUESTION.search(prompt) and node_type not in CHOICES else None)
     if named is not None:
         return "named: " + named
-    kind = asked_kind(prompt)
-    if kind is not None and not holds_kind(f"{title}\n{content}", kind):
-        return "kind: " + kind
     kind = missing_kind(prompt, f"{title}\n{content}")
     return None if kind is None else "kind: " + kind
 
