@@ -113,10 +113,11 @@ def test_whisper_checker_finds_a_dangling_label():
 
 
 # Earlier batches as the session that closed them left them (ids, text, labels, splits): a later round adds prompts,
-# never edits these. Batches 1-2 as session 10 left them; batches 1-3 as session 11 left them.
+# never edits these. Batches 1-2 as session 10 left them; 1-3 as session 11 left them; 1-4 as session 12 left them.
 EARLIER_BATCHES_SHA256 = {
     2: (368, "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"),
     3: (486, "c69318ad26c7fe74cdc86ee3c4407117e9f403b704e03333e2ae0c4a48e8213d"),
+    4: (610, "e62e889365769ba1fff2da9aec3ba8a5aae226372f0e167a657ba5ac2e30565f"),
 }
 
 
@@ -155,3 +156,21 @@ def test_whisper_batch_four_is_cut_among_itself():
     split = assign_splits(data["name"], fourth, seed=data["split_seed"])
     assert {p["id"]: p["split"] for p in fourth} == split
     assert Counter(split.values()) == {"dev": 64, "test": 60}
+
+
+def test_whisper_batch_five_is_cut_among_itself_and_covers_every_kind():
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    fifth = [p for p in data["prompts"] if p.get("batch") == 5]
+    assert len(fifth) == 166
+    split = assign_splits(data["name"], fifth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in fifth} == split
+    assert Counter(split.values()) == {"dev": 86, "test": 80}
+    cats = Counter(p["category"] for p in fifth)
+    minimum = {"project": 30, "cross_project": 12, "identity": 12, "personal": 20, "paraphrase": 25,
+               "follow_up": 14, "docs": 6, "near_miss": 25}
+    assert all(cats[c] >= n for c, n in minimum.items()), cats
+    other_silent = sum(n for c, n in cats.items() if c not in minimum)
+    assert other_silent >= 10
+    assert all(1 <= len(p["history"]) <= 2 for p in fifth if p["category"] == "follow_up")
