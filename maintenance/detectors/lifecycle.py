@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import datetime
 
 from maintenance.detectors.facts import NodeFacts, ProposalDraft, ProposalKind, basis_of, group_of
 from maintenance.detectors.payloads import DecayPayload
-
-
-@dataclass(frozen=True, slots=True)
-class ImportanceWeights:
-    access: float = 0.34
-    edges: float = 0.33
-    recency: float = 0.33
-    access_reference: int = 50
-    edge_reference: int = 20
-    recency_half_life_days: float = 14.0
-    min_change: float = 0.01
+from memory.domain.lifecycle import ImportanceWeights
+from memory.domain.lifecycle import importance as formula
 
 
 def days_since(then: datetime, now: datetime) -> float:
@@ -26,12 +16,8 @@ def days_since(then: datetime, now: datetime) -> float:
 
 
 def importance(node: NodeFacts, degree: int, now: datetime, w: ImportanceWeights = ImportanceWeights()) -> float:
-    """0.34·access + 0.33·edges + 0.33·recency over the weights' sum, each signal log-normalised or decayed to [0, 1]."""
-    access = min(1.0, math.log1p(node.access_count) / math.log1p(w.access_reference))
-    edges = min(1.0, math.log1p(degree) / math.log1p(w.edge_reference))
-    recency = math.exp(-math.log(2) * days_since(node.last_accessed, now) / w.recency_half_life_days)
-    total = w.access + w.edges + w.recency
-    return round(min(1.0, max(0.0, (w.access * access + w.edges * edges + w.recency * recency) / total)), 4)
+    """The formula (memory.domain.lifecycle.importance, the one remember writes at creation) on a node's facts."""
+    return formula(access_count=node.access_count, degree=degree, last_accessed=node.last_accessed, now=now, w=w)
 
 
 def importance_changes(nodes: list[NodeFacts], degrees: dict[str, int], now: datetime,

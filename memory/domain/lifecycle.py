@@ -1,4 +1,5 @@
-"""Stability and retrievability (reference §7): R(t) = exp(-t/S), bounded reinforcement on confirmed use."""
+"""Stability and retrievability (reference §7): R(t) = exp(-t/S), bounded reinforcement on confirmed use; the
+importance formula (reference §6.7), which remember writes at creation and importance_scorer keeps current."""
 
 from __future__ import annotations
 
@@ -24,6 +25,35 @@ class LifecycleConf:
 def days_between(earlier: datetime, later: datetime) -> float:
     """Elapsed days, never negative."""
     return max(0.0, (later - earlier).total_seconds() / 86400.0)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportanceWeights:
+    access: float = 0.34
+    edges: float = 0.33
+    recency: float = 0.33
+    access_reference: int = 50
+    edge_reference: int = 20
+    recency_half_life_days: float = 14.0
+    min_change: float = 0.01
+
+
+def importance(*, access_count: int, degree: int, last_accessed: datetime, now: datetime,
+               w: ImportanceWeights = ImportanceWeights()) -> float:
+    """0.34·access + 0.33·edges + 0.33·recency over the weights' sum, each signal log-normalised or decayed to [0, 1];
+    `degree`: edges in plus edges out. Rounded to 4 places, as the files hold it."""
+    access = min(1.0, math.log1p(access_count) / math.log1p(w.access_reference))
+    edges = min(1.0, math.log1p(degree) / math.log1p(w.edge_reference))
+    recency = math.exp(-math.log(2) * days_between(last_accessed, now) / w.recency_half_life_days)
+    total = w.access + w.edges + w.recency
+    return round(min(1.0, max(0.0, (w.access * access + w.edges * edges + w.recency * recency) / total)), 4)
+
+
+def with_creation_importance(node: Node, degree: int) -> Node:
+    """A new memory with the importance the formula gives it when it is written (its accesses and last access as
+    built, `degree` its edges once indexed), so the next importance_scorer run finds nothing to change."""
+    return replace(node, importance=importance(access_count=node.access_count, degree=degree,
+                                               last_accessed=node.last_accessed, now=node.last_accessed))
 
 
 def retrievability(node: Node, now: datetime) -> float:

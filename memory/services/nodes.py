@@ -17,6 +17,7 @@ from memory import index, runtime
 from memory.conf import MemoryConf
 from memory.domain.enums import EdgeType, Tier
 from memory.domain.identity import is_self_node
+from memory.domain.lifecycle import with_creation_importance
 from memory.domain.node import Connection, Node, new_node_id, utcnow, with_connection
 from memory.domain.requests import NodeCreate, NodePatch, apply_patch, build_node
 from memory.errors import NodeNotFound, ProtectedNode, ValidationFailed
@@ -115,6 +116,19 @@ def _links_from(node: Node, pool: list, conf: MemoryConf) -> list[AutoLink]:
     return links[:AUTO_LINK_CANDIDATES]
 
 
+def creation_degrees(nodes: Sequence[Node], defined: set[str] = frozenset()) -> dict[str, int]:
+    """Each new node's edges once the batch is indexed (what importance_scorer's degree counts): its connections
+    (one edge per target and type; every target exists, as _resolve_connections checked), the batch's
+    connections to it, and the self node's `defines` edge for the ids in `defined`."""
+    out = {n.id: int(n.id in defined) for n in nodes}
+    for node in nodes:
+        for target, _ in {(c.target, c.edge) for c in node.connections if c.target != node.id}:
+            out[node.id] += 1
+            if target in out:
+                out[target] += 1
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Services
 # ---------------------------------------------------------------------------
@@ -138,6 +152,8 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
     All or nothing: ValidationFailed (an unknown connection target) before any file is written; on
     StorageError or any failure the unit removes the files it wrote and the index keeps none of the batch.
     `nows`: each request's own time (a group commit writes several callers' requests in one unit).
+    Each file holds the importance the formula gives the new memory (no access yet, its edges, just used:
+    memory.domain.lifecycle), not a default the next importance_scorer run would rewrite.
     """
     now = now or utcnow()
     nows = list(nows) if nows is not None else [now] * len(requests)
@@ -155,8 +171,12 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
                     reason=f"auto-linked at {link.similarity:.2f} similarity",
                 ))
             results.append(CreateResult(node=node, auto_links=links))
+        me = self_row() if any(q.about_self for q in requests) else None  # no memory about the user: no lookup
+        defined = {r.node.id for r, q in zip(results, requests) if q.about_self and me and me.uid != r.node.id}
+        degrees = creation_degrees([r.node for r in results], defined)  # the importance the next cycle would give
+        results = [replace(r, node=with_creation_importance(r.node, degrees[r.node.id])) for r in results]
         unit.save_new([r.node for r in results])
-        _link_to_self(unit, [r.node for r, q in zip(results, requests) if q.about_self])
+        _link_to_self(unit, [r.node for r, q in zip(results, requests) if q.about_self], me)
         if any(r.node.tier == Tier.CORE for r in results):
             core_cap_enforce(now=max(nows))
     return results
@@ -296,11 +316,10 @@ def node_set_tier(*, ref: str, tier: Tier, now: datetime | None = None, automate
 # Identity and tiers
 # ---------------------------------------------------------------------------
 
-def _link_to_self(unit: WriteUnit, nodes: Sequence[Node]) -> None:
-    """The self node `defines` each of `nodes` (one write of its file for a whole batch)."""
-    if not nodes:  # no memory about the user: no need to look the self node up
+def _link_to_self(unit: WriteUnit, nodes: Sequence[Node], me: NodeRow | None) -> None:
+    """The self node (`me`, its row) `defines` each of `nodes` (one write of its file for a whole batch)."""
+    if not nodes:
         return
-    me = self_row()
     targets = [n for n in nodes if me is not None and me.uid != n.id]
     if not targets:
         return

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
@@ -25,6 +26,7 @@ import yaml
 from pydantic import ValidationError
 
 from memory.domain.enums import EdgeType, NodeType, Tier
+from memory.domain.lifecycle import with_creation_importance
 from memory.domain.node import RESERVED_KEYS, Connection, Node, new_node_id, utcnow, with_connection
 from memory.domain.requests import NodeCreate, build_node, validation_message
 from memory.errors import OrmahError
@@ -239,18 +241,22 @@ def vault_import(*, folder: Path, paths: list[tuple[Path, str]], space: str | No
         note.node_id = note.node_id or new_node_id()
         notes.append(note)
     resolve = _resolver(notes)
+    links: list[list[str]] = []
+    for note in notes:
+        links.append([])
+        for target in note.targets:
+            found = resolve(note, target)
+            if found:
+                links[-1].append(found)
+            else:
+                report.unresolved.append((note.rel, target))
+    linked_from = Counter(t for note, targets in zip(notes, links) for t in set(targets) if t != note.node_id)
     now = utcnow()
     with write_unit() as unit:
-        for done, note in enumerate(notes, 1):
-            targets = []
-            for target in note.targets:
-                found = resolve(note, target)
-                if found:
-                    targets.append(found)
-                else:
-                    report.unresolved.append((note.rel, target))
+        for done, (note, targets) in enumerate(zip(notes, links), 1):
             try:
-                _save(unit, note, targets, now=now, report=report, update=note.rel in previous)
+                _save(unit, note, targets, now=now, report=report, update=note.rel in previous,
+                      linked_from=linked_from[note.node_id])
             except OrmahError as exc:
                 if exc.http_status >= 500:
                     raise
@@ -261,11 +267,15 @@ def vault_import(*, folder: Path, paths: list[tuple[Path, str]], space: str | No
     return report
 
 
-def _save(unit, note: _Note, targets: list[str], *, now: datetime, report: VaultReport, update: bool) -> None:
+def _save(unit, note: _Note, targets: list[str], *, now: datetime, report: VaultReport, update: bool,
+          linked_from: int) -> None:
+    """`linked_from`: how many notes of this import link to this one (its incoming edges)."""
     fresh = build_node(note.request, node_id=note.node_id, now=now)
     fresh = replace(fresh, extra={k: v for k, v in note.extra.items()})
     fresh = _with_links(fresh, targets)
     if not update:
+        # the importance importance_scorer would give it once indexed: its links out and in, no access yet
+        fresh = with_creation_importance(fresh, len(fresh.connections) + linked_from)
         unit.save(fresh, fresh=True, index=False)
         report.imported.append(note.node_id)
         return

@@ -1,0 +1,119 @@
+"""A fresh memory is written once: remember (single, batch, about the user) and a note import give it the
+importance the formula gives it, so the first sleep cycle leaves its file alone (issue 13 item 7).
+
+Real store, real MiniLM, the real jobs (sleep_cycle_run, no LLM). On the old code every fresh file held 0.5 and
+importance_scorer rewrote each one (the formula gives a new memory 0.33-0.5).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import UTC, datetime, timedelta
+
+from maintenance.runner import sleep_cycle_run
+from memory import runtime
+from memory.domain.lifecycle import importance
+from memory.domain.node import Connection, Node
+from memory.domain.requests import ConnectionIn, NodeCreate
+from memory.models import NodeRow
+from memory.services import node_create, nodes_remember, self_ensure
+from memory.services.importing import notes_import
+from memory.services.nodes import creation_degrees, nodes_create
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+OLDER = [
+    ("The billing service runs on port 8080 behind nginx", "billing"),
+    ("Billing invoices are generated nightly by a cron job at 02:00", "billing"),
+    ("Grafana dashboards show the billing service latency and error rate", "billing"),
+    ("The team deploys on Thursdays after the standup", None),
+]
+
+
+def files_of(uids: list[str]) -> dict[str, tuple[bytes, int]]:
+    store = runtime.store()
+    return {uid: (store.path_for(uid).read_bytes(), os.stat(store.path_for(uid)).st_mtime_ns) for uid in uids}
+
+
+def degree(uid: str) -> int:
+    row = NodeRow.objects.get(uid=uid)
+    return row.out_edges.count() + row.in_edges.count()
+
+
+def test_the_first_cycle_leaves_fresh_memories_files_alone(no_llm, db, tmp_path):
+    self_ensure(name="Robin", now=T0 - timedelta(days=3))
+    for content, space in OLDER:
+        node_create(request=NodeCreate(content=content, space=space), now=T0 - timedelta(days=3))
+    calls = [[node_create(request=NodeCreate(content="The billing service listens on port 8080 behind nginx proxy",
+                                             space="billing"), now=T0).node]]
+    calls.append([node_create(request=NodeCreate(content="Robin prefers tea to coffee", about_self=True),
+                              now=T0).node])
+    calls.append([r.node for r in nodes_create(requests=[
+        NodeCreate(content="Billing invoices are generated every night by a cron job", space="billing"),
+        NodeCreate(content="The payments queue is RabbitMQ on the billing cluster", space="billing",
+                   connections=[ConnectionIn(target=calls[0][0].id, edge="related_to", weight=0.4)]),
+        NodeCreate(content="Robin lives in Lisbon", about_self=True),
+    ], now=T0)])
+    calls.append([r.node for r in nodes_remember(items=[
+        (NodeCreate(content="Grafana dashboards display billing service latency and errors", space="billing"), "s1"),
+        (NodeCreate(content="The nightly invoice cron logs to /var/log/billing", space="billing"), "s1"),
+    ], now=T0)])
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "runbook.md").write_text("# Restart runbook\n\nRestart billing with systemctl, see [[oncall]].\n")
+    (notes / "oncall.md").write_text("# Oncall\n\nThe oncall rota is kept in the wiki.\n")
+    fresh = [n.id for call in calls for n in call] + notes_import(folder=notes, space="billing").imported
+    assert len(fresh) == 9
+    # auto-links to the older memories and to earlier fresh ones, the batch's connection to the first memory, the
+    # self node's `defines` (1, 4), the link between the two notes
+    assert [degree(u) for u in fresh] == [2, 1, 2, 1, 1, 1, 2, 1, 1]
+    # what a later call linked to: its degree moved after its file was written, so the cycle rewrites it
+    earlier: set[str] = set()
+    linked_later: set[str] = set()
+    for call in calls:
+        linked_later |= {c.target for n in call for c in n.connections if c.target in earlier}
+        earlier |= {n.id for n in call}
+    assert len(linked_later) == 2
+    before = files_of(fresh)
+
+    outcomes = {o.job: o for o in sleep_cycle_run(now=T0 + timedelta(hours=1))}
+
+    assert all(o.status == "ok" for o in outcomes.values()), {j: o.status for j, o in outcomes.items()}
+    after = files_of(fresh)
+    assert {u for u in fresh if after[u] != before[u]} == linked_later
+    for uid in linked_later:
+        value = importance(access_count=0, degree=degree(uid), last_accessed=T0, now=T0 + timedelta(hours=1))
+        assert after[uid][0] == re.sub(rb"importance: [0-9.]+", f"importance: {value}".encode(), before[uid][0])
+    # the scorer wrote the older memories (their recency moved in 3 days), the self node and those two
+    assert outcomes["importance_scorer"].counts["written"] == len(OLDER) + 1 + len(linked_later)
+
+
+def test_the_creation_importance_is_the_formula_with_the_indexed_degree(no_llm, db):
+    self_ensure(name="Robin", now=T0)
+    a = node_create(request=NodeCreate(content="The billing service runs on port 8080"), now=T0,
+                    auto_link=False).node
+    results = nodes_create(requests=[
+        NodeCreate(content="Billing runs on two hosts", connections=[ConnectionIn(target=a.id, edge="part_of")]),
+        NodeCreate(content="Robin owns the billing service", about_self=True,
+                   connections=[ConnectionIn(target=a.id, edge="related_to"),
+                            ConnectionIn(target=a.id, edge="depends_on")]),
+    ], now=T0, auto_link=False)
+    b, c = (r.node for r in results)
+    # b: one edge out; c: two out (two types to the same target) and the self node's `defines` in
+    assert [degree(n.id) for n in (a, b, c)] == [0 + 3, 1, 3]
+    assert (b.importance, c.importance) == (
+        importance(access_count=0, degree=1, last_accessed=T0, now=T0),  # 0.33 + 0.33 ln2/ln21 = 0.4051
+        importance(access_count=0, degree=3, last_accessed=T0, now=T0))
+    assert (b.importance, c.importance, a.importance) == (0.4051, 0.4803, 0.33)
+    assert NodeRow.objects.get(uid=c.id).importance == 0.4803
+
+
+def test_creation_degrees_count_the_batchs_links_both_ways():
+    def node(uid: str, *targets: tuple[str, str]) -> Node:
+        return Node(id=uid, type="fact", tier="working", content=uid, created=T0, updated=T0, last_accessed=T0,
+                    connections=tuple(Connection(target=t, edge=e) for t, e in targets))
+
+    nodes = [node("a"), node("b", ("a", "related_to"), ("x", "related_to")),
+             node("c", ("a", "related_to"), ("a", "supports"), ("b", "related_to"))]
+    assert creation_degrees(nodes, {"c"}) == {"a": 3, "b": 3, "c": 4}
