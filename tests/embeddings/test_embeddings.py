@@ -4,6 +4,7 @@ import os
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # before fastembed / huggingface_hub are imported
 
+import json
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,7 @@ from memory.embeddings import (
     prepare_default_model,
 )
 from memory.errors import EmbeddingUnavailable
+from memory.onnx_graph import gather_word_rows_first
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -168,7 +170,25 @@ def test_prepare_builds_the_folder(tmp_path: Path) -> None:
         "tokenizer_config.json",
         "verified.json",
     ]
-    assert (folder / "model.onnx").resolve() == embeddings._package_model_file().resolve()
+    model = folder / "model.onnx"
+    assert not model.is_symlink()
+    assert gather_word_rows_first(embeddings._package_model_file().read_bytes()) == model.read_bytes()
+
+
+def test_an_older_folder_gets_the_changed_graph(tmp_path: Path) -> None:
+    folder = prepare_default_model(tmp_path)
+    package_model = embeddings._package_model_file()
+    (folder / "model.onnx").unlink()
+    (folder / "model.onnx").symlink_to(package_model)  # as before the graph change, with that marker
+    marker = json.loads((folder / "verified.json").read_text())
+    del marker["graph"]
+    (folder / "verified.json").write_text(json.dumps(marker))
+
+    prepare_default_model(tmp_path)
+
+    assert not (folder / "model.onnx").is_symlink()
+    assert gather_word_rows_first(package_model.read_bytes()) == (folder / "model.onnx").read_bytes()
+    assert embeddings._sha256(package_model) == MODEL_SHA256  # the package's file is untouched
 
 
 def test_prepare_hashes_only_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
