@@ -130,16 +130,7 @@ _ADVICE = re.compile(r"^\s*(?:can|could|may) i\b|\b(?:should i|shall i|is it (?:
 
 def preference_task(prompt: str) -> bool:
     """True when the prompt asks for a task a stored preference should shape: a request (`is_request`: "I want to add
-    requests to the project", "please format this file", "book me a hotel in Rome"), a question whether or how the
-    user may do something ("should I …", "can I …"), or a request that names the user's own tool ("show the command
-    in my editor's keymap"). Questions about facts ("what is …", "when did …") are not tasks."""
-    return bool(is_request(prompt) or _ADVICE.search(prompt)
-                or (_MY_USUAL.search(prompt) and not _QUESTION.search(prompt)))
-
-
-_MY_USUAL = re.compile(r"\b(?:in|into|with|for|using|to) my (?:usual |preferred |favou?rite |own )?[a-z][\w-]*",
-                       re.IGNORECASE)
-
-
-_QUESTION = re.compile(r"^\s*(?:what|when|where|who|whom|whose|which|why|how|is|are|was|were|did|does|has|have)\b",
-                       re.IGNORECASE)
+    requests to the project", "please format this file", "book me a hotel in Rome") or a question whether or how the
+    user may do something ("should I …", "can I …"). Questions about facts ("what is …", "when did …") are not
+    tasks."""
+    return bool(is_request(prompt) or _ADVICE.search(prompt))

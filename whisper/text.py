@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from whisper.imperative import is_request, preference_task  # noqa: F401 (whisper.text is where routes are read)
-from whisper.lexicon import OTHER_PEOPLE, PHRASES, SAME_FACT
+from whisper.lexicon import PHRASES, SAME_FACT
 
 # Prompts an agent harness writes by itself (reference §2.2 and §11.5): matched at the start of the left-trimmed
 # prompt, case-insensitively. Wrappers that prefix a real prompt (<ide_opened_file>, <system-reminder>) are not here.
@@ -197,18 +197,9 @@ _METHOD_QUESTION = re.compile(r"^\s*how (?:do|can|could|should|would|will|to|did
 ABOUT_ME_MAX_WORDS = 10
 
 
-# "How do I like / prefer …" asks for the user's way, not a method: the verb after "how do I" is one of attitude.
-# Not "want" or "take": "how do I take a screenshot?", "how do I want to …" ask for a method.
-_HABIT_QUESTION = re.compile(r"^\s*(?:\w+[,]?\s+)?how (?:do|did) i (?:usually |normally |typically )?"
-                             r"(?:like|prefer)\b", re.IGNORECASE)
-
-
 def asks_about_user(prompt: str) -> bool:
     """True for a short question about a fact of the user's own ("when's my birthday?", "where am I from?",
-    "who is my dentist?", "do I have any allergies?"), or for how the user likes something done ("how do I like
-    answers laid out?", any length); "how do I …" otherwise asks for a method and is not one."""
-    if _HABIT_QUESTION.search(prompt):
-        return True
+    "who is my dentist?", "do I have any allergies?"); "how do I …" asks for a method and is not one."""
     if len(prompt.split()) > ABOUT_ME_MAX_WORDS or _METHOD_QUESTION.search(prompt):
         return False
     return bool(_ABOUT_ME_QUESTION.search(prompt))
@@ -218,28 +209,6 @@ def asks_about_user(prompt: str) -> bool:
 _ATTRIBUTE_WORDS = frozenset("name names called time date age number address kind type sort".split())
 
 
-# A noun phrase naming a person who is not the user: a third person's or a named owner's possessive, or a determiner,
-# then up to two words, then a word for a person ("her little boy", "his wife", "the neighbour's kid", "Mira's son").
-_PERSON_NOUNS = OTHER_PEOPLE | frozenset("boy boys girl girls baby babies man men woman women guy lady".split())
-_NP_START = frozenset("his her their the a an that this".split())
-NEW_PERSON_REACH = 3  # words after the possessive or determiner in which the word for a person must come
-
-
-def _new_person(prompt: str) -> bool:
-    words = [w.lower().replace("\u2019", "'") for w in WORD.findall(prompt)]
-    return any((w in _NP_START or (w.endswith("'s") and w not in NOT_POSSESSIVE))
-               and any(n.removesuffix("'s") in _PERSON_NOUNS for n in words[i + 1: i + 1 + NEW_PERSON_REACH])
-               for i, w in enumerate(words))
-
-
-def about_someone_else(prompt: str) -> bool:
-    """True when a prompt brings in a person who is not the user, by a noun phrase naming them, and does not speak of
-    the user ("and her little boy, when was he born?", "and what does his wife do?"): a follow-up of a question about
-    the user then asks about someone else. A bare "he", "she", "they" or "their" is not enough: "and their ages?"
-    after "what are my kids' names?" still asks about the user's kids."""
-    return _new_person(prompt) and not about_user(prompt)
-
-
 def question_focus(prompt: str) -> set[str]:
     """The folded words naming what a question about the user asks about: its distinctive words without the
     attribute it asks for ("what's my cat's name?" -> {"cat"}; "when is my next dentist appointment" -> {"dentist",
@@ -247,66 +216,16 @@ def question_focus(prompt: str) -> set[str]:
     return topic_tokens(prompt) - {fold(w) for w in _ATTRIBUTE_WORDS}
 
 
-_MY_PHRASE = re.compile(r"\bmy\s+((?:[\w-]+(?:'s|\u2019s)?\s+){0,3}[\w-]+)", re.IGNORECASE)
 # A word, with a possessive "'s" kept on it ("Jonas's") but any other contraction split ("I'm" -> "I", "m", so
 # whisper.facts sees the subject "I"); whisper.stages.focus keeps every contraction whole, on purpose (see there).
 WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]s)?")
 OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
 RELATION_REACH = 3  # words before a relation ("kids", "dog") in which another person makes it theirs
-_OWN = frozenset({"my", "our"})
 # The user as a subject, alone or with others: "I" ("I'm" splits to "I"), "we" ("My wife and I live …").
 USER_SUBJECTS = frozenset({"i", "we"})
-# "what's", "how's": a verb, not an owner (the focus rule and whisper.stages.focus read it too).
+# "what's", "how's": a verb, not an owner (whisper.facts reads it).
 NOT_POSSESSIVE = frozenset("it's that's what's let's there's here's he's she's who's where's when's how's why's "
                            "one's".split())
-
-
-def owned_focus(prompt: str) -> set[str]:
-    """The focus words a question says are the user's own: those after "my" ("when's my birthday?" -> {"birthday"};
-    "what should I get Jonas for his birthday" -> nothing)."""
-    focus = question_focus(prompt)
-    return {w for m in _MY_PHRASE.finditer(prompt) for w in topic_tokens(m.group(1)) & focus}
-
-
-def _owner(before: list[str]) -> str | None:
-    """Whose the next word is, from the words just before it: the possessive nearest it decides ("I told her my
-    birthday" -> "mine"); None when there is none."""
-    for t in reversed(before):
-        t = t.lower().replace("\u2019", "'")
-        if t in _OWN:
-            return "mine"
-        if t in OTHER_OWNERS or (t.endswith("'s") and t not in NOT_POSSESSIVE):
-            return "theirs"
-    return None
-
-
-def _person_before(before: list[str]) -> str | None:
-    """"theirs" when another person ("sister") comes nearer the next word than "I" or "we" ("my sister has …"; but
-    "my wife and I have …" is the user's), else None."""
-    for t in reversed(before):
-        low = t.lower()
-        if low in USER_SUBJECTS:
-            return None
-        if low in OTHER_PEOPLE:
-            return "theirs"
-    return None
-
-
-def someone_elses(text: str, word: str) -> bool:
-    """True when the text names `word` (folded) only as someone else's: "Jonas's birthday is 9 March", "celebrated
-    his 35th birthday" (the possessive nearest it, within the two words before it, is another's; with none, another
-    person within RELATION_REACH words before it and nearer than "I" or "we": "my sister has two kids"); False when
-    it names it plainly, as the user's ("I told her my birthday", "my wife and I have two kids") or not at all."""
-    tokens = WORD.findall(text)
-    others = False
-    for i, token in enumerate(tokens):
-        if word not in topic_tokens(re.sub(r"['\u2019]s$", "", token)):
-            continue
-        owner = _owner(tokens[max(0, i - 2): i]) or _person_before(tokens[max(0, i - RELATION_REACH): i])
-        if owner != "theirs":
-            return False
-        others = True
-    return others
 
 
 def is_recap(prompt: str) -> bool:

@@ -1,15 +1,17 @@
 """The question's focus beyond the identity route: a memory about the thing asked of, holding nothing of what is
 asked about it, is not whispered (issue 11, item 9; docs/whisper.md, "The focus rule beyond the identity route").
 
-Three checks, each a text rule on the prompt and the memory (title, text, labels); no store's words in them:
+Two checks, each a text rule on the prompt and the memory (title, text, labels); no store's words in them:
 
 * **a possessive chain**: "when is Jonas's mother's birthday?" asks about the mother, not about Jonas: a memory that
   does not name every owner after the first ("mother") is about another thing than the one asked of.
-* **another name for the thing**: "a Dutch passport" is not "my Belgian passport" when the memory never says "Dutch".
 * **the kind of answer** (whisper.kinds, the one table of kinds): "how much did the trip cost?" asks for an amount
   of money; a memory holding no amount (a currency sign or word beside a number) cannot answer it however much it
   says about the trip. The same for a time, a number, a person or a place: "when is Pixel's vet appointment?" and a
   vet note holding no date.
+
+A third check, another name for the thing ("a Dutch passport" and "my Belgian passport"), was removed in session 13:
+no dev prompt written after it changed (docs/whisper.md, "Rules audited on fresh batches").
 
 The stage runs after the gate, so the memories it drops still set the best hit the gate measured the others against.
 """
@@ -22,7 +24,7 @@ from memory.domain.enums import NodeType
 from whisper.conf import WhisperConf
 from whisper.kinds import missing_kind
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
-from whisper.text import NOT_POSSESSIVE, STOP_WORDS, fold, topic_tokens
+from whisper.text import NOT_POSSESSIVE, fold, topic_tokens
 
 # ---- a possessive chain: "Jonas's mother's birthday" -> the owners after the first ({"mother"})
 
@@ -58,63 +60,17 @@ def _words(text: str) -> set[str]:
     return {_kin(t) for t in re.findall(r"[A-Za-z][\w-]*", text)} | topic_tokens(text)
 
 
-# ---- a named kind of a thing: "a Dutch passport" is not "my Belgian passport"
-
-# Not whisper.text.WORD and whisper.facts' sentences, on purpose: here a word keeps any contraction whole ("O'Brien",
-# "don't"; there only a possessive "'s", so "I'm" gives the subject "I"), and a colon ends a sentence (the
-# capitalised word after "Note:" names nothing; there "Mobile: +32 …" is one sentence). One definition would change
-# what each rule reads.
-_WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]\w+)?")
-_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
-_QUESTION = re.compile(r"^\s*(?:\w+[,]?\s+)?(?:what|when|where|who|whom|whose|which|how|is|are|was|were|do|does|did|"
-                       r"can|could|has|have)\b|\?\s*$", re.IGNORECASE)
-CHOICES = frozenset({NodeType.DECISION, NodeType.PREFERENCE})  # memories that name the alternative on purpose
-
-
-def _named(word: str) -> bool:
-    return word[:1].isupper() and word.lower() not in STOP_WORDS and word != "I"
-
-
-def contrast(prompt: str, text: str, labels: tuple[str, ...] = ()) -> str | None:
-    """The name the prompt gives a thing ("Dutch" of "a Dutch passport") when the memory (`text`: its title and
-    content) names the same thing with another name before it ("my Belgian passport") and the prompt's name nowhere,
-    labels (tags) included; None otherwise."""
-    held = {fold(w) for w in _WORD.findall(" ".join((text, *labels)))}
-    for name, thing in _named_things(prompt):
-        if fold(name) in held:
-            continue
-        if any(fold(t) == fold(thing) for _, t in _named_things(text)):
-            return name
-    return None
-
-
-def _named_things(text: str) -> list[tuple[str, str]]:
-    """(name, thing) for each lowercase word after a capitalised one inside a sentence ("Dutch passport"; a
-    sentence's first word is capitalised anyway, so it names nothing)."""
-    pairs = []
-    for sentence in _SENTENCE.split(text):
-        tokens = _WORD.findall(sentence)
-        pairs += [(name, thing) for name, thing in zip(tokens[1:], tokens[2:])
-                  if _named(name) and thing.islower() and thing not in STOP_WORDS]
-    return pairs
-
-
 # ---- the check and the stage
 
 def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
               node_type: str = NodeType.FACT) -> str | None:
     """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
-    "named: Dutch", "kind: amount"), or None when it does not. Another name for the thing counts only against a
-    question, and never against a decision or preference: "we chose a SQLite database" is what a prompt about "a
-    Postgres database" needs to hear."""
+    "kind: amount"), or None when it does not. `node_type` is read by no check since session 13; it stays so that
+    bench/whisper_stores.py's replay of this stage keeps its call."""
     text = f"{title}\n{content}\n{' '.join(tags)}"
     missing = chain_owners(prompt) - _words(text)
     if missing:
         return "chain: " + ", ".join(sorted(missing))
-    named = (contrast(prompt, f"{title}\n{content}", tags)
-             if _QUESTION.search(prompt) and node_type not in CHOICES else None)
-    if named is not None:
-        return "named: " + named
     kind = missing_kind(prompt, f"{title}\n{content}")
     return None if kind is None else "kind: " + kind
 
