@@ -1,28 +1,34 @@
 """Soak: concurrent agents against a real `ormah serve` over loopback, with the sleep cycle running.
 
     python -m bench.soak [--seconds 60] [--agents 4] [--memories 1000] [--cycle-every 20] [--layout 2x4]
-                         [--fresh-connections] [--repo PATH] [--write-docs]
+                         [--connect per-request|keep-alive] [--sockets shared|per-worker] [--home-cache DIR]
+                         [--repo PATH] [--write-docs]
 
 A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus, written as markdown files and
-indexed by `ormah init`), then `ormah serve` starts (gunicorn, job cluster, watcher; the served defaults, 2 workers x
-4 threads and 1 job worker at nice 10, unless `--layout` says otherwise). Each agent is a thread with its own
-keep-alive connection and whisper session, looping without think time (`--fresh-connections`: a new connection
-per request, as the hook, the CLI and the MCP server make them) over: remember 30 %, recall 30 %, whisper 30 %,
-feedback 10 % (on a memory its last recall or whisper returned). Every `--cycle-every` seconds the sleep cycle is
-queued on the job cluster from the jobs screen (as a user would), unless the previous one is still running. The RSS
-of every server process is sampled each second, and the CPU time of each over the measured window. `--repo` serves
-another checkout's code (a `git archive` of the revision before a change), so a before/after pair runs the same
-agents.
+indexed by `ormah init`; `--home-cache` keeps that home and copies it for later runs of the same memories), then
+`ormah serve` starts (gunicorn, job cluster, watcher; the served defaults, 2 workers x 4 threads and 1 job worker at
+nice 10, unless `--layout` or `--sockets` say otherwise). Once every web worker polls its listening socket, the
+agents start: each is a thread with its own whisper session, looping without think time over remember 30 %, recall
+30 %, whisper 30 %, feedback 10 % (on a memory its last recall or whisper returned), and opening a new connection per
+request as Ormah's clients do (the hook and the CLI are a process per call, the MCP server makes an HTTP client per
+call), or with `--connect keep-alive` keeping one connection for the whole run. Every `--cycle-every` seconds the
+sleep cycle is queued on the job cluster from the jobs screen (as a user would), unless the previous one is still
+running. The RSS of every server process is sampled each second, and the CPU time of each over the measured window.
+`--repo` serves another checkout's code (a `git archive` of the revision before a change), so a before/after pair
+runs the same agents.
 
 Reported: requests and throughput, p50/p95/p99 latency per route, errors (any status other than 200/201, or no
-answer; the target is zero), sleep cycles completed, and RSS per process role at the start and end of the
-measured window with its least-squares slope. `--write-docs` replaces the "Soak" section of docs/benchmarks.md.
-This is a benchmark, not a test: nothing here asserts.
+answer; the target is zero), sleep cycles completed, RSS per process role at the start and end of the measured
+window with its least-squares slope, and per web worker the connections it served, the agents' requests it answered
+and its CPU (bench/soak_workers.py): with two workers the split decides much of a run's throughput and tails.
+`--write-docs` replaces the "Soak" section of docs/benchmarks.md. This is a benchmark, not a test: nothing here
+asserts.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import http.client
 import json
 import os
@@ -44,6 +50,7 @@ from bench.serve_tree import (cmdline, cpu_seconds, cycle_runs, free_port, job_t
                               roles, rss_mib, serve_env, ui_session, write_memories)
 from bench.soak_calls import RouteCalls
 from bench.soak_report import MIX, ROUTES, WARM_UP_SECONDS, markdown, summarise
+from bench.soak_workers import WorkerSplit, balance, listening, polled_sockets
 
 SECTION = "Soak"
 OK = {200, 201}
@@ -82,7 +89,7 @@ class Stats:
 
 
 class Agent(threading.Thread, RouteCalls):
-    """One agent: a keep-alive connection, a whisper session, a closed loop over the mix."""
+    """One agent: a whisper session, a closed loop over the mix, a connection per request or one kept alive."""
 
     def __init__(self, index: int, port: int, token: str, memories: list[Memory], fresh: list[Memory],
                  stats: Stats, stop: threading.Event, seed: int, mix: tuple = MIX,
@@ -94,6 +101,7 @@ class Agent(threading.Thread, RouteCalls):
         self.stats, self.stop = stats, stop
         self.rng = random.Random(seed)
         self.conn: http.client.HTTPConnection | None = None
+        self.ports: set[int] = set()  # the local ports of its kept connections (bench/soak_workers.py)
         self.last_ids: list[str] = []
         self.last_log: int | None = None
         self.session = f"soak-agent-{index}"
@@ -109,6 +117,8 @@ class Agent(threading.Thread, RouteCalls):
             if self.fresh_connections:
                 headers["Connection"] = "close"  # as urllib sends it (the hook, the CLI)
             self.conn.request("POST", path, body=json.dumps(body), headers=headers)
+            if not self.fresh_connections:
+                self.ports.add(self.conn.sock.getsockname()[1])
             response = self.conn.getresponse()
             raw = response.read()
             status = response.status
@@ -195,8 +205,9 @@ def _wait_for_port(port: int, seconds: float = 120.0) -> None:
         time.sleep(0.2)
 
 
-def _sample(server: int, seconds: float, stats: Stats) -> dict:
-    """Every second of the measured window: RSS and CPU time per server process, and the box's pressure."""
+def _sample(server: int, seconds: float, stats: Stats, split: WorkerSplit, agents: list) -> dict:
+    """Every second of the measured window: RSS and CPU time per server process, the connections each web worker
+    holds, and the box's pressure."""
     rss: dict[str, list[tuple[float, float]]] = defaultdict(list)
     cpu: dict[int, list] = {}  # pid -> [role, CPU seconds at its first sample, at its last]
     psi: list[tuple[float, float, float]] = []
@@ -215,15 +226,60 @@ def _sample(server: int, seconds: float, stats: Stats) -> dict:
                 cpu.setdefault(pid, [role, used, used])[2] = used
             if role.startswith("gunicorn worker"):
                 workers.setdefault(pid, round(elapsed, 1))
+        split.sample([pid for pid, role in tree.items() if role.startswith("gunicorn worker")])
         psi.append((round(elapsed, 1), pressure("io"), pressure("cpu")))
         time.sleep(1.0)
     stats.measuring = False
+    window = time.monotonic() - t0
+    split_rows = split.finish(cpu, window, agents[0].fresh_connections if agents else True,
+                              set().union(*(agent.ports for agent in agents)))
     by_role: dict[str, float] = defaultdict(float)
     for role, first, last in cpu.values():
         by_role[role] += last - first
     by_role["bench"] = time.process_time() - own
-    return {"seconds": time.monotonic() - t0, "rss": rss, "cpu": dict(by_role), "psi": psi,
-            "workers": workers, "layout": _layout(tree)}
+    return {"seconds": window, "rss": rss, "cpu": dict(by_role), "psi": psi, "workers": workers,
+            "layout": _layout(tree), "split": split_rows, "listeners": len(split.listeners),
+            "crowding": split.crowding()}
+
+
+def _make_home(home: Path, memories: list[Memory], args, manage: str) -> None:
+    """The generated memories in `home`, indexed by `ormah init`; with `--home-cache`, a copy of the home an earlier
+    run built from the same memories with the same migrations (the index build is most of a run's start on a
+    loaded box)."""
+    cache = args.home_cache
+    schema = sorted(f"{m.parent.parent.name}/{m.name}" for m in args.repo.glob("*/migrations/0*.py"))
+    stamp = f"memories={len(memories)} seed={args.seed} schema={hashlib.sha256(str(schema).encode()).hexdigest()}\n"
+    if cache and (cache / "soak-home").is_file() and (cache / "soak-home").read_text() == stamp:
+        shutil.copytree(cache / "home", home, symlinks=True)
+        print(f"home copied from {cache}", file=sys.stderr)
+        return
+    write_memories(home, memories)
+    started = time.monotonic()
+    subprocess.run([sys.executable, manage, "init", "--name", "Soak", "--quiet"], env=serve_env(home), check=True,
+                   cwd=args.repo)
+    print(f"init with {len(memories)} memories: {time.monotonic() - started:.1f} s", file=sys.stderr)
+    if cache:
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.copytree(home, cache / "home", symlinks=True)
+        (cache / "soak-home").write_text(stamp)
+
+
+def _wait_for_workers(server: int, port: int, seconds: float = 180.0) -> tuple[float, int]:
+    """Wait until the gunicorn master has all its workers and each polls a listening socket of `port` (the agents
+    then connect to a server that is all there: on one shared socket, what connects while a single worker polls goes
+    to that worker); the seconds waited and the workers' threads."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        tree = roles(server)
+        master = next((pid for pid, role in tree.items() if role == "gunicorn master"), None)
+        wanted = re.search(r"--workers (\d+)", cmdline(master)) if master else None
+        workers = [pid for pid, role in tree.items() if role.startswith("gunicorn worker")]
+        sockets = listening(port)
+        if wanted and len(workers) == int(wanted.group(1)) and all(polled_sockets(pid) & sockets for pid in workers):
+            threads = re.search(r"--threads (\d+)", cmdline(master))
+            return time.monotonic() - started, int(threads.group(1)) if threads else 1
+        time.sleep(0.2)
+    return time.monotonic() - started, 1
 
 
 def run(args) -> dict:
@@ -232,25 +288,24 @@ def run(args) -> dict:
     manage = str(args.repo / "manage.py")
     everything = corpus(args.memories + 2000, seed=args.seed)
     memories, fresh = everything[:args.memories], everything[args.memories:]
-    write_memories(home, memories)
-    started = time.monotonic()
-    subprocess.run([sys.executable, manage, "init", "--name", "Soak", "--quiet"], env=serve_env(home), check=True,
-                   cwd=args.repo)
-    print(f"init with {args.memories} memories: {time.monotonic() - started:.1f} s", file=sys.stderr)
+    _make_home(home, memories, args, manage)
     port = free_port()
     log = open(root / "serve.out", "w")  # noqa: SIM115
     server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)],
-                              env={**serve_env(home, args.log_level), **layout_env(args.layout)}, stdout=log,
-                              stderr=subprocess.STDOUT, start_new_session=True, cwd=args.repo)
+                              env={**serve_env(home, args.log_level), **layout_env(args.layout),
+                                   **({"ORMAH_WEB_SOCKETS": args.sockets} if args.sockets else {})},
+                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=args.repo)
     result: dict = {"load_before": " ".join(Path("/proc/loadavg").read_text().split()[:3]), "repo": str(args.repo),
                     "repo_given": args.repo.resolve() != REPO}
     try:
         _wait_for_port(port)
+        result["workers_ready_s"], threads = _wait_for_workers(server.pid, port)
         token = (home / "api_token").read_text().strip()
         password = (home / "ui_password").read_text().strip()
         stats, stop = Stats(), threading.Event()
-        agents = [Agent(i, port, token, memories, fresh, stats, stop, args.seed * 1000 + i, args.mix,
-                        args.fresh_connections) for i in range(args.agents)]
+        per_request = args.connect == "per-request"
+        agents = [Agent(i, port, token, memories, fresh, stats, stop, args.seed * 1000 + i, args.mix, per_request)
+                  for i in range(args.agents)]
         for agent in agents:
             agent.start()
         result["warm_up_s"] = _warm_up(stats, args.mix)
@@ -258,7 +313,7 @@ def run(args) -> dict:
         cycler = threading.Thread(target=cycle_loop, args=(port, token, password, args.cycle_every, stop, cycles),
                                   daemon=True)
         cycler.start()
-        window = _sample(server.pid, args.seconds, stats)
+        window = _sample(server.pid, args.seconds, stats, WorkerSplit(port, root / "serve.out", threads), agents)
         stop.set()
         for agent in agents:
             agent.join(timeout=60)
@@ -268,6 +323,10 @@ def run(args) -> dict:
         summary["jobs"] = job_times(port, token)
         summary["error_times_s"] = stats.error_times
         summary["web_workers_started_s"] = sorted(window["workers"].values())
+        summary["web_workers"] = window["split"]
+        summary["balance"] = balance(window["split"])
+        summary["listening_sockets"] = window["listeners"]
+        summary["crowding"] = window["crowding"] if per_request else {}
         psi = window["psi"]
         summary["pressure"] = {
             "io_full_avg10_max": max((p[1] for p in psi), default=float("nan")),
@@ -305,9 +364,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycle-every", type=float, default=20.0, help="seconds between sleep cycles")
     parser.add_argument("--mix", type=_mix, default=MIX,
                         help="route weights, e.g. remember=0,recall=45,whisper=45,feedback=10 (default 30/30/30/10)")
-    parser.add_argument("--fresh-connections", action="store_true",
-                        help="a new connection per request, as Ormah's clients make (hook, CLI, MCP), not keep-alive")
+    parser.add_argument("--connect", choices=("per-request", "keep-alive"), default="per-request",
+                        help="per-request (default): a new connection per request, as Ormah's clients make them (the "
+                             "hook and the CLI, a process per call; the MCP server, a client per call); keep-alive: "
+                             "one connection per agent for the whole run")
+    parser.add_argument("--fresh-connections", dest="connect", action="store_const", const="per-request",
+                        help="the same as --connect per-request (the default since session 13)")
     parser.add_argument("--layout", help="gunicorn workers x threads, e.g. 1x8 (default: the served default, 2x4)")
+    parser.add_argument("--sockets", choices=("shared", "per-worker"),
+                        help="ORMAH_WEB_SOCKETS of the server (default: the checkout's default)")
+    parser.add_argument("--home-cache", type=Path,
+                        help="keep the indexed home here and start later runs of the same memories from a copy")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repo", type=Path, default=REPO,
                         help="serve the code of this checkout (default: this one), e.g. a git archive of main")

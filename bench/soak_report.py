@@ -90,17 +90,49 @@ def _cpu_line(s: dict) -> str:
             + f"; {sum(cores.values()):.2f} in all, {s['requests'] / max(s['seconds'], 1e-9):.1f} requests/s.")
 
 
+def _keep_alive(args) -> bool:
+    return getattr(args, "connect", "per-request") == "keep-alive"
+
+
+def workers_line(s: dict) -> str:
+    """Per web worker: the connections it served, the agents' requests it answered, its CPU (seconds and cores)."""
+    rows = s.get("web_workers") or []
+    if not rows:
+        return ""
+    parts = [f"pid {r['pid']}: {r['connections']:,} connections, {r['requests']:,} requests, {r['cpu_s']:.1f} s CPU "
+             f"({r['cores']:.2f} cores)" for r in rows]
+    b, c = s.get("balance", {}), s.get("crowding") or {}
+    sockets = s.get("listening_sockets")
+    return ("Web workers" + (f" ({sockets} listening socket{'s' * (sockets != 1)})" if sockets else "") + ": "
+            + "; ".join(parts) + (f". The busiest worker's share: {b['max_share_connections']:.0%} of the connections, "
+                                  f"{b['max_share_requests']:.0%} of the requests, {b['max_share_cpu_s']:.0%} of the "
+                                  f"workers' CPU." if b and len(rows) > 1 else ".")
+            + (f" Open connections per worker, mean of {c['samples']} samples: "
+               f"{' / '.join(f'{m:.2f}' for m in c['open_mean'])}; in {c['crowded_share']:.0%} of them a worker held "
+               f"more connections than threads while another had a thread free; the fullest held "
+               f"{c['spread_mean']:.2f} more than the emptiest on average." if c else ""))
+
+
+def split_cell(s: dict) -> str:
+    """The per-run split for a table cell: connections, requests and cores per worker, e.g. "4 / 4 conn., ..."."""
+    rows = s.get("web_workers") or []
+    return (" / ".join(f"{r['connections']:,}" for r in rows) + " conn.; "
+            + " / ".join(f"{r['requests']:,}" for r in rows) + " req.; "
+            + " + ".join(f"{r['cores']:.2f}" for r in rows) + " cores")
+
+
 def markdown(result: dict, args, facts: dict) -> str:
     """The "Soak" section for docs/benchmarks.md."""
     s = result["summary"]
     lines = [
         f"`python -m bench.soak --seconds {args.seconds:g} --agents {args.agents} --memories {args.memories} "
         f"--cycle-every {args.cycle_every:g}" + (f" --mix {_flag(args.mix)}" if args.mix != MIX else "")
-        + (" --fresh-connections" if getattr(args, "fresh_connections", False) else "")
+        + (" --connect keep-alive" if _keep_alive(args) else "")
         + (f" --layout {args.layout}" if getattr(args, "layout", None) else "")
+        + (f" --sockets {args.sockets}" if getattr(args, "sockets", None) else "")
         + (f" --repo {result['repo']}" if result.get("repo_given") else "") + "`"
         f": {args.agents} agents (threads, "
-        + ("a new connection per request" if getattr(args, "fresh_connections", False) else "one keep-alive connection")
+        + ("one keep-alive connection" if _keep_alive(args) else "a new connection per request")
         + " and a whisper session each, no think time) against `ormah serve` on loopback "
         f"({result.get('layout', 'default layout')}, watcher on), a home of {args.memories:,} generated memories (bench/_common.py corpus, used "
         f"within the last ten days) plus what the agents write. Mix: {_describe(args.mix)}. The sleep cycle was "
@@ -153,6 +185,8 @@ def markdown(result: dict, args, facts: dict) -> str:
                       f"CPU some avg10 averaged {s['pressure']['cpu_some_avg10_mean']:.1f} %."]
     if _cpu_line(s):
         lines += ["", _cpu_line(s)]
+    if workers_line(s):
+        lines += ["", workers_line(s)]
     if s["error_samples"]:
         lines += ["", "First errors: " + "; ".join(f"`{e}`" for e in s["error_samples"])]
     return "\n".join(lines)

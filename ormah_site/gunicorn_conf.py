@@ -7,19 +7,24 @@ costs the pages the worker writes twice, so the worker loads everything itself. 
 calls it, so the master must hold no other thread then: onnxruntime with one thread per call starts no pool
 (tests/e2e/test_preload_fork.py). The node-folder watcher starts in a worker, next to the model it needs.
 
-With more than one worker the master listens on one socket per worker, all bound to the same address with
-SO_REUSEPORT, so the kernel hashes each new connection to one of them, and hands each worker its own socket
-(`worker_sockets`, `pre_fork`). On one shared socket the workers race for each connection and a kept-alive
-connection stays where it landed: the soak's eight agents, which connect as soon as the port answers, all went to
-one worker (docs/benchmarks.md, "Soak"); what connects while the master still loads the model waits in that one
-queue for whichever worker polls first. The sockets exist before the preload and the first fork, so no connection
-lands while only one worker listens; a worker that dies leaves its socket open in the master, so its waiting
-connections go to its replacement. gunicorn's own `--reuse-port` (each worker binds after its fork) left that window
-open at start-up and reset a dead worker's queue. The cost: a worker accepts only on its own socket, so one whose
-main loop stalls strands the connections the kernel sends to it until gunicorn replaces it, which is why this layout
-runs with a 30 s `--timeout`, not 120 (worker_timeout in ormah_site.management.commands.serve; one such stall seen,
-docs/team-server.md, "Sizing"). A second `ormah serve` of the same user could join such a port: `ormah serve` holds
-a lock per port (ormah_site.cli.serving.lock_port) so it fails instead (tests/e2e/test_workers.py).
+How more than one worker listen is ORMAH_WEB_SOCKETS. With `per-worker` (the default) the master listens on one
+socket per worker, all bound to the same address with SO_REUSEPORT, so the kernel hashes each new connection to one
+of them, and hands each worker its own socket (`worker_sockets`, `pre_fork`). The sockets exist before the preload and
+the first fork, so no connection lands while only one worker listens; a worker that dies leaves its socket open in
+the master, so its waiting connections go to its replacement. gunicorn's own `--reuse-port` (each worker binds after
+its fork) left that window open at start-up and reset a dead worker's queue. The cost: a worker accepts only on its
+own socket, so one whose main loop stalls strands the connections the kernel sends to it until gunicorn replaces it,
+which is why more than one worker run with a 30 s `--timeout`, not 120 (worker_timeout in
+ormah_site.management.commands.serve; one such stall seen, docs/team-server.md, "Sizing"); and the hash ignores how
+busy a worker is. A second `ormah serve` of the same user could join such a port: `ormah serve` holds a lock per port
+(ormah_site.cli.serving.lock_port) so it fails instead (tests/e2e/test_workers.py).
+
+With `shared` gunicorn binds its one socket and every worker accepts from it: each new connection goes to the worker
+whose main loop takes it first, and a worker that stalls strands no new connection (tests/e2e/test_workers.py). A
+kept-alive connection stays where it landed, and what connects while the master still loads the model waits for
+whichever worker polls first: eight agents that connected as soon as the port answered all went to one worker
+(docs/benchmarks.md, "Soak", session 9). Ormah's own clients (the hook, the CLI, the MCP server) open a connection per
+request. Which balances the soak better is measured in docs/benchmarks.md, "Soak" (session 13).
 """
 
 from __future__ import annotations
@@ -47,9 +52,19 @@ if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK):
 
 
 def on_starting(server) -> None:
-    """With `--preload` and more than one worker: listen on a socket per worker (before gunicorn would bind its one)."""
-    if server.cfg.preload_app and server.num_workers > 1 and len(server.cfg.address) == 1 and not server.LISTENERS:
+    """With `--preload`, more than one worker and ORMAH_WEB_SOCKETS=per-worker: listen on a socket per worker (before
+    gunicorn would bind its one)."""
+    if (server.cfg.preload_app and server.num_workers > 1 and len(server.cfg.address) == 1 and not server.LISTENERS
+            and socket_per_worker()):
         server.LISTENERS = worker_sockets(server.cfg, server.log, server.num_workers)
+
+
+def socket_per_worker() -> bool:
+    """Whether the workers listen on a socket each (settings.ORMAH["WEB_SOCKETS"]; Django is set up here, as the
+    master preloaded the application before this hook)."""
+    from django.conf import settings
+
+    return settings.ORMAH["WEB_SOCKETS"] == "per-worker"
 
 
 def worker_sockets(cfg, log, count: int) -> list:

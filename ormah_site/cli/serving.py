@@ -51,9 +51,10 @@ def lock_port(port: int) -> int:
     serve supervisor); return its file descriptor. Raises PortUnavailable when another `ormah serve` of this user
     holds it (naming its pid), or when the lock's folder cannot be used.
 
-    With more than one web worker the web master listens with SO_REUSEPORT (a socket per worker), and Linux lets
-    any process of the same user join such a port: a second server would silently take a share of the connections
-    instead of failing to bind. The lock makes it fail clearly, before it starts anything. The kernel drops it when
+    With more than one web worker on a socket each (ORMAH_WEB_SOCKETS=per-worker) the web master listens with
+    SO_REUSEPORT, and Linux lets any process of the same user join such a port: a second server would silently take
+    a share of the connections instead of failing to bind. The lock makes it fail clearly, before it starts
+    anything, whatever the layout. The kernel drops it when
     its holder dies, so it never goes stale; it depends on no environment variable (TMPDIR, HOME) and on no folder
     another user can create first.
 

@@ -59,3 +59,11 @@ def test_the_default_layout_is_two_preloaded_workers_of_four_threads():
 def test_the_job_cluster_starts_at_nice_10_and_the_web_at_the_callers_priority():
     web, jobs = serve_parts(host="127.0.0.1", port=8787)
     assert (web.nice, jobs.nice) == (0, 10)
+
+
+def test_an_unknown_socket_layout_is_a_clear_error_before_anything_starts(settings):
+    from django.core.management import CommandError, call_command
+
+    settings.ORMAH = {**settings.ORMAH, "WEB_SOCKETS": "both"}
+    with pytest.raises(CommandError, match="ORMAH_WEB_SOCKETS must be one of shared, per-worker, not 'both'"):
+        call_command("serve", "--port", "1")

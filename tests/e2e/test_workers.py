@@ -1,6 +1,7 @@
-"""`ormah serve` with two web workers: the master listens on a loopback socket per worker (SO_REUSEPORT), the
-requests of clients that keep their connection are answered by both workers, and a second `ormah serve` on the port
-fails instead of sharing it (ormah_site.gunicorn_conf, ormah_site.cli.serving.lock_port)."""
+"""`ormah serve` with two web workers. With ORMAH_WEB_SOCKETS=shared both workers accept from one loopback socket, so
+a worker that stops accepting strands no new connection. With per-worker the master listens on a loopback socket per
+worker (SO_REUSEPORT), the requests of clients that keep their connection are answered by both workers, and a second
+`ormah serve` on the port fails instead of sharing it (ormah_site.gunicorn_conf, ormah_site.cli.serving.lock_port)."""
 
 from __future__ import annotations
 
@@ -54,20 +55,71 @@ def polled_sockets(pid: int) -> set[int]:
     return {int(targets[fd][len("socket:["):-1]) for fd in watched if targets.get(fd, "").startswith("socket:[")}
 
 
-@pytest.fixture(scope="module")
-def two_workers(tmp_path_factory):
+def served_two_workers(tmp_path_factory, sockets: str):
     home = tmp_path_factory.mktemp("workers") / "home"
     done = manage(home, "init", "--name", "Robin", "--quiet")
     assert done.returncode == 0, done.stderr
-    server = Served(home, extra_env={"ORMAH_WEB_WORKERS": "2", "ORMAH_WEB_THREADS": "4", "ORMAH_WATCH": "0"})
+    server = Served(home, extra_env={"ORMAH_WEB_WORKERS": "2", "ORMAH_WEB_THREADS": "4", "ORMAH_WATCH": "0",
+                                     "ORMAH_WEB_SOCKETS": sockets})
+    expected = 1 if sockets == "shared" else 2
     try:
         server.wait_ready(timeout=180)
-        assert wait_until(lambda: len(server.web_workers()) == 2 and len(listening(server.port)) == 2, 180), \
+        assert wait_until(lambda: len(server.web_workers()) == 2 and len(listening(server.port)) == expected, 180), \
             server.log_path.read_text()[-2000:]
         yield server
     finally:
         server.kill_all()
         pg_databases.drop_created()
+
+
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory):
+    yield from served_two_workers(tmp_path_factory, "per-worker")
+
+
+@pytest.fixture(scope="module")
+def two_workers_shared(tmp_path_factory):
+    yield from served_two_workers(tmp_path_factory, "shared")
+
+
+def fresh_get(port: int, path: str = "/login/", timeout: float = 20) -> int:
+    """One request on a connection of its own, as the hook and the CLI make them (urllib sends Connection: close)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("GET", path, headers={"Connection": "close"})
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()
+
+
+@pytest.mark.slow
+def test_shared_both_workers_accept_from_one_loopback_socket(two_workers_shared):
+    server = two_workers_shared
+    assert listening(server.port) == [LOOPBACK]
+    socket_inode = set(listening(server.port, inodes=True))
+    polled = wait_until(lambda: all(polled_sockets(pid) & socket_inode for pid in server.web_workers())
+                        and len(server.web_workers()) == 2, 120)
+    assert polled
+
+
+@pytest.mark.slow
+def test_shared_a_stopped_worker_strands_no_new_connection(two_workers_shared):
+    """With one socket the worker that polls takes each new connection; with a socket per worker the kernel would
+    send about half of them to the stopped worker's queue, where they wait until it runs again."""
+    server = two_workers_shared
+    stopped, running = server.web_workers()
+    before = len(ANSWERED.findall(server.log_path.read_text()))
+    os.kill(stopped, signal.SIGSTOP)
+    try:
+        statuses = [fresh_get(server.port, timeout=10) for _ in range(12)]
+    finally:
+        os.kill(stopped, signal.SIGCONT)
+    assert statuses == [200] * 12
+    answers = wait_until(lambda: len(found := ANSWERED.findall(server.log_path.read_text())) >= before + 12 and found,
+                         30)
+    assert {int(pid) for pid in answers[before:]} == {running}
 
 
 @pytest.mark.slow

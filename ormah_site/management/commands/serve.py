@@ -22,6 +22,9 @@ SUPERVISED = [sys.executable, "-m", "ormah_site.supervised"]
 # gunicorn's default minus the query string and the referer: UI searches carry memory text in their query
 # (/search/?q=...), and the access log is written at every log level. It ends with the answering worker's pid.
 ACCESS_LOG_FORMAT = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s" %(p)s'
+# How more than one web worker listen (ORMAH_WEB_SOCKETS): on one socket they all accept from, or on a socket each
+# (SO_REUSEPORT: the kernel picks a worker per connection); ormah_site.gunicorn_conf.
+WEB_SOCKETS = ("shared", "per-worker")
 
 
 class Command(BaseCommand):
@@ -34,6 +37,9 @@ class Command(BaseCommand):
         parser.add_argument("--no-watch", action="store_true", help="do not watch the node folder")
 
     def handle(self, *args, **o):
+        if settings.ORMAH["WEB_SOCKETS"] not in WEB_SOCKETS:
+            raise CommandError(f"ORMAH_WEB_SOCKETS must be one of {', '.join(WEB_SOCKETS)}, not "
+                               f"{settings.ORMAH['WEB_SOCKETS']!r}")
         try:
             lock_port(o["port"])  # held until the supervisor this process becomes exits: one server per port
         except PortUnavailable as exc:
@@ -72,8 +78,8 @@ def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:
            "--graceful-timeout", "10", "--access-logfile", "-",
            "--access-logformat", ACCESS_LOG_FORMAT, "--log-level", "warning", "--no-control-socket"]
     if o_["WEB_WORKERS"] > 1:
-        # The workers share the master's Django and model, and each accepts on a socket of its own (SO_REUSEPORT),
-        # so the kernel spreads the connections over them (ormah_site.gunicorn_conf).
+        # The workers share the master's Django and model, and accept from one socket or from a socket each
+        # (ORMAH_WEB_SOCKETS; ormah_site.gunicorn_conf).
         web.append("--preload")
     parts = [Part("web", web)]
     if cluster:
@@ -92,11 +98,11 @@ def worker_timeout(workers: int) -> int:
 
     A gthread worker reports from its main loop (which polls its socket at least once a second), not from its
     requests: a slow request never counts, only a loop that stopped (gunicorn 27 starts counting at the loop's first
-    report, so the boot does not count either). With more than one worker each accepts on a socket of its own
-    (ormah_site.gunicorn_conf), so a stalled worker strands every connection the kernel sends to it until it is
-    replaced: 30 s, not 120 (a 2 x 4 worker stalled for 120 s once under the soak, with two failed writes). One
-    worker (the 1 x 8 layout) keeps 120 s: it holds every connection itself, and there a shorter bound would only
-    trade a stall for aborted requests on an overloaded box.
+    report, so the boot does not count either). With more than one worker on a socket each (ORMAH_WEB_SOCKETS=
+    per-worker; ormah_site.gunicorn_conf), a stalled worker strands every connection the kernel sends to it until it
+    is replaced, and on one shared socket the connections it already holds: 30 s, not 120 (a 2 x 4 worker stalled
+    for 120 s once under the soak, with two failed writes). One worker (the 1 x 8 layout) keeps 120 s: it holds every
+    connection itself, and there a shorter bound would only trade a stall for aborted requests on an overloaded box.
     """
     return 30 if workers > 1 else 120
 
