@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from whisper.imperative import is_request, preference_task  # noqa: F401 (whisper.text is where routes are read)
-from whisper.lexicon import PHRASES, SAME_FACT
+from whisper.lexicon import PHRASES
 
 # Prompts an agent harness writes by itself (reference §2.2 and §11.5): matched at the start of the left-trimmed
 # prompt, case-insensitively. Wrappers that prefix a real prompt (<ide_opened_file>, <system-reminder>) are not here.
@@ -109,11 +109,9 @@ def is_acknowledgement(prompt: str) -> bool:
 
 @lru_cache(maxsize=16384)
 def fold(token: str) -> str:
-    """A crude, deterministic stem: lowercase, words of SAME_FACT to theirs, one common English suffix off, an
-    agent noun's "-er" off (when 5 letters stay), then a final "e" off (cached: the same words recur in every
-    candidate of every prompt)."""
+    """A crude, deterministic stem: lowercase, one common English suffix off, an agent noun's "-er" off (when 5
+    letters stay), then a final "e" off (cached: the same words recur in every candidate of every prompt)."""
     token = token.lower()
-    token = SAME_FACT.get(token, token)
     if len(token) > 4 and token.endswith(("ies", "ied")):
         return token[:-3] + "y"
     if token.endswith("sses"):
