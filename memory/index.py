@@ -207,6 +207,10 @@ def index_nodes(
     rows.update((r.uid, r) for r in new_rows)
     if any(r.pk is None for r in new_rows):  # a backend that returns no ids from a bulk insert
         rows.update((r.uid, r) for r in NodeRow.objects.filter(uid__in=[r.uid for r in new_rows]))
+    for uid in light:  # a row-only tier or space change: the vec0 metadata is all that repeats them
+        if rows[uid].id in moved:
+            row = rows[uid]
+            vectors.update_metadata(row.id, type=row.type, tier=row.tier, space=row.space)
     full = [(n, rows[n.id]) for n, _ in pairs if n.id not in light]
     embedded = _index_derived(full, embedder, link=link, minted=minted, new=[r.uid for r in new_rows], moved=moved)
     return [rows[u] for u in uids], embedded

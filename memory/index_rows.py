@@ -16,24 +16,25 @@ from memory.store import StoredFile
 
 CHUNK = 500  # rows per query or bulk batch (far below any backend's parameter limit)
 SUPERSEDED_BY_KEY = "superseded_by"  # written by nodes_consolidate into the sources' files
-# Columns nothing else is derived from: no FTS entry (title, content, tags_text), vector, vec0 metadata or vector
-# log entry (type, tier, space, created, valid_until, embed_hash), edge (connections_json), nor the row's identity
-# (uid, file_path). A write that changes only these, from the file its row was indexed from, updates only them.
+# Columns nothing else is derived from: no FTS entry (title, content, tags_text), vector, edge (connections_json),
+# nor the row's identity (uid, file_path); tier and space besides, which only the vec0 metadata repeats (the index
+# sets it for such a row) and the vector log follows by its trigger. A write that changes only these, from the
+# file its row was indexed from, updates only them.
 ROW_ONLY_COLUMNS = frozenset({
     "space_locked", "source", "confidence", "importance", "access_count", "stability", "updated", "last_accessed",
     "last_review", "is_self", "file_hash", "file_mtime_ns", "file_size", "indexed_seq", "pinned", "authority",
-    "read_only", "trust_json",
+    "read_only", "trust_json", "tier", "space",
 })
 # The node fields anything beyond the row's ROW_ONLY_COLUMNS is derived from (FTS, tags, citations, edges,
-# vectors, passages, vec0 metadata and the vector log).
-_DERIVED_FIELDS = ("id", "title", "content", "tags", "connections", "source_event_ids", "type", "tier", "space",
-                   "created", "valid_until")
+# vectors, passages, the vec0 metadata's type and the vector log).
+_DERIVED_FIELDS = ("id", "title", "content", "tags", "connections", "source_event_ids", "type", "created",
+                   "valid_until")
 _COLUMNS = tuple(f.attname for f in NodeRow._meta.concrete_fields if f.attname != "id")
 
 
 def row_only_change(before: Node, after: Node) -> bool:
     """True when `after` differs from `before` only in what their index row alone holds (importance, access, trust
-    facts): nothing the FTS entry, tags, citations, edges, vectors or passages are derived from."""
+    facts, tier, space): nothing the FTS entry, tags, citations, edges, vectors or passages are derived from."""
     return all(getattr(before, name) == getattr(after, name) for name in _DERIVED_FIELDS)
 
 

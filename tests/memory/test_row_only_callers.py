@@ -1,6 +1,7 @@
 """Confirmed use (feedback +1, recall by id) and a patch of a row's own columns (confidence, pinned) update only
-that row in the index, like importance_scorer does (tests/memory/test_row_only_writes.py); a promotion from
-archival, a text patch or a second write to the same memory in one unit still derive everything again (issue 13:
+that row in the index, like importance_scorer does (tests/memory/test_row_only_writes.py), and a promotion from
+archival the vec0 metadata besides; a text patch or a second write to the same memory in one unit still derive
+everything again (issue 13:
 each confirmed use rewrote the memory's FTS entry, tags, citations, passages and edges and looked up its vector)."""
 
 from __future__ import annotations

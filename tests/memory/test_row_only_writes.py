@@ -1,6 +1,6 @@
 """A write that changes only what a memory's own index row holds (importance) updates only that row's columns;
-a change of text, tags or tier still derives everything again (issue 13: importance_scorer spent 61 % of its CPU
-re-indexing whole memories whose importance alone had changed)."""
+a change of text or tags still derives everything again (issue 13: importance_scorer spent 61 % of its CPU
+re-indexing whole memories whose importance alone had changed). Tier and space: test_row_only_tier_space.py."""
 
 from __future__ import annotations
 
@@ -146,7 +146,8 @@ def test_what_counts_as_a_row_only_change(mem):
     assert row_only_change(node, replace(node, importance=0.2, access_count=3, confidence=0.5))
     assert not row_only_change(node, replace(node, content=node.content + "!"))
     assert not row_only_change(node, replace(node, tags=("db",)))
-    assert not row_only_change(node, replace(node, tier=Tier.CORE))
+    assert row_only_change(node, replace(node, tier=Tier.CORE, space="ops"))  # tests/memory/test_row_only_tier_space.py
+    assert not row_only_change(node, replace(node, type="decision"))
     assert not row_only_change(node, replace(node, source_event_ids=("ev-1",)))
 
 
