@@ -11,10 +11,9 @@ returned as its error, leaves nothing, and the others are written; anything else
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TypeVar
 
 from memory.domain.enums import EdgeType
 from memory.domain.node import Connection, Node, utcnow, with_connection
@@ -27,8 +26,6 @@ from memory.services.nodes import update_in
 from memory.writes import WriteUnit, write_unit
 
 PER_HOLD = 5  # writes per write-lock hold: each an fsynced file that an agent's remember may wait for
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,19 +37,6 @@ class EdgeSpec:
     edge: EdgeType = EdgeType.RELATED_TO
     weight: float = 0.5
     reason: str | None = None
-
-
-def _in_holds(items: Sequence[T], write: Callable[[WriteUnit, T], R], per_hold: int) -> list[R | OrmahError]:
-    out: list[R | OrmahError] = []
-    per_hold = max(1, per_hold)
-    for start in range(0, len(items), per_hold):
-        with write_unit() as unit:
-            for item in items[start:start + per_hold]:
-                try:
-                    out.append(write(unit, item))
-                except OrmahError as exc:
-                    out.append(exc)
-    return out
 
 
 def edges_create(*, edges: Sequence[EdgeSpec], per_hold: int = PER_HOLD) -> list[Connection | OrmahError]:
@@ -141,4 +125,15 @@ def nodes_update(*, patches: Sequence[tuple[str, NodePatch]], now: datetime | No
                  per_hold: int = PER_HOLD) -> list[Node | OrmahError]:
     """`node_update` for each (ref, patch), `per_hold` per unit; the node as written, or the error, per item."""
     now = now or utcnow()
-    return _in_holds(patches, lambda unit, p: update_in(unit, ref=p[0], patch=p[1], now=now), per_hold)
+    out: list[Node | OrmahError] = []
+    per_hold = max(1, per_hold)
+    for start in range(0, len(patches), per_hold):
+        hold = patches[start:start + per_hold]
+        with write_unit() as unit:
+            rows = _rows_by_uid([ref for ref, _ in hold])  # one query for the hold, not one node_row_get each
+            for ref, patch in hold:
+                try:
+                    out.append(update_in(unit, ref=ref, patch=patch, now=now, row=_row(ref, rows)))
+                except OrmahError as exc:
+                    out.append(exc)
+    return out

@@ -212,9 +212,11 @@ def node_update(*, ref: str, patch: NodePatch, now: datetime | None = None, auto
         return update_in(unit, ref=ref, patch=patch, now=now, automated=automated)
 
 
-def update_in(unit: WriteUnit, *, ref: str, patch: NodePatch, now: datetime, automated: bool = False) -> Node:
-    """node_update's work inside an open unit (memory.services.batches writes several in one)."""
-    node, stored = unit.read(ref)
+def update_in(unit: WriteUnit, *, ref: str, patch: NodePatch, now: datetime, automated: bool = False,
+              row: NodeRow | None = None) -> Node:
+    """node_update's work inside an open unit (memory.services.batches writes several in one); `row`: the index
+    row `ref` names, when the caller looked it up already."""
+    node, stored = unit.read_row(row) if row is not None else unit.read(ref)
     new = apply_patch(node, patch, now=now)
     if new is node:
         return node
