@@ -5,8 +5,10 @@ contradictions, outdated memories, spaces, tags) indexed with its stand-in topic
 bench's mix (keywords, questions, a current project, "last week"). tests/golden/recall_synthetic.json holds every
 field of every hit of main 35567c3, before the hot-path work of issue 13.
 
-Floats are compared to 1e-6: with the whole store in the centroid's sample, the sample's random order moves the sum
-of its vectors in the last bits (memory/search/candidates.py), and a score is rounded to six places after that.
+Floats are compared to 2e-6: with the whole store in the centroid's sample, the sample's random order moves the sum
+of its vectors in the last bits (memory/search/candidates.py), and a score is rounded to six places after that, so
+a value near a rounding boundary can land one step (1e-6, plus the float error of that step) either side; seen on
+a fresh machine of the CI kind (0.554639 against a pinned 0.55464).
 To write the file again (only for a change meant to alter results): ORMAH_WRITE_GOLDEN=1 pytest this module.
 """
 
@@ -80,4 +82,4 @@ def test_recall_on_the_synthetic_store_is_unchanged(home):
         for g, w in zip(got, want):
             assert {k: v for k, v in g.items() if k not in FLOATS} == {k: v for k, v in w.items() if k not in FLOATS}
             for key in FLOATS:
-                assert g[key] == (None if w[key] is None else pytest.approx(w[key], abs=1e-6))
+                assert g[key] == (None if w[key] is None else pytest.approx(w[key], abs=2e-6))
