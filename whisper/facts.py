@@ -100,6 +100,13 @@ def named_facts(text: str, labels: tuple[str, ...] = ()) -> frozenset[str]:
     return frozenset(mine | (unowned - theirs))
 
 
+def others_facts(text: str, labels: tuple[str, ...] = ()) -> frozenset[str]:
+    """The kinds of personal fact a note (its text, title and tags) names only as someone else's: "My parents live in
+    a cottage near Aveiro" -> {"home"}; nothing when it also names the fact as the user's."""
+    theirs = set().union(*(_facts_in(t)[1] for t in (text, *labels)))
+    return frozenset(theirs - named_facts(text, labels))
+
+
 # A relative clause set off by commas ("My parents, whom we visit every summer, live in …"): its subject ("we") is
 # not the subject of the sentence around it.
 _RELATIVE = re.compile(r",\s*((?:who|whom|whose|which|where)\b[^,;.!?]*)(?:,|(?=[;.!?]|$))", re.IGNORECASE)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from whisper.imperative import is_request, preference_task  # noqa: F401 (whisper.text is where routes are read)
-from whisper.lexicon import PHRASES
+from whisper.lexicon import OTHER_PEOPLE, PHRASES, SAME_FACT
 
 # Prompts an agent harness writes by itself (reference §2.2 and §11.5): matched at the start of the left-trimmed
 # prompt, case-insensitively. Wrappers that prefix a real prompt (<ide_opened_file>, <system-reminder>) are not here.
@@ -109,9 +109,11 @@ def is_acknowledgement(prompt: str) -> bool:
 
 @lru_cache(maxsize=16384)
 def fold(token: str) -> str:
-    """A crude, deterministic stem: lowercase, one common English suffix off, an agent noun's "-er" off (when 5
-    letters stay), then a final "e" off (cached: the same words recur in every candidate of every prompt)."""
+    """A crude, deterministic stem: lowercase, words of SAME_FACT to theirs, one common English suffix off, an
+    agent noun's "-er" off (when 5 letters stay), then a final "e" off (cached: the same words recur in every
+    candidate of every prompt)."""
     token = token.lower()
+    token = SAME_FACT.get(token, token)
     if len(token) > 4 and token.endswith(("ies", "ied")):
         return token[:-3] + "y"
     if token.endswith("sses"):
@@ -214,16 +216,66 @@ def question_focus(prompt: str) -> set[str]:
     return topic_tokens(prompt) - {fold(w) for w in _ATTRIBUTE_WORDS}
 
 
+_MY_PHRASE = re.compile(r"\bmy\s+((?:[\w-]+(?:'s|\u2019s)?\s+){0,3}[\w-]+)", re.IGNORECASE)
 # A word, with a possessive "'s" kept on it ("Jonas's") but any other contraction split ("I'm" -> "I", "m", so
 # whisper.facts sees the subject "I"); whisper.stages.focus keeps every contraction whole, on purpose (see there).
 WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]s)?")
 OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
 RELATION_REACH = 3  # words before a relation ("kids", "dog") in which another person makes it theirs
+_OWN = frozenset({"my", "our"})
 # The user as a subject, alone or with others: "I" ("I'm" splits to "I"), "we" ("My wife and I live …").
 USER_SUBJECTS = frozenset({"i", "we"})
-# "what's", "how's": a verb, not an owner (whisper.facts reads it).
+# "what's", "how's": a verb, not an owner (the focus rule and whisper.stages.focus read it too).
 NOT_POSSESSIVE = frozenset("it's that's what's let's there's here's he's she's who's where's when's how's why's "
                            "one's".split())
+
+
+def owned_focus(prompt: str) -> set[str]:
+    """The focus words a question says are the user's own: those after "my" ("when's my birthday?" -> {"birthday"};
+    "what should I get Jonas for his birthday" -> nothing)."""
+    focus = question_focus(prompt)
+    return {w for m in _MY_PHRASE.finditer(prompt) for w in topic_tokens(m.group(1)) & focus}
+
+
+def _owner(before: list[str]) -> str | None:
+    """Whose the next word is, from the words just before it: the possessive nearest it decides ("I told her my
+    birthday" -> "mine"); None when there is none."""
+    for t in reversed(before):
+        t = t.lower().replace("\u2019", "'")
+        if t in _OWN:
+            return "mine"
+        if t in OTHER_OWNERS or (t.endswith("'s") and t not in NOT_POSSESSIVE):
+            return "theirs"
+    return None
+
+
+def _person_before(before: list[str]) -> str | None:
+    """"theirs" when another person ("sister") comes nearer the next word than "I" or "we" ("my sister has …"; but
+    "my wife and I have …" is the user's), else None."""
+    for t in reversed(before):
+        low = t.lower()
+        if low in USER_SUBJECTS:
+            return None
+        if low in OTHER_PEOPLE:
+            return "theirs"
+    return None
+
+
+def someone_elses(text: str, word: str) -> bool:
+    """True when the text names `word` (folded) only as someone else's: "Jonas's birthday is 9 March", "celebrated
+    his 35th birthday" (the possessive nearest it, within the two words before it, is another's; with none, another
+    person within RELATION_REACH words before it and nearer than "I" or "we": "my sister has two kids"); False when
+    it names it plainly, as the user's ("I told her my birthday", "my wife and I have two kids") or not at all."""
+    tokens = WORD.findall(text)
+    others = False
+    for i, token in enumerate(tokens):
+        if word not in topic_tokens(re.sub(r"['\u2019]s$", "", token)):
+            continue
+        owner = _owner(tokens[max(0, i - 2): i]) or _person_before(tokens[max(0, i - RELATION_REACH): i])
+        if owner != "theirs":
+            return False
+        others = True
+    return others
 
 
 def is_recap(prompt: str) -> bool:

@@ -9,7 +9,7 @@ from whisper.classifier import IDENTITY
 from whisper.conf import WhisperConf
 from whisper.services import whisper_respond
 from whisper.stages.retrieve import build_query, retrieve
-from whisper.text import fold, question_focus
+from whisper.text import fold, owned_focus, question_focus, someone_elses
 
 from .conftest import fake_deps, hit, intent, make_run, unit
 
@@ -89,3 +89,41 @@ def test_a_memorys_tags_are_words_it_shares_with_the_question(mem):
     result = whisper_respond(prompt="do I have any animals?", session_id="q3")
     row = WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=dog.id)
     assert row.gate_threshold == WhisperConf().identity_gate  # shares "animals": the identity gate, not the no-word one
+
+
+@pytest.mark.parametrize(("prompt", "owned"), [
+    ("when is my anniversary?", {"anniversary"}),
+    ("what's my sister's phone number", {"sister", "phone"}),
+    ("what should I get Sam for his birthday", set()),  # not the user's own
+])
+def test_owned_focus_is_what_follows_my(prompt, owned):
+    assert owned_focus(prompt) == {fold(w) for w in owned}
+
+
+@pytest.mark.parametrize(("text", "others"), [
+    ("Sam's birthday is 2 June.", True),
+    ("Threw a party for Sam's 40th birthday.", True),
+    ("We forgot his birthday again.", True),
+    ("It's my birthday on 3 May.", False),
+    ("Born on 3 May 1988 in Leeds.", False),  # does not name it at all
+    ("Sam's birthday is 2 June; my birthday is in May.", False),  # names it plainly once
+    ("I told her my birthday is 3 May.", False),  # the possessive nearest the word decides
+    ("Today's my birthday: 3 May.", False),
+])
+def test_someone_elses(text, others):
+    assert someone_elses(text, fold("birthday")) is others
+
+
+def test_a_question_about_my_fact_does_not_take_someone_elses_by_the_identity_route(mem):
+    from memory.services import self_ensure
+    from whisper.models import WhisperCandidateRow
+
+    self_ensure()
+    theirs = mem("Sam's anniversary is 2 June; he likes jazz records.", title="Sam's anniversary", about_self=True,
+                 auto_link=False)
+    mem("I married Alex on 3 May 2015 in Leeds.", title="Wedding", tags=["anniversary"], about_self=True,
+        auto_link=False)
+    result = whisper_respond(prompt="when is my anniversary?", session_id="b1")
+    row = WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=theirs.id)
+    conf = WhisperConf()
+    assert row.gate_threshold not in (conf.identity_gate, conf.identity_gate_no_word)  # recall's own gate judges it

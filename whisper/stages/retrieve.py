@@ -12,8 +12,10 @@ from memory.domain.temporal import parse_temporal
 from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
-from whisper.facts import names_focus
-from whisper.text import about_user, asks_about_user, is_recap, preference_task, question_focus
+from whisper.facts import names_focus, others_facts, question_facts
+from whisper.text import (
+    about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus, someone_elses,
+)
 from whisper.words import common_word
 
 FOLLOW_UP_PROMPTS = 2
@@ -226,20 +228,53 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     return None if run.pool else SILENT_NO_CANDIDATES
 
 
+def _focus_applies(run: WhisperRun) -> bool:
+    """The whole focus rule holds for a question found by the text rule alone: one the identity archetypes recognise
+    ("what do I do for a living") keeps its identity memories whatever words they use ("works at …"), and only the
+    ownership check (`_given_away`) holds for it."""
+    return run.identity_question and not (run.intent is not None and run.intent.has(IDENTITY))
+
+
+def _users_words(question: str, focus: set[str]) -> set[str]:
+    """The focus words a question about the user asks of the user's own: those after "my", and on a first-person
+    question every one it does not give to someone else ("how many kids do I have?" -> {"kid"}; "what should I get
+    Jonas for his birthday?" -> not "birthday")."""
+    words = owned_focus(question)
+    if about_user(question):
+        words |= {w for w in focus if not someone_elses(question, w)}
+    return words
+
+
+def _given_away(question: str, words: set[str], hit: SearchHit, cand: Candidate) -> bool:
+    """Whether a memory gives what a question asks of the user to someone else: it names one of the user's words
+    only as another's ("My sister has two kids", a note titled "Brother's car"), or the kind of fact asked for
+    only as another's ("where do I live?" and "My parents live in …"; `whisper.facts.others_facts`)."""
+    text = f"{cand.title} {cand.content}"
+    if any(someone_elses(text, w) for w in words):
+        return True
+    facts = question_facts(question) if about_user(question) else set()
+    return bool(facts & others_facts(cand.content, (cand.title, *hit.tags)))
+
+
 def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> None:
-    """On a question about one fact of the user's found by the text rule alone (not the identity archetypes), an
-    identity memory that does not name what the question asks about, by its word or, for a general word, the kind of
-    fact (`whisper.facts.names_focus`: "what's my job?" and "Works at …"; "what's my cat's name?" -> "cat": not the
-    user's name memory, which shares only "name"), leaves the identity route and its low cosine gate: it is judged as
-    any other memory. A question the identity archetypes recognise keeps its identity memories whatever words they
-    use ("what do I do for a living" and "works at …")."""
-    if not run.identity_question or (run.intent is not None and run.intent.has(IDENTITY)):
+    """On a question about one fact of the user's, an identity memory that does not name what the question asks
+    about, by its word or, for a general word, the kind of fact (`whisper.facts.names_focus`: "what's my job?" and
+    "Works at …"; "what's my cat's name?" -> "cat": not the user's name memory, which shares only "name"), or gives
+    it only to someone else (`_given_away`: "when's my birthday?" and "Jonas's birthday is 9 March"; "where do I
+    live?" and "My parents live in …"), leaves the identity route and its low cosine gate: it is judged as any other
+    memory (recall's gate, or a strong cosine). A question the identity archetypes recognise gets the ownership
+    check only."""
+    if not run.identity_question:
         return
-    question = run.query or run.prompt
-    if not question_focus(question):
+    whole = _focus_applies(run)
+    question = run.query or run.prompt  # a follow-up's: the prompts it joins
+    focus = question_focus(question)
+    if whole and not focus:
         return
+    words = _users_words(question, focus)
     for hit, cand in pairs:
-        if cand.identity and not names_focus(question, cand.content, (cand.title, *hit.tags)):
+        if cand.identity and ((whole and not names_focus(question, cand.content, (cand.title, *hit.tags)))
+                              or _given_away(question, words, hit, cand)):
             cand.identity = False
 
 
