@@ -19,12 +19,14 @@ ormah_site.management.commands.serve; one such stall seen, docs/team-server.md, 
 busy a worker is. A second `ormah serve` of the same user could join such a port: `ormah serve` holds a lock per port
 (ormah_site.cli.serving.lock_port) so it fails instead (tests/e2e/test_workers.py).
 
-With `shared` gunicorn binds its one socket and every worker accepts from it: each new connection goes to the worker
-whose main loop takes it first, and a worker that stalls strands no new connection (tests/e2e/test_workers.py). A
-kept-alive connection stays where it landed, and what connects while the master still loads the model waits for
-whichever worker polls first: eight agents that connected as soon as the port answered all went to one worker
-(docs/benchmarks.md, "Soak", session 9). Ormah's own clients (the hook, the CLI, the MCP server) open a connection per
-request. Which balances the soak better is measured in docs/benchmarks.md, "Soak" (session 13).
+With `shared` gunicorn binds its one socket and every worker accepts from it, and a worker that stalls strands no
+new connection (tests/e2e/test_workers.py). gunicorn's own threaded worker takes every connection it sees: twelve
+clients connecting at once all went to one worker (the test, run with it). So each worker is a `FreeThreadWorker`
+(below), which takes a connection only while one of its threads is free: the next one waits in the socket's queue
+for the first worker with a free thread. A kept-alive connection stays where it landed, and what connects while the
+master still loads the model waits for whichever worker polls first. Ormah's own clients (the hook, the CLI, the MCP
+server) open a connection per request. Which balances the soak better is measured in docs/benchmarks.md, "Soak"
+(session 13).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ import os
 import socket
 import threading
 import time
+
+from gunicorn.workers.gthread import ThreadWorker
 
 logger = logging.getLogger(__name__)
 
@@ -132,6 +136,38 @@ def thread_count() -> int:
         return len(os.listdir("/proc/self/task"))
     except OSError:
         return threading.active_count()
+
+
+class FreeThreadWorker(ThreadWorker):
+    """gunicorn's threaded worker, taking a new connection from the shared socket only while one of its threads is
+    free (ORMAH_WEB_SOCKETS=shared with more than one worker): when all its threads serve a request it stops polling
+    the socket, so the next connection waits in the kernel's queue for the first worker with a free thread, instead
+    of queueing behind a busy worker's requests while another worker idles. A kept-alive connection's next request
+    still goes to the worker that holds the connection. All three methods run on the worker's main thread (gunicorn
+    27's event loop calls them), so the count needs no lock."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.serving = 0  # connections handed to the thread pool and not yet finished
+
+    @classmethod
+    def supported(cls) -> bool:
+        """Whether this gunicorn's threaded worker has the event loop the class hooks into (gunicorn 27)."""
+        return all(hasattr(ThreadWorker, name) for name in ("enqueue_req", "finish_request", "set_accept_enabled"))
+
+    def enqueue_req(self, conn) -> None:
+        self.serving += 1
+        super().enqueue_req(conn)
+        if self.serving >= self.cfg.threads:
+            self.set_accept_enabled(False)
+
+    def finish_request(self, conn, fs) -> None:
+        self.serving -= 1
+        super().finish_request(conn, fs)
+
+    def set_accept_enabled(self, enabled: bool) -> None:
+        # gunicorn's loop turns accepting back on while it has fewer connections than worker_connections
+        super().set_accept_enabled(enabled and self.serving < self.cfg.threads)
 
 
 def pre_fork(server, worker) -> None:

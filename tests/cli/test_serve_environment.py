@@ -67,3 +67,14 @@ def test_an_unknown_socket_layout_is_a_clear_error_before_anything_starts(settin
     settings.ORMAH = {**settings.ORMAH, "WEB_SOCKETS": "both"}
     with pytest.raises(CommandError, match="ORMAH_WEB_SOCKETS must be one of shared, per-worker, not 'both'"):
         call_command("serve", "--port", "1")
+
+
+@pytest.mark.parametrize(("workers", "sockets", "worker"), [
+    (2, "shared", "ormah_site.gunicorn_conf.FreeThreadWorker"),
+    (2, "per-worker", "gthread"),  # a busy worker that stopped accepting would strand its own socket's queue
+    (1, "shared", "gthread"),
+])
+def test_only_workers_on_a_shared_socket_take_connections_only_with_a_thread_free(settings, workers, sockets, worker):
+    settings.ORMAH = {**settings.ORMAH, "WEB_WORKERS": workers, "WEB_SOCKETS": sockets}
+    web = serve_parts(host="127.0.0.1", port=8787, cluster=False)[0].argv
+    assert web[web.index("--worker-class") + 1] == worker

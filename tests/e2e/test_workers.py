@@ -9,14 +9,17 @@ import http.client
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from bench.soak_workers import socket_inodes, tcp_sockets
 from tests.faults.support import MANAGE, ROOT, Served, child_env, manage, wait_until
 from tests.support import pg_databases
 
@@ -102,6 +105,31 @@ def test_shared_both_workers_accept_from_one_loopback_socket(two_workers_shared)
     polled = wait_until(lambda: all(polled_sockets(pid) & socket_inode for pid in server.web_workers())
                         and len(server.web_workers()) == 2, 120)
     assert polled
+
+
+@pytest.mark.slow
+def test_shared_a_worker_takes_no_connection_while_all_its_threads_serve(two_workers_shared):
+    """Twelve clients connect and send nothing (a thread waits up to 5 s for a request before it lets the connection
+    go back to the poller): each worker takes four, one per thread, and the other four wait in the socket's queue
+    for a free thread. gunicorn's own worker would take all twelve (ormah_site.gunicorn_conf.FreeThreadWorker)."""
+    server = two_workers_shared
+    workers = server.web_workers()
+    silent = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(12)]
+    ours = {s.getsockname()[1] for s in silent}
+
+    def held():
+        table = tcp_sockets(server.port)
+        return sorted(sum(table.get(inode, ("", 0))[0] == "01" and table[inode][1] in ours
+                          for inode in socket_inodes(pid)) for pid in workers)
+
+    try:
+        assert wait_until(lambda: held() == [4, 4], 4), held()
+        time.sleep(0.5)
+        assert held() == [4, 4]  # and no more: the last four are still in the queue
+    finally:
+        for s in silent:
+            s.close()
+    assert fresh_get(server.port) == 200
 
 
 @pytest.mark.slow

@@ -74,7 +74,8 @@ def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:
     o_ = settings.ORMAH
     web = [*SUPERVISED, "gunicorn", "ormah_site.wsgi:application", "-c", "python:ormah_site.gunicorn_conf",
            "--bind", f"{host}:{port}", "--workers", str(o_["WEB_WORKERS"]), "--threads", str(o_["WEB_THREADS"]),
-           "--worker-class", "gthread", "--timeout", str(worker_timeout(o_["WEB_WORKERS"])),
+           "--worker-class", worker_class(o_["WEB_WORKERS"], o_["WEB_SOCKETS"]),
+           "--timeout", str(worker_timeout(o_["WEB_WORKERS"])),
            "--graceful-timeout", "10", "--access-logfile", "-",
            "--access-logformat", ACCESS_LOG_FORMAT, "--log-level", "warning", "--no-control-socket"]
     if o_["WEB_WORKERS"] > 1:
@@ -91,6 +92,17 @@ def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:
         parts.append(Part("jobs", [*SUPERVISED, "ormah_site.cli", "admin", "qcluster", "--skip-checks"],
                           nice=o_["JOB_NICE"]))
     return parts
+
+
+def worker_class(workers: int, sockets: str) -> str:
+    """gunicorn's threaded worker; with more than one worker on one shared socket, the one that takes a connection
+    only while a thread of its own is free (ormah_site.gunicorn_conf.FreeThreadWorker), where this gunicorn has the
+    event loop it needs (27)."""
+    from ormah_site.gunicorn_conf import FreeThreadWorker
+
+    if workers > 1 and sockets == "shared" and FreeThreadWorker.supported():
+        return "ormah_site.gunicorn_conf.FreeThreadWorker"
+    return "gthread"
 
 
 def worker_timeout(workers: int) -> int:
