@@ -218,7 +218,7 @@ def question_focus(prompt: str) -> set[str]:
 
 _MY_PHRASE = re.compile(r"\bmy\s+((?:[\w-]+(?:'s|\u2019s)?\s+){0,3}[\w-]+)", re.IGNORECASE)
 # A word, with a possessive "'s" kept on it ("Jonas's") but any other contraction split ("I'm" -> "I", "m", so
-# whisper.facts sees the subject "I"); whisper.stages.focus keeps every contraction whole, on purpose (see there).
+# whisper.facts sees the subject "I").
 WORD = re.compile(r"[A-Za-z][\w-]*(?:['\u2019]s)?")
 OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
 RELATION_REACH = 3  # words before a relation ("kids", "dog") in which another person makes it theirs
