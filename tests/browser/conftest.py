@@ -7,6 +7,8 @@ Playwright's sync API runs an event loop in this thread, so Django's async-safet
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -100,7 +102,22 @@ def new_page(browser, live_server, home, ui_account):
             context.close()
         except Exception:  # a context whose page crashed may refuse to close; the test already failed
             pass
+    _wait_for_requests_in_flight()
     assert errors == [], f"JavaScript errors: {errors}"
+
+
+def _wait_for_requests_in_flight(timeout: float = 10.0) -> None:
+    """Wait until the live server has answered every request a closed page had sent (the graph page posts its
+    positions as it goes). A request still running when the database fixture tears down fails in the server's
+    thread, which then formats a traceback while pytest formats the teardown error in this one: on Python 3.11 two
+    threads parsing source at once can raise "SystemError: AST constructor recursion depth mismatch" and end the
+    whole run with an INTERNALERROR (seen once under load in this session's CI rehearsal). The live server answers
+    each request in a thread of its own, named after `process_request_thread`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any("process_request_thread" in t.name for t in threading.enumerate() if t.is_alive()):
+            return
+        time.sleep(0.02)
 
 
 def sign_in(page, next_path: str = "/") -> None:
