@@ -77,6 +77,48 @@ for _s in ("all", "project", "project_global"):
                    f"lack_unknown_{_s}": _rare_lack(_s, False)}
 
 
+def _spread(c: dict, key: str) -> float:
+    return (c.get("spread") or {}).get(key, 0.0)
+
+
+def _hits_z(c: dict, call: list[dict]) -> float:
+    """The candidate's cosine as a z-score over the cosines of recall's hits for this call (std floored at 0.05)."""
+    hits = (c.get("spread") or {}).get("hits") or [c["cosine"]]
+    mean = sum(hits) / len(hits)
+    std = math.sqrt(sum((h - mean) ** 2 for h in hits) / len(hits))
+    return (c["cosine"] - mean) / max(std, 0.05)
+
+
+def _store_z(c: dict, call: list[dict]) -> float:
+    """The candidate's cosine as a z-score over the query's cosines to every memory of the store."""
+    return (c["cosine"] - _spread(c, "mean")) / max(_spread(c, "std"), 0.02)
+
+
+def _hub(c: dict, key: str) -> float:
+    return (c.get("hub") or {}).get(key, 0.0)
+
+
+# Inputs that put the raw MiniLM cosine on a scale that means the same for every prompt and memory (session 13):
+# relative to the prompt's cosines over the store or recall's hits, and less the memory's hubness (CSLS-style).
+SHAPE = {
+    "cos_rel5": lambda c, call: c["cosine"] - _spread(c, "top5"),  # over the mean of the prompt's 5 nearest
+    "cos_rel10": lambda c, call: c["cosine"] - _spread(c, "top10"),
+    "cos_rel54": lambda c, call: c["cosine"] - _spread(c, "top54"),  # recall's vector leg pool (6 x 9)
+    "cos_med": lambda c, call: c["cosine"] - _spread(c, "median"),
+    "cos_zs": _store_z,
+    "cos_z6": _hits_z,
+    "cos_m6": lambda c, call: c["cosine"] - sum((c.get("spread") or {}).get("hits") or [c["cosine"]]) / len(
+        (c.get("spread") or {}).get("hits") or [c["cosine"]]),
+    "prompt_top10": lambda c, call: _spread(c, "top10"),  # how near anything stored the prompt is
+    "hub10": lambda c, call: _hub(c, "k10"),
+    "hub5": lambda c, call: _hub(c, "k5"),
+    "hub_all": lambda c, call: _hub(c, "all"),
+    "cos_hub10": lambda c, call: c["cosine"] - _hub(c, "k10"),
+    "csls10": lambda c, call: 2 * c["cosine"] - _spread(c, "top10") - _hub(c, "k10"),
+    "csls5": lambda c, call: 2 * c["cosine"] - _spread(c, "top5") - _hub(c, "k5"),
+}
+
+
 EXTRAS = {
     "long": _long,  # ln(characters / 1000), 0 below: imported pages, not notes
     "passage": lambda c, call: float(bool(c.get("passage"))),  # represented by the passage that matched
@@ -94,4 +136,4 @@ EXTRAS = {
     "fts_first": lambda c, call: float(c.get("fts_rank") == 1),
     "vector_first": lambda c, call: float(c.get("vector_rank") == 1),
     "title_overlap": lambda c, call: float(bool(c.get("title_overlap"))),  # shares a word with the title
-} | VOCABULARY
+} | VOCABULARY | SHAPE

@@ -55,10 +55,13 @@ def variant(raw: str, rule: str | None):
     return gf.prepared(dump, False)
 
 
+EXTRAS: tuple[str, ...] = ()  # candidate inputs of bench/whisper_gate_extras.py named in --keep, after GATE_INPUTS
+
+
 def judge(dump: list[dict], keep: list[int], l2: float) -> tuple:
     """(threshold, grouped hit / precision / silence, log-loss left out by batch and by store, in-sample minus
     grouped per measure)."""
-    x, y, where = gf.rows(dump)
+    x, y, where = gf.rows(dump, EXTRAS)
     x = x[:, keep]
     est = gf.estimates(dump, x, y, where, l2, by_prompt=False)
     cur = gf.curves(dump, est)
@@ -101,11 +104,12 @@ def fresh(raw: str, keep: list[int], l2: float, batch: str) -> None:
     if not new:
         print(f"no prompt of batch {batch} in the dump")
         return
-    x, y, where = gf.rows(old)
+    x, y, where = gf.rows(old, EXTRAS)
     w = gf.fit(x[:, keep], y, l2)
     t = judge(old, keep, l2)[0]
-    fx, _, fwhere = gf.rows(new)
-    today = {k: float(GATE_WEIGHTS[0] + fx[j] @ np.array(GATE_WEIGHTS[1:])) for j, k in enumerate(fwhere)}
+    fx, _, fwhere = gf.rows(new, EXTRAS)
+    base = len(GATE_WEIGHTS) - 1
+    today = {k: float(GATE_WEIGHTS[0] + fx[j, :base] @ np.array(GATE_WEIGHTS[1:])) for j, k in enumerate(fwhere)}
     cand = {k: float(w[0] + fx[j, keep] @ w[1:]) for j, k in enumerate(fwhere)}
     inject = sum(item["prompt"]["kind"] == "inject" for item in new)
     print(f"batch {batch}: {len(new)} prompts ({inject} inject, {len(new) - inject} silent); the candidate never saw "
@@ -127,7 +131,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--drop-one", action="store_true", help="refit with each input and each rule left out")
     parser.add_argument("--fresh", help="a batch: fit on the others, score today's gate and the candidate on it")
     args = parser.parse_args(argv)
-    names = list(GATE_INPUTS)
+    global EXTRAS
+    from bench.whisper_gate_extras import EXTRAS as ON_SHELF
+
+    EXTRAS = tuple(n for n in args.keep.split(",") if n in ON_SHELF and n not in GATE_INPUTS)
+    names = list(GATE_INPUTS) + list(EXTRAS)
     keep = [names.index(n) for n in args.keep.split(",") if n]
     raw = open(args.dump).read()
     strengths = [float(v) for v in args.l2.split(",")]

@@ -139,8 +139,11 @@ def recording_gate(keys: dict[str, str]):
         return [row(c, run, "no_overlap", None) for c in run.candidates
                 if c.stage == STAGE_OVERLAP and c.probability is not None and c.ce_abs is None]
 
+    shape = StoreShape()
+
     def observed(run, conf, deps):
         vocabulary = prompt_vocabulary(run.prompt)
+        spread = shape.spread(run.query_vec, [c.raw_cosine or 0.0 for c in run.candidates if c.probability is not None])
         served = deps.served() if run.request.session_id else frozenset()  # already in the agent's context
         inputs = gate.gate_inputs(run, gate.logistic_hits(run))
         share = conf.gate_relative if run.intent is not None and run.intent.has(IDENTITY) else conf.identity_fact_share
@@ -152,7 +155,8 @@ def recording_gate(keys: dict[str, str]):
                          else "cosine", inputs.get(id(c))) | {"share": share, "served": c.node_id in served,
                                                    "cos_alone": alone.get(c.hit.row_id) if c.hit is not None else None,
                                                    "cos_joined": joined.get(c.hit.row_id) if c.hit is not None else None,
-                                                   "vocabulary": vocabulary}
+                                                   "vocabulary": vocabulary, "spread": spread,
+                                                   "hub": shape.hub(c.hit.row_id) if c.hit is not None else None}
                      for c in run.pool] + no_overlap(run)
         return gate.injection_gate(run, conf, deps)
 
@@ -175,6 +179,57 @@ def recording_gate(keys: dict[str, str]):
         yield calls
     finally:
         respond.run_stages = original
+
+
+class StoreShape:
+    """How the store's vectors lie, for gate inputs that put a raw cosine on a common scale (read once per run, the
+    store does not change while the scenarios run): each memory's hubness (the mean cosine to its HUB_K nearest
+    other memories, CSLS-style) and, per call, the query's cosines to every memory (mean, spread, the mean of its
+    nearest) and to recall's hits."""
+
+    HUB_K = (5, 10)
+
+    def __init__(self) -> None:
+        self._ids: list[int] | None = None
+        self._hub: dict[int, dict[str, float]] = {}
+
+    def _load(self) -> None:
+        if self._ids is not None:
+            return
+        import numpy as np
+        from django.db import connection
+
+        from memory.search import vectors
+
+        with connection.cursor() as cur:
+            cur.execute("SELECT id FROM memory_noderow")
+            ids = [r[0] for r in cur.fetchall()]
+        stored = vectors.get_many(ids)
+        self._ids = [i for i in ids if i in stored]
+        m = np.stack([stored[i] for i in self._ids]).astype(np.float64)
+        m /= np.linalg.norm(m, axis=1, keepdims=True)
+        sims = m @ m.T
+        np.fill_diagonal(sims, -np.inf)
+        top = -np.sort(-sims, axis=1)
+        mean_other = (np.where(np.isinf(sims), 0.0, sims).sum(axis=1)) / max(1, len(self._ids) - 1)
+        for j, i in enumerate(self._ids):
+            self._hub[i] = {f"k{k}": float(top[j, :k].mean()) for k in self.HUB_K} | {"all": float(mean_other[j])}
+
+    def hub(self, row_id: int) -> dict[str, float] | None:
+        self._load()
+        return self._hub.get(row_id)
+
+    def spread(self, vec, hit_cosines: list[float]) -> dict | None:
+        if vec is None:
+            return None
+        import numpy as np
+
+        from memory.search.semantic import cosine_map
+
+        self._load()
+        cos = np.array(sorted(cosine_map(vec, self._ids).values(), reverse=True))
+        return {"mean": float(cos.mean()), "std": float(cos.std()), "median": float(np.median(cos)),
+                **{f"top{k}": float(cos[:k].mean()) for k in (5, 10, 20, 54)}, "hits": hit_cosines}
 
 
 def prompt_vocabulary(prompt: str) -> dict:
@@ -213,6 +268,35 @@ def gate_dump(prompts, ids: dict[str, str], now, path: Path) -> list[Outcome]:
     return outcomes
 
 
+def cpu_ab(prompts, now, rounds: int) -> None:
+    """CPU per whisper_respond call with the per-project pass on and off, the two interleaved prompt by prompt (each
+    prompt alone, a new session per call: no history), `rounds` times; prints the medians and means per call, for
+    every prompt and for those asked inside a project (the only ones the pass adds a recall to)."""
+    import statistics
+
+    from django.conf import settings
+
+    from whisper.services import whisper_respond
+
+    took: dict[tuple[bool, bool], list[float]] = {(on, inside): [] for on in (True, False) for inside in (True, False)}
+    for r in range(rounds):
+        for i, p in enumerate(prompts):
+            for on in ((True, False) if (i + r) % 2 else (False, True)):
+                settings.ORMAH["WHISPER_PROJECT_PASS"] = on
+                started = time.process_time()
+                whisper_respond(prompt=p["prompt"], session_id=f"cpu-{r}-{on}-{p['id']}", space=p.get("space"), now=now)
+                took[on, p.get("space") is not None].append((time.process_time() - started) * 1000)
+    settings.ORMAH.pop("WHISPER_PROJECT_PASS", None)
+    load = open("/proc/loadavg").read().split()[:3]
+    print(f"CPU ms per whisper call, {rounds} rounds, load {' '.join(load)}:")
+    for inside in (True, False):
+        off, on = took[False, inside], took[True, inside]
+        print(f"  {'inside a project' if inside else 'outside any project'} ({len(off) // rounds} prompts): "
+              f"off median {statistics.median(off):.1f} mean {statistics.fmean(off):.1f}; on median "
+              f"{statistics.median(on):.1f} mean {statistics.fmean(on):.1f}; ratio of means "
+              f"{statistics.fmean(on) / statistics.fmean(off):.2f}")
+
+
 def render(results: dict[str, dict], categories: dict[str, dict], gate_note: str) -> str:
     total = sum(m["prompts"] for m in results.values())
     lines = [SECTION, "",
@@ -247,6 +331,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dump", type=Path, help="with --sweep: write every prompt's gate candidates here (JSON)")
     parser.add_argument("--gate-dump", type=Path,
                         help="write what reaches the gate per prompt, production settings (bench/whisper_gate_fit.py)")
+    parser.add_argument("--no-project-pass", action="store_true",
+                        help="without whisper's second recall over the prompt's project (WHISPER_PROJECT_PASS off)")
+    parser.add_argument("--cpu-ab", type=int, metavar="ROUNDS",
+                        help="CPU per call with the per-project pass on and off, interleaved (no scores)")
     parser.add_argument("--write-docs", action="store_true", help="update this section of docs/benchmarks.md")
     args = parser.parse_args(argv)
     os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
@@ -255,12 +343,19 @@ def main(argv: list[str] | None = None) -> int:
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     with tempfile.TemporaryDirectory(prefix="ormah-whisper-stores-") as tmp:
         setup_django(Path(tmp))
+        if args.no_project_pass:
+            from django.conf import settings
+
+            settings.ORMAH["WHISPER_PROJECT_PASS"] = False
         started = time.process_time()
         ids, scenarios = seed_stores()
         print(f"seeded {len(ids)} memories in {time.process_time() - started:.1f} s CPU", file=sys.stderr)
         results, categories = {}, {}
         for split in splits:
             prompts = [p for p in scenarios.prompts_in(split) if args.batch in (None, p.get("batch", 1))]
+            if args.cpu_ab:
+                cpu_ab(prompts, scenarios.now, args.cpu_ab)
+                continue
             if args.sweep:
                 table = sweep(prompts, ids, scenarios.now, args.dump)
                 if args.sweep_json:

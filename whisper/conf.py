@@ -19,8 +19,8 @@ from memory.ranking import thresholds
 # project titled with a word of the prompt" (own_titled), "a project's overview" (overview). A hit is whispered when
 # the log-odds reach GATE_LOGIT, chosen by the grouped estimate (left out by batch and by store) to meet the targets
 # (precision 0.9, silence 0.95), with no margin added.
-GATE_WEIGHTS = (-3.609, 1.184, 3.386, 0.779, 2.013, 1.157, -1.182)
-GATE_LOGIT = 0.40
+GATE_WEIGHTS = (-3.766, 1.323, 3.478, 0.895, 2.015, 0.997, -1.333)
+GATE_LOGIT = 0.80
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,7 @@ class WhisperConf:
     gate_relative: float = 0.7  # also keep only candidates at or above this share of the best one's probability
     gate_weights: tuple[float, ...] = GATE_WEIGHTS  # the logistic gate; () falls back to the three rules above
     gate_logit: float = GATE_LOGIT
+    project_pass: bool = True  # a second recall over the prompt's project and the global memories (retrieve)
     identity_gate: float = 0.25
     identity_gate_no_word: float = 0.35  # the identity gate for an identity memory sharing no word with the prompt
     identity_fact_share: float = 0.9  # without identity intent, identity-route memories below this x the best drop
@@ -127,6 +128,7 @@ def get_conf() -> WhisperConf:
         gate_relative=pick("GATE_RELATIVE", d.gate_relative),
         gate_weights=_weights(o.get("WHISPER_GATE_WEIGHTS")),
         gate_logit=pick("GATE_LOGIT", d.gate_logit),
+        project_pass=pick("PROJECT_PASS", d.project_pass),
         identity_gate=pick("IDENTITY_GATE", d.identity_gate),
         identity_gate_no_word=pick("IDENTITY_GATE_NO_WORD", d.identity_gate_no_word),
         preference_gate=pick("PREFERENCE_GATE", d.preference_gate),

@@ -61,3 +61,21 @@ def test_undoing_the_page_weighing():
     dump = [{"prompt": {}, "calls": [[lifted, penalised, note]]}]
     unweigh_pages(dump, lift=True, penalty=False)
     assert [(c["g"], c["score"]) for c in (lifted, penalised, note)] == [(0.48, 0.48), (0.2, 0.2), (0.5, 0.5)]
+
+
+def test_the_cosine_inputs_on_a_common_scale():
+    # bench/whisper_gate_extras.py SHAPE (session 13): the same raw cosine means less for a prompt near much of the
+    # store and for a memory near many others (a hub), more for a prompt and a memory that are near little.
+    from bench.whisper_gate_extras import EXTRAS
+
+    def row(cos, top10, hub10, hits=(0.6, 0.4, 0.2)):
+        return {"cosine": cos, "spread": {"top10": top10, "mean": 0.2, "std": 0.1, "hits": list(hits)},
+                "hub": {"k10": hub10}}
+
+    lone, crowded = row(0.5, top10=0.3, hub10=0.3), row(0.5, top10=0.5, hub10=0.6)
+    for name in ("cos_rel10", "cos_hub10", "csls10"):
+        assert EXTRAS[name](lone, []) > EXTRAS[name](crowded, [])
+    assert EXTRAS["csls10"](lone, []) == pytest.approx(2 * 0.5 - 0.3 - 0.3)
+    assert EXTRAS["cos_zs"](lone, []) == pytest.approx(3.0)
+    assert EXTRAS["cos_m6"](lone, []) == pytest.approx(0.1)
+    assert EXTRAS["csls10"]({"cosine": 0.5}, []) == 1.0  # a dump without the store's shape: the fields read 0

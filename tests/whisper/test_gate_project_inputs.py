@@ -18,6 +18,8 @@ from .conftest import cand, hit, make_run
 
 SPACE = "tidewater"
 
+pytestmark = pytest.mark.usefixtures("small_store_gate")  # conftest: the gate at 0.30, not 0.80
+
 
 def titled(title: str, *, space: str | None = SPACE, content: str = "A short note.") -> object:
     c = cand(title.lower(), title=title, content=content, space=space, probability=0.4)

@@ -11,6 +11,8 @@ import pytest
 
 from whisper.services import whisper_respond
 
+pytestmark = pytest.mark.usefixtures("small_store_gate")  # conftest: the gate at 0.30, not 0.80
+
 SPACE = "tidewater"
 
 

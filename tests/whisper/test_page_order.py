@@ -14,6 +14,8 @@ from whisper.models import WhisperCandidateRow
 from whisper.services import whisper_respond
 from whisper.stages.retrieve import NAME_WORDS, NAMED_PAGE_LIFT, names_page, page_probability
 
+pytestmark = pytest.mark.usefixtures("small_store_gate")  # conftest: the gate at 0.30, not 0.80
+
 SQLITE_SCORES = sqlite_only(reason="the scores it pins are SQLite's (FTS5 BM25 in recall's probability); PostgreSQL's "
                                    "full-text ranks differ; page_probability itself is tested on both")
 
@@ -79,8 +81,10 @@ def test_the_projects_note_is_whispered_beside_an_imported_page(store):
 
 
 @SQLITE_SCORES
-def test_whisper_orders_the_projects_note_before_a_page_recall_ranks_first(mem):
+def test_whisper_orders_the_projects_note_before_a_page_recall_ranks_first(mem, settings):
     # Recall: the page 0.49, the note 0.35; without the discount the page's log-odds is -0.33, the note's -1.90.
+    # The per-project pass off: it would rank the note first already (its recall over bakery alone).
+    settings.ORMAH = {**settings.ORMAH, "WHISPER_PROJECT_PASS": False}
     page = mem(PAGE, type="fact", space="docs", title="Browser testing guide", auto_link=False)
     note = mem(TERSE, type="fact", space="bakery", auto_link=False)
     whisper_respond(prompt=PROMPT, session_id="s1", space="bakery")

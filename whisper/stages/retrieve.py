@@ -178,16 +178,12 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         run.identity_question = False  # "what ORM did I pick for loafbook" asks about a project, not the user
     query = SearchQuery(query=run.query or run.prompt, limit=conf.search_limit, tiers=[Tier.CORE, Tier.WORKING],
                         default_space=target, min_score=0.0, activation=conf.activation)
-    hits = deps.search(query)
+    hits = _search(query, conf, deps)
     if run.follow_up and run.query != " ".join(run.prompt.split()):
         # The joined query finds what the conversation is about; the prompt alone may still name its own topic
         # ("and what about the api token?"), which the joined text dilutes. Each memory keeps its better hit.
-        alone = deps.search(query.model_copy(update={"query": run.prompt[-MAX_QUERY_CHARS:]}))
-        best = {h.node_id: h for h in hits}
-        for h in alone:
-            if h.node_id not in best or h.score > best[h.node_id].score:
-                best[h.node_id] = h
-        hits = sorted(best.values(), key=lambda h: -h.score)[: conf.search_limit]
+        alone = _search(query.model_copy(update={"query": run.prompt[-MAX_QUERY_CHARS:]}), conf, deps)
+        hits = _better_of(hits, alone, conf.search_limit)
     if any(SELF_TAG in h.tags for h in hits):  # only then ask which one is the self node
         excluded = deps.self_ids()
         hits = [h for h in hits if h.node_id not in excluded]
@@ -254,6 +250,25 @@ def _given_away(question: str, words: set[str], hit: SearchHit, cand: Candidate)
         return True
     facts = question_facts(question) if about_user(question) else set()
     return bool(facts & others_facts(cand.content, (cand.title, *hit.tags)))
+
+
+def _better_of(hits: list[SearchHit], more: list[SearchHit], limit: int) -> list[SearchHit]:
+    """Both lists' memories, each with its better hit, the best `limit` by score."""
+    best = {h.node_id: h for h in hits}
+    for h in more:
+        if h.node_id not in best or h.score > best[h.node_id].score:
+            best[h.node_id] = h
+    return sorted(best.values(), key=lambda h: -h.score)[:limit]
+
+
+def _search(query: SearchQuery, conf: WhisperConf, deps: Deps) -> list[SearchHit]:
+    """Recall; for a prompt scored against a project (`conf.project_pass`) also recall over that project and the
+    global memories alone (docs/whisper.md, "The per-project pass")."""
+    hits = deps.search(query)
+    if not conf.project_pass or query.default_space is None:
+        return hits
+    return _better_of(hits, deps.search(query.model_copy(update={"spaces": [query.default_space, None]})),
+                      query.limit)
 
 
 def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> None:
