@@ -7,26 +7,28 @@ costs the pages the worker writes twice, so the worker loads everything itself. 
 calls it, so the master must hold no other thread then: onnxruntime with one thread per call starts no pool
 (tests/e2e/test_preload_fork.py). The node-folder watcher starts in a worker, next to the model it needs.
 
-How more than one worker listen is ORMAH_WEB_SOCKETS. With `per-worker` (the default) the master listens on one
-socket per worker, all bound to the same address with SO_REUSEPORT, so the kernel hashes each new connection to one
-of them, and hands each worker its own socket (`worker_sockets`, `pre_fork`). The sockets exist before the preload and
-the first fork, so no connection lands while only one worker listens; a worker that dies leaves its socket open in
-the master, so its waiting connections go to its replacement. gunicorn's own `--reuse-port` (each worker binds after
-its fork) left that window open at start-up and reset a dead worker's queue. The cost: a worker accepts only on its
-own socket, so one whose main loop stalls strands the connections the kernel sends to it until gunicorn replaces it,
-which is why more than one worker run with a 30 s `--timeout`, not 120 (worker_timeout in
-ormah_site.management.commands.serve; one such stall seen, docs/team-server.md, "Sizing"); and the hash ignores how
-busy a worker is. A second `ormah serve` of the same user could join such a port: `ormah serve` holds a lock per port
-(ormah_site.cli.serving.lock_port) so it fails instead (tests/e2e/test_workers.py).
+How more than one worker listen is ORMAH_WEB_SOCKETS. With `shared` (the default) gunicorn binds its one socket and
+every worker accepts from it, and a worker that stalls strands no new connection (tests/e2e/test_workers.py).
+gunicorn's own threaded worker takes every connection it sees: twelve clients connecting at once all went to one
+worker (the test, run with it). So each worker is a `FreeThreadWorker` (below), which takes a connection only while
+one of its threads is free: the next one waits in the socket's queue for the first worker with a free thread, and
+eight kept-alive agents connecting together split four and four. What connects while the master still loads the
+model waits for whichever worker polls first. Ormah's own clients (the hook, the CLI, the MCP server) open a
+connection per request. Measured against a socket per worker in docs/benchmarks.md, "Soak" (session 13).
 
-With `shared` gunicorn binds its one socket and every worker accepts from it, and a worker that stalls strands no
-new connection (tests/e2e/test_workers.py). gunicorn's own threaded worker takes every connection it sees: twelve
-clients connecting at once all went to one worker (the test, run with it). So each worker is a `FreeThreadWorker`
-(below), which takes a connection only while one of its threads is free: the next one waits in the socket's queue
-for the first worker with a free thread. A kept-alive connection stays where it landed, and what connects while the
-master still loads the model waits for whichever worker polls first. Ormah's own clients (the hook, the CLI, the MCP
-server) open a connection per request. Which balances the soak better is measured in docs/benchmarks.md, "Soak"
-(session 13).
+With `per-worker` (the default until session 13) the master listens on one socket per worker, all bound to the same
+address with SO_REUSEPORT, so the kernel hashes each new connection to one of them, and hands each worker its own
+socket (`worker_sockets`, `pre_fork`). The sockets exist before the preload and the first fork, so no connection
+lands while only one worker listens; a worker that dies leaves its socket open in the master, so its waiting
+connections go to its replacement. gunicorn's own `--reuse-port` (each worker binds after its fork) left that window
+open at start-up and reset a dead worker's queue. The cost: the hash ignores how busy a worker is (eight kept-alive
+agents split 4/4 in about one run in four), and a worker accepts only on its own socket, so one whose main loop
+stalls strands the connections the kernel sends to it until gunicorn replaces it.
+
+Either way more than one worker run with a 30 s `--timeout`, not 120 (worker_timeout in
+ormah_site.management.commands.serve; one stall seen, docs/team-server.md, "Sizing"). A second `ormah serve` of the
+same user could join a SO_REUSEPORT port: `ormah serve` holds a lock per port (ormah_site.cli.serving.lock_port) so
+it fails instead (tests/e2e/test_workers.py).
 """
 
 from __future__ import annotations

@@ -221,7 +221,7 @@ ORMAH = {
     "SPACE": _env("SPACE"),
     "WEB_WORKERS": _env_int("WEB_WORKERS", 2),  # 2 x 4; 1 x 8 for the smallest tree: docs/team-server.md, "Sizing"
     "WEB_THREADS": _env_int("WEB_THREADS", 4),
-    "WEB_SOCKETS": _env("WEB_SOCKETS", "per-worker"),  # 2+ workers: "shared" or "per-worker" (gunicorn_conf)
+    "WEB_SOCKETS": _env("WEB_SOCKETS", "shared"),  # 2+ workers: "shared" or "per-worker" (gunicorn_conf)
     "JOB_NICE": _env_int("JOB_NICE", 10),  # the job cluster's niceness under `ormah serve` (0: the web's priority)
     "WATCH": _env_bool("WATCH", True),
     "WATCH_DEBOUNCE_SECONDS": _env_float("WATCH_DEBOUNCE_SECONDS", 0.3),

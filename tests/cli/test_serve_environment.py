@@ -78,3 +78,8 @@ def test_only_workers_on_a_shared_socket_take_connections_only_with_a_thread_fre
     settings.ORMAH = {**settings.ORMAH, "WEB_WORKERS": workers, "WEB_SOCKETS": sockets}
     web = serve_parts(host="127.0.0.1", port=8787, cluster=False)[0].argv
     assert web[web.index("--worker-class") + 1] == worker
+
+
+def test_two_workers_share_one_socket_by_default():
+    web = serve_parts(host="127.0.0.1", port=8787, cluster=False)[0].argv
+    assert web[web.index("--worker-class") + 1] == "ormah_site.gunicorn_conf.FreeThreadWorker"
