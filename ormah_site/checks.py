@@ -1,5 +1,5 @@
-"""System checks: fail with a clear message when vec0 or FTS5 cannot be used, the index cannot be opened, or the
-job cluster's niceness is out of range; warn (a deployment check) when hosts sharing a PostgreSQL database would sign sessions with keys of their own."""
+"""System checks: fail with a clear message when vec0 or FTS5 cannot be used, the index cannot be opened, the
+job cluster's niceness is out of range or ORMAH_WEB_SOCKETS is not a layout; warn (a deployment check) when hosts sharing a PostgreSQL database would sign sessions with keys of their own."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from django.conf import settings
 from django.core import checks as django_checks
 from django.core.checks import Error, Tags, register
 from django.db import connection
+
+from ormah_site.gunicorn_conf import WEB_SOCKETS
 
 
 def _missing(exc: Exception) -> bool:
@@ -78,6 +80,19 @@ def check_job_nice(app_configs=None, **kwargs):
     return [Error(f"ORMAH_JOB_NICE is {nice}: the job cluster's niceness must be between 0 and 19",
                   hint="0 gives the jobs the web's priority, 10 (the default) lets the requests go first.",
                   id="ormah.E006")]
+
+
+@register()
+def check_web_sockets(app_configs=None, **kwargs):
+    """ORMAH_WEB_SOCKETS is `shared` or `per-worker` (how more than one web worker listen; ormah_site.gunicorn_conf):
+    `ormah serve` stops at its checks on any other value instead of starting a server that listens some other way."""
+    value = settings.ORMAH["WEB_SOCKETS"]
+    if value in WEB_SOCKETS:
+        return []
+    return [Error(f"ORMAH_WEB_SOCKETS is {value!r}: it must be one of {', '.join(WEB_SOCKETS)}",
+                  hint="per-worker (the default): a socket per web worker (SO_REUSEPORT); shared: one socket every "
+                       "worker accepts from (README, ORMAH_WEB_SOCKETS).",
+                  id="ormah.E007")]
 
 
 @register(Tags.security, deploy=True)

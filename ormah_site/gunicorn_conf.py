@@ -46,6 +46,10 @@ from gunicorn.workers.gthread import ThreadWorker
 
 logger = logging.getLogger(__name__)
 
+# The values of ORMAH_WEB_SOCKETS (settings.ORMAH["WEB_SOCKETS"]); the system check ormah.E007 refuses any other
+# before `ormah serve` starts, and `socket_per_worker` refuses it in a master started another way.
+WEB_SOCKETS = ("shared", "per-worker")
+
 control_socket_disable = True  # gunicorn's ~/.gunicorn control socket: unused, and it failed on every start
 
 # Each worker's main loop proves it is alive by setting the times of an unlinked file every second, which the master
@@ -67,10 +71,14 @@ def on_starting(server) -> None:
 
 def socket_per_worker() -> bool:
     """Whether the workers listen on a socket each (settings.ORMAH["WEB_SOCKETS"]; Django is set up here, as the
-    master preloaded the application before this hook)."""
+    master preloaded the application before this hook). Another value stops the master: gunicorn prints a
+    RuntimeError's message and exits with 1, rather than serve a layout nobody asked for."""
     from django.conf import settings
 
-    return settings.ORMAH["WEB_SOCKETS"] == "per-worker"
+    value = settings.ORMAH["WEB_SOCKETS"]
+    if value not in WEB_SOCKETS:
+        raise RuntimeError(f"ORMAH_WEB_SOCKETS must be one of {', '.join(WEB_SOCKETS)}, not {value!r}")
+    return value == "per-worker"
 
 
 def worker_sockets(cfg, log, count: int) -> list:

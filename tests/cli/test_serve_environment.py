@@ -61,14 +61,6 @@ def test_the_job_cluster_starts_at_nice_10_and_the_web_at_the_callers_priority()
     assert (web.nice, jobs.nice) == (0, 10)
 
 
-def test_an_unknown_socket_layout_is_a_clear_error_before_anything_starts(settings):
-    from django.core.management import CommandError, call_command
-
-    settings.ORMAH = {**settings.ORMAH, "WEB_SOCKETS": "both"}
-    with pytest.raises(CommandError, match="ORMAH_WEB_SOCKETS must be one of shared, per-worker, not 'both'"):
-        call_command("serve", "--port", "1")
-
-
 @pytest.mark.parametrize(("workers", "sockets", "worker"), [
     (2, "shared", "ormah_site.gunicorn_conf.FreeThreadWorker"),
     (2, "per-worker", "gthread"),  # a busy worker that stopped accepting would strand its own socket's queue

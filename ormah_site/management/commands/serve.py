@@ -22,9 +22,6 @@ SUPERVISED = [sys.executable, "-m", "ormah_site.supervised"]
 # gunicorn's default minus the query string and the referer: UI searches carry memory text in their query
 # (/search/?q=...), and the access log is written at every log level. It ends with the answering worker's pid.
 ACCESS_LOG_FORMAT = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s" %(p)s'
-# How more than one web worker listen (ORMAH_WEB_SOCKETS): on one socket they all accept from, or on a socket each
-# (SO_REUSEPORT: the kernel picks a worker per connection); ormah_site.gunicorn_conf.
-WEB_SOCKETS = ("shared", "per-worker")
 
 
 class Command(BaseCommand):
@@ -37,9 +34,6 @@ class Command(BaseCommand):
         parser.add_argument("--no-watch", action="store_true", help="do not watch the node folder")
 
     def handle(self, *args, **o):
-        if settings.ORMAH["WEB_SOCKETS"] not in WEB_SOCKETS:
-            raise CommandError(f"ORMAH_WEB_SOCKETS must be one of {', '.join(WEB_SOCKETS)}, not "
-                               f"{settings.ORMAH['WEB_SOCKETS']!r}")
         try:
             lock_port(o["port"])  # held until the supervisor this process becomes exits: one server per port
         except PortUnavailable as exc:
