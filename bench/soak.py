@@ -5,7 +5,8 @@
                          [--repo PATH] [--write-docs]
 
 A fresh temporary home gets `--memories` generated memories (bench/_common.py corpus, written as markdown files and
-indexed by `ormah init`; `--home-cache` keeps that home and copies it for later runs of the same memories), then
+indexed by `ormah init`; `--home-cache` keeps that home and copies it for later runs of the same memories and the
+same `--repo` code; it refuses a non-empty folder it did not make), then
 `ormah serve` starts (gunicorn, job cluster, watcher; the served defaults, 2 workers x 4 threads and 1 job worker at
 nice 10, unless `--layout` or `--sockets` say otherwise). Once every web worker polls its listening socket, the
 agents start: each is a thread with its own whisper session, looping without think time over remember 30 %, recall
@@ -28,7 +29,6 @@ asserts.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import http.client
 import json
 import os
@@ -49,6 +49,7 @@ from bench._common import REPO, Memory, corpus, machine, replace_section
 from bench.serve_tree import (cmdline, cpu_seconds, cycle_runs, free_port, job_times, layout_env, niceness, pressure,
                               roles, rss_mib, serve_env, ui_session, write_memories)
 from bench.soak_calls import RouteCalls
+from bench.soak_home import SoakError, cache_home, cached_home, claim_cache, home_stamp
 from bench.soak_report import MIX, ROUTES, WARM_UP_SECONDS, markdown, summarise
 from bench.soak_workers import WorkerSplit, balance, listening, polled_sockets
 
@@ -244,24 +245,20 @@ def _sample(server: int, seconds: float, stats: Stats, split: WorkerSplit, agent
 
 def _make_home(home: Path, memories: list[Memory], args, manage: str) -> None:
     """The generated memories in `home`, indexed by `ormah init`; with `--home-cache`, a copy of the home an earlier
-    run built from the same memories with the same migrations (the index build is most of a run's start on a
-    loaded box)."""
-    cache = args.home_cache
-    schema = sorted(f"{m.parent.parent.name}/{m.name}" for m in args.repo.glob("*/migrations/0*.py"))
-    stamp = f"memories={len(memories)} seed={args.seed} schema={hashlib.sha256(str(schema).encode()).hexdigest()}\n"
-    if cache and (cache / "soak-home").is_file() and (cache / "soak-home").read_text() == stamp:
-        shutil.copytree(cache / "home", home, symlinks=True)
-        print(f"home copied from {cache}", file=sys.stderr)
+    run built from the same memories with the same code (the index build is most of a run's start on a loaded box)."""
+    stamp = home_stamp(memories, args.seed, args.repo)
+    cached = cached_home(args.home_cache, stamp) if args.home_cache else None
+    if cached:
+        shutil.copytree(cached, home, symlinks=True)
+        print(f"home copied from {cached}", file=sys.stderr)
         return
     write_memories(home, memories)
     started = time.monotonic()
     subprocess.run([sys.executable, manage, "init", "--name", "Soak", "--quiet"], env=serve_env(home), check=True,
                    cwd=args.repo)
     print(f"init with {len(memories)} memories: {time.monotonic() - started:.1f} s", file=sys.stderr)
-    if cache:
-        shutil.rmtree(cache, ignore_errors=True)
-        shutil.copytree(home, cache / "home", symlinks=True)
-        (cache / "soak-home").write_text(stamp)
+    if args.home_cache:
+        cache_home(args.home_cache, stamp, home)
 
 
 def _wait_for_workers(server: int, port: int, seconds: float = 180.0) -> tuple[float, int]:
@@ -269,20 +266,27 @@ def _wait_for_workers(server: int, port: int, seconds: float = 180.0) -> tuple[f
     then connect to a server that is all there: on one shared socket, what connects while a single worker polls goes
     to that worker); the seconds waited and the workers' threads."""
     started = time.monotonic()
+    wanted, workers, polling = None, [], []
     while time.monotonic() - started < seconds:
         tree = roles(server)
         master = next((pid for pid, role in tree.items() if role == "gunicorn master"), None)
         wanted = re.search(r"--workers (\d+)", cmdline(master)) if master else None
         workers = [pid for pid, role in tree.items() if role.startswith("gunicorn worker")]
         sockets = listening(port)
-        if wanted and len(workers) == int(wanted.group(1)) and all(polled_sockets(pid) & sockets for pid in workers):
+        polling = [pid for pid in workers if polled_sockets(pid) & sockets]
+        if wanted and len(workers) == int(wanted.group(1)) and len(polling) == len(workers):
             threads = re.search(r"--threads (\d+)", cmdline(master))
             return time.monotonic() - started, int(threads.group(1)) if threads else 1
         time.sleep(0.2)
-    return time.monotonic() - started, 1
+    # The agents would start against part of the server, and the crowding would be counted for threads it never read.
+    raise SoakError(f"the web workers were not all serving after {seconds:.0f} s: "
+                    + (f"{wanted.group(1)} wanted, " if wanted else "no gunicorn master with --workers, ")
+                    + f"{len(workers)} running, {len(polling)} polling a listening socket of port {port}")
 
 
 def run(args) -> dict:
+    if args.home_cache:
+        claim_cache(args.home_cache)  # before anything is built: a folder that is not the bench's stops the run
     root = Path(tempfile.mkdtemp(prefix="ormah-soak-"))
     home = root / "home"
     manage = str(args.repo / "manage.py")
@@ -374,7 +378,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sockets", choices=("shared", "per-worker"),
                         help="ORMAH_WEB_SOCKETS of the server (default: the checkout's default)")
     parser.add_argument("--home-cache", type=Path,
-                        help="keep the indexed home here and start later runs of the same memories from a copy")
+                        help="keep the indexed home here (a folder per memories and --repo code) and start later "
+                             "runs of the same from a copy; a new or empty folder, or one the bench made")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repo", type=Path, default=REPO,
                         help="serve the code of this checkout (default: this one), e.g. a git archive of main")
@@ -383,7 +388,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-level", default="WARNING", help="ORMAH_LOG_LEVEL of the server")
     parser.add_argument("--write-docs", action="store_true", help='replace the "Soak" section of docs/benchmarks.md')
     args = parser.parse_args(argv)
-    result = run(args)
+    try:
+        result = run(args)
+    except SoakError as exc:
+        print(f"soak: {exc}", file=sys.stderr)
+        return 2
     text = markdown(result, args, result["machine"])
     print(text)
     if args.json:

@@ -1,5 +1,6 @@
 """System checks: fail with a clear message when vec0 or FTS5 cannot be used, the index cannot be opened, the
-job cluster's niceness is out of range or ORMAH_WEB_SOCKETS is not a layout; warn (a deployment check) when hosts sharing a PostgreSQL database would sign sessions with keys of their own."""
+job cluster's niceness is out of range or ORMAH_WEB_SOCKETS is not a layout; warn (a deployment check) when hosts
+sharing a PostgreSQL database would sign sessions with keys of their own."""
 
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.soak_workers import socket_inodes, tcp_sockets
+from bench.soak_workers import listening as listening_inodes
+from bench.soak_workers import polled_sockets, socket_inodes, tcp_sockets
 from tests.faults.support import MANAGE, ROOT, Served, child_env, manage, wait_until
 from tests.support import pg_databases
 
@@ -29,33 +30,16 @@ CLIENTS = 24
 ANSWERED = re.compile(r'"GET /login/ HTTP/1\.1" 200 \S+ "[^"]*" <(\d+)>$', re.MULTILINE)
 
 
-def listening(port: int, *, inodes: bool = False) -> list:
-    """The local address (or the socket inode) of every listening TCP socket on `port`, IPv4 and IPv6."""
+def listening(port: int) -> list[str]:
+    """The local address of every listening TCP socket on `port`, IPv4 and IPv6 (their inodes: listening_inodes)."""
     found = []
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         for line in Path(table).read_text().splitlines()[1:]:
             fields = line.split()
             address, hex_port = fields[1].rsplit(":", 1)
             if int(hex_port, 16) == port and fields[3] == "0A":  # 0A: LISTEN
-                found.append(int(fields[9]) if inodes else address)
+                found.append(address)
     return found
-
-
-def polled_sockets(pid: int) -> set[int]:
-    """The inodes of the sockets that process `pid` watches with epoll (its fdinfo lists each watched fd)."""
-    targets = {}
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            targets[fd.name] = os.readlink(fd)
-        except FileNotFoundError:  # closed since the listing (a request's connection, say)
-            continue
-    watched = set()
-    for fd, target in targets.items():
-        if target == "anon_inode:[eventpoll]":
-            for line in Path(f"/proc/{pid}/fdinfo/{fd}").read_text().splitlines():
-                if line.startswith("tfd:"):
-                    watched.add(line.split()[1])
-    return {int(targets[fd][len("socket:["):-1]) for fd in watched if targets.get(fd, "").startswith("socket:[")}
 
 
 def served_two_workers(tmp_path_factory, sockets: str):
@@ -101,7 +85,7 @@ def fresh_get(port: int, path: str = "/login/", timeout: float = 20) -> int:
 def test_shared_both_workers_accept_from_one_loopback_socket(two_workers_shared):
     server = two_workers_shared
     assert listening(server.port) == [LOOPBACK]
-    socket_inode = set(listening(server.port, inodes=True))
+    socket_inode = listening_inodes(server.port)
     polled = wait_until(lambda: all(polled_sockets(pid) & socket_inode for pid in server.web_workers())
                         and len(server.web_workers()) == 2, 120)
     assert polled
@@ -157,7 +141,7 @@ def test_a_socket_per_worker_listens_on_loopback_only(two_workers):
 
 @pytest.mark.slow
 def test_each_worker_accepts_on_a_socket_of_its_own(two_workers):
-    sockets = set(listening(two_workers.port, inodes=True))
+    sockets = listening_inodes(two_workers.port)
 
     def own_sockets():
         """Each worker's polled sockets of the port, once both workers poll one (a forked worker polls a moment
@@ -232,7 +216,7 @@ def test_an_aborted_worker_says_where_its_threads_were_and_its_replacement_takes
     server = two_workers
     aborted = server.web_workers()[0]
     os.kill(aborted, signal.SIGABRT)  # what gunicorn sends a worker whose main loop stopped reporting
-    sockets = set(listening(server.port, inodes=True))
+    sockets = listening_inodes(server.port)
 
     def own_sockets_again():
         workers = server.web_workers()
