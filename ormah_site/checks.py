@@ -91,8 +91,8 @@ def check_web_sockets(app_configs=None, **kwargs):
     if value in WEB_SOCKETS:
         return []
     return [Error(f"ORMAH_WEB_SOCKETS is {value!r}: it must be one of {', '.join(WEB_SOCKETS)}",
-                  hint="per-worker (the default): a socket per web worker (SO_REUSEPORT); shared: one socket every "
-                       "worker accepts from (README, ORMAH_WEB_SOCKETS).",
+                  hint="shared (the default): one socket, each connection to a worker with a thread free; "
+                       "per-worker: a socket per web worker (SO_REUSEPORT) (README, ORMAH_WEB_SOCKETS).",
                   id="ormah.E007")]
 
 
