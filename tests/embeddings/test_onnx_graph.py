@@ -8,14 +8,15 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # before fastembed / huggingface_hub are imp
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from memory import embeddings
+from memory import embeddings, onnx_graph
 from memory.embeddings import DEFAULT_MODEL, FastEmbedEmbedder, TOKENIZER_DIR, TOKENIZER_FILES
-from memory.onnx_graph import gather_word_rows_first
+from memory.onnx_graph import WORD_TABLE, gather_word_rows_first
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TEXTS = ["the cat sat on the mat", "Deploys run on Tuesday after the payments team signs off.",
@@ -39,6 +40,86 @@ def test_the_graph_change_applies_once(package_model: bytes) -> None:
 def test_a_graph_without_the_pattern_is_left_alone(package_model: bytes) -> None:
     assert gather_word_rows_first(package_model, table="inner.embeddings.no_such_table") is None
     assert gather_word_rows_first(b"not a model") is None
+
+
+def edit_graph(model: bytes, edit: Callable[[int, bytes, bytes], bytes]) -> bytes:
+    """The model with each field of its graph replaced by edit(field number, value, raw field bytes)."""
+    out = []
+    for number, _, value, raw in onnx_graph._fields(model):
+        if number == onnx_graph._MODEL_GRAPH:
+            raw = onnx_graph._length_delimited(number, b"".join(
+                edit(n, v, r) for n, _, v, r in onnx_graph._fields(value)))
+        out.append(raw)
+    return b"".join(out)
+
+
+def word_node(op: str, value: bytes) -> bool:
+    node_op, inputs, _ = onnx_graph._node(value)
+    return node_op == op and any(name.startswith(WORD_TABLE + ".weight") for name in inputs)
+
+
+def cast_to_int32(number: int, value: bytes, raw: bytes) -> bytes:
+    if number == onnx_graph._GRAPH_NODE and word_node("Cast", value):
+        return onnx_graph._length_delimited(number, value.replace(b"\n\x02to\x18\x01", b"\n\x02to\x18\x06"))
+    return raw
+
+
+def gather_on_axis_1(number: int, value: bytes, raw: bytes) -> bytes:
+    if number == onnx_graph._GRAPH_NODE and word_node("Gather", value):
+        return onnx_graph._length_delimited(number, value.replace(b"\n\x04axis\x18\x00", b"\n\x04axis\x18\x01"))
+    return raw
+
+
+def one_scale_per_column(number: int, value: bytes, raw: bytes) -> bytes:
+    if number == onnx_graph._GRAPH_INITIALIZER and onnx_graph._strings(value, 8) == [f"{WORD_TABLE}.weight_scale"]:
+        per_row = b"\x08" + onnx_graph._encode_varint(30522) + b"\x08\x01"  # dims (30522, 1)
+        assert value.startswith(per_row)
+        return onnx_graph._length_delimited(number, b"\x08\x80\x03" + value[len(per_row):])  # dims (384,)
+    return raw
+
+
+def a_name_it_adds_is_taken(number: int, value: bytes, raw: bytes) -> bytes:
+    if number == onnx_graph._GRAPH_NODE and word_node("Gather", value):
+        taken = onnx_graph._node_bytes("Identity", ["input_ids"], [f"{WORD_TABLE}.rows_f"], "already_there")
+        return raw + onnx_graph._length_delimited(onnx_graph._GRAPH_NODE, taken)
+    return raw
+
+
+def test_edit_graph_keeps_an_unedited_model(package_model: bytes) -> None:
+    assert edit_graph(package_model, lambda number, value, raw: raw) == package_model
+
+
+@pytest.mark.parametrize("edit", [cast_to_int32, gather_on_axis_1, one_scale_per_column, a_name_it_adds_is_taken])
+def test_a_graph_off_the_pattern_is_left_alone(package_model: bytes,
+                                               edit: Callable[[int, bytes, bytes], bytes]) -> None:
+    edited = edit_graph(package_model, edit)
+
+    assert edited != package_model
+    assert gather_word_rows_first(edited) is None
+
+
+def test_a_single_scale_multiplies_the_rows_without_a_gather(package_model: bytes) -> None:
+    def one_scale(number: int, value: bytes, raw: bytes) -> bytes:
+        if number == onnx_graph._GRAPH_INITIALIZER and onnx_graph._strings(value, 8) == [f"{WORD_TABLE}.weight_scale"]:
+            return onnx_graph._length_delimited(number, value[len(b"\x08" + onnx_graph._encode_varint(30522)
+                                                                  + b"\x08\x01"):])  # no dims: a scalar
+        return raw
+
+    changed = gather_word_rows_first(edit_graph(package_model, one_scale))
+
+    assert changed is not None
+    graph = next(v for n, _, v, _ in onnx_graph._fields(changed) if n == onnx_graph._MODEL_GRAPH)
+    nodes = [onnx_graph._node(v) for n, _, v, _ in onnx_graph._fields(graph) if n == onnx_graph._GRAPH_NODE]
+    assert ("Mul", (f"{WORD_TABLE}.rows_f", f"{WORD_TABLE}.weight_scale"), ("embedding",)) in nodes
+    assert not [node for node in nodes if f"{WORD_TABLE}.rows_scale" in node[1] + node[2]]
+
+
+def test_a_truncated_message_is_not_a_protobuf(package_model: bytes) -> None:
+    with pytest.raises(ValueError):
+        list(onnx_graph._fields(b"\x12\x05abc"))  # field 2 says 5 bytes, 3 follow
+    with pytest.raises(ValueError):
+        list(onnx_graph._fields(b"\x09\x01\x02"))  # a 64-bit field cut short
+    assert gather_word_rows_first(package_model[:-100]) is None
 
 
 def test_the_vectors_are_those_of_the_package_model(tmp_path: Path) -> None:
