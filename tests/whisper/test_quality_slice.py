@@ -10,9 +10,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bench.whisper_quality import load_scenarios, run_prompt, seed
+from whisper.models import WhisperDecisionRow
 
 INJECT = ["o01", "o08", "s04", "s07", "g04", "i01", "i02", "f02", "t01"]
-SILENT = ["c01", "a03", "n02", "n11", "nm05", "r01", "m01", "e02"]
+SILENT = ["c01", "a03", "n02", "n11", "nm05", "m01", "e02"]
+# Silent because its history prompt was served the memory it asks about again ("is 8787 the default port …?" after
+# "which port does the server listen on by default"): when the history prompt stays under the gate (log-odds 0.56-0.59
+# against 0.80 since session 13), the memory is not in the agent's context and whispering it is no repeat.
+REPEATS = ["r01"]
 MIN_HITS = 7
 
 
@@ -21,8 +26,12 @@ def test_scenario_slice(mem):
     now = datetime.now(UTC)
     ids = seed(memories, now=now)
     by_id = {p["id"]: p for p in prompts}
-    outcomes = {key: run_prompt(by_id[key], ids, now=now).injected for key in INJECT + SILENT}
+    outcomes = {key: run_prompt(by_id[key], ids, now=now).injected for key in INJECT + SILENT + REPEATS}
     assert {key: outcomes[key] for key in SILENT} == {key: [] for key in SILENT}
+    for key in REPEATS:
+        history = WhisperDecisionRow.objects.filter(session_id=f"bench-{key}", prompt__in=by_id[key]["history"])
+        assert history.exists(), key
+        assert not outcomes[key] or not history.filter(decision="injected").exists(), key
     wrong = {key: [k for k in outcomes[key] if k not in set(by_id[key]["expect"]) | set(by_id[key].get("accept", []))]
              for key in INJECT}
     assert not any(wrong.values()), wrong
