@@ -7,6 +7,7 @@ from memory.domain.requests import auto_title
 from whisper.affinity import has_similar
 from whisper.classifier import IDENTITY
 from whisper.conf import WhisperConf
+from whisper.conventions import standout_gate
 from whisper.stages.retrieve import PAGE_CHARS
 from whisper.state import (
     SILENT_BELOW_GATE, SILENT_TOPIC_REPEAT, STAGE_CAP, STAGE_GATE, STAGE_SERVED, Candidate, Deps, WhisperRun,
@@ -174,6 +175,7 @@ def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None
         _follow_up_answer(run, conf, deps)
         run.drop([c for c in run.pool if c.gate_score >= c.gate_threshold], STAGE_GATE)
         run.drop(_best_identity_only(run, conf), STAGE_GATE)
+        standout_gate(run)  # a convention the task needs passes on its standout (whisper.conventions)
         return None if run.pool else SILENT_BELOW_GATE
     best = max((c.gate_score for c in run.pool if c.probability is not None and not identity_route(c, run)),
                default=0.0)

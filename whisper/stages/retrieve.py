@@ -11,6 +11,7 @@ from memory.domain.search import MAX_QUERY_CHARS, SearchHit, SearchQuery
 from memory.domain.temporal import parse_temporal
 from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
+from whisper.conventions import governs_task, standouts
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
 from whisper.facts import names_focus, others_facts, question_facts
 from whisper.text import (
@@ -189,7 +190,8 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         hits = [h for h in hits if h.node_id not in excluded]
     # Identity-linked: the self node defines it (loaded when the prompt is about the user or is a task a preference
     # shapes), or it is tagged so.
-    identity_hits = deps.identity() if run.about_user or run.preference_task else []
+    identity_hits = deps.identity() if run.about_user or governs_task(run.prompt) else []
+    run.standouts = standouts(run, deps, identity_hits)
     run.identity_ids = frozenset(h.node_id for h in identity_hits) | {
         h.node_id for h in hits if ABOUT_SELF_TAG in h.tags}
     pairs = [(h, _candidate(h, i + 1, source="temporal" if h.source == "temporal" else "search",
@@ -202,7 +204,8 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         extra = [h for h in identity_hits if h.node_id not in seen]
     else:  # a task a preference shapes ("I want to add httpx") brings the user's preferences, judged on cosine
         extra = [h for h in identity_hits
-                 if h.node_id not in seen and run.preference_task and h.type == NodeType.PREFERENCE]
+                 if h.node_id not in seen and (h.node_id in run.standouts
+                                               or (run.preference_task and h.type == NodeType.PREFERENCE))]
     extra_pairs = [(h, _candidate(h, None, source="identity", identity=True, conf=conf, current_space=space,
                                   named=named, target=target, text=text)) for h in extra]
     _off_focus(run, extra_pairs)
