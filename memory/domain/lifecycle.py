@@ -4,6 +4,7 @@ importance formula (reference §6.7), which remember writes at creation and impo
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence, Set as AbstractSet
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -54,6 +55,19 @@ def with_creation_importance(node: Node, degree: int) -> Node:
     built, `degree` its edges once indexed), so the next importance_scorer run finds nothing to change."""
     return replace(node, importance=importance(access_count=node.access_count, degree=degree,
                                                last_accessed=node.last_accessed, now=node.last_accessed))
+
+
+def creation_degrees(nodes: Sequence[Node], defined: AbstractSet[str] = frozenset()) -> dict[str, int]:
+    """Each new node's edges once the batch is indexed (what importance_scorer's degree counts): its connections
+    (one edge per target and type, each target taken to exist), the batch's connections to it, and the self node's
+    `defines` edge for the ids in `defined`."""
+    out = {n.id: int(n.id in defined) for n in nodes}
+    for node in nodes:
+        for target, _ in {(c.target, c.edge) for c in node.connections if c.target != node.id}:
+            out[node.id] += 1
+            if target in out:
+                out[target] += 1
+    return out
 
 
 def retrievability(node: Node, now: datetime) -> float:

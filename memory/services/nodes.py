@@ -7,7 +7,7 @@ the file and index it in one unit of work under the cross-process write lock (do
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Sequence, Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -17,7 +17,7 @@ from memory import index, runtime
 from memory.conf import MemoryConf
 from memory.domain.enums import EdgeType, Tier
 from memory.domain.identity import is_self_node
-from memory.domain.lifecycle import with_creation_importance
+from memory.domain.lifecycle import creation_degrees, with_creation_importance
 from memory.domain.node import Connection, Node, new_node_id, utcnow, with_connection
 from memory.domain.requests import NodeCreate, NodePatch, apply_patch, build_node
 from memory.errors import NodeNotFound, ProtectedNode, ValidationFailed
@@ -116,19 +116,6 @@ def _links_from(node: Node, pool: list, conf: MemoryConf) -> list[AutoLink]:
     return links[:AUTO_LINK_CANDIDATES]
 
 
-def creation_degrees(nodes: Sequence[Node], defined: set[str] = frozenset()) -> dict[str, int]:
-    """Each new node's edges once the batch is indexed (what importance_scorer's degree counts): its connections
-    (one edge per target and type; every target exists, as _resolve_connections checked), the batch's
-    connections to it, and the self node's `defines` edge for the ids in `defined`."""
-    out = {n.id: int(n.id in defined) for n in nodes}
-    for node in nodes:
-        for target, _ in {(c.target, c.edge) for c in node.connections if c.target != node.id}:
-            out[node.id] += 1
-            if target in out:
-                out[target] += 1
-    return out
-
-
 # ---------------------------------------------------------------------------
 # Services
 # ---------------------------------------------------------------------------
@@ -177,8 +164,9 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
         results = [replace(r, node=with_creation_importance(r.node, degrees[r.node.id])) for r in results]
         unit.save_new([r.node for r in results])
         _link_to_self(unit, [r.node for r, q in zip(results, requests) if q.about_self], me)
-        if any(r.node.tier == Tier.CORE for r in results):
-            core_cap_enforce(now=max(nows))
+        created_core = {r.node.id for r in results if r.node.tier == Tier.CORE}
+        if created_core:  # an explicit tier=core is not undone by the call that wrote it (the cycle's check may)
+            core_cap_enforce(now=max(nows), keep=created_core)
     return results
 
 
@@ -332,11 +320,15 @@ def _link_to_self(unit: WriteUnit, nodes: Sequence[Node], me: NodeRow | None) ->
     unit.save(new, expected=stored)
 
 
-def core_cap_enforce(*, now: datetime | None = None) -> list[str]:
+def core_cap_enforce(*, now: datetime | None = None, keep: AbstractSet[str] = frozenset()) -> list[str]:
     """Demote the least important core memories to working until core holds at most the cap.
 
     Never the self node, a pinned block or a read-only block: the cap is automatic, and those are standing rules a
     person put there (docs/trust.md), so core may hold more than the cap when they alone exceed it.
+    `keep`: ids this call leaves in core. Remember passes the core memories it just wrote: a new memory holds the
+    formula's value with no access yet (0.33-0.48, often below an older core memory's), and a `tier=core` remember
+    is not undone by the call that wrote it. When only they are left to demote, core stays over the cap until the
+    next importance_scorer run keeps it.
     """
     now = now or utcnow()
     demoted = []
@@ -346,7 +338,7 @@ def core_cap_enforce(*, now: datetime | None = None) -> list[str]:
         excess = core.count() - conf.core_cap
         if excess <= 0:
             return []
-        movable = core.filter(pinned=False, read_only=False)
+        movable = core.filter(pinned=False, read_only=False).exclude(uid__in=keep)
         for row in movable.order_by("importance", "last_accessed", "created")[:excess]:
             node, stored = unit.read_row(row)
             unit.save(replace(node, tier=Tier.WORKING, updated=now), expected=stored)

@@ -31,7 +31,7 @@ from memory.domain.node import RESERVED_KEYS, Connection, Node, new_node_id, utc
 from memory.domain.requests import NodeCreate, build_node, validation_message
 from memory.errors import OrmahError
 from memory.models import NodeRow
-from memory.store import content_hash
+from memory.store import StoredFile, content_hash
 from memory.writes import write_unit
 
 Progress = Callable[[int, int], None]
@@ -250,41 +250,69 @@ def vault_import(*, folder: Path, paths: list[tuple[Path, str]], space: str | No
                 links[-1].append(found)
             else:
                 report.unresolved.append((note.rel, target))
-    linked_from = Counter(t for note, targets in zip(notes, links) for t in set(targets) if t != note.node_id)
+    linked_from = _linked_from(notes, links)
     now = utcnow()
+    written: dict[str, tuple[Node, StoredFile]] = {}
+    skipped: set[str] = set()
     with write_unit() as unit:
         for done, (note, targets) in enumerate(zip(notes, links), 1):
             try:
-                _save(unit, note, targets, now=now, report=report, update=note.rel in previous,
-                      linked_from=linked_from[note.node_id])
+                saved = _save(unit, note, targets, now=now, report=report, update=note.rel in previous,
+                              linked_from=linked_from[note.node_id])
             except OrmahError as exc:
                 if exc.http_status >= 500:
                     raise
                 report.skipped.append((str(note.path), exc.message))
-            report.links += len(targets)
+                skipped.add(note.node_id)
+            else:
+                report.links += len(targets)
+                if saved is not None:
+                    written[note.node_id] = saved
             if progress:
                 progress(done, len(notes))
+        if skipped:  # a skipped note's links were counted above: count the saved notes' alone
+            kept = [(n, t) for n, t in zip(notes, links) if n.node_id not in skipped]
+            _recount(unit, written, skipped, _linked_from([n for n, _ in kept], [t for _, t in kept]))
     return report
 
 
+def _linked_from(notes: list[_Note], links: list[list[str]]) -> Counter[str]:
+    """How many of `notes` link to each id (one edge per linking note)."""
+    return Counter(t for note, targets in zip(notes, links) for t in set(targets) if t != note.node_id)
+
+
+def _recount(unit, written: dict[str, tuple[Node, StoredFile]], skipped: set[str], linked_from: Counter[str]) -> None:
+    """The new notes' importance once the `skipped` notes are known: their links to a new note never reach it, and
+    a link to a skipped note that is not a memory stays dangling, so neither counts in the degree
+    importance_scorer will see. A file is written again only when its value moves."""
+    missing = skipped - set(NodeRow.objects.filter(uid__in=skipped).values_list("uid", flat=True))
+    for node, stored in written.values():
+        out = len({(c.target, c.edge) for c in node.connections if c.target not in missing})
+        fixed = with_creation_importance(node, out + linked_from[node.id])
+        if fixed != node:
+            unit.save(fixed, expected=stored, index=False)
+
+
 def _save(unit, note: _Note, targets: list[str], *, now: datetime, report: VaultReport, update: bool,
-          linked_from: int) -> None:
-    """`linked_from`: how many notes of this import link to this one (its incoming edges)."""
+          linked_from: int) -> tuple[Node, StoredFile] | None:
+    """`linked_from`: how many notes of this import link to this one (its incoming edges). Returns a new note's
+    node and file as written (None for an update)."""
     fresh = build_node(note.request, node_id=note.node_id, now=now)
     fresh = replace(fresh, extra={k: v for k, v in note.extra.items()})
     fresh = _with_links(fresh, targets)
     if not update:
         # the importance importance_scorer would give it once indexed: its links out and in, no access yet
         fresh = with_creation_importance(fresh, len(fresh.connections) + linked_from)
-        unit.save(fresh, fresh=True, index=False)
+        stored = unit.save(fresh, fresh=True, index=False)
         report.imported.append(note.node_id)
-        return
+        return fresh, stored
     old, stored = unit.read(note.node_id)
     new = replace(old, content=fresh.content, title=fresh.title, type=fresh.type, tags=fresh.tags,
                   extra=fresh.extra, provenance=fresh.provenance)
     new = _with_links(new, targets)
     if new == old:
         report.unchanged += 1
-        return
+        return None
     unit.save(replace(new, updated=now), expected=stored, index=False)
     report.updated.append(note.node_id)
+    return None

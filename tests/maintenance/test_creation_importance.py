@@ -11,15 +11,15 @@ import os
 import re
 from datetime import UTC, datetime, timedelta
 
-from maintenance.runner import sleep_cycle_run
+from maintenance.runner import job_execute, sleep_cycle_run
 from memory import runtime
-from memory.domain.lifecycle import importance
+from memory.domain.lifecycle import creation_degrees, importance
 from memory.domain.node import Connection, Node
 from memory.domain.requests import ConnectionIn, NodeCreate
 from memory.models import NodeRow
 from memory.services import node_create, nodes_remember, self_ensure
 from memory.services.importing import notes_import
-from memory.services.nodes import creation_degrees, nodes_create
+from memory.services.nodes import nodes_create
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -117,3 +117,28 @@ def test_creation_degrees_count_the_batchs_links_both_ways():
     nodes = [node("a"), node("b", ("a", "related_to"), ("x", "related_to")),
              node("c", ("a", "related_to"), ("a", "supports"), ("b", "related_to"))]
     assert creation_degrees(nodes, {"c"}) == {"a": 3, "b": 3, "c": 4}
+
+
+def test_a_skipped_notes_links_do_not_count_in_the_degree_of_the_note_it_links_to(no_llm, db, tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "plan.md").write_text("# Plan\n\nThe migration plan is in the wiki.\n")
+    first = notes_import(folder=notes).imported
+    plan_file = runtime.store().path_for(first[0])
+    kept = plan_file.read_bytes()
+    plan_file.unlink()  # its memory's file went missing on disk: re-importing the edited note fails (404), skipped
+    (notes / "plan.md").write_text("# Plan\n\nThe migration plan follows [[runbook]].\n")
+    (notes / "runbook.md").write_text("# Runbook\n\nRestart billing with systemctl.\n")
+
+    report = notes_import(folder=notes)
+
+    assert [p.rsplit("/", 1)[-1] for p, _ in report.skipped] == ["plan.md"] and len(report.imported) == 1
+    plan_file.write_bytes(kept)  # back as it was: it never linked to the runbook
+    runbook = report.imported[0]
+    assert degree(runbook) == 0
+    # the runbook holds the formula at degree 0 (on the old code 0.4051, degree 1 with the skipped note's link)
+    assert NodeRow.objects.get(uid=runbook).importance == 0.33
+    before = files_of([runbook])
+    outcome = job_execute("importance_scorer", now=datetime.now(UTC) + timedelta(hours=1))
+    assert outcome.status == "ok"
+    assert files_of([runbook]) == before  # the next cycle finds nothing to rewrite in it

@@ -1,0 +1,60 @@
+"""The core cap at remember time: a `tier=core` remember into a full core keeps the memory it wrote in core and
+demotes the least important older one; the cycle's own check (core_cap_enforce with nothing kept) is unchanged.
+
+A new memory holds the formula's importance from its creation (no access yet: 0.33-0.48), below a core memory
+with edges, so the remember's own cap check used to demote the memory it had just written. Real files and index.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from memory import runtime
+from memory.domain.requests import ConnectionIn, NodeCreate
+from memory.models import AuditRow, NodeRow
+from memory.services import core_cap_enforce, node_create, nodes_create
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+def tiers(*uids: str) -> list[str]:
+    return [NodeRow.objects.get(uid=u).tier for u in uids]
+
+
+def full_core(cap: int) -> list[str]:
+    """`cap` core memories, each with one edge (importance 0.4051), over a working memory they all point to."""
+    hub = node_create(request=NodeCreate(content="The billing service runs on port 8080"), now=T0,
+                      auto_link=False).node
+    return [node_create(request=NodeCreate(content=f"Core rule {i}: billing deploys need a review", tier="core",
+                                           connections=[ConnectionIn(target=hub.id, edge="related_to")]),
+                        now=T0 + timedelta(minutes=i), auto_link=False).node.id for i in range(cap)]
+
+
+def test_a_core_remember_into_a_full_core_keeps_the_new_memory_in_core(mem, settings):
+    settings.ORMAH = {**settings.ORMAH, "CORE_CAP": 2}
+    older = full_core(2)
+    new = node_create(request=NodeCreate(content="Robin decides every billing release", tier="core"),
+                      now=T0 + timedelta(hours=1), auto_link=False).node
+    assert new.importance < NodeRow.objects.get(uid=older[0]).importance  # 0.33 < 0.4051: the least important
+    # the new memory stays (on the old code it was demoted: working, core, core); the oldest of the equal two goes
+    assert tiers(new.id, *older) == ["core", "working", "core"]
+    assert "tier: core" in runtime.store().path_for(new.id).read_text()
+    assert list(AuditRow.objects.filter(operation="demote").values_list("node_uid", flat=True)) == [older[0]]
+    # the cycle's check (nothing kept) finds core at the cap and changes nothing
+    assert core_cap_enforce(now=T0 + timedelta(hours=2)) == []
+
+
+def test_a_batch_over_the_cap_stays_until_the_cycles_check(mem, settings):
+    settings.ORMAH = {**settings.ORMAH, "CORE_CAP": 2}
+    older = full_core(1)
+    batch = [r.node.id for r in nodes_create(requests=[
+        NodeCreate(content="Releases go out on Thursdays", tier="core"),
+        NodeCreate(content="Hotfixes need two approvals", tier="core"),
+        NodeCreate(content="The on-call lead signs off releases", tier="core"),
+    ], now=T0 + timedelta(hours=1), auto_link=False)]
+    # the call demotes only what it did not write; its own three stay, over the cap
+    assert tiers(*older, *batch) == ["working", "core", "core", "core"]
+    NodeRow.objects.filter(uid=batch[1]).update(importance=0.2)  # as a later scorer run might leave it
+    # the cycle's check (importance_scorer's, nothing kept) keeps the cap as before
+    assert core_cap_enforce(now=T0 + timedelta(hours=2)) == [batch[1]]
+    assert tiers(*batch) == ["core", "working", "core"]
