@@ -12,7 +12,7 @@ from memory.context.selectors import core_blocks
 from memory.domain.requests import NodePatch
 from memory.errors import ProtectedNode
 from memory.models import NodeRow
-from memory.services import automated_writes, core_block_set, edge_create, node_update
+from memory.services import automated_writes, core_block_set, core_cap_enforce, edge_create, node_update
 from tests.trust.conftest import NOW
 
 
@@ -57,6 +57,9 @@ def test_an_automated_write_to_a_read_only_block_is_refused(rule, mem):
 def test_the_core_cap_never_demotes_pinned_or_read_only_blocks(mem, rule, settings):
     settings.ORMAH = {**settings.ORMAH, "CORE_CAP": 1}
     plain = mem("Deploys are announced in #ops", tier="core", auto_link=False)
+    # the remember keeps the memory it wrote in core (tests/memory/test_core_cap.py); the cycle's check does not
+    assert NodeRow.objects.get(uid=plain.id).tier == "core"
+    assert core_cap_enforce() == [plain.id]
     assert (NodeRow.objects.get(uid=plain.id).tier, NodeRow.objects.get(uid=rule.id).tier) == ("working", "core")
 
 
