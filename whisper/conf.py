@@ -17,10 +17,11 @@ from memory.ranking import thresholds
 # The logistic gate on recall's hits (bench/whisper_gate_fit.py, fitted on the dev split's candidates): bias, then
 # weights of g (probability + affinity), raw cosine, "best by g", g margin over the next hit, "a note of the prompt's
 # project titled with a word of the prompt" (own_titled), "a project's overview" (overview). A hit is whispered when
-# the log-odds reach GATE_LOGIT, chosen by the grouped estimate (left out by batch and by store) to meet the targets
-# (precision 0.9, silence 0.95), with no margin added.
+# the log-odds reach GATE_LOGIT. The grouped estimate (left out by batch and by store) put the point for the targets
+# (precision 0.9, silence 0.95) at 0.80; the lead kept 0.40 (docs/whisper.md, "The logistic gate": at 0.80 an exact
+# answer on a store of a few notes stays silent, and on dev 0.40 beats the session's start on all three figures).
 GATE_WEIGHTS = (-3.776, 1.353, 3.545, 0.909, 1.966, 0.973, -1.360)
-GATE_LOGIT = 0.80
+GATE_LOGIT = 0.40
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from .conftest import cand, hit, make_run
 
 SPACE = "tidewater"
 
-pytestmark = pytest.mark.usefixtures("small_store_gate")  # conftest: the gate at 0.30, not 0.80
+pytestmark = pytest.mark.usefixtures("small_store_gate")  # conftest: the gate at 0.30, not the default
 
 
 def titled(title: str, *, space: str | None = SPACE, content: str = "A short note.") -> object:

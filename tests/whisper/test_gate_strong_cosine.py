@@ -11,7 +11,7 @@ import pytest
 
 from whisper.services import whisper_respond
 
-pytestmark = pytest.mark.usefixtures("small_store_gate")  # conftest: the gate at 0.30, not 0.80
+pytestmark = pytest.mark.usefixtures("small_store_gate")  # conftest: the gate at 0.30, not the default
 
 SPACE = "tidewater"
 

@@ -14,7 +14,7 @@ from whisper.models import WhisperCandidateRow
 from whisper.services import whisper_respond
 from whisper.stages.retrieve import NAME_WORDS, NAMED_PAGE_LIFT, names_page, page_probability
 
-pytestmark = pytest.mark.usefixtures("small_store_gate")  # conftest: the gate at 0.30, not 0.80
+pytestmark = pytest.mark.usefixtures("small_store_gate")  # conftest: the gate at 0.30, not the default
 
 SQLITE_SCORES = sqlite_only(reason="the scores it pins are SQLite's (FTS5 BM25 in recall's probability); PostgreSQL's "
                                    "full-text ranks differ; page_probability itself is tested on both")
