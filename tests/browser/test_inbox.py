@@ -74,8 +74,10 @@ def test_keyboard_triage_of_a_merge_and_a_grouped_decision_with_undo(new_page, q
     assert runtime.store().path_for(gone.id) is None
 
     page.keyboard.press("u")  # undo the merge: both memories back, the card waits again
-    page.wait_for_function("document.getElementById('count-pending').textContent.trim() === '1'")
-    page.wait_for_selector(f"#card-p-{merge}[data-status=pending]")
+    # The undo re-indexes both memories, and the first embedding in the live server's process loads the model: on a
+    # loaded CI machine that outran the page's 15 s default once (session 13), so this step waits up to 60 s.
+    page.wait_for_function("document.getElementById('count-pending').textContent.trim() === '1'", timeout=60_000)
+    page.wait_for_selector(f"#card-p-{merge}[data-status=pending]", timeout=60_000)
     assert runtime.store().path_for(gone.id) is not None
     assert "Undone" in page.inner_text("#toast")
     shot(page, "13-inbox-after-undo", full_page=True)
