@@ -15,6 +15,7 @@ from memory.domain.requests import NodePatch
 from memory.backends.sqlite import VEC_TABLE
 from memory.models import NodeRow
 from memory.rebuild import rebuild
+from tests.postgres import sqlite_only
 from memory.services import edge_create, nodes_update
 from tests.memory.test_rebuild_invariant import snapshot
 from tests.memory.test_row_only_writes import DERIVED, _updated_columns, _vector_log_top
@@ -29,6 +30,7 @@ def _vec_metadata(uid: str) -> tuple[str, str]:
         return tuple(cur.fetchone())
 
 
+@sqlite_only(reason="reads sqlite-vec's node_vec metadata columns by rowid; pgvector keeps the vector on the row")
 def test_a_tier_and_a_space_change_update_the_row_and_the_vector_metadata_only(mem):
     a = mem("The billing service keeps invoices in PostgreSQL 16", tags=["db", "billing"], space="billing")
     b = mem("Invoices are exported every night to the finance share", tags=["billing"])
