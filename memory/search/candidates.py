@@ -182,8 +182,11 @@ def centroid(total: int, dim: int, state: tuple | None = None) -> tuple[np.ndarr
         # every process draws the same one from the same rows; random() made centrality differ between processes.
         cur.execute("SELECT id FROM memory_noderow ORDER BY uid LIMIT %s", [CENTROID_SAMPLE])
         ids = [r[0] for r in cur.fetchall()]
-    vecs = [v for v in vectors.get_many(ids).values() if v.shape[0] == dim]
-    total_vec = np.sum(np.stack(vecs), axis=0) if vecs else np.zeros(dim, dtype=np.float32)
+    # Summed in the sample's own order and in float64: get_many returns cache hits before vec0's rows, so the order
+    # (and a float32 sum's last bits) followed each process's cache state, and centrality with it.
+    found = vectors.get_many(ids)
+    vecs = [found[i] for i in ids if i in found and found[i].shape[0] == dim]
+    total_vec = np.sum(np.stack(vecs).astype(np.float64), axis=0) if vecs else np.zeros(dim)
     _centroids[(sig[0], str(dim))] = (total, len(vecs), total_vec.astype(np.float32), sig)
     return total_vec.astype(np.float32), len(vecs), sig
 
