@@ -216,8 +216,8 @@ def update_in(unit: WriteUnit, *, ref: str, patch: NodePatch, now: datetime, aut
     # own columns (confidence, pinned, authority, read_only, space_locked) updates just them in the index.
     unit.save(new, expected=stored, before=node)
     unit.audit(operation="update", node=node, now=now, detail={"fields": sorted(patch.changes())})
-    if new.tier == Tier.CORE and node.tier != Tier.CORE:
-        core_cap_enforce(now=now)
+    if new.tier == Tier.CORE and node.tier != Tier.CORE:  # a promotion stays; the cap demotes another if it must
+        core_cap_enforce(now=now, keep={new.id})
     return new
 
 
@@ -298,7 +298,8 @@ def node_mark_outdated(*, ref: str, reason: str | None = None, now: datetime | N
 
 
 def node_set_tier(*, ref: str, tier: Tier, now: datetime | None = None, automated: bool = False) -> Node:
-    """Promote or demote a memory; moving into core enforces the core cap."""
+    """Promote or demote a memory; a memory moved into core stays there, and the core cap demotes the least
+    important other core memory when core is over it (core_cap_enforce's `keep`)."""
     return node_update(ref=ref, patch=NodePatch(tier=tier), now=now, automated=automated)
 
 
@@ -325,10 +326,11 @@ def core_cap_enforce(*, now: datetime | None = None, keep: AbstractSet[str] = fr
 
     Never the self node, a pinned block or a read-only block: the cap is automatic, and those are standing rules a
     person put there (docs/trust.md), so core may hold more than the cap when they alone exceed it.
-    `keep`: ids this call leaves in core. Remember passes the core memories it just wrote: a new memory holds the
-    formula's value with no access yet (0.33-0.48, often below an older core memory's), and a `tier=core` remember
-    is not undone by the call that wrote it. When only they are left to demote, core stays over the cap until the
-    next importance_scorer run keeps it.
+    `keep`: ids this call leaves in core. Remember passes the core memories it just wrote, a promotion
+    (node_set_tier, node_update) the memory it promoted: a new or promoted memory often holds less importance than
+    an older core memory (a new one the formula's value with no access yet, 0.33-0.48), and a person's or an
+    agent's explicit tier=core is not undone by the call that wrote it. When only they are left to demote, core
+    stays over the cap until the next importance_scorer run keeps it.
     """
     now = now or utcnow()
     demoted = []

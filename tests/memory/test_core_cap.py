@@ -1,5 +1,6 @@
-"""The core cap at remember time: a `tier=core` remember into a full core keeps the memory it wrote in core and
-demotes the least important older one; the cycle's own check (core_cap_enforce with nothing kept) is unchanged.
+"""The core cap at remember and promotion time: a `tier=core` remember into a full core keeps the memory it wrote in
+core and demotes the least important older one, and so does a promotion (node_set_tier) of the memory it promoted;
+the cycle's own check (core_cap_enforce with nothing kept) is unchanged.
 
 A new memory holds the formula's importance from its creation (no access yet: 0.33-0.48), below a core memory
 with edges, so the remember's own cap check used to demote the memory it had just written. Real files and index.
@@ -10,9 +11,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from memory import runtime
+from memory.domain.enums import Tier
 from memory.domain.requests import ConnectionIn, NodeCreate
 from memory.models import AuditRow, NodeRow
-from memory.services import core_cap_enforce, node_create, nodes_create
+from memory.services import core_cap_enforce, node_create, node_set_tier, nodes_create
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -58,3 +60,18 @@ def test_a_batch_over_the_cap_stays_until_the_cycles_check(mem, settings):
     # the cycle's check (importance_scorer's, nothing kept) keeps the cap as before
     assert core_cap_enforce(now=T0 + timedelta(hours=2)) == [batch[1]]
     assert tiers(*batch) == ["core", "working", "core"]
+
+
+def test_a_promotion_into_a_full_core_keeps_the_promoted_memory_in_core(mem, settings):
+    settings.ORMAH = {**settings.ORMAH, "CORE_CAP": 2}
+    older = full_core(2)
+    promoted = node_create(request=NodeCreate(content="Robin decides every billing release"),
+                           now=T0 + timedelta(hours=1), auto_link=False).node
+    assert promoted.importance < NodeRow.objects.get(uid=older[0]).importance  # 0.33 < 0.4051: the least important
+
+    node_set_tier(ref=promoted.id, tier=Tier.CORE, now=T0 + timedelta(hours=2))
+
+    # on the old code the cap demoted the memory just promoted: working, core, core
+    assert tiers(promoted.id, *older) == ["core", "working", "core"]
+    assert "tier: core" in runtime.store().path_for(promoted.id).read_text()
+    assert list(AuditRow.objects.filter(operation="demote").values_list("node_uid", flat=True)) == [older[0]]
