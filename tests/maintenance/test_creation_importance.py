@@ -1,5 +1,6 @@
 """A fresh memory is written once: remember (single, batch, about the user) and a note import give it the
-importance the formula gives it, so the first sleep cycle leaves its file alone (issue 13 item 7).
+importance the formula gives it, so the first sleep cycle leaves its file alone (issue 13 item 7); so does
+self_ensure for the self node.
 
 Real store, real MiniLM, the real jobs (sleep_cycle_run, no LLM). On the old code every fresh file held 0.5 and
 importance_scorer rewrote each one (the formula gives a new memory 0.33-0.5).
@@ -146,3 +147,15 @@ def test_a_skipped_notes_links_do_not_count_in_the_degree_of_the_note_it_links_t
     outcome = job_execute("importance_scorer", now=datetime.now(UTC) + timedelta(hours=1))
     assert outcome.status == "ok"
     assert files_of([runbook]) == before  # the next cycle finds nothing to rewrite in it
+
+
+def test_the_self_node_is_written_with_the_creation_importance(no_llm, db):
+    me = self_ensure(name="Robin", now=T0)
+    # no access and no edges yet: 0.33 (on the old code 0.5, which the next importance_scorer run rewrote)
+    assert me.importance == importance(access_count=0, degree=0, last_accessed=T0, now=T0) == 0.33
+    assert "importance: 0.33\n" in runtime.store().path_for(me.id).read_text()
+    assert NodeRow.objects.get(uid=me.id).importance == 0.33
+    before = files_of([me.id])
+    outcome = job_execute("importance_scorer", now=T0 + timedelta(hours=1))
+    assert (outcome.status, outcome.counts) == ("ok", {"changed": 0})
+    assert files_of([me.id]) == before
