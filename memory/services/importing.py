@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 
-from memory.domain.enums import EdgeType
+from memory.domain.enums import EdgeType, Tier
 from memory.domain.identity import is_self_node
 from memory.domain.markdown import parse
 from memory.domain.node import Node, utcnow, with_connection
@@ -22,6 +22,7 @@ from memory.errors import MalformedNodeFile, OrmahError, StorageError, Validatio
 from memory.index import SyncReport
 from memory.models import NodeRow
 from memory.services.indexing import index_sync
+from memory.services.nodes import core_cap_enforce
 from memory.services.note_import import vault_import
 from memory.store import DELETED_DIR, NODES_DIR, MarkdownStore, content_hash
 from memory.writes import WriteUnit, write_unit
@@ -104,7 +105,8 @@ def node_files_import(*, files: list[MemoryFile]) -> ImportReport:
     """Write node files and tombstones under their own ids, names and mtimes, then index them.
 
     Existing ids are skipped. An incoming self node, when this memory already has one, is not written: its
-    `defines` connections are added to the existing self node. Raises StorageError when the disk refuses.
+    `defines` connections are added to the existing self node. Imported core memories stay in core; the core cap
+    demotes older ones if it must (as remember). Raises StorageError when the disk refuses.
     """
     report = ImportReport()
     with write_unit() as unit:
@@ -143,7 +145,16 @@ def node_files_import(*, files: list[MemoryFile]) -> ImportReport:
             _self_link(unit, me, defines)
         if report.imported or defines:
             report.index = index_sync()
+            _core_cap_keeping(report.imported)
     return report
+
+
+def _core_cap_keeping(imported: list[str]) -> None:
+    """Keep the core cap as remember does: the memories this import wrote into core stay there (their tier is in
+    their files), the least important older core memories are demoted when core is over the cap."""
+    kept = set(NodeRow.objects.filter(uid__in=imported, tier=Tier.CORE, is_self=False).values_list("uid", flat=True))
+    if kept:
+        core_cap_enforce(keep=kept)
 
 
 def _known_ids(store: MarkdownStore) -> tuple[set[str], str | None]:
@@ -207,7 +218,8 @@ def notes_import(*, folder: Path, space: str | None = None, progress=None) -> Im
     """Import every *.md under `folder`: node files keep their ids, plain notes become memories (once each).
 
     Plain notes go through memory.services.note_import: front matter kept, links as edges, duplicates skipped, an
-    edited note updates the memory it made before. Files that cannot be imported are reported and left untouched.
+    edited note updates the memory it made before; a note with `tier: core` stays in core and the core cap demotes
+    older core memories if it must (as remember). Files that cannot be imported are reported and left untouched.
     Raises ValidationFailed for a missing folder.
     """
     folder = Path(folder).expanduser()
@@ -246,4 +258,5 @@ def notes_import(*, folder: Path, space: str | None = None, progress=None) -> Im
         report.skipped += notes.skipped
         if notes.imported or notes.updated:
             report.index = index_sync(progress=progress)
+            _core_cap_keeping(report.imported)
     return report

@@ -326,11 +326,11 @@ def core_cap_enforce(*, now: datetime | None = None, keep: AbstractSet[str] = fr
 
     Never the self node, a pinned block or a read-only block: the cap is automatic, and those are standing rules a
     person put there (docs/trust.md), so core may hold more than the cap when they alone exceed it.
-    `keep`: ids this call leaves in core. Remember passes the core memories it just wrote, a promotion
-    (node_set_tier, node_update) the memory it promoted: a new or promoted memory often holds less importance than
-    an older core memory (a new one the formula's value with no access yet, 0.33-0.48), and a person's or an
-    agent's explicit tier=core is not undone by the call that wrote it. When only they are left to demote, core
-    stays over the cap until the next importance_scorer run keeps it.
+    `keep`: ids this call leaves in core. Remember and imports pass the core memories they just wrote, a
+    promotion (node_set_tier, node_update) the memory it promoted: a new or promoted memory often holds less
+    importance than an older core memory (a new one the formula's value with no access yet, 0.33-0.48), and a
+    person's or an agent's explicit tier=core is not undone by the call that wrote it. When only they are left to
+    demote, core stays over the cap until the next importance_scorer run keeps it.
     """
     now = now or utcnow()
     demoted = []
