@@ -116,6 +116,7 @@ def preload() -> None:
     from django.urls import get_resolver
 
     from memory.runtime import embedder_before_fork
+    from whisper.services import conventions_warm
     from whisper.words import english_words
 
     get_resolver().url_patterns  # noqa: B018  (imports every view and the API; a worker did it on its first request)
@@ -131,6 +132,12 @@ def preload() -> None:
     else:
         if not shared:
             logger.info("The embedding model loads in each web worker (more than one embedding thread is set)")
+        else:
+            try:  # whisper's first-sentence vectors of the identity set, embedded once here for every worker
+                conventions_warm()
+            except Exception:  # Trigger: no store yet, a database error. Why: the master must start. Outcome:
+                # logged; each worker's first task call embeds the set, as before.
+                logger.exception("Whisper's identity sentences were not embedded in the web master")
     connections.close_all()  # no database connection may be inherited: two processes would share one handle
     # Objects that exist now move to a generation the collector never visits: its passes would write to their
     # headers and so copy, in every worker, the pages they share with the master.

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -123,11 +123,12 @@ def written_in_words(prompt: str) -> bool:
 _LETTERS = re.compile(r"[A-Za-z]+")
 
 
-def _sentence_vectors(deps: Deps, sentences: Sequence[str]) -> list[np.ndarray]:
+def _sentence_vectors(embed: Callable[[str], np.ndarray], sentences: Sequence[str]) -> list[np.ndarray]:
     """Vectors of the identity memories' first sentences, each embedded once per process and model (the set changes
     rarely; a new or edited memory adds one embedding), as passages in one batch when the embedder offers it (the
-    way stored vectors are made). An embedder that does not say its model (a test's plain function) is not cached."""
-    embedder = getattr(deps.embed, "__self__", None)
+    way stored vectors are made). An embedder that does not say its model (a test's plain function) is not cached.
+    The web master fills the cache before it forks (`warm_first_sentences`), so its workers share the vectors."""
+    embedder = getattr(embed, "__self__", None)
     model = getattr(embedder, "model_id", None)
     keys = [(str(model), text) for text in sentences]
     with _CACHE_LOCK:
@@ -135,7 +136,7 @@ def _sentence_vectors(deps: Deps, sentences: Sequence[str]) -> list[np.ndarray]:
     missing = list(dict.fromkeys(text for (_, text) in keys if (str(model), text) not in found))
     if missing:
         batch = getattr(embedder, "embed_documents", None)
-        vectors = batch(missing) if batch is not None else [deps.embed(text) for text in missing]
+        vectors = batch(missing) if batch is not None else [embed(text) for text in missing]
         new = {(str(model), text): np.asarray(v, dtype=np.float32) for text, v in zip(missing, vectors)}
         found.update(new)
         if model is not None:
@@ -144,6 +145,13 @@ def _sentence_vectors(deps: Deps, sentences: Sequence[str]) -> list[np.ndarray]:
                     _first_vectors.clear()
                 _first_vectors.update(new)
     return [found[k] for k in keys]
+
+
+def warm_first_sentences(embedder, identity_hits: Sequence[SearchHit]) -> None:
+    """Embed the first sentences of an identity set that standouts() would read, into this process's cache: the
+    web master does it before its workers fork, so no worker's first task call pays for the whole set."""
+    if len(identity_hits) >= MIN_SET:
+        _sentence_vectors(embedder.embed_query, [first_sentence(h.content) for h in identity_hits])
 
 
 def standouts(run: WhisperRun, deps: Deps, identity_hits: Sequence[SearchHit]) -> dict[str, float]:
@@ -159,7 +167,7 @@ def standouts(run: WhisperRun, deps: Deps, identity_hits: Sequence[SearchHit]) -
         return {}
     by_row = {h.row_id: h.node_id for h in identity_hits if h.row_id is not None}
     whole = {by_row[r]: c for r, c in deps.cosines(vec, list(by_row)).items() if r in by_row}
-    firsts = _sentence_vectors(deps, [first_sentence(h.content) for h in identity_hits])
+    firsts = _sentence_vectors(deps.embed, [first_sentence(h.content) for h in identity_hits])
     first = {h.node_id: float(np.dot(v, vec)) for h, v in zip(identity_hits, firsts) if v.shape == vec.shape}
     found = passing(whole)
     for key, score in passing(first).items():
