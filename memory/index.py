@@ -2,8 +2,9 @@
 
 The index is a function of the markdown files (plus an embedding cache that only saves work). Re-indexing a node
 updates its row in place, so edges that point at it survive. What a row holds: memory/index_rows.py; the edges:
-memory/index_edges.py; the cache and passages: memory/index_vectors.py. The full rebuild (memory/rebuild.py) sits
-above this module and uses it, never the other way (an import-linter contract).
+memory/index_edges.py; the cache and passages: memory/index_vectors.py; the index's facts (model, format, write
+sequence) and the vec0 table's shape: memory/index_meta.py. The full rebuild (memory/rebuild.py) sits above this
+module and uses it, never the other way (an import-linter contract).
 See docs/architecture.md for the write protocol.
 """
 
@@ -20,6 +21,18 @@ from django.db import connection, transaction
 from memory.domain.node import Node
 from memory.embeddings import Embedder
 from memory.errors import MalformedNodeFile
+from memory.index_meta import (  # the index's facts and the vector table's shape: used as index.*
+    INDEX_FORMAT,  # noqa: F401
+    META_DIM,  # noqa: F401
+    META_FORMAT,  # noqa: F401
+    META_MODEL,  # noqa: F401
+    META_SEQ,  # noqa: F401
+    ensure_vector_table,
+    match_vector_table,
+    meta_get,  # noqa: F401
+    meta_set,  # noqa: F401
+    next_seq,
+)
 from memory.index_edges import (  # rebuild_all_edges: used as index.*
     rebuild_all_edges,  # noqa: F401
     rebuild_edges,
@@ -35,26 +48,13 @@ from memory.index_vectors import (  # embed_ahead, embed_into_cache, embed_text,
     text_hash,
     vectors_for,
 )
-from memory.models import (
-    IndexMetaRow,
-    NodeCitationRow,
-    NodeRow,
-    NodeTagRow,
-    PassageRow,
-)
+from memory.models import NodeCitationRow, NodeRow, NodeTagRow
 from memory.search import vectors
 from memory.store import MarkdownStore, StoredFile
 
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-META_MODEL = "embedding_model_id"
-META_DIM = "embedding_dim"
-META_FORMAT = "index_format"
-# How rows, tags, FTS, passages and vectors are derived from a file. Bump it whenever that derivation changes:
-# a full rebuild of an index of another format rewrites every row instead of trusting unchanged file hashes.
-INDEX_FORMAT = "2"
-META_SEQ = "seq"
 VEC_METADATA = frozenset({"type", "tier", "space"})  # the row's columns vec0 keeps beside each vector
 
 
@@ -73,63 +73,6 @@ class SyncReport:
             "embedded": self.embedded, "malformed": [{"path": p, "reason": r} for p, r in self.malformed],
             "reembedded_for_model": self.reembedded_for_model,
         }
-
-
-# ---------------------------------------------------------------------------
-# Meta and the vector table
-# ---------------------------------------------------------------------------
-
-def meta_get(key: str) -> str | None:
-    """A fact about the index (IndexMetaRow)."""
-    row = IndexMetaRow.objects.filter(key=key).first()
-    return row.value if row else None
-
-
-def meta_set(key: str, value: str) -> None:
-    """Record a fact about the index."""
-    IndexMetaRow.objects.update_or_create(key=key, defaults={"value": value})
-
-
-_meta_get, _meta_set = meta_get, meta_set
-
-
-def _next_seq() -> int:
-    """The next write sequence number, counted up in one statement (a read and an upsert were five)."""
-    table = IndexMetaRow._meta.db_table
-    with connection.cursor() as cur:
-        cur.execute(f"UPDATE {table} SET value = CAST(CAST(value AS BIGINT) + 1 AS TEXT) WHERE key = %s "
-                    "RETURNING value", [META_SEQ])
-        found = cur.fetchall()
-    if found:
-        return int(found[0][0])
-    _meta_set(META_SEQ, "1")
-    return 1
-
-
-def ensure_vector_table(embedder: Embedder) -> bool:
-    """Make the vec0 table match the embedder; returns True when every node must be re-embedded."""
-    return _match_vector_table(embedder)[1]
-
-
-def _match_vector_table(embedder: Embedder) -> tuple[bool, bool]:
-    """Make the vec0 table match the embedder; returns (recreated, every node must be re-embedded). Recreating it
-    drops every vector and passage and clears every row's embed_hash (the next sync embeds them again)."""
-    dim = vectors.table_dim()
-    model_id = _meta_get(META_MODEL)
-    if dim == embedder.dim and model_id == embedder.model_id:
-        return False, False
-    with transaction.atomic():
-        if model_id is not None and model_id != embedder.model_id:
-            logger.warning("Embedding model changed from %s to %s: every node will be re-embedded",
-                           model_id, embedder.model_id)
-        vectors.create_table(embedder.dim)
-        PassageRow.objects.all().delete()
-        NodeRow.objects.update(embed_hash="")
-        _meta_set(META_MODEL, embedder.model_id)
-        _meta_set(META_DIM, str(embedder.dim))
-        if model_id is None and not NodeRow.objects.exists():
-            _meta_set(META_FORMAT, INDEX_FORMAT)  # a new index: every row will be derived the current way
-    return True, model_id is not None and NodeRow.objects.exists()
 
 
 # ---------------------------------------------------------------------------
@@ -164,7 +107,7 @@ def index_nodes(
     if not pairs:
         return [], 0
     row_only = row_only or {}
-    seq = _next_seq()
+    seq = next_seq()
     uids = [n.id for n, _ in pairs]
     held = [u for u in uids if u not in minted]  # a minted id has no row yet
     existing = {r.uid: r for r in NodeRow.objects.filter(uid__in=held)} if held else {}
@@ -187,7 +130,7 @@ def index_nodes(
         if (node.id in row_only and row_only[node.id] == was_hash and ROW_ONLY_COLUMNS.issuperset(changed)
                 and not rewrite and row.embed_hash == text_hash(node)):
             light.add(node.id)
-    if len(light) < len(pairs) and not table_matched and _match_vector_table(embedder)[0]:
+    if len(light) < len(pairs) and not table_matched and match_vector_table(embedder)[0]:
         # Created afresh (a model switch not synced yet; a flush of row-only saves alone leaves it to the next sync):
         # no vector, passage or embed_hash is left, so every row is derived in full and gets its vector again.
         light.clear()

@@ -1,0 +1,77 @@
+"""The index's own facts (IndexMetaRow: the embedding model, the format, the write sequence) and the vec0 table's
+shape, which must match the embedder. Split from memory/index.py, which re-exports these names (index.meta_get,
+index.META_MODEL, ...)."""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import connection, transaction
+
+from memory.embeddings import Embedder
+from memory.models import IndexMetaRow, NodeRow, PassageRow
+from memory.search import vectors
+
+logger = logging.getLogger("memory.index")  # the messages kept the logger they were written under
+
+META_MODEL = "embedding_model_id"
+META_DIM = "embedding_dim"
+META_FORMAT = "index_format"
+# How rows, tags, FTS, passages and vectors are derived from a file. Bump it whenever that derivation changes:
+# a full rebuild of an index of another format rewrites every row instead of trusting unchanged file hashes.
+INDEX_FORMAT = "2"
+META_SEQ = "seq"
+
+
+# ---------------------------------------------------------------------------
+# Meta and the vector table
+# ---------------------------------------------------------------------------
+
+def meta_get(key: str) -> str | None:
+    """A fact about the index (IndexMetaRow)."""
+    row = IndexMetaRow.objects.filter(key=key).first()
+    return row.value if row else None
+
+
+def meta_set(key: str, value: str) -> None:
+    """Record a fact about the index."""
+    IndexMetaRow.objects.update_or_create(key=key, defaults={"value": value})
+
+
+def next_seq() -> int:
+    """The next write sequence number, counted up in one statement (a read and an upsert were five)."""
+    table = IndexMetaRow._meta.db_table
+    with connection.cursor() as cur:
+        cur.execute(f"UPDATE {table} SET value = CAST(CAST(value AS BIGINT) + 1 AS TEXT) WHERE key = %s "
+                    "RETURNING value", [META_SEQ])
+        found = cur.fetchall()
+    if found:
+        return int(found[0][0])
+    meta_set(META_SEQ, "1")
+    return 1
+
+
+def ensure_vector_table(embedder: Embedder) -> bool:
+    """Make the vec0 table match the embedder; returns True when every node must be re-embedded."""
+    return match_vector_table(embedder)[1]
+
+
+def match_vector_table(embedder: Embedder) -> tuple[bool, bool]:
+    """Make the vec0 table match the embedder; returns (recreated, every node must be re-embedded). Recreating it
+    drops every vector and passage and clears every row's embed_hash (the next sync embeds them again)."""
+    dim = vectors.table_dim()
+    model_id = meta_get(META_MODEL)
+    if dim == embedder.dim and model_id == embedder.model_id:
+        return False, False
+    with transaction.atomic():
+        if model_id is not None and model_id != embedder.model_id:
+            logger.warning("Embedding model changed from %s to %s: every node will be re-embedded",
+                           model_id, embedder.model_id)
+        vectors.create_table(embedder.dim)
+        PassageRow.objects.all().delete()
+        NodeRow.objects.update(embed_hash="")
+        meta_set(META_MODEL, embedder.model_id)
+        meta_set(META_DIM, str(embedder.dim))
+        if model_id is None and not NodeRow.objects.exists():
+            meta_set(META_FORMAT, INDEX_FORMAT)  # a new index: every row will be derived the current way
+    return True, model_id is not None and NodeRow.objects.exists()
