@@ -151,6 +151,17 @@ def next_decision_id() -> int:
     return (newest or 0) + 1
 
 
+def ledger_position(*, session_id: str | None) -> tuple[int, int]:
+    """In one statement: the id the next decision row is expected to get (`next_decision_id`) and how many whisper
+    calls the session has made so far (`session_prompt_count`; 0 without a session)."""
+    table = connection.ops.quote_name(WhisperDecisionRow._meta.db_table)
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT (SELECT max(id) FROM {table}), (SELECT count(*) FROM {table} WHERE session_id = %s "
+                    "AND decision <> %s)", [session_id or "", SILENT_SYNTHETIC])
+        newest, count = cur.fetchone()
+    return (newest or 0) + 1, count if session_id else 0
+
+
 def session_prompt_count(*, session_id: str | None) -> int:
     """How many whisper calls a session has made, machine-generated prompts not counted."""
     if not session_id:

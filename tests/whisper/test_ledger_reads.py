@@ -113,6 +113,16 @@ def test_session_prompt_count_leaves_out_synthetic_prompts():
     assert [selectors.session_prompt_count(session_id=s) for s in ("s1", "s2", "s3", None)] == [3, 1, 0, 0]
 
 
+def test_ledger_position_is_the_next_id_and_the_count_in_one_read():
+    assert selectors.ledger_position(session_id="s1") == (1, 0)
+    for outcome in ("injected", "silent:gate", "silent:synthetic", "silent:acknowledgement", "silent:synthetic"):
+        decision("s1", outcome=outcome)
+    decision("s2")
+    expected = selectors.next_decision_id()
+    assert [selectors.ledger_position(session_id=s) for s in ("s1", "s2", "s3", None)] == \
+        [(expected, 3), (expected, 1), (expected, 0), (expected, 0)]
+
+
 # ---- the session buffer ------------------------------------------------------------------------------------------
 
 def append(session, prompt, seconds, vector=None):

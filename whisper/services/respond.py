@@ -21,9 +21,10 @@ from whisper import selectors
 from whisper.classifier import archetype_matrices
 from whisper.conf import WhisperConf, get_conf
 from whisper.formatter import intro
-from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
+from whisper.models import AffinityRow, WhisperDecisionRow
 from whisper.pipeline import new_run, run_stages
 from whisper.reranker import load_reranker
+from whisper.services.ledger import candidate_rows_insert
 from whisper.session import buffer_append, buffer_read
 from whisper.state import (
     INJECTED, SILENT_ACK, SILENT_DISABLED, SILENT_EMPTY, SILENT_ERROR, SILENT_LATE, SILENT_SHORT, SILENT_SYNTHETIC,
@@ -160,13 +161,7 @@ def _record(request: WhisperRequest, run: WhisperRun | None, decision: str, elap
                 row.estimated_tokens = run.estimated_tokens
                 row.save(update_fields=["estimated_tokens"])
         if run is not None and run.candidates:
-            WhisperCandidateRow.objects.bulk_create([WhisperCandidateRow(
-                decision=row, node_uid=c.node_id, short_id=c.short_id, title=c.display_title[:300], source=c.source,
-                retrieval_rank=c.retrieval_rank, retrieval_score=c.retrieval_score, raw_cosine=c.raw_cosine,
-                ce_raw=c.ce_raw, ce_abs=c.ce_abs, affinity=c.affinity, gate_score=c.gate_score,
-                gate_threshold=c.gate_threshold, stage=c.stage,
-                final_rank=c.final_rank, injected=injected and c.final_rank is not None,
-            ) for c in run.candidates])
+            candidate_rows_insert(decision_id=row.id, candidates=run.candidates, injected=injected)
         if injected and run is not None:
             surfacing_log(surface="whisper", query=run.query or run.prompt, session_id=row.session_id,
                           space=row.space, now=row.created, hits=[c.hit for c in run.selected if c.hit is not None])
@@ -193,13 +188,16 @@ def whisper_respond(*, prompt: str, session_id: str | None = None, space: str | 
     budget = max(0, min(int(budget_tokens if budget_tokens is not None else conf.budget_tokens), MAX_BUDGET_TOKENS))
     request = WhisperRequest(prompt=prompt or "", session_id=session_id, space=space, budget_tokens=budget, now=now)
     run: WhisperRun | None = None
+    prompts_before = 0
     try:
+        # one read: the id the decision row is expected to get and the session's prompts before this one
+        expected_id, prompts_before = selectors.ledger_position(session_id=session_id)
         if not conf.enabled:
             decision = SILENT_DISABLED
         else:
             recent = buffer_read(session_id=session_id, now=now, conf=conf)
             run = new_run(request, now=now, budget_tokens=budget, recent=recent)
-            run.log_id = selectors.next_decision_id()  # the text names it; _record puts in the real one
+            run.log_id = expected_id  # the text names it; _record puts in the real one
             decision = run_stages(run, conf, whisper_deps(conf=conf, session_id=session_id, now=now,
                                                            embedder=embedder))
     except Exception:  # noqa: BLE001
@@ -214,7 +212,9 @@ def whisper_respond(*, prompt: str, session_id: str | None = None, space: str | 
     row = _record(request, run, decision, elapsed_ms, conf)
     if row.id % PRUNE_EVERY == 0:
         ledger_prune(now=now)
-    count = selectors.session_prompt_count(session_id=session_id) if decision != SILENT_SYNTHETIC else 0
+    # the session's prompts with this one (it is not synthetic), as counted before the call: one agent's calls
+    # follow one another, so none of its own can land in between
+    count = prompts_before + 1 if session_id and decision != SILENT_SYNTHETIC else 0
     injected = decision == INJECTED
     return WhisperResult(
         text=run.text if injected else "", node_ids=tuple(c.node_id for c in run.selected) if injected else (),
