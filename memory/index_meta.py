@@ -28,9 +28,13 @@ META_SEQ = "seq"
 # ---------------------------------------------------------------------------
 
 def meta_get(key: str) -> str | None:
-    """A fact about the index (IndexMetaRow)."""
-    row = IndexMetaRow.objects.filter(key=key).first()
-    return row.value if row else None
+    """A fact about the index (IndexMetaRow; its key is unique). A plain statement: every remember reads the model
+    id (`match_vector_table`), and the ORM's query building cost more than the read."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT value FROM {connection.ops.quote_name(IndexMetaRow._meta.db_table)} WHERE key = %s",
+                    [key])
+        found = cur.fetchone()
+    return found[0] if found else None
 
 
 def meta_set(key: str, value: str) -> None:

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Collection, Sequence
 
 import numpy as np
+from django.db import connection
 
 from memory.domain import chunking
 from memory.domain.node import Node
@@ -99,11 +100,17 @@ def vectors_for(nodes: Sequence[Node], embedder: Embedder) -> tuple[dict[str, np
 
 
 def _cached(keys: list[str], model_id: str) -> dict[str, np.ndarray]:
+    """The cached vectors of these text hashes for the model, a plain statement per chunk (a remember reads the
+    cache twice: before the lock and in its index transaction)."""
     found: dict[str, np.ndarray] = {}
-    for i in range(0, len(keys), CHUNK):
-        rows = EmbeddingCacheRow.objects.filter(model_id=model_id, text_hash__in=keys[i:i + CHUNK])
-        for digest, blob in rows.values_list("text_hash", "vector"):
-            found[digest] = np.frombuffer(bytes(blob), dtype=np.float32)
+    table = connection.ops.quote_name(EmbeddingCacheRow._meta.db_table)
+    with connection.cursor() as cur:
+        for i in range(0, len(keys), CHUNK):
+            chunk = keys[i:i + CHUNK]
+            cur.execute(f"SELECT text_hash, vector FROM {table} WHERE model_id = %s AND text_hash IN "
+                        f"({', '.join(['%s'] * len(chunk))})", [model_id, *chunk])
+            for digest, blob in cur.fetchall():
+                found[digest] = np.frombuffer(bytes(blob), dtype=np.float32)
     return found
 
 
