@@ -10,6 +10,8 @@ import pytest
 from memory import runtime
 from whisper import conventions
 from whisper.classifier import archetype_matrices
+from whisper.conventions import STANDOUT_Z
+from whisper.models import WhisperCandidateRow
 from whisper.services import conventions_warm, whisper_respond
 
 from .test_conventions import MEMORIES
@@ -80,3 +82,34 @@ def test_a_small_identity_set_is_not_warmed(mem, counting):
     mem("I prefer tabs over spaces.", title="Tabs", type="preference", about_self=True, auto_link=False)
     conventions_warm(embedder=counting)
     assert counting.documents == []  # below the set standouts() measures: nothing it would read
+
+
+# ---- standouts are computed only where they pass: at the logistic gate, without a reranker (whisper.stages.retrieve)
+
+def _standouts_in_ledger(result) -> list[str]:
+    return list(WhisperCandidateRow.objects.filter(decision_id=result.whisper_log_id, gate_threshold=STANDOUT_Z)
+                .values_list("node_uid", flat=True))
+
+
+def test_with_the_logistic_gate_the_task_computes_standouts(person, counting):
+    result = whisper_respond(prompt=TASK, session_id="branch", embedder=counting)
+    assert len(counting.documents) == len(MEMORIES)  # the first sentences, read by standouts()
+    assert _standouts_in_ledger(result) == [person["env"].id]
+
+
+def test_with_the_gate_weights_off_no_standout_is_computed(person, counting, settings):
+    settings.ORMAH = {**settings.ORMAH, "WHISPER_GATE_WEIGHTS": "off"}
+    result = whisper_respond(prompt=TASK, session_id="branch", embedder=counting)
+    assert counting.documents == []  # no first sentence embedded for nothing
+    assert _standouts_in_ledger(result) == []
+    conventions_warm(embedder=counting)
+    assert counting.documents == []  # nor in the web master
+
+
+def test_with_a_reranker_no_standout_is_computed(person, counting, settings):
+    settings.ORMAH = {**settings.ORMAH, "WHISPER_RERANKER": "tests.whisper.test_reranker.ConstantReranker"}
+    result = whisper_respond(prompt=TASK, session_id="branch", embedder=counting)
+    assert counting.documents == []
+    assert _standouts_in_ledger(result) == []
+    conventions_warm(embedder=counting)
+    assert counting.documents == []
