@@ -133,6 +133,14 @@ def update_metadata(row_id: int, type: str, tier: str, space: str) -> None:  # n
                     [type, tier, space, row_id])
 
 
+def metadata(row_id: int) -> tuple[str, str, str] | None:
+    """The vec0 metadata columns (type, tier, space) of one row; None when the row has no vector."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT type, tier, space FROM {VEC_TABLE} WHERE rowid = %s", [row_id])
+        found = cur.fetchone()
+    return None if found is None else tuple(found)
+
+
 def vector_bytes(row_ids: Sequence[int] | None) -> dict[int, bytes]:
     """Raw float32 bytes of the given rows' vectors (all rows when None); point lookups for a short list."""
     with connection.cursor() as cur:

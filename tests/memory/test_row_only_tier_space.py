@@ -10,12 +10,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memory import runtime
+from memory.backends import backend
 from memory.domain.enums import Tier
 from memory.domain.requests import NodePatch
-from memory.backends.sqlite import VEC_TABLE
 from memory.models import NodeRow
 from memory.rebuild import rebuild
-from tests.postgres import sqlite_only
 from memory.services import edge_create, nodes_update
 from tests.memory.test_rebuild_invariant import snapshot
 from tests.memory.test_row_only_writes import DERIVED, _updated_columns, _vector_log_top
@@ -25,12 +24,12 @@ VEC_METADATA_UPDATE = re.compile(r"^\s*UPDATE\s+\"?node_vec\"?\s+SET\s+type\s*="
 
 
 def _vec_metadata(uid: str) -> tuple[str, str]:
-    with connection.cursor() as cur:
-        cur.execute(f"SELECT tier, space FROM {VEC_TABLE} WHERE rowid = %s", [NodeRow.objects.get(uid=uid).id])
-        return tuple(cur.fetchone())
+    """The tier and space the vector table repeats for the vector search's filters (vec0 on SQLite, node_vec's
+    columns on PostgreSQL)."""
+    _type, tier, space = backend().metadata(NodeRow.objects.get(uid=uid).id)
+    return tier, space
 
 
-@sqlite_only(reason="reads sqlite-vec's node_vec metadata columns by rowid; pgvector keeps the vector on the row")
 def test_a_tier_and_a_space_change_update_the_row_and_the_vector_metadata_only(mem):
     a = mem("The billing service keeps invoices in PostgreSQL 16", tags=["db", "billing"], space="billing")
     b = mem("Invoices are exported every night to the finance share", tags=["billing"])
