@@ -9,7 +9,7 @@ from django.core import checks as django_checks
 from django.core.checks import Error, Tags, register
 from django.db import connection
 
-from ormah_site.gunicorn_conf import WEB_SOCKETS
+from ormah_site.web_sockets import WEB_SOCKETS
 
 
 def _missing(exc: Exception) -> bool:
@@ -85,7 +85,7 @@ def check_job_nice(app_configs=None, **kwargs):
 
 @register()
 def check_web_sockets(app_configs=None, **kwargs):
-    """ORMAH_WEB_SOCKETS is `shared` or `per-worker` (how more than one web worker listen; ormah_site.gunicorn_conf):
+    """ORMAH_WEB_SOCKETS is `shared` or `per-worker` (how more than one web worker listen; ormah_site.web_sockets):
     `ormah serve` stops at its checks on any other value instead of starting a server that listens some other way."""
     value = settings.ORMAH["WEB_SOCKETS"]
     if value in WEB_SOCKETS:

@@ -44,11 +44,9 @@ import time
 
 from gunicorn.workers.gthread import ThreadWorker
 
-logger = logging.getLogger(__name__)
+from ormah_site.web_sockets import WEB_SOCKETS
 
-# The values of ORMAH_WEB_SOCKETS (settings.ORMAH["WEB_SOCKETS"]); the system check ormah.E007 refuses any other
-# before `ormah serve` starts, and `socket_per_worker` refuses it in a master started another way.
-WEB_SOCKETS = ("shared", "per-worker")
+logger = logging.getLogger(__name__)
 
 control_socket_disable = True  # gunicorn's ~/.gunicorn control socket: unused, and it failed on every start
 
