@@ -13,6 +13,7 @@ from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.conventions import governs_task, standouts
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
+from whisper.asked import asked
 from whisper.facts import names_focus, others_facts, question_facts
 from whisper.text import (
     about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus, someone_elses,
@@ -184,7 +185,10 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         # The joined query finds what the conversation is about; the prompt alone may still name its own topic
         # ("and what about the api token?"), which the joined text dilutes. Each memory keeps its better hit.
         alone = _search(query.model_copy(update={"query": run.prompt[-MAX_QUERY_CHARS:]}), conf, deps)
-        hits = _better_of(hits, alone, conf.search_limit)
+        hits = _better_of(hits, alone, conf.search_limit, keep=hits)
+    elif (question := asked(run.prompt)) is not None:
+        # Context, then the question: the question alone is searched too, each memory keeping its better hit.
+        hits = _better_of(hits, _search(query.model_copy(update={"query": question}), conf, deps), conf.search_limit)
     if any(SELF_TAG in h.tags for h in hits):  # only then ask which one is the self node
         excluded = deps.self_ids()
         hits = [h for h in hits if h.node_id not in excluded]
@@ -256,13 +260,18 @@ def _given_away(question: str, words: set[str], hit: SearchHit, cand: Candidate)
     return bool(facts & others_facts(cand.content, (cand.title, *hit.tags)))
 
 
-def _better_of(hits: list[SearchHit], more: list[SearchHit], limit: int) -> list[SearchHit]:
-    """Both lists' memories, each with its better hit, the best `limit` by score."""
+def _better_of(hits: list[SearchHit], more: list[SearchHit], limit: int,
+               keep: list[SearchHit] = ()) -> list[SearchHit]:
+    """Both lists' memories, each with its better hit, the best `limit` by score, and every memory of `keep`
+    besides (a follow-up's joined query: the prompt alone must not push the conversation's memories out)."""
     best = {h.node_id: h for h in hits}
     for h in more:
         if h.node_id not in best or h.score > best[h.node_id].score:
             best[h.node_id] = h
-    return sorted(best.values(), key=lambda h: -h.score)[:limit]
+    ranked = sorted(best.values(), key=lambda h: -h.score)
+    top = ranked[:limit]
+    kept = {h.node_id for h in keep}
+    return top + [h for h in ranked[limit:] if h.node_id in kept]
 
 
 def _search(query: SearchQuery, conf: WhisperConf, deps: Deps) -> list[SearchHit]:
