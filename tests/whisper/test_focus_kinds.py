@@ -127,3 +127,9 @@ def test_a_question_about_a_stored_thing_whose_asked_fact_is_not_stored_stays_si
 def test_a_memory_holding_what_is_asked_is_still_whispered(household, prompt, key):
     result = whisper_respond(prompt=prompt, session_id="focus")
     assert (result.decision, result.node_ids) == ("injected", (household[key].id,))
+
+
+def test_off_focus_takes_no_node_type():
+    # No check has read the memory's type since session 13; a caller passing one is a stale replay.
+    with pytest.raises(TypeError):
+        off_focus("when is Lena's birthday", title="Lena", content="Lena's birthday is 3 May.", node_type="fact")

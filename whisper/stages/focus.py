@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 
-from memory.domain.enums import NodeType
 from whisper.conf import WhisperConf
 from whisper.kinds import missing_kind
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
@@ -62,11 +61,9 @@ def _words(text: str) -> set[str]:
 
 # ---- the check and the stage
 
-def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
-              node_type: str = NodeType.FACT) -> str | None:
+def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = ()) -> str | None:
     """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
-    "kind: amount"), or None when it does not. `node_type` is read by no check since session 13; it stays so that
-    bench/whisper_stores.py's replay of this stage keeps its call."""
+    "kind: amount"), or None when it does not."""
     text = f"{title}\n{content}\n{' '.join(tags)}"
     missing = chain_owners(prompt) - _words(text)
     if missing:
@@ -86,7 +83,7 @@ def focus_check(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     if not run.pool or run.broad_recap:
         return None
     keep = [c for c in run.pool
-            if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c), node_type=c.type) is None]
+            if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c)) is None]
     if len(keep) == len(run.pool):
         return None
     run.drop(keep, STAGE_OFF_FOCUS)
