@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.checks import Error, register
 
-from whisper.conf import GATE_WEIGHTS, _weights
+from whisper.conf import GATE_WEIGHTS, parse_gate_weights
 
 
 @register()
@@ -14,7 +14,7 @@ def check_gate_weights(app_configs=None, **kwargs):
     """ORMAH_WHISPER_GATE_WEIGHTS: unset, "off", or as many numbers as the gate has inputs (an older gate's 9 is not)."""
     raw = settings.ORMAH.get("WHISPER_GATE_WEIGHTS")
     try:
-        _weights(raw)
+        parse_gate_weights(raw)
     except ValueError as exc:  # Trigger: a stale or mistyped setting. Why: every whisper call would fail. Outcome: error.
         return [Error(
             f"ORMAH_WHISPER_GATE_WEIGHTS is {raw!r}: {exc}",

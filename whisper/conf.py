@@ -80,7 +80,7 @@ def _patterns(raw: str | None) -> tuple[re.Pattern, ...]:
     return tuple(re.compile(line.strip(), re.IGNORECASE) for line in (raw or "").splitlines() if line.strip())
 
 
-def _weights(raw: str | None) -> tuple[float, ...]:
+def parse_gate_weights(raw: str | None) -> tuple[float, ...]:
     """WHISPER_GATE_WEIGHTS: unset for the fitted weights, "off" for the probability gate, else 7 numbers."""
     if raw is None or not str(raw).strip():
         return GATE_WEIGHTS
@@ -127,7 +127,7 @@ def get_conf() -> WhisperConf:
         gate_no_reranker=calibrated("GATE_NO_RERANKER", "whisper_gate"),
         gate_min_cosine=pick("GATE_MIN_COSINE", d.gate_min_cosine),
         gate_relative=pick("GATE_RELATIVE", d.gate_relative),
-        gate_weights=_weights(o.get("WHISPER_GATE_WEIGHTS")),
+        gate_weights=parse_gate_weights(o.get("WHISPER_GATE_WEIGHTS")),
         gate_logit=pick("GATE_LOGIT", d.gate_logit),
         project_pass=pick("PROJECT_PASS", d.project_pass),
         identity_gate=pick("IDENTITY_GATE", d.identity_gate),

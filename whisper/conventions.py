@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from memory.domain.search import SearchHit
-from whisper.imperative import _CLOSED_CLASS as CLOSED_CLASS, preference_task
+from whisper.imperative import CLOSED_CLASS, preference_task
 from whisper.state import STAGE_CANDIDATE, STAGE_GATE, Deps, WhisperRun
 from whisper.words import common_word
 

@@ -24,7 +24,7 @@ _REQUEST_OPENER = (r"^\s*(?:(?:ok(?:ay)?|so|now|next|then|alright|just|also)[,.!
                    r"let'?s\s+|help me\s+|go ahead and\s+)?(?:just\s+)?")
 _FIRST_WORD = re.compile(
     _REQUEST_OPENER + r"(?P<word>[A-Za-z][\w'\u2019-]*)(?P<after>\S*)(?:\s+(?P<next>[\w'\u2019]+))?", re.IGNORECASE)
-_CLOSED_CLASS = frozenset("""
+CLOSED_CLASS = frozenset("""
 what when where who whom whose which why how whatever whenever wherever whoever whichever
 is are was were am be been being do does did done have has had can could would will shall should may might must
 i you he she it we they me him her us them this that these those there here it's i'm i've i'd i'll we're they're
@@ -54,10 +54,10 @@ def _subject_first(rest: str) -> bool:
     for i, word in enumerate(words[:2]):
         if word in _FINITE:
             return True
-        if word in _CLOSED_CLASS or not word[:1].isalpha():
+        if word in CLOSED_CLASS or not word[:1].isalpha():
             return False
         after = words[i + 1] if i + 1 < len(words) else ""
-        if word.endswith("ed") and inflected(word) and (after in _CLOSED_CLASS or not after[:1].isalpha()):
+        if word.endswith("ed") and inflected(word) and (after in CLOSED_CLASS or not after[:1].isalpha()):
             return True
     return False
 
@@ -113,7 +113,7 @@ def is_request(prompt: str) -> bool:
         return False
     raw = m.group("word").replace("\u2019", "'")
     word, following = raw.lower(), (m.group("next") or "").lower().replace("\u2019", "'")
-    if word in _CLOSED_CLASS or any(ch.isdigit() for ch in word) or inflected(word):
+    if word in CLOSED_CLASS or any(ch.isdigit() for ch in word) or inflected(word):
         return False
     if m.group("after") == "" and _subject_first(text[m.end("after"):]):
         return False  # "Yesterday I went", "Dinner was late": the first word is no verb
