@@ -13,7 +13,8 @@ then runs every scenario of bench/datasets/whisper.json through whisper_respond 
 * silence: should-stay-silent prompts that got nothing / should-stay-silent prompts
 
 `--gate-dump FILE` runs the split the same way and also writes what reached the gate in every call (with the recall
-hits the overlap filter dropped), for bench/whisper_gate_fit.py.
+hits the overlap filter dropped), for bench/whisper_gate_fit.py; with `--shape` also the store's shape (hubness, spread:
+a full n x n similarity matrix; off by default, no fit reads it).
 
 `--sweep` runs the split with the gate open, reads every candidate's gate score from the decision ledger and
 prints hit rate, precision and silence per gate threshold: that is how the gate is tuned, on dev only
@@ -102,11 +103,13 @@ def per_category(outcomes: list[Outcome]) -> dict[str, list[int]]:
 
 
 @contextmanager
-def recording_gate(keys: dict[str, str]):
+def recording_gate(keys: dict[str, str], *, shape: bool = False):
     """Record what reaches the injection gate in every whisper_respond call (the production path, production
     settings): per call, each candidate's key, its route (identity gate, strong-cosine only, or the logistic gate),
     raw cosine, ordering score and the logistic gate's inputs (whisper.stages.gate.gate_inputs). Yields the list
-    of calls; a call that ended before the gate records None."""
+    of calls; a call that ended before the gate records None. With `shape`, each row also holds the store's shape
+    (StoreShape: "spread", "hub"; a full n x n similarity matrix, inputs session 13 tried and did not keep); without
+    it both are None."""
     import whisper.pipeline as pipeline
     import whisper.services.respond as respond
     from whisper.classifier import IDENTITY
@@ -139,11 +142,12 @@ def recording_gate(keys: dict[str, str]):
         return [row(c, run, "no_overlap", None) for c in run.candidates
                 if c.stage == STAGE_OVERLAP and c.probability is not None and c.ce_abs is None]
 
-    shape = StoreShape()
+    store = StoreShape() if shape else None
 
     def observed(run, conf, deps):
         vocabulary = prompt_vocabulary(run.prompt)
-        spread = shape.spread(run.query_vec, [c.raw_cosine or 0.0 for c in run.candidates if c.probability is not None])
+        spread = store and store.spread(run.query_vec,
+                                        [c.raw_cosine or 0.0 for c in run.candidates if c.probability is not None])
         served = deps.served() if run.request.session_id else frozenset()  # already in the agent's context
         inputs = gate.gate_inputs(run, gate.logistic_hits(run))
         share = conf.gate_relative if run.intent is not None and run.intent.has(IDENTITY) else conf.identity_fact_share
@@ -156,7 +160,7 @@ def recording_gate(keys: dict[str, str]):
                                                    "cos_alone": alone.get(c.hit.row_id) if c.hit is not None else None,
                                                    "cos_joined": joined.get(c.hit.row_id) if c.hit is not None else None,
                                                    "vocabulary": vocabulary, "spread": spread,
-                                                   "hub": shape.hub(c.hit.row_id) if c.hit is not None else None}
+                                                   "hub": store.hub(c.hit.row_id) if store and c.hit is not None else None}
                      for c in run.pool] + no_overlap(run)
         return gate.injection_gate(run, conf, deps)
 
@@ -252,14 +256,14 @@ def prompt_vocabulary(prompt: str) -> dict:
     return {"sizes": sizes, "counts": counts}
 
 
-def gate_dump(prompts, ids: dict[str, str], now, path: Path) -> list[Outcome]:
+def gate_dump(prompts, ids: dict[str, str], now, path: Path, *, shape: bool = False) -> list[Outcome]:
     """Run the split through the real path (history first, same session) and write, per prompt, what reached the
     gate in each call: the input of bench/whisper_gate_fit.py. The gate's own threshold does not change what
     reaches it (only a history prompt's served memories, which the fit simulates per threshold). Returns the
     outcomes, scored as a plain run's."""
     keys = {v: k for k, v in ids.items()}
     out, outcomes = [], []
-    with recording_gate(keys) as calls:
+    with recording_gate(keys, shape=shape) as calls:
         for p in prompts:
             calls.clear()
             outcomes.append(run_one(p, ids, now=now))
@@ -331,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dump", type=Path, help="with --sweep: write every prompt's gate candidates here (JSON)")
     parser.add_argument("--gate-dump", type=Path,
                         help="write what reaches the gate per prompt, production settings (bench/whisper_gate_fit.py)")
+    parser.add_argument("--shape", action="store_true",
+                        help="with --gate-dump: also record the store's shape (hubness, spread; a full n x n matrix)")
     parser.add_argument("--no-project-pass", action="store_true",
                         help="without whisper's second recall over the prompt's project (WHISPER_PROJECT_PASS off)")
     parser.add_argument("--cpu-ab", type=int, metavar="ROUNDS",
@@ -363,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
                 print_sweep(table, split, len(prompts))
                 continue
             if args.gate_dump:
-                outcomes = gate_dump(prompts, ids, scenarios.now, args.gate_dump)
+                outcomes = gate_dump(prompts, ids, scenarios.now, args.gate_dump, shape=args.shape)
             else:
                 outcomes = run_split(prompts, ids, scenarios.now)
             results[split], categories[split] = metrics(outcomes), per_category(outcomes)
