@@ -11,6 +11,7 @@ from whisper.reranker import ce_absolute
 from whisper.state import (
     SILENT_BELOW_FLOOR, SILENT_NO_OVERLAP, STAGE_OVERLAP, STAGE_POST_FLOOR, STAGE_SPACE, Deps, WhisperRun,
 )
+from whisper.compounds import compounds
 from whisper.facts import named_facts, question_facts
 from whisper.text import topic_tokens
 
@@ -75,7 +76,8 @@ def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | Non
     if not run.pool:
         return None
     current = [run.request.space] if run.request.space else []
-    wanted = topic_tokens(run.query or run.prompt, exclude=current)
+    # A phrasal verb meets the noun written as one word ("backed up" and "Backups"; whisper.compounds).
+    wanted = topic_tokens(run.query or run.prompt, exclude=current) | compounds(run.query or run.prompt)
     # On a question about the user, an identity memory holding the kind of fact a general word asks for shares it
     # ("what's my job?" and "Works at …"; whisper.lexicon).
     personal = run.identity_question or (run.intent is not None and run.intent.has(IDENTITY))
@@ -84,8 +86,9 @@ def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | Non
         # A project's own name is not a topic: "how does shopfront sign users in?" must match on "sign users".
         exclude = current + ([cand.space] if cand.space else [])
         labels = (cand.title, *(cand.hit.tags if cand.hit is not None else ()))  # tags name its subject too
-        cand.overlap = bool((wanted - topic_tokens(" ".join(exclude))) & topic_tokens(
-            " ".join((cand.content, *labels)), exclude=exclude)) or bool(
+        text = " ".join((cand.content, *labels))
+        cand.overlap = bool((wanted - topic_tokens(" ".join(exclude))) & (
+            topic_tokens(text, exclude=exclude) | compounds(text))) or bool(
             facts and cand.identity and facts & named_facts(cand.content, labels))
     any_overlap = any(c.overlap for c in run.pool)
 
