@@ -10,7 +10,7 @@ from typing import TypeVar
 
 import numpy as np
 from django.db import connection
-from django.db.models import F, Prefetch
+from django.db.models import Count, F, Prefetch, Subquery
 
 from memory.domain.enums import Tier
 from memory.domain.requests import auto_title
@@ -153,13 +153,15 @@ def next_decision_id() -> int:
 
 def ledger_position(*, session_id: str | None) -> tuple[int, int]:
     """In one statement: the id the next decision row is expected to get (`next_decision_id`) and how many whisper
-    calls the session has made so far (`session_prompt_count`; 0 without a session)."""
-    table = connection.ops.quote_name(WhisperDecisionRow._meta.db_table)
-    with connection.cursor() as cur:
-        cur.execute(f"SELECT (SELECT max(id) FROM {table}), (SELECT count(*) FROM {table} WHERE session_id = %s "
-                    "AND decision <> %s)", [session_id or "", SILENT_SYNTHETIC])
-        newest, count = cur.fetchone()
-    return (newest or 0) + 1, count if session_id else 0
+    calls the session has made so far (`session_prompt_count`; 0 without a session): the newest row's id with the
+    session's count as a subquery."""
+    count = (WhisperDecisionRow.objects.filter(session_id=session_id or "").exclude(decision=SILENT_SYNTHETIC)
+             .order_by().values("session_id").annotate(n=Count("id")).values("n"))
+    newest = (WhisperDecisionRow.objects.order_by("-id").annotate(n=Subquery(count))
+              .values_list("id", "n").first())
+    if newest is None:
+        return 1, 0
+    return newest[0] + 1, (newest[1] or 0) if session_id else 0
 
 
 def session_prompt_count(*, session_id: str | None) -> int:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import transaction
+from django.db.models import Q
 
 from whisper.conf import WhisperConf
 from whisper.models import SessionPromptRow
@@ -41,14 +42,11 @@ def buffer_append(*, session_id: str | None, prompt: str, vector: np.ndarray | N
         return
     blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
     since = now - timedelta(minutes=conf.session_gap_minutes)
-    adapt = connection.ops.adapt_datetimefield_value
-    table = connection.ops.quote_name(SessionPromptRow._meta.db_table)
-    # Two statements without the ORM's query building (a whisper call's bookkeeping, docs/benchmarks.md "CPU per
-    # call (session 14)"); they join the caller's transaction (whisper's one write).
-    with transaction.atomic(savepoint=False), connection.cursor() as cur:
-        cur.execute(f"INSERT INTO {table} (session_id, prompt, vector, created) VALUES (%s, %s, %s, %s)",
-                    [session_id, prompt[:MAX_PROMPT_CHARS], blob, adapt(now)])
+    with transaction.atomic(savepoint=False):  # joins the caller's transaction (whisper's one write)
+        SessionPromptRow.objects.create(session_id=session_id, prompt=prompt[:MAX_PROMPT_CHARS], vector=blob,
+                                        created=now)
+        newest = (SessionPromptRow.objects.filter(session_id=session_id).order_by("-created", "-id")
+                  .values("id")[: conf.buffer_size])
         # one DELETE: every session's rows older than the gap, and this session's beyond the newest buffer_size
-        cur.execute(f"DELETE FROM {table} WHERE created < %s OR (session_id = %s AND id NOT IN "
-                    f"(SELECT id FROM {table} WHERE session_id = %s ORDER BY created DESC, id DESC LIMIT %s))",
-                    [adapt(since), session_id, session_id, conf.buffer_size])
+        stale = Q(created__lt=since) | (Q(session_id=session_id) & ~Q(id__in=newest))
+        SessionPromptRow.objects.filter(stale).delete()

@@ -21,10 +21,9 @@ from whisper import selectors
 from whisper.classifier import archetype_matrices
 from whisper.conf import WhisperConf, get_conf
 from whisper.formatter import intro
-from whisper.models import AffinityRow, WhisperDecisionRow
+from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
 from whisper.pipeline import new_run, run_stages
 from whisper.reranker import load_reranker
-from whisper.services.ledger import candidate_rows_insert
 from whisper.session import buffer_append, buffer_read
 from whisper.state import (
     INJECTED, SILENT_ACK, SILENT_DISABLED, SILENT_EMPTY, SILENT_ERROR, SILENT_LATE, SILENT_SHORT, SILENT_SYNTHETIC,
@@ -161,7 +160,13 @@ def _record(request: WhisperRequest, run: WhisperRun | None, decision: str, elap
                 row.estimated_tokens = run.estimated_tokens
                 row.save(update_fields=["estimated_tokens"])
         if run is not None and run.candidates:
-            candidate_rows_insert(decision_id=row.id, candidates=run.candidates, injected=injected)
+            WhisperCandidateRow.objects.bulk_create([WhisperCandidateRow(
+                decision=row, node_uid=c.node_id, short_id=c.short_id, title=c.display_title[:300], source=c.source,
+                retrieval_rank=c.retrieval_rank, retrieval_score=c.retrieval_score, raw_cosine=c.raw_cosine,
+                ce_raw=c.ce_raw, ce_abs=c.ce_abs, affinity=c.affinity, gate_score=c.gate_score,
+                gate_threshold=c.gate_threshold, stage=c.stage,
+                final_rank=c.final_rank, injected=injected and c.final_rank is not None,
+            ) for c in run.candidates])
         if injected and run is not None:
             surfacing_log(surface="whisper", query=run.query or run.prompt, session_id=row.session_id,
                           space=row.space, now=row.created, hits=[c.hit for c in run.selected if c.hit is not None])
