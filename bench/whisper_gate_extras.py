@@ -137,3 +137,60 @@ EXTRAS = {
     "vector_first": lambda c, call: float(c.get("vector_rank") == 1),
     "title_overlap": lambda c, call: float(bool(c.get("title_overlap"))),  # shares a word with the title
 } | VOCABULARY | SHAPE
+
+
+def _seg(c: dict, key: str) -> float:
+    return (c.get("seg") or {}).get(key, c["cosine"])
+
+
+def _seg_best_rank(key):
+    """1 for the hit with the highest `key` among the call's logistic hits."""
+    def f(c: dict, call: list[dict]) -> float:
+        hits = [d for d in call if d["route"] == "logistic"]
+        return float(max(hits, key=lambda d: key(d)) is c)
+    return f
+
+
+# The prompt's segments and the memory's sentences (session 14; bench/whisper_gate_segments.py adds `seg` to a dump):
+# the cosine to the question sentence(s) alone, to the prose without pasted code and logs, the best of them and the
+# dump's cosine; the best cosine of the prompt / its question to any one sentence of a note of several sentences.
+SEGMENTS = {
+    "cos_q": lambda c, call: _seg(c, "q"),
+    "cos_prose": lambda c, call: _seg(c, "prose"),
+    "seg_best": lambda c, call: max(c["cosine"], _seg(c, "q"), _seg(c, "prose")),
+    "seg_gain": lambda c, call: max(c["cosine"], _seg(c, "q"), _seg(c, "prose")) - c["cosine"],
+    "sent": lambda c, call: _seg(c, "sent"),
+    "sent_q": lambda c, call: _seg(c, "sent_q"),
+    "sent_gain": lambda c, call: max(_seg(c, "sent"), _seg(c, "sent_q")) - c["cosine"],
+    "all_best": lambda c, call: max(c["cosine"], _seg(c, "q"), _seg(c, "prose"), _seg(c, "sent"), _seg(c, "sent_q")),
+    "best_q": _seg_best_rank(lambda d: _seg(d, "q")),
+    "best_cos": _seg_best_rank(lambda d: d["cosine"]),
+    "best_all": _seg_best_rank(lambda d: max(d["cosine"], _seg(d, "q"), _seg(d, "prose"), _seg(d, "sent"),
+                                             _seg(d, "sent_q"))),
+    "sent_best": lambda c, call: max(c["cosine"], _seg(c, "sent"), _seg(c, "sent_q")),
+    "q_sent_best": lambda c, call: max(c["cosine"], _seg(c, "q"), _seg(c, "sent"), _seg(c, "sent_q")),
+    "prose_sent_best": lambda c, call: max(c["cosine"], _seg(c, "prose"), _seg(c, "sent")),
+}
+EXTRAS |= SEGMENTS
+
+
+def _logit(v: float) -> float:
+    v = min(max(v, 1e-4), 1 - 1e-4)
+    return math.log(v / (1 - v))
+
+
+# The shape of g and the legs (session 14): recall's probability on its own log-odds scale, g and cosine for the best
+# hit only, the log-odds and cosine margins, the pool's size, and where the two legs of recall ranked the memory.
+SHAPE_G = {
+    "g_logit": lambda c, call: _logit(c["g"]),
+    "best_g": lambda c, call: c["inputs"][2] * c["g"],
+    "best_cos_x": lambda c, call: c["inputs"][2] * c["cosine"],
+    "margin_logit": lambda c, call: _logit(c["g"]) - max(
+        [_logit(d["g"]) for d in call if d["route"] == "logistic" and d is not c and d["g"] <= c["g"]], default=-9.2),
+    "n_hits": lambda c, call: float(sum(d["route"] == "logistic" for d in call)),
+    "cos_margin": lambda c, call: c["cosine"] - max(
+        [d["cosine"] for d in call if d["route"] == "logistic" and d is not c], default=0.0),
+    "both_first": lambda c, call: float(c.get("fts_rank") == 1 and c.get("vector_rank") == 1),  # both legs agree
+    "vector_rank_inv": lambda c, call: 1.0 / c["vector_rank"] if c.get("vector_rank") else 0.0,
+}
+EXTRAS |= SHAPE_G

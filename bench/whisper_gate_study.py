@@ -8,7 +8,8 @@
 The dump is bench.whisper_stores' `--gate-dump` of the dev split. Every variant is refitted and its operating point
 chosen as bench/whisper_gate_fit.py chooses it (the grouped estimate: left out by batch and by store, each
 measure's lower figure, against the targets), so a row says what the variant would give on prompts unlike the ones it
-was fitted on. Log-loss (left out by batch, by store) moves less than the hit rate from one prompt to the next;
+was fitted on. Log-loss (left out by batch, by store, and batch 5's hits alone left out by batch: the freshest prompts) moves less
+than the hit rate from one prompt to the next;
 an input that only one store has (`own_titled`, `overview`: project notes) cannot be learnt with that store left
 out, so its worth shows by batch. The page rules live in whisper.stages.retrieve and are replayed here from each hit's recall probability.
 `--fresh N` fits the candidate on the other batches only and scores it and whisper/conf.py's gate on batch N's
@@ -58,9 +59,12 @@ def variant(raw: str, rule: str | None):
 EXTRAS: tuple[str, ...] = ()  # candidate inputs of bench/whisper_gate_extras.py named in --keep, after GATE_INPUTS
 
 
+FRESHEST = "5"  # the labelling round whose left-out log-loss an input must not worsen (the freshest prompts)
+
+
 def judge(dump: list[dict], keep: list[int], l2: float) -> tuple:
-    """(threshold, grouped hit / precision / silence, log-loss left out by batch and by store, in-sample minus
-    grouped per measure)."""
+    """(threshold, grouped hit / precision / silence, log-loss left out by batch and by store and, left out by
+    batch, on the FRESHEST batch's hits alone, in-sample minus grouped per measure)."""
     x, y, where = gf.rows(dump, EXTRAS)
     x = x[:, keep]
     est = gf.estimates(dump, x, y, where, l2, by_prompt=False)
@@ -69,16 +73,18 @@ def judge(dump: list[dict], keep: list[int], l2: float) -> tuple:
     if t is None:  # nothing reaches the targets: the most precise point
         t = max(cur["grouped"], key=lambda k: (cur["grouped"][k][1], cur["grouped"][k][0]))
     loss = [gf.log_loss(est[by], y, where) for by in gf.GROUPINGS]
+    fresh_rows = [j for j, w in enumerate(where) if str(dump[w[0]]["prompt"].get("batch", 1)) == FRESHEST]
+    loss.append(gf.log_loss(est["batch"], y[fresh_rows], [where[j] for j in fresh_rows]) if fresh_rows else math.nan)
     return t, cur["grouped"][t], loss, tuple(a - b for a, b in zip(cur["in sample"][t], cur["grouped"][t]))
 
 
 def row(name: str, result: tuple) -> str:
     t, (h, p, s), loss, opt = result
-    return (f"| {name} | {t:+.1f} | {h:.3f} / {p:.3f} / {s:.3f} | {loss[0]:.4f} / {loss[1]:.4f} | "
+    return (f"| {name} | {t:+.1f} | {h:.3f} / {p:.3f} / {s:.3f} | {loss[0]:.4f} / {loss[1]:.4f} / {loss[2]:.4f} | "
             + " / ".join(f"{v:+.3f}" for v in opt) + " |")
 
 
-HEADER = ("| variant | log-odds >= | grouped hit / precision / silence | log-loss by batch / store | optimism |\n"
+HEADER = ("| variant | log-odds >= | grouped hit / precision / silence | log-loss by batch / store / batch 5 | optimism |\n"
           "|---|---:|---|---:|---|")
 
 
