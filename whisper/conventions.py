@@ -24,9 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from memory.domain.search import SearchHit
-from whisper.imperative import CLOSED_CLASS, preference_task
+from whisper.imperative import preference_task, written_in_words  # noqa: F401 (written_in_words: moved, kept importable)
 from whisper.state import STAGE_CANDIDATE, STAGE_GATE, Deps, WhisperRun
-from whisper.words import common_word
 
 STANDOUT_Z = 5.6  # leave-one-out standard scores a memory's cosine must reach over the rest of the identity set
 MIN_COSINE = 0.25  # and its raw cosine to the task (a standout among memories all far from the task is no match)
@@ -114,13 +113,6 @@ def first_sentence(content: str) -> str:
     return _FIRST_SENTENCE.split(content.strip(), maxsplit=1)[0]
 
 
-def written_in_words(prompt: str) -> bool:
-    """Whether the prompt holds an ordinary English word of three letters or more that is not of a closed class
-    ("zzqxv blorf" holds none): a random standout among cosines to nonsense is no match."""
-    return any(len(w) >= 3 and w.lower() not in CLOSED_CLASS and common_word(w) for w in _LETTERS.findall(prompt))
-
-
-_LETTERS = re.compile(r"[A-Za-z]+")
 
 
 def _sentence_vectors(embed: Callable[[str], np.ndarray], sentences: Sequence[str]) -> list[np.ndarray]:

@@ -35,7 +35,8 @@ someone somebody something anyone anybody anything everyone everybody everything
 in on at for with from to of by about after before since until during through without within into onto over under
 if while because and but or so nor than as though although unless whether yet
 oh ah aw hmm hm um uh er oops whoa wow hey hi hello yes yeah yep yup nope ok okay not
-""".split())
+morning evening afternoon goodnight good gm yo howdy hiya bye cheers
+""".split())  # the last line: greetings, which open chit-chat ("good morning!", "morning! coffee first"), not a task
 _OBJECT_START = frozenset("the a an this that these those my our your all every each me us it them him her".split())
 _SUBJECTS = frozenset("i we he she they you it's i'm we're they're he's she's".split())
 _FINITE = frozenset("is are was were am has had will would can could does did should isn't aren't wasn't weren't "
@@ -117,9 +118,20 @@ def is_request(prompt: str) -> bool:
         return False
     if m.group("after") == "" and _subject_first(text[m.end("after"):]):
         return False  # "Yesterday I went", "Dinner was late": the first word is no verb
+    if following not in _OBJECT_START and not written_in_words(text):
+        return False  # "zzqxv blorf": no ordinary word and no object after the first, so nothing reads as a verb
     # A capitalised word that is no ordinary word is a name ("Biscuit limped"), unless an object follows it as one
     # follows a verb ("Embed the chart", "Grep it"): a name is followed by its verb, not by "the".
     return not (raw[:1].isupper() and raw[1:2].islower() and not common_word(word) and following not in _OBJECT_START)
+
+
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+
+def written_in_words(prompt: str) -> bool:
+    """Whether the prompt holds an ordinary English word of three letters or more that is not of a closed class
+    ("zzqxv blorf" holds none, nor "hi!"): a prompt without one asks for no task."""
+    return any(len(w) >= 3 and w.lower() not in CLOSED_CLASS and common_word(w) for w in _LETTERS.findall(prompt))
 
 
 # Asking whether or how the user may do something ("should I split this PR?", "can I schedule a call at 8pm?", "is it

@@ -5,8 +5,9 @@ it, however close it scores. Both sides are read from closed word classes (quest
 weekdays, number words, pronouns, prepositions of place) and regular patterns (digits, clock times, paths, hosts);
 no store's or bench's words are in them. docs/whisper.md, "The focus rule beyond the identity route".
 
-Kinds: "amount" (an amount of money), "time" (a date or time of day), "number" (a count, size, duration, port or
-version), "person" (a name, a person word, or a group or role: "the payments team", "the on-call engineer"), "place" (a
+Kinds: "amount" (an amount of money), "time" (a date or time of day), "number" (a size, duration, port or
+version), "count" ("how many <things>": a number standing alone, not a measure, date or time; session 14), "url" (a
+web address: "what's the dashboard URL"; session 14), "person" (a name, a person word, or a group or role: "the payments team", "the on-call engineer"), "place" (a
 named place, a place phrase, a path, host or URL). "How much is / was the …" asks for a number of any unit (a memory
 limit in MB as much as a price); it asks for money only when the question says so (cost, price, pay, spend, charge,
 a fee or bill, a currency word or sign), and then money stands for the number: "for free" answers it.
@@ -40,7 +41,8 @@ _ASKS = {
     "amount": re.compile(
         rf"\bhow (?:much|many)\b[^.?!]*(?:{_MONEY_WORDS})"
         r"|\bhow (?:expensive|pricey|cheap)\b"
-        r"|\bwhat (?:did|does|do|will|would)\b[^.?!]*\bcost\b"
+        r"|\bwhat (?:did|does|do|will|would)\b(?:(?!\b(?:when|if|because|after|before|while|since|until)\b)[^.?!])*"
+        r"\bcost\b"  # "what did the trip cost", not "what did I do when the cost went up" (a clause's own verb)
         r"|\bwhat(?:'s|\u2019s| is| was| were| are)? (?:the )?(?:total |full |final )?(?:price|fee|fees|bill|cost)\b",
         re.IGNORECASE),
     "time": re.compile(
@@ -49,24 +51,56 @@ _ASKS = {
         r"|\bhow (?:often|soon)\b", re.IGNORECASE),
     "number": re.compile(
         r"\bhow (?:many|much|long|big|large|small|old|far|tall|heavy|fast|high|wide|deep)\b"
-        r"|\b(?:what|which)(?:'s|\u2019s| is| was| are)? (?:the )?(?:port|version|number|percentage|size|count)s?\b",
+        r"|\b(?:what|which)(?:'s|\u2019s| is| was| are)? (?:the |our |its |their |your |my )?(?:[\w-]+ ){0,3}?"
+        r"(?:port|version|number|percentage|size|count|limit|maximum|minimum|timeout|capacity|quota|threshold)s?\b",
+        re.IGNORECASE),
+    # a web address: "what's the dashboard URL", "which link do I send"; named by the noun, not by "where"
+    "url": re.compile(
+        r"\b(?:what|which|where)(?:'s|\u2019s| is| was| are| were)?\b[^.?!]{0,60}?\b"
+        r"(?:urls?|links?|website|homepage|web ?page|domain|endpoint|hostname|web address)\b",
         re.IGNORECASE),
     "person": re.compile(rf"{_CLAUSE}(?:who(?:'s|\u2019s)?|whom|whose)\b", re.IGNORECASE),
     "place": re.compile(rf"{_CLAUSE}(?:where(?:'s|\u2019s)?)\b", re.IGNORECASE),
 }
+# Units of measure, short and long (a closed class): a number before one is a measure, not a count of things.
+_UNITS_SHORT = (r"%|px|pt|em|rem|[kmgt]i?b|bytes?|kg|g|mg|lbs?|km|m|cm|mm|mi|ft|l|ml|ms|s|secs?|mins?|h|hrs?|kbps|mbps|"
+                r"fps|hz|khz|mhz|ghz|x|k|°c?")
+_UNIT_NAMES = frozenset("""
+second seconds minute minutes hour hours day days week weeks month months year years decade decades
+byte bytes kilobyte kilobytes megabyte megabytes gigabyte gigabytes terabyte terabytes pixel pixels px mb gb kb
+kilometre kilometres kilometer kilometers km mile miles metre metres meter meters m cm mm feet foot inch inches
+kilo kilos kilogram kilograms kg gram grams pound pounds litre litres liter liters ml percent per cent degrees
+calories steps
+""".split())
+_HOW_MANY = re.compile(r"\bhow many ([a-z][\w-]*)", re.IGNORECASE)
 # A question asking for a method or a reason asks for no kind ("how do I …", "why …").
 _METHOD = re.compile(r"^\s*(?:\w+[,]?\s+)?(?:how (?:do|does|can|could|should|would|will|to|did i|did we)\b|why\b)",
                      re.IGNORECASE)
 
 
+# "whats", "wheres", "whos", "whens", "hows" typed without the apostrophe are the contractions ("whats the port?").
+_BARE_CONTRACTION = re.compile(r"\b(what|where|who|when|how)s\b", re.IGNORECASE)
+
+
 def asked_kinds(prompt: str) -> frozenset[str]:
     """The kinds of thing a question asks for ("when is the vet appointment?" -> {"time"}); empty for any other
     prompt, for one asking how to do something, and for one asking when something happened ("when did …")."""
+    prompt = _BARE_CONTRACTION.sub(r"\1's", prompt)
     if _METHOD.search(prompt) or ("?" not in prompt and not _opens_question(prompt)):
         return frozenset()
     kinds = {kind for kind, asks in _ASKS.items() if asks.search(prompt)}
-    # An amount of money is the number asked for ("how much did it cost?"): "for free" answers it, no digit needed.
-    return frozenset(kinds - {"number"} if "amount" in kinds else kinds)
+    # An amount of money is the number asked for ("how much did it cost?"): "for free" answers it, no digit needed;
+    # a web address is the place asked for ("where's the dashboard link?").
+    if "amount" in kinds:
+        kinds.discard("number")
+    if "url" in kinds:
+        kinds.discard("place")
+    # "how many photos …" asks for a count of things, which a measure ("1600 px", "2 MB", "7 minutes") is not; "how
+    # many kilometres / hours …" asks for the measure itself.
+    if "number" in kinds and any(m.group(1).lower() not in _UNIT_NAMES for m in _HOW_MANY.finditer(prompt)):
+        kinds.discard("number")
+        kinds.add("count")
+    return frozenset(kinds)
 
 
 def _opens_question(prompt: str) -> bool:
@@ -119,6 +153,17 @@ _HOLDS = {
         r"|\b(?:a few|several|many|no)\b", re.IGNORECASE),
     "person": re.compile(rf"{_NAME}|{_GROUP}|\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? [A-Z]|@\w+"
                          r"|(?i:\b(?:i|me|my|myself|we|us|our|he|him|his|she|her|they|them)\b)"),
+    "url": re.compile(
+        r"https?://|\bwww\.|(?i:\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|local|internal|lan|co|eu|nl|be|"
+        r"de|uk|fr|ai|sh|cloud|site|me)\b|\blocalhost\b)|(?:^|[\s(`'\"])/[\w.-]+|:\d{2,5}\b"),
+    # a count of things: a number word or a number standing alone, not a measure ("1600 px"), a date ("1 March",
+    # "2026"), a time ("14:05"), a version or a part of a name ("B2", "k8s")
+    "count": re.compile(
+        rf"\b(?:{'|'.join(w for w in _NUMBER_WORDS.split() if w not in ('half', 'quarter', 'once', 'twice'))})\b"
+        r"|\b(?:a few|several|a couple|a handful|no)\b"
+        r"|(?<![\w.:/-])(?!(?:19|20)\d\d\b)\d[\d,]*(?![\w.:/-]*\d)(?![\w])"
+        rf"(?!\s?(?:{_UNITS_SHORT})(?![\w]))(?!\s+(?:{'|'.join(_UNIT_NAMES)})\b)"
+        rf"(?!\s+(?:{'|'.join(_MONTHS.split())})\b)", re.IGNORECASE),
     "place": re.compile(
         rf"{_NAME}|https?://|(?i:\b[\w-]+\.(?:com|org|net|io|dev|app|local|internal|lan)\b|\blocalhost\b)"
         r"|(?:^|[\s(`'\"])[~.]?/\w|\w/\w|(?i:\b\w+\.(?:py|js|ts|json|toml|ya?ml|md|txt|db|sqlite3?|cfg|ini|conf|env|"

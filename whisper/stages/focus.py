@@ -1,7 +1,7 @@
 """The question's focus beyond the identity route: a memory about the thing asked of, holding nothing of what is
 asked about it, is not whispered (issue 11, item 9; docs/whisper.md, "The focus rule beyond the identity route").
 
-Two checks, each a text rule on the prompt and the memory (title, text, labels); no store's words in them:
+Three checks, each a text rule on the prompt and the memory (title, text, labels); no store's words in them:
 
 * **a possessive chain**: "when is Jonas's mother's birthday?" asks about the mother, not about Jonas: a memory that
   does not name every owner after the first ("mother") is about another thing than the one asked of.
@@ -9,6 +9,8 @@ Two checks, each a text rule on the prompt and the memory (title, text, labels);
   of money; a memory holding no amount (a currency sign or word beside a number) cannot answer it however much it
   says about the trip. The same for a time, a number, a person or a place: "when is Pixel's vet appointment?" and a
   vet note holding no date.
+
+* **another version** (session 14): "when is 1.1 planned?" is not answered by the event note of 1.0.0's release.
 
 A third check, another name for the thing ("a Dutch passport" and "my Belgian passport"), was removed in session 13:
 no dev prompt written after it changed (docs/whisper.md, "Rules audited on fresh batches").
@@ -20,7 +22,9 @@ from __future__ import annotations
 
 import re
 
+from memory.domain.enums import NodeType
 from whisper.conf import WhisperConf
+from whisper.imperative import is_request
 from whisper.kinds import missing_kind
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
 from whisper.text import NOT_POSSESSIVE, fold, topic_tokens
@@ -59,17 +63,80 @@ def _words(text: str) -> set[str]:
     return {_kin(t) for t in re.findall(r"[A-Za-z][\w-]*", text)} | topic_tokens(text)
 
 
+# ---- a version the prompt names: "when is gpxkit 1.1 planned?" is not about a note on 1.0.0
+
+# A dotted number ("1.1", "v2.3.0", "3.12"), not a decimal with a unit ("2.5 kg", "0.5 ms") nor a part of a longer
+# token (an address "10.0.0.1" is read whole).
+_VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w.]*\d)(?!\s?(?:%|(?:kg|g|km|m|cm|mm|mb|gb|kb|tb|ms|s|"
+                      r"sec|min|h|hrs?|px|l|ml|x|k)\b))", re.IGNORECASE)
+# A yes/no question ("is routewise on 3.11?") is answered by a note naming another version: the check leaves it.
+_YES_NO = re.compile(r"(?:^|[.!?]\s+)(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|isn't|"
+                     r"aren't|doesn't|don't)\b(?:[^.!?]|\.\d)*\?", re.IGNORECASE)
+
+
+def _version_key(v: str) -> tuple[int, ...]:
+    parts = [int(x) for x in v.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def versions(text: str) -> set[str]:
+    """The version numbers a text names ("gpxkit 1.0.0 was released" -> {"1.0.0"})."""
+    return {m.group(1) for m in _VERSION.finditer(text)}
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_WH = re.compile(r"\s*(?:and\s+|so\s+)?(?:when|what|whats|which|who|whom|whose|where|how)\b", re.IGNORECASE)
+
+
+def _asking_versions(prompt: str) -> set[str]:
+    """The versions named in a sentence that asks: a question ("when is 1.1 planned?") or a request ("cut 1.0.1 and
+    do the release"); not in one that only tells ("bumping us to python 3.13 this sprint. what blocked us last
+    time?" asks about the last time, not about 3.13)."""
+    found: set[str] = set()
+    for sentence in _SENTENCE.split(prompt.strip()):
+        if sentence.rstrip().endswith("?") or _WH.match(sentence) or is_request(sentence):
+            found |= versions(sentence)
+    return found
+
+
+def other_version(prompt: str, text: str, node_type: str = NodeType.EVENT) -> str | None:
+    """The version an asking sentence of the prompt names when the memory is an event (one occurrence: a release,
+    an upgrade) naming versions and none of them is that one ("when is 1.1 planned?" and "1.0.0 was released on 14
+    September" -> "1.1"; "cut 1.0.1" and the note of 1.0.0's release -> "1.0.1"); None when no asking sentence names
+    a version, the memory is a standing rule or procedure (versions there are examples: "3.9 was dropped in 0.9"),
+    names no version ("tag vX.Y.Z"), names the prompt's ("3.12" meets "3.12.1", "1.1" meets "1.1.0"), or the prompt is
+    a yes/no question ("is routewise on 3.11?" is answered by a note on 3.12)."""
+    if node_type != NodeType.EVENT or _YES_NO.search(prompt):
+        return None
+    asked = _asking_versions(prompt)
+    held = versions(text)
+    if not asked or not held:
+        return None
+    for v in asked:
+        key = _version_key(v)
+        if any(_version_key(h) == key or h.startswith(v + ".") for h in held):
+            return None
+    return sorted(asked)[0]
+
+
 # ---- the check and the stage
 
-def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = ()) -> str | None:
+def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
+              node_type: str = NodeType.FACT) -> str | None:
     """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
-    "kind: amount"), or None when it does not."""
+    "kind: amount", "version: 1.1"), or None when it does not. `node_type` tells an event (one occurrence, which
+    another version's note is not) from a standing rule (`other_version`)."""
     text = f"{title}\n{content}\n{' '.join(tags)}"
     missing = chain_owners(prompt) - _words(text)
     if missing:
         return "chain: " + ", ".join(sorted(missing))
     kind = missing_kind(prompt, f"{title}\n{content}")
-    return None if kind is None else "kind: " + kind
+    if kind is not None:
+        return "kind: " + kind
+    version = other_version(prompt, f"{title}\n{content}", node_type)
+    return None if version is None else "version: " + version
 
 
 def labels(cand: Candidate) -> tuple[str, ...]:
@@ -83,7 +150,7 @@ def focus_check(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     if not run.pool or run.broad_recap:
         return None
     keep = [c for c in run.pool
-            if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c)) is None]
+            if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c), node_type=c.type) is None]
     if len(keep) == len(run.pool):
         return None
     run.drop(keep, STAGE_OFF_FOCUS)
