@@ -17,7 +17,7 @@ from whisper.services import whisper_respond
     ("when's the next bin collection", {"time"}),
     ("what time does the pool open on Sundays?", {"time"}),
     ("how often does the backup job run?", {"time"}),
-    ("how many replicas does the search service run?", {"number"}),
+    ("how many replicas does the search service run?", {"count"}),  # a count of things (session 14)
     ("what port does the metrics exporter listen on?", {"number"}),
     ("how long do we keep the audit logs", {"number"}),
     ("who reviews the database migrations?", {"person"}),
