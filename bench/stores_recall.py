@@ -1,4 +1,4 @@
-"""Recall on the labelled stores of bench/datasets (docs, lifelog, devprojects), per split.
+"""Recall on the labelled stores of bench/datasets (docs, lifelog, devprojects, club), per split.
 
     python -m bench.stores_recall [--split dev|test|both] [--write]
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 SECTION = "Recall on the labelled stores"
 REPO = Path(__file__).resolve().parent.parent
-STORES = ("docs", "lifelog", "devprojects")
+STORES = ("docs", "lifelog", "devprojects", "club")
 MODES = ("bm25", "vectors", "full")
 
 

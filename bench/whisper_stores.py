@@ -1,9 +1,9 @@
-"""Whisper over the three labelled stores: hit rate, precision and silence on the dev and test splits.
+"""Whisper over the labelled stores: hit rate, precision and silence on the dev and test splits.
 
     python -m bench.whisper_stores [--split dev|test|both] [--show] [--sweep [--dump FILE]] [--gate-dump FILE]
                                    [--write-docs]
 
-Loads the docs, lifelog and devprojects stores (bench/datasets/) into one fresh temporary home through the real
+Loads the stores whisper.json names (docs, lifelog, devprojects, club) into one fresh temporary home through the real
 services (document vectors come from a disk cache of the real model's output: bench/datasets/embed_cache.py),
 then runs every scenario of bench/datasets/whisper.json through whisper_respond at the scenarios' fixed clock
 (history prompts first, in the same session). Scores per split:
@@ -40,7 +40,7 @@ EMBEDDER = "bench.datasets.embed_cache.CachedEmbedder"
 
 
 def seed_stores() -> tuple[dict[str, str], object]:
-    """Write the three stores into the current home; returns (key -> node id, the whisper scenarios)."""
+    """Write the scenarios' stores into the current home; returns (key -> node id, the whisper scenarios)."""
     from bench.datasets.loader import load_whisper, merged_memories
     from bench.recall.harness import Dataset, seed
 
@@ -305,8 +305,8 @@ def render(results: dict[str, dict], categories: dict[str, dict], gate_note: str
     total = sum(m["prompts"] for m in results.values())
     lines = [SECTION, "",
              f"`python -m bench.whisper_stores --write-docs`: the {total} scenarios of `bench/datasets/whisper.json`",
-             "over the docs, lifelog and devprojects stores in one home (real services, real MiniLM vectors), at the",
-             f"scenarios' clock. {gate_note}", "",
+             "over the docs, lifelog, devprojects and club stores in one home (real services, real MiniLM vectors), at",
+             f"the scenarios' clock. {gate_note}", "",
              "| split | prompts | hit rate (target ≥ 0.85) | precision (≥ 0.9) | silence (≥ 0.95) | p50 / p95 ms |",
              "|---|---|---|---|---|---|"]
     for split, m in results.items():

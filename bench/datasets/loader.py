@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from bench.recall.harness import Dataset
 
 HERE = Path(__file__).resolve().parent
-STORES = ("docs", "lifelog", "devprojects")
+STORES = ("docs", "lifelog", "devprojects", "club")
 NO_ANSWER = "offtopic"
 
 
@@ -186,7 +186,7 @@ def load_whisper() -> WhisperSet:
 
 
 def merged_memories(stores: tuple[str, ...] = STORES) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
-    """(memories, edges) of several stores for one home; keys are unique across stores (d, l, p prefixes)."""
+    """(memories, edges) of several stores for one home; keys are unique across stores (d, l, p, c prefixes)."""
     loaded = [load_store(name) for name in stores]
     memories = tuple(m for s in loaded for m in s.memories)
     keys = [m["key"] for m in memories]
