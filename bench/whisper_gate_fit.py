@@ -222,7 +222,7 @@ def out_of_fold(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, l2:
 # labelling round and store, written by one person from the same memories, share their phrasing and their traps,
 # and the inputs and rules were chosen by reading these rows. Test prompts are new phrasings; leaving out a whole
 # batch, or a whole store, comes nearer to that. The grouped estimate takes each measure's lower figure of the two.
-STORE_OF_KEY = {"d": "docs", "l": "lifelog", "p": "devprojects"}
+STORE_OF_KEY = {"d": "docs", "l": "lifelog", "p": "devprojects", "c": "club"}
 NO_STORE = frozenset({"machine", "acknowledgement", "chit_chat", "off_topic"})
 GROUPINGS = ("batch", "store")
 MARGIN = (0.9, 0.95)  # grouped precision and silence an operating point needs: the targets (--margin to ask more)
@@ -231,8 +231,9 @@ THRESHOLDS = [round(float(t), 2) for t in np.arange(-3.0, 3.01, 0.1)]
 
 def group_of(prompt: dict, by: str) -> str:
     """A prompt's labelling round ("batch"), its category, or the store it is about ("store"): its expected
-    memories' store (key prefix d, l, p); a silent prompt about nothing stored (tool output, chatter, general
-    knowledge): "none"; another silent prompt: devprojects inside a project, lifelog outside one."""
+    memories' store (key prefix d, l, p, c); a silent prompt about nothing stored (tool output, chatter, general
+    knowledge): "none"; another silent prompt: club in the club's space, devprojects inside a project, lifelog outside
+    one."""
     if by == "batch":
         return str(prompt.get("batch", 1))
     if by == "category":
@@ -242,6 +243,8 @@ def group_of(prompt: dict, by: str) -> str:
         return STORE_OF_KEY[keys[0][0]]
     if prompt["category"] in NO_STORE:
         return "none"
+    if prompt.get("space") == "kalkzak":
+        return "club"
     return "devprojects" if prompt.get("space") else "lifelog"
 
 

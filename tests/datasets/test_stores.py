@@ -113,11 +113,22 @@ def test_whisper_checker_finds_a_dangling_label():
 
 
 # Earlier batches as the session that closed them left them (ids, text, labels, splits): a later round adds prompts,
-# never edits these. Batches 1-2 as session 10 left them; 1-3 as session 11 left them; 1-4 as session 12 left them.
+# never edits these. Batches 1-2 as session 10 left them; 1-3 as session 11 left them; 1-4 as session 12 left them;
+# 1-5 as session 13 left them.
 EARLIER_BATCHES_SHA256 = {
     2: (368, "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"),
     3: (486, "c69318ad26c7fe74cdc86ee3c4407117e9f403b704e03333e2ae0c4a48e8213d"),
     4: (610, "e62e889365769ba1fff2da9aec3ba8a5aae226372f0e167a657ba5ac2e30565f"),
+    5: (776, "e3b08b9b16a6473ea1836b29453e69258326e12f0ad073fe28efb0124cbd71db"),
+}
+
+# The three stores the whisper batches 1-5 were labelled against, as session 13 left them (memories, edges, queries,
+# splits): the labels of those batches point into them, so an edit to any memory or query fails here. The fourth
+# store (club, session 14) is checked by the checker above.
+EARLIER_STORES_SHA256 = {
+    "docs": (41, 48, "6edd273c59baa5d242c6708f99115582e4d18ea7db775a1ec8ad19b99dadab78"),
+    "lifelog": (72, 65, "825fa8ba9e3ef1c52ce9886dda3cdaf2d0ccddaa12851cd981426b85a274768d"),
+    "devprojects": (55, 56, "3dc8ee8935a958afc22b1960b525a6d2b353e748f5710af4ce83bbdaa9b18175"),
 }
 
 
@@ -134,6 +145,26 @@ def test_whisper_earlier_batches_are_unchanged(last):
     count, digest = EARLIER_BATCHES_SHA256[last]
     assert len(earlier) == count
     assert _digest(earlier) == digest
+
+
+@pytest.mark.parametrize("name", sorted(EARLIER_STORES_SHA256))
+def test_earlier_stores_are_unchanged(name):
+    data = raw_store(name)
+    memories, queries, digest = EARLIER_STORES_SHA256[name]
+    assert (len(data["memories"]), len(data["queries"])) == (memories, queries)
+    assert hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest() == digest
+
+
+def test_earlier_pins_fail_on_an_edited_prompt_or_memory():
+    from bench.datasets.loader import raw_whisper
+
+    prompts = copy.deepcopy([p for p in raw_whisper()["prompts"] if int(p.get("batch", 1)) <= 5])
+    prompts[-1]["prompt"] += " "
+    assert _digest(prompts) != EARLIER_BATCHES_SHA256[5][1]
+    data = copy.deepcopy(raw_store("lifelog"))
+    data["memories"][0]["content"] += " "
+    assert hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest() \
+        != EARLIER_STORES_SHA256["lifelog"][2]
 
 
 def test_whisper_batch_three_is_cut_among_itself():
@@ -174,3 +205,30 @@ def test_whisper_batch_five_is_cut_among_itself_and_covers_every_kind():
     other_silent = sum(n for c, n in cats.items() if c not in minimum)
     assert other_silent >= 10
     assert all(1 <= len(p["history"]) <= 2 for p in fifth if p["category"] == "follow_up")
+
+
+def test_whisper_batch_six_is_cut_among_itself_and_covers_the_fourth_store():
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    assert data["stores"] == ["docs", "lifelog", "devprojects", "club"]
+    sixth = [p for p in data["prompts"] if p.get("batch") == 6]
+    assert len(sixth) == 139
+    split = assign_splits(data["name"], sixth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in sixth} == split
+    assert Counter(split.values()) == {"dev": 72, "test": 67}
+    club_keys = {m["key"] for m in raw_store("club")["memories"]}
+    on_club = [p for p in sixth if p["space"] == "kalkzak" or set(p.get("expect", [])) & club_keys]
+    assert len(on_club) >= 70
+    silent = Counter(p["category"] for p in sixth if p["kind"] == "silent")
+    assert silent["near_miss"] >= 25 and sum(silent.values()) - silent["near_miss"] >= 14
+    assert all(1 <= len(p["history"]) <= 2 for p in sixth if p["category"] == "follow_up")
+
+
+def test_club_store_has_a_space_superseded_facts_and_its_own_key_prefix():
+    store = load_store("club")
+    assert len(store.memories) >= 40 and all(m["key"].startswith("c") for m in store.memories)
+    assert {m["space"] for m in store.memories} == {None, "kalkzak"}
+    outdated = {m["key"] for m in store.memories if m["valid_until"]}
+    assert len(outdated) >= 2
+    assert outdated <= {e["target"] for e in store.edges if e["edge"] == "evolved_from"}

@@ -19,6 +19,8 @@ from bench.whisper_gate_study import unweigh_pages
     ({"category": "machine", "kind": "silent", "space": "loafbook"}, "none"),  # tool output: about nothing stored
     ({"category": "near_miss", "kind": "silent", "space": "loafbook"}, "devprojects"),
     ({"category": "near_miss", "kind": "silent", "space": None}, "lifelog"),
+    ({"category": "project", "kind": "inject", "expect": ["c012"], "space": "kalkzak"}, "club"),
+    ({"category": "near_miss", "kind": "silent", "space": "kalkzak"}, "club"),
 ])
 def test_the_store_a_prompt_is_about(prompt, store):
     assert group_of(prompt, "store") == store
