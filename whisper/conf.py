@@ -52,6 +52,12 @@ class WhisperConf:
     preference_gate: float = 0.35  # a preference on a task it shapes, sharing a word with the prompt (cosine)
     preference_gate_no_word: float = 0.45  # the same without a shared word
     follow_up_cosine: float = 0.35  # a follow-up's best unserved hit: min(cosine to the joined query, to the prompt)
+    # A convention a task needs (whisper.conventions): an identity memory whose cosine to the task stands this many
+    # leave-one-out standard deviations over the rest of the identity set, with at least this raw cosine, measured
+    # only on a set of at least standout_min_set memories.
+    standout_z: float = 5.6
+    standout_min_cosine: float = 0.25
+    standout_min_set: int = 8
     overlap_ce_floor: float = 0.45
     overlap_cosine_floor: float = 0.70
     intent_threshold: float = 0.65
@@ -135,6 +141,9 @@ def get_conf() -> WhisperConf:
         preference_gate=pick("PREFERENCE_GATE", d.preference_gate),
         preference_gate_no_word=pick("PREFERENCE_GATE_NO_WORD", d.preference_gate_no_word),
         follow_up_cosine=pick("FOLLOW_UP_COSINE", d.follow_up_cosine),
+        standout_z=pick("STANDOUT_Z", d.standout_z),
+        standout_min_cosine=pick("STANDOUT_MIN_COSINE", d.standout_min_cosine),
+        standout_min_set=pick("STANDOUT_MIN_SET", d.standout_min_set),
         overlap_ce_floor=pick("OVERLAP_CE_FLOOR", d.overlap_ce_floor),
         overlap_cosine_floor=pick("OVERLAP_COSINE_FLOOR", d.overlap_cosine_floor),
         intent_threshold=pick("INTENT_THRESHOLD", d.intent_threshold),

@@ -7,9 +7,9 @@ style, tooling, a rule on PR size, her handle), and it shares few words with the
 is how far that memory stands out from the rest of her identity set for this prompt: the activity a convention
 governs is near the task, the other conventions and facts of her life are not. So a memory of the identity set
 passes when its cosine to the task, measured against the other identity memories' cosines (its distance from their
-mean in their standard deviations, leaving itself out), reaches STANDOUT_Z. Nothing here names a store's words: the
-only word list is general shorthand a user types ("msg", "PR", "venv", "deps"), read as what it stands for before
-the task is compared with the identity set.
+mean in their standard deviations, leaving itself out), reaches `WhisperConf.standout_z` (5.6). Nothing here names
+a store's words: the only word list is general shorthand a user types ("msg", "PR", "venv", "deps"), read as what it
+stands for before the task is compared with the identity set.
 
 Pure functions first, then the stage glue (`standouts`, `standout_gate`), which reaches I/O only through `Deps`.
 """
@@ -24,12 +24,15 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from memory.domain.search import SearchHit
+from whisper.conf import WhisperConf
 from whisper.imperative import preference_task, written_in_words  # noqa: F401 (written_in_words: moved, kept importable)
 from whisper.state import STAGE_CANDIDATE, STAGE_GATE, Deps, WhisperRun
 
-STANDOUT_Z = 5.6  # leave-one-out standard scores a memory's cosine must reach over the rest of the identity set
-MIN_COSINE = 0.25  # and its raw cosine to the task (a standout among memories all far from the task is no match)
-MIN_SET = 8  # identity memories needed to measure a standout at all (the rest's spread is noise below that)
+# The numbers are WhisperConf's (ORMAH_WHISPER_STANDOUT_Z / _MIN_COSINE / _MIN_SET): the leave-one-out standard score
+# a memory's cosine must reach over the rest of the identity set (standout_z, 5.6), its raw cosine to the task (a
+# standout among memories all far from the task is no match; standout_min_cosine, 0.25), and the identity memories
+# needed to measure a standout at all (the rest's spread is noise below that; standout_min_set, 8).
+_DEFAULTS = WhisperConf()
 
 # Shorthand users type for the things a convention governs, read as the words it stands for. General developer and
 # everyday abbreviations; no store's words. Matched as whole words, case-insensitively ("PR", "PRs", "msg").
@@ -74,7 +77,7 @@ def governs_task(prompt: str) -> bool:
     return preference_task(prompt) or announces_task(prompt)
 
 
-def standout_scores(cosines: Mapping[str, float], *, min_set: int = MIN_SET) -> dict[str, float]:
+def standout_scores(cosines: Mapping[str, float], *, min_set: int = _DEFAULTS.standout_min_set) -> dict[str, float]:
     """Each memory's leave-one-out standard score: (its cosine - the mean of the others') / the others' standard
     deviation. Empty below `min_set` memories (no spread to measure against) or when the others do not vary."""
     if len(cosines) < min_set:
@@ -90,8 +93,9 @@ def standout_scores(cosines: Mapping[str, float], *, min_set: int = MIN_SET) -> 
     return out
 
 
-def passing(cosines: Mapping[str, float], *, z: float = STANDOUT_Z, min_cosine: float = MIN_COSINE,
-            min_set: int = MIN_SET) -> dict[str, float]:
+def passing(cosines: Mapping[str, float], *, z: float = _DEFAULTS.standout_z,
+            min_cosine: float = _DEFAULTS.standout_min_cosine,
+            min_set: int = _DEFAULTS.standout_min_set) -> dict[str, float]:
     """The memories that stand out for a task: leave-one-out standard score >= z and raw cosine >= min_cosine
     (id -> score)."""
     scores = standout_scores(cosines, min_set=min_set)
@@ -139,18 +143,19 @@ def _sentence_vectors(embed: Callable[[str], np.ndarray], sentences: Sequence[st
     return [found[k] for k in keys]
 
 
-def warm_first_sentences(embedder, identity_hits: Sequence[SearchHit]) -> None:
+def warm_first_sentences(embedder, identity_hits: Sequence[SearchHit], *,
+                         min_set: int = _DEFAULTS.standout_min_set) -> None:
     """Embed the first sentences of an identity set that standouts() would read, into this process's cache: the
     web master does it before its workers fork, so no worker's first task call pays for the whole set."""
-    if len(identity_hits) >= MIN_SET:
+    if len(identity_hits) >= min_set:
         _sentence_vectors(embedder.embed_query, [first_sentence(h.content) for h in identity_hits])
 
 
-def standouts(run: WhisperRun, deps: Deps, identity_hits: Sequence[SearchHit]) -> dict[str, float]:
+def standouts(run: WhisperRun, deps: Deps, identity_hits: Sequence[SearchHit], conf: WhisperConf) -> dict[str, float]:
     """On a task a convention could govern, the identity memories that stand out for it (node id -> standard
     score, the better of two views: the memory's stored vector and its first sentence); {} otherwise. The task is
     compared with shorthand read out (one more embedding only when that changes it)."""
-    if (len(identity_hits) < MIN_SET or run.follow_up or not governs_task(run.prompt)
+    if (len(identity_hits) < conf.standout_min_set or run.follow_up or not governs_task(run.prompt)
             or not written_in_words(run.prompt)):
         return {}
     text = expand_shorthand(run.prompt)
@@ -161,22 +166,23 @@ def standouts(run: WhisperRun, deps: Deps, identity_hits: Sequence[SearchHit]) -
     whole = {by_row[r]: c for r, c in deps.cosines(vec, list(by_row)).items() if r in by_row}
     firsts = _sentence_vectors(deps.embed, [first_sentence(h.content) for h in identity_hits])
     first = {h.node_id: float(np.dot(v, vec)) for h, v in zip(identity_hits, firsts) if v.shape == vec.shape}
-    found = passing(whole)
-    for key, score in passing(first).items():
+    limits = {"z": conf.standout_z, "min_cosine": conf.standout_min_cosine, "min_set": conf.standout_min_set}
+    found = passing(whole, **limits)
+    for key, score in passing(first, **limits).items():
         found[key] = max(score, found.get(key, score))
     return found
 
 
-def standout_gate(run: WhisperRun) -> None:
+def standout_gate(run: WhisperRun, conf: WhisperConf) -> None:
     """After the injection gate: a candidate that stands out for the task passes whatever its own gate said (its
-    gate score becomes its standard score, its threshold STANDOUT_Z, so the ledger shows why it passed); what the
+    gate score becomes its standard score, its threshold conf.standout_z, so the ledger shows why it passed); what the
     gate passed stays."""
     kept = {id(c) for c in run.pool}
     for cand in run.candidates:
         score = run.standouts.get(cand.node_id)
         if score is None or cand.stage not in (STAGE_GATE, STAGE_CANDIDATE):
             continue
-        cand.gate_score, cand.gate_threshold = score, STANDOUT_Z
+        cand.gate_score, cand.gate_threshold = score, conf.standout_z
         if id(cand) not in kept:
             cand.stage = STAGE_CANDIDATE
             run.pool.append(cand)

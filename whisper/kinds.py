@@ -12,9 +12,9 @@ named place, a place phrase, a path, host or URL). "How much is / was the …" a
 limit in MB as much as a price); it asks for money only when the question says so (cost, price, pay, spend, charge,
 a fee or bill, a currency word or sign), and then money stands for the number: "for free" answers it.
 
-Only the first SCAN_CHARS characters of a memory's title and content are read: whisper renders at most
-`content_max_chars` (600 by default) of a memory's content, so a kind past that is not what the agent is shown, and
-the cost of a scan stays bounded on a long note.
+Only the start of a memory's title and content is read: the first SCAN_CHARS characters, or as many as whisper
+renders (the title and `content_max_chars` of the content, 600 by default) when a user raises that limit past them.
+A kind past that is not what the agent is shown, and the cost of a scan stays bounded on a long note.
 """
 
 from __future__ import annotations
@@ -177,13 +177,20 @@ _HOLDS = {
 SCAN_CHARS = 2000  # of a memory's title and content: above the 600 content characters whisper renders by default
 
 
-def holds_kind(text: str, kind: str) -> bool:
-    """Whether a memory's text (its first SCAN_CHARS characters) holds a thing of that kind ("amount": "€1,840", "40
+def scan_chars(title: str, content_max_chars: int) -> int:
+    """How much of "title\ncontent" to read: what whisper renders of it (the title and `content_max_chars` of the
+    content), never less than SCAN_CHARS."""
+    return max(SCAN_CHARS, len(title) + 1 + content_max_chars)
+
+
+def holds_kind(text: str, kind: str, *, limit: int = SCAN_CHARS) -> bool:
+    """Whether a memory's text (its first `limit` characters) holds a thing of that kind ("amount": "€1,840", "40
     euros", "for free"; "time": "Thursday 9:30", "next week"; "number": "4 workers", "two"; "person": "Sam", "she",
     "the payments team"; "place": "in the hall cupboard", "/var/lib/app", "db.internal")."""
-    return bool(_HOLDS[kind].search(text[:SCAN_CHARS]))
+    return bool(_HOLDS[kind].search(text[:limit]))
 
 
-def missing_kind(prompt: str, text: str) -> str | None:
-    """The first kind the question asks for that the memory's text does not hold, None when it holds every one."""
-    return next((kind for kind in sorted(asked_kinds(prompt)) if not holds_kind(text, kind)), None)
+def missing_kind(prompt: str, text: str, *, limit: int = SCAN_CHARS) -> str | None:
+    """The first kind the question asks for that the memory's text (its first `limit` characters: `scan_chars`)
+    does not hold, None when it holds every one."""
+    return next((kind for kind in sorted(asked_kinds(prompt)) if not holds_kind(text, kind, limit=limit)), None)

@@ -18,6 +18,7 @@ COSINES = {
     "OVERLAP_COSINE_FLOOR": "overlap_cosine_floor",
     "INTENT_THRESHOLD": "intent_threshold",
     "TOPIC_REPEAT_THRESHOLD": "topic_repeat_threshold",
+    "STANDOUT_MIN_COSINE": "standout_min_cosine",
 }
 
 
@@ -41,3 +42,20 @@ def test_the_environment_reaches_the_settings(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[0.9]"
+
+
+def test_the_environment_reaches_the_standout_numbers(tmp_path):
+    # whisper.conventions' standout z-score and set size (not cosines) move from the environment too; defaults 5.6 / 8
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("ORMAH_")}, "ORMAH_HOME": str(tmp_path),
+           "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
+    code = ("import django; django.setup(); from whisper.conf import get_conf; c = get_conf(); "
+            "print(c.standout_z, c.standout_min_cosine, c.standout_min_set)")
+    run = [sys.executable, "-c", code]
+    out = subprocess.run(run, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "5.6 0.25 8"
+    env.update({"ORMAH_WHISPER_STANDOUT_Z": "4.5", "ORMAH_WHISPER_STANDOUT_MIN_COSINE": "0.3",
+                "ORMAH_WHISPER_STANDOUT_MIN_SET": "12"})
+    out = subprocess.run(run, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "4.5 0.3 12"

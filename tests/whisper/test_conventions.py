@@ -10,8 +10,9 @@ import math
 
 import pytest
 
+from whisper.conf import WhisperConf
 from whisper.conventions import (
-    STANDOUT_Z, announces_task, expand_shorthand, first_sentence, governs_task, passing, standout_scores,
+    announces_task, expand_shorthand, first_sentence, governs_task, passing, standout_scores,
     written_in_words,
 )
 from whisper.models import WhisperCandidateRow
@@ -103,7 +104,22 @@ def test_a_task_brings_the_convention_that_governs_it(person, prompt, key):
     assert result.decision == "injected"
     assert result.node_ids == (person[key].id,)
     row = WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=person[key].id)
-    assert row.gate_threshold == STANDOUT_Z and row.gate_score >= STANDOUT_Z  # the ledger says why it passed
+    z = WhisperConf().standout_z
+    assert row.gate_threshold == z and row.gate_score >= z  # the ledger says why it passed
+
+
+def test_the_standout_numbers_are_the_confs(person, settings):
+    # ORMAH_WHISPER_STANDOUT_Z / _MIN_COSINE / _MIN_SET reach the stage: a lower z is the ledger's threshold, a z
+    # out of reach, a raw cosine out of reach or a set larger than the store's turns the standout off.
+    prompt, env, base = "spin up a venv and install the deps", person["env"].id, dict(settings.ORMAH)
+    settings.ORMAH = {**base, "WHISPER_STANDOUT_Z": 4.5}
+    result = whisper_respond(prompt=prompt, session_id="conventions-z")
+    assert result.node_ids == (env,)
+    assert WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=env).gate_threshold == 4.5
+    for key, value in (("STANDOUT_Z", 50.0), ("STANDOUT_MIN_COSINE", 0.95), ("STANDOUT_MIN_SET", len(MEMORIES) + 1)):
+        settings.ORMAH = {**base, f"WHISPER_{key}": value}
+        result = whisper_respond(prompt=prompt, session_id=f"conventions-{key}")
+        assert env not in result.node_ids, key
 
 
 @pytest.mark.parametrize("prompt", [

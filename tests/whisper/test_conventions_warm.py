@@ -10,7 +10,7 @@ import pytest
 from memory import runtime
 from whisper import conventions
 from whisper.classifier import archetype_matrices
-from whisper.conventions import STANDOUT_Z
+from whisper.conf import WhisperConf
 from whisper.models import WhisperCandidateRow
 from whisper.services import conventions_warm, whisper_respond
 
@@ -87,8 +87,9 @@ def test_a_small_identity_set_is_not_warmed(mem, counting):
 # ---- standouts are computed only where they pass: at the logistic gate, without a reranker (whisper.stages.retrieve)
 
 def _standouts_in_ledger(result) -> list[str]:
-    return list(WhisperCandidateRow.objects.filter(decision_id=result.whisper_log_id, gate_threshold=STANDOUT_Z)
-                .values_list("node_uid", flat=True))
+    rows = WhisperCandidateRow.objects.filter(decision_id=result.whisper_log_id,
+                                              gate_threshold=WhisperConf().standout_z)
+    return list(rows.values_list("node_uid", flat=True))
 
 
 def test_with_the_logistic_gate_the_task_computes_standouts(person, counting):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from whisper.kinds import SCAN_CHARS, asked_kinds, holds_kind, missing_kind
+from whisper.kinds import SCAN_CHARS, asked_kinds, holds_kind, missing_kind, scan_chars
 from whisper.services import whisper_respond
 
 
@@ -67,6 +67,30 @@ def test_only_a_bounded_prefix_of_a_long_note_is_read():
     filler = "The exporter reads the queue and writes the files. " * (60_000 // 52)
     assert holds_kind("Exporter\n" + filler + "It moved on 2025-03-01 to port 9102.", "time") is False
     assert holds_kind("Exporter\n" + filler[: SCAN_CHARS - 200] + " It moved on 2025-03-01.", "time") is True
+
+
+def test_a_raised_content_limit_widens_the_scan_to_what_whisper_renders(conf):
+    # ORMAH_WHISPER_CONTENT_MAX_CHARS raised to 4000: the agent is shown a date at character ~2900, so the note is
+    # not "missing" the time the question asks for. At the default limit the scan stays SCAN_CHARS (unchanged).
+    from dataclasses import replace
+
+    from whisper.stages.focus import focus_check, off_focus
+
+    from .conftest import cand, make_run
+    title, filler = "Exporter", "The exporter reads the queue and writes the files. " * 56
+    content = filler + "The exporter moves to the new host on 2025-03-01."
+    assert SCAN_CHARS < content.index("2025") < 4000
+    assert scan_chars(title, conf.content_max_chars) == SCAN_CHARS
+    assert scan_chars(title, 4000) == len(title) + 1 + 4000
+    prompt = "when does the exporter move to the new host?"
+    assert missing_kind(prompt, f"{title}\n{content}") == "time"
+    assert off_focus(prompt, title=title, content=content, content_max_chars=conf.content_max_chars) == "kind: time"
+    assert off_focus(prompt, title=title, content=content, content_max_chars=4000) is None
+    note = cand("exporter", title=title, content=content, probability=0.7)
+    assert focus_check(make_run(prompt, pool=[note]), conf, None) == "silent:off_focus"
+    note = cand("exporter", title=title, content=content, probability=0.7)
+    run = make_run(prompt, pool=[note])
+    assert focus_check(run, replace(conf, content_max_chars=4000), None) is None and run.pool == [note]
 
 
 def test_missing_kind_names_the_kind_the_memory_lacks():

@@ -16,4 +16,5 @@ def conventions_warm(*, embedder=None) -> None:
     standouts do not apply (no logistic gate, or a reranker configured: whisper.stages.retrieve)."""
     conf = get_conf()
     if conf.gate_weights and not conf.reranker:
-        warm_first_sentences(embedder or runtime.embedder(), selectors.identity_hits(now=utcnow()))
+        warm_first_sentences(embedder or runtime.embedder(), selectors.identity_hits(now=utcnow()),
+                             min_set=conf.standout_min_set)

@@ -25,7 +25,7 @@ import re
 from memory.domain.enums import NodeType
 from whisper.conf import WhisperConf
 from whisper.imperative import is_request
-from whisper.kinds import missing_kind
+from whisper.kinds import missing_kind, scan_chars
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
 from whisper.text import NOT_POSSESSIVE, fold, topic_tokens
 
@@ -124,15 +124,16 @@ def other_version(prompt: str, text: str, node_type: str = NodeType.EVENT) -> st
 # ---- the check and the stage
 
 def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
-              node_type: str = NodeType.FACT) -> str | None:
+              node_type: str = NodeType.FACT, content_max_chars: int = 0) -> str | None:
     """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
     "kind: amount", "version: 1.1"), or None when it does not. `node_type` tells an event (one occurrence, which
-    another version's note is not) from a standing rule (`other_version`)."""
+    another version's note is not) from a standing rule (`other_version`); `content_max_chars` (the conf's) widens
+    the kind check's reading to what whisper renders (`whisper.kinds.scan_chars`)."""
     text = f"{title}\n{content}\n{' '.join(tags)}"
     missing = chain_owners(prompt) - _words(text)
     if missing:
         return "chain: " + ", ".join(sorted(missing))
-    kind = missing_kind(prompt, f"{title}\n{content}")
+    kind = missing_kind(prompt, f"{title}\n{content}", limit=scan_chars(title, content_max_chars))
     if kind is not None:
         return "kind: " + kind
     version = other_version(prompt, f"{title}\n{content}", node_type)
@@ -150,7 +151,8 @@ def focus_check(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     if not run.pool or run.broad_recap:
         return None
     keep = [c for c in run.pool
-            if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c), node_type=c.type) is None]
+            if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c), node_type=c.type,
+                         content_max_chars=conf.content_max_chars) is None]
     if len(keep) == len(run.pool):
         return None
     run.drop(keep, STAGE_OFF_FOCUS)

@@ -175,7 +175,7 @@ def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None
         _follow_up_answer(run, conf, deps)
         run.drop([c for c in run.pool if c.gate_score >= c.gate_threshold], STAGE_GATE)
         run.drop(_best_identity_only(run, conf), STAGE_GATE)
-        standout_gate(run)  # a convention the task needs passes on its standout (whisper.conventions)
+        standout_gate(run, conf)  # a convention the task needs passes on its standout (whisper.conventions)
         return None if run.pool else SILENT_BELOW_GATE
     best = max((c.gate_score for c in run.pool if c.probability is not None and not identity_route(c, run)),
                default=0.0)

@@ -196,7 +196,7 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     # shapes), or it is tagged so.
     identity_hits = deps.identity() if run.about_user or governs_task(run.prompt) else []
     # Standouts pass only at the logistic gate (standout_gate); a reranker or GATE_WEIGHTS=off never measured them.
-    run.standouts = standouts(run, deps, identity_hits) if conf.gate_weights and deps.reranker is None else {}
+    run.standouts = standouts(run, deps, identity_hits, conf) if conf.gate_weights and deps.reranker is None else {}
     run.identity_ids = frozenset(h.node_id for h in identity_hits) | {
         h.node_id for h in hits if ABOUT_SELF_TAG in h.tags}
     pairs = [(h, _candidate(h, i + 1, source="temporal" if h.source == "temporal" else "search",
