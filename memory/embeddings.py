@@ -14,7 +14,7 @@ import sys
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -28,7 +28,7 @@ from memory.model_cache import (
 
 __all__ = [  # the model folder's names stay importable from here (memory.model_cache holds them)
     "DEFAULT_DIM", "DEFAULT_MODEL", "MODEL_SHA256", "TOKENIZER_DIR", "TOKENIZER_FILES", "Embedder",
-    "FastEmbedEmbedder", "HashEmbedder", "embedding_text", "load_embedder", "prepare_default_model",
+    "FastEmbedEmbedder", "HashEmbedder", "embedder_of", "embedding_text", "load_embedder", "prepare_default_model",
 ]
 
 logger = logging.getLogger(__name__)
@@ -245,6 +245,13 @@ class HashEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """Return the hashed vector of one text."""
         return self._vector(text)
+
+
+def embedder_of(embed: Callable[[str], np.ndarray]) -> Embedder | None:
+    """The Embedder whose bound embed_query (or embed_documents) `embed` is, so code handed only the method can read
+    its model_id and batch through embed_documents; None for a plain function (a test's stand-in)."""
+    owner = getattr(embed, "__self__", None)
+    return owner if isinstance(owner, Embedder) else None
 
 
 def load_embedder(dotted_path: str, **kwargs: Any) -> Embedder:

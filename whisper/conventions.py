@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from memory.domain.search import SearchHit
+from memory.embeddings import embedder_of
 from whisper.conf import WhisperConf
 from whisper.imperative import preference_task, written_in_words  # noqa: F401 (written_in_words: moved, kept importable)
 from whisper.state import STAGE_CANDIDATE, STAGE_GATE, Deps, WhisperRun
@@ -124,15 +125,14 @@ def _sentence_vectors(embed: Callable[[str], np.ndarray], sentences: Sequence[st
     rarely; a new or edited memory adds one embedding), as passages in one batch when the embedder offers it (the
     way stored vectors are made). An embedder that does not say its model (a test's plain function) is not cached.
     The web master fills the cache before it forks (`warm_first_sentences`), so its workers share the vectors."""
-    embedder = getattr(embed, "__self__", None)
-    model = getattr(embedder, "model_id", None)
+    embedder = embedder_of(embed)
+    model = embedder.model_id if embedder is not None else None
     keys = [(str(model), text) for text in sentences]
     with _CACHE_LOCK:
         found = {k: _first_vectors[k] for k in keys if model is not None and k in _first_vectors}
     missing = list(dict.fromkeys(text for (_, text) in keys if (str(model), text) not in found))
     if missing:
-        batch = getattr(embedder, "embed_documents", None)
-        vectors = batch(missing) if batch is not None else [embed(text) for text in missing]
+        vectors = embedder.embed_documents(missing) if embedder is not None else [embed(text) for text in missing]
         new = {(str(model), text): np.asarray(v, dtype=np.float32) for text, v in zip(missing, vectors)}
         found.update(new)
         if model is not None:
