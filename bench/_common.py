@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import platform
 import random
-import re
 import subprocess
 import sys
 import uuid
@@ -314,21 +313,28 @@ def machine(temp_root: Path) -> dict[str, str]:
 # docs/benchmarks.md sections
 # ---------------------------------------------------------------------------
 
-def replace_section(title: str, body: str, *, machine_md: str, path: Path = BENCH_DOC) -> None:
-    """Replace (or append) the `## {title}` section of docs/benchmarks.md, leaving every other section alone.
+def block_markers(name: str) -> tuple[str, str]:
+    """The two lines around the block `python -m bench.{name}` writes into docs/benchmarks.md."""
+    return f"<!-- begin bench.{name} -->", f"<!-- end bench.{name} -->"
 
-    A missing file is created with a "# Benchmarks" header and a "## Machine" section.
+
+def write_block(name: str, body: str, *, path: Path = BENCH_DOC) -> None:
+    """Replace what lies between bench.{name}'s two marker lines (block_markers) in docs/benchmarks.md with body;
+    every other line stays, so the records written below a bench's figures are kept.
+
+    Refuses (SystemExit naming the markers, nothing written) unless each marker is there once, begin before end: a
+    bench never guesses where its block ends (guessing "down to the next heading" deleted sessions of records).
     """
-    section = f"## {title}\n\n{body.strip()}\n"
-    if path.exists():
-        text = path.read_text()
-    else:
-        text = f"# Benchmarks\n\n## Machine\n\n{machine_md.strip()}\n"
-    pattern = re.compile(rf"^## {re.escape(title)}[ \t]*\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1).rstrip() + "\n"
-    else:
-        text = text.rstrip() + "\n\n" + section
+    begin, end = block_markers(name)
+    lines = path.read_text().splitlines(keepends=True) if path.exists() else []
+    marks = [line.strip() for line in lines]
+    if marks.count(begin) != 1 or marks.count(end) != 1 or marks.index(begin) > marks.index(end):
+        raise SystemExit(
+            f"{path} needs the lines {begin!r} and {end!r}, once each and in that order, around the figures "
+            f"bench.{name} writes (they are replaced; everything else stays). Nothing was written: add the markers "
+            "or copy the output above by hand."
+        )
+    lines[marks.index(begin) + 1:marks.index(end)] = [body.strip("\n") + "\n\n"]  # a blank line ends a table
     tmp = path.with_suffix(".md.tmp")
-    tmp.write_text(text)
+    tmp.write_text("".join(lines))
     os.replace(tmp, path)

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._common import machine, replace_section
+from bench._common import machine, write_block
 
 SECTION = "CLI"
 
@@ -51,7 +51,8 @@ def timed(cmd: list[str], env: dict, stdin: str | None = None) -> tuple[float, f
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="server-path runs per command (median reported)")
-    parser.add_argument("--write", action="store_true", help="write the CLI section of docs/benchmarks.md")
+    parser.add_argument("--write", action="store_true",
+                        help="replace its marked block in the CLI section of docs/benchmarks.md")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="ormah-bench-cli-"))
@@ -131,7 +132,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.write:
-        replace_section(SECTION, text, machine_md=machine_md)
+        write_block("cli_latency", text)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ the same pure functions the no-LLM jobs call: `duplicate_candidates` + `heuristi
 supersession). Each detector is scored on its own: precision = its true positives / everything it flagged, recall =
 its true positives / the pairs labelled with its kind. The split is stratified by category with a fixed seed; tune on
 dev only (`--show-errors` prints dev mistakes, never test ones, and the dev pairs that only the duplicate
-similarity lines keep from a merge: the rules must hold them back, not the thresholds). `--write` replaces the "Detectors" section of
+similarity lines keep from a merge: the rules must hold them back, not the thresholds). `--write` replaces its marked block in the "Detectors" section of
 docs/benchmarks.md. No Django, no database: the detectors are pure.
 """
 
@@ -217,7 +217,8 @@ def report(results: dict[str, dict], counts: dict[str, dict[str, int]], traps: d
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show-errors", action="store_true", help="print the dev split's mistakes")
-    parser.add_argument("--write", action="store_true", help="replace the Detectors section of docs/benchmarks.md")
+    parser.add_argument("--write", action="store_true",
+                        help="replace its marked block in the Detectors section of docs/benchmarks.md")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE.parent))
     pairs = load_pairs()
@@ -248,10 +249,9 @@ def main() -> None:
                 print(f"  [{p.category}] cos {cos_of[p.n]:.2f}: {p.a.title} :: {p.a.content} || "
                       f"{p.b.title} :: {p.b.content}")
     if args.write:
-        from bench._common import machine, replace_section
+        from bench._common import write_block
 
-        facts = machine(Path("/tmp"))
-        replace_section(SECTION, text, machine_md="\n".join(f"- {k}: {v}" for k, v in facts.items()))
+        write_block("detectors", text)
 
 
 if __name__ == "__main__":

@@ -333,9 +333,9 @@ def main(argv: list[str] | None = None) -> int:
         os.replace(tmp, target)
         if args.out:
             return 0
-        from bench._common import replace_section
+        from bench._common import write_block
 
-        replace_section(SECTION, text, machine_md="")
+        write_block("fit_scorer", text)
     return 0
 
 

@@ -203,7 +203,7 @@ def _scorer_version() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="replace the section in docs/benchmarks.md")
+    parser.add_argument("--write", action="store_true", help="replace its marked block in docs/benchmarks.md")
     parser.add_argument("--embedder", help="dotted path of the Embedder class (default: the configured one)")
     parser.add_argument("--model", help="embedding model name passed to the embedder")
     parser.add_argument("--json", type=Path, help="also write the summary as JSON here")
@@ -257,9 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1))
     if args.write:
-        from bench._common import replace_section
+        from bench._common import write_block
 
-        replace_section(SECTION, text, machine_md="")
+        write_block("locomo", text)
     return 0
 
 

@@ -23,7 +23,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench._common import DEFAULT_CACHE_DIR, REPO, replace_section
+from bench._common import DEFAULT_CACHE_DIR, REPO, write_block
 
 SECTION = "PostgreSQL beside SQLite"
 ENGINES = ("sqlite", "postgres")
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--results", type=Path, default=DEFAULT_CACHE_DIR / "pg_beside.json",
                         help="the JSON file each step's result is added to")
-    parser.add_argument("--write", action="store_true", help="replace the section in docs/benchmarks.md")
+    parser.add_argument("--write", action="store_true", help="replace its marked block in docs/benchmarks.md")
     parser.add_argument("--notes", type=Path, help="a markdown file appended to the section instead of READING")
     args = parser.parse_args(argv)
     results = json.loads(args.results.read_text()) if args.results.is_file() else {}
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     text += "\n" + (args.notes.read_text() if args.notes else READING).strip() + "\n"
     print(text)
     if args.write:
-        replace_section(SECTION, text, machine_md="")
+        write_block("pg_beside", text)
     return 0
 
 

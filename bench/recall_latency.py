@@ -22,7 +22,7 @@ blob per 1,024 vectors) on each KNN; through the default 2 MB page cache that is
 Each store is measured with the vec0 vector leg (before) and the in-process matrix (after) in the same process,
 next to the floor: one query embedding plus an exact numpy scan of the same vectors (issue 13).
 
-Targets: p95 <= 25 ms at 10k and <= 80 ms at 100k on an idle machine, else p95 <= 3x the floor. `--write` replaces the "Recall latency" section of
+Targets: p95 <= 25 ms at 10k and <= 80 ms at 100k on an idle machine, else p95 <= 3x the floor. `--write` replaces its marked block in the "Recall latency" section of
 docs/benchmarks.md.
 """
 
@@ -257,19 +257,6 @@ in-process matrix run in the same process on the same store. The matrix's cold l
 """
 
 
-def _doc_section(body: str) -> None:
-    section = f"## {SECTION}\n\n{body.strip()}\n"
-    text = BENCH_DOC.read_text() if BENCH_DOC.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^## {re.escape(SECTION)}[ \t]*\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1).rstrip() + "\n"
-    else:
-        text = text.rstrip() + "\n\n" + section
-    tmp = BENCH_DOC.with_suffix(".md.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, BENCH_DOC)
-
-
 def run_size(size: int, *, queries: int, tuned: bool = False, database_url: str | None = None) -> list[dict]:
     """One size in a child process with a fresh home (and, with a server URL, a fresh PostgreSQL database)."""
     from bench import pg
@@ -290,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=50)
-    parser.add_argument("--write", action="store_true", help="replace the section in docs/benchmarks.md")
+    parser.add_argument("--write", action="store_true", help="replace its marked block in docs/benchmarks.md")
     parser.add_argument("--tuned", action="store_true",
                         help="also measure the matrix with PRAGMA mmap_size / cache_size on the connection")
     parser.add_argument("--database-url", help="run on this PostgreSQL server instead of SQLite: each size gets a "
@@ -312,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(results, _machine())
     sys.stdout.write(text + "\n")
     if args.write:
-        _doc_section(text)
+        write_block("recall_latency", text)
     return 0
 
 

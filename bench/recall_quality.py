@@ -6,7 +6,7 @@
 The dataset is loaded into a fresh temporary ORMAH_HOME through the real services (remember with auto-link,
 connect, mark outdated, the self node) with the real offline MiniLM embedder, and evaluated at the dataset's
 fixed `now`. The sweep re-ranks the same store with one of the pipeline's remaining settings changed (the scorer's
-weights and thresholds are fitted, not swept: bench/fit_scorer.py). `--write` replaces the "Recall quality"
+weights and thresholds are fitted, not swept: bench/fit_scorer.py). `--write` replaces its marked block in the "Recall quality"
 section of docs/benchmarks.md.
 """
 
@@ -74,24 +74,9 @@ def _sweep(base) -> list[tuple[str, object]]:
     ]
 
 
-def _doc_section(body: str) -> None:
-    import re
-
-    section = f"## {SECTION}\n\n{body.strip()}\n"
-    text = BENCH_DOC.read_text() if BENCH_DOC.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^## {re.escape(SECTION)}[ \t]*\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1).rstrip() + "\n"
-    else:
-        text = text.rstrip() + "\n\n" + section
-    tmp = BENCH_DOC.with_suffix(".md.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, BENCH_DOC)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="replace the section in docs/benchmarks.md")
+    parser.add_argument("--write", action="store_true", help="replace its marked block in docs/benchmarks.md")
     parser.add_argument("--no-sweep", action="store_true", help="skip the defaults sweep")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ormah-recall-") as tmp:
@@ -132,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         text = "\n".join(out)
         sys.stdout.write(text + "\n")
         if args.write:
-            _doc_section(text)
+            write_block("recall_quality", text)
     return 0
 
 

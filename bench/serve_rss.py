@@ -15,7 +15,7 @@ sleep cycle is queued from the jobs screen, as a user would, and the tree is rea
 both columns come from the same minute of the same machine. `--layouts` measures this checkout once per gunicorn
 layout (workers x threads, through ORMAH_WEB_WORKERS and ORMAH_WEB_THREADS) instead of once with its default; with
 `--before` too, each layout is measured with the other checkout and then with this one.
-`--write-docs` replaces the "Serve tree RSS" section of docs/benchmarks.md. This is a benchmark, not a test: nothing
+`--write-docs` replaces its marked block in the "Serve tree RSS" section of docs/benchmarks.md. This is a benchmark, not a test: nothing
 here asserts.
 """
 
@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._common import REPO, corpus, machine, replace_section
+from bench._common import REPO, corpus, machine, write_block
 from bench.serve_tree import (cycle_runs, free_port, job_workers, layout_env, roles, serve_env, ui_session,
                               write_memories)
 
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the full result here")
     parser.add_argument("--write-docs", action="store_true",
-                        help=f'replace the "{SECTION}" section of docs/benchmarks.md')
+                        help=f'replace its marked block in the "{SECTION}" section of docs/benchmarks.md')
     args = parser.parse_args(argv)
     runs = []
     for layout in args.layouts.split(",") if args.layouts else [None]:
@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(runs, indent=2, default=str))
     if args.write_docs:
-        replace_section(SECTION, text, machine_md="")
+        write_block("serve_rss", text)
     return 0
 
 

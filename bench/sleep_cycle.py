@@ -11,7 +11,7 @@ Three cycles are timed, all with `sleep_cycle_run` and a fixed clock: cold (ever
 (straight after, nothing changed: the watermarks make it cheap) and incremental (after 100 new memories written
 through `node_create`). During the cold cycle an agent in another process (as a web worker is) edits one memory of
 its own every AGENT_EVERY_S through `node_update`, and each write's wall time is set beside the job that was
-running (issue 13 item 7: an agent's write should never wait for a job). `--write` replaces the "Sleep cycle"
+running (issue 13 item 7: an agent's write should never wait for a job). `--write` replaces its marked block in the "Sleep cycle"
 section of docs/benchmarks.md.
 
 `--jobs` runs instead each job once, alone and cold, in cycle order on a fresh store (no agent, no warm cycle),
@@ -36,7 +36,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench._common import REPO, Memory, corpus, machine, replace_section, rss_mb
+from bench._common import REPO, Memory, corpus, machine, rss_mb, write_block
 from bench.spine import DEFAULT_CACHE_DIR, cache_save, cache_seed, django_home, model_warm
 
 SECTION = "Sleep cycle"
@@ -298,7 +298,7 @@ def report_markdown(results: list[dict], facts: dict, command: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,10000")
-    parser.add_argument("--write", action="store_true", help="replace the section in docs/benchmarks.md")
+    parser.add_argument("--write", action="store_true", help="replace its marked block in docs/benchmarks.md")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
     parser.add_argument("--time-limit", type=float, default=3600.0,
                         help="per-job time bound in seconds (the product default is 60; large = one cycle does it all)")
@@ -336,7 +336,7 @@ def main() -> None:
     text = report_markdown(results, facts | {"time_limit": f"{args.time_limit:g}"}, command.strip())
     print(text)
     if args.write:
-        replace_section(SECTION, text, machine_md="\n".join(f"- {k}: {v}" for k, v in facts.items()))
+        write_block("sleep_cycle", text)
 
 
 if __name__ == "__main__":

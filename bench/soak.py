@@ -23,7 +23,7 @@ answer; the target is zero), sleep cycles completed, RSS per process role at the
 window with its least-squares slope, and per web worker the connections it served, the agents' requests it answered
 and its CPU (bench/soak_workers.py): with two workers the split decides much of a run's throughput and tails.
 The agents and the sleep cycle's loop live in bench/soak_agents.py.
-`--write-docs` replaces the "Soak" section of docs/benchmarks.md. This is a benchmark, not a test: nothing here
+`--write-docs` replaces its marked block in the "Soak" section of docs/benchmarks.md. This is a benchmark, not a test: nothing here
 asserts.
 """
 
@@ -44,7 +44,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from bench._common import REPO, Memory, corpus, machine, replace_section
+from bench._common import REPO, Memory, corpus, machine, write_block
 from bench.serve_tree import (cmdline, cpu_seconds, free_port, job_times, layout_env, niceness, pressure, roles,
                               rss_mib, serve_env, write_memories)
 from bench.soak_agents import Agent, Stats, cycle_loop
@@ -272,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the full result here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary home (and the server's output)")
     parser.add_argument("--log-level", default="WARNING", help="ORMAH_LOG_LEVEL of the server")
-    parser.add_argument("--write-docs", action="store_true", help='replace the "Soak" section of docs/benchmarks.md')
+    parser.add_argument("--write-docs", action="store_true",
+                        help='replace its marked block in the "Soak" section of docs/benchmarks.md')
     args = parser.parse_args(argv)
     try:
         result = run(args)
@@ -284,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(result, indent=2, default=str))
     if args.write_docs:
-        replace_section(SECTION, text, machine_md="")
+        write_block("soak", text)
     return 0
 
 

@@ -15,7 +15,7 @@ Every scenario runs in its own child process with a fresh temporary ORMAH_HOME (
   kept), the floor (reading and hashing every file) and the incremental `sync` with nothing changed.
 
 Targets: remember p50 <= 30 ms; unchanged full rebuild >= 2,000 nodes/s (bench/spine_report.py renders the
-results against them). `--write` replaces the "Memory spine" section of docs/benchmarks.md.
+results against them). `--write` replaces its marked block in the "Memory spine" section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench._common import DEFAULT_CACHE_DIR, REPO, Memory, corpus, machine, percentile, replace_section, rss_mb
-from bench.spine_report import machine_md, report_markdown
+from bench._common import DEFAULT_CACHE_DIR, REPO, Memory, corpus, machine, percentile, rss_mb, write_block
+from bench.spine_report import report_markdown
 
 SECTION = "Memory spine"
 CORPUS_SEED = 1
@@ -336,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="bench-local vector cache")
     parser.add_argument("--temp-root", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--keep", action="store_true", help="keep the temporary homes")
-    parser.add_argument("--write", action="store_true", help=f"replace the '{SECTION}' section of docs/benchmarks.md")
+    parser.add_argument("--write", action="store_true",
+                        help=f"replace its marked block in the '{SECTION}' section of docs/benchmarks.md")
     parser.add_argument("--json", type=Path, help="also dump raw results here")
     parser.add_argument("--from-json", type=Path, help="report (and --write) the results of an earlier --json run")
     parser.add_argument("--wait-load", type=float, help="before each scenario, wait until the load average is below")
@@ -360,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         body = report_markdown(results, facts, command)
         print(body)
         if args.write:
-            replace_section(SECTION, body, machine_md=machine_md(facts, results[0]["env"] if results else {}))
+            write_block("spine", body)
         return 0
 
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -380,8 +381,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({"machine": facts, "results": results, "command": command.strip()}, indent=1))
     if args.write:
-        replace_section(SECTION, body, machine_md=machine_md(facts, results[0]["env"] if results else {}))
-        print(f"[bench.spine] wrote the '{SECTION}' section of docs/benchmarks.md", file=sys.stderr)
+        write_block("spine", body)
+        print(f"[bench.spine] wrote its block in the '{SECTION}' section of docs/benchmarks.md", file=sys.stderr)
     return 0
 
 

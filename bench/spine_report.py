@@ -129,11 +129,3 @@ def report_markdown(results: list[dict], facts: dict, command: str) -> str:
             f"| {_fmt(r['rss_end']['peak'], 0)} |"
         )
     return "\n".join(lines) + "\n"
-
-
-def machine_md(facts: dict, env: dict) -> str:
-    """The machine lines of the section's header."""
-    return (
-        f"- {facts['cpus']} CPUs: {facts['cpu']}\n- RAM: {facts['ram']}\n- OS: {facts['os']}\n"
-        f"- Python {facts['python']}, SQLite {env.get('sqlite', '?')}\n"
-    )

@@ -7,7 +7,7 @@ embedder, at the store's fixed `now`, and its answerable queries are ranked thre
 alone, the full pipeline with the learned scorer). The scorer was fitted on the dev splits only
 (bench/fit_scorer.py), so the test rows are the held-out figures; dev rows are shown beside them. Off-topic
 queries (no answer) are counted separately: the share for which recall answers "no good match" (an empty list).
-`--write` replaces the "Recall on the labelled stores" section of docs/benchmarks.md.
+`--write` replaces its marked block in the "Recall on the labelled stores" section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def render(results: dict, seconds: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
-    parser.add_argument("--write", action="store_true", help="replace the section in docs/benchmarks.md")
+    parser.add_argument("--write", action="store_true", help="replace its marked block in docs/benchmarks.md")
     args = parser.parse_args(argv)
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     started = time.perf_counter()
@@ -123,10 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     body = render(results, time.perf_counter() - started)
     print(body)
     if args.write:
-        from bench._common import machine, replace_section
+        from bench._common import write_block
 
-        facts = machine(Path(tempfile.gettempdir()))
-        replace_section(SECTION, body, machine_md="\n".join(f"- {k}: {v}" for k, v in facts.items()))
+        write_block("stores_recall", body)
     return 0
 
 

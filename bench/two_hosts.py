@@ -17,7 +17,7 @@ Then, for `--seconds`, `--threads` threads per host write new memories through t
 - the job schedules exist once (django-q2's table), not once per host;
 - a UI session signed in on host A is valid on host B, and both accept the one API token.
 The process exits 1 when a check fails (the checks: bench/two_hosts_checks.py). Load average and the CPU time of
-the servers are printed beside the numbers. `--write-docs` replaces the "Two hosts on one PostgreSQL" section of
+the servers are printed beside the numbers. `--write-docs` replaces its marked block in the "Two hosts on one PostgreSQL" section of
 docs/benchmarks.md.
 """
 
@@ -40,7 +40,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench._common import REPO, machine, percentile, replace_section
+from bench._common import REPO, machine, percentile, write_block
 from bench.two_hosts_checks import (
     MARK,
     NOT_EXCLUSIVE,
@@ -304,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
                                                "cluster from scripts/pg-cluster.sh)")
     parser.add_argument("--json", type=Path, help="also write the full result here")
     parser.add_argument("--keep", action="store_true", help="keep the homes and the servers' output")
-    parser.add_argument("--write-docs", action="store_true", help=f'replace the "{SECTION}" section of '
+    parser.add_argument("--write-docs", action="store_true",
+                        help=f'replace its marked block in the "{SECTION}" section of '
                                                                   "docs/benchmarks.md")
     args = parser.parse_args(argv)
     result = run(args)
@@ -313,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(result, indent=2, default=str))
     if args.write_docs:
-        replace_section(SECTION, text, machine_md="")
+        write_block("two_hosts", text)
     return 0 if all(verdicts(result).values()) else 1
 
 

@@ -23,7 +23,7 @@ included), and Playwright drives /usr/bin/chromium (tech notes §5):
 
 `--baseline REF` serves the code of a git ref too (exported with `git archive`, its own server on the same seeded
 home) and alternates the two trees' visits run by run: before and after in the same run, at the same load.
-`--write` replaces the "Web UI" section of docs/benchmarks.md.
+`--write` replaces its marked block in the "Web UI" section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench._common import DEFAULT_CACHE_DIR, REPO, corpus, machine, replace_section
+from bench._common import DEFAULT_CACHE_DIR, REPO, corpus, machine, write_block
 from bench.ui_graph_report import report
 
 SECTION = "Web UI"
@@ -344,7 +344,8 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
     parser.add_argument("--baseline", metavar="REF",
                         help="also serve this git ref's code (e.g. main) from the same seeded home, visits alternated")
-    parser.add_argument("--write", action="store_true", help="replace the Web UI section of docs/benchmarks.md")
+    parser.add_argument("--write", action="store_true",
+                        help="replace its marked block in the Web UI section of docs/benchmarks.md")
     parser.add_argument("--child-seed", nargs=3, metavar=("HOME", "SIZE", "CACHE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_seed:
@@ -370,7 +371,7 @@ def main() -> None:
     text = report(results, machine_md, " to ".join(f"{x:.1f}" for x in (min(loads), max(loads))))
     print(text)
     if args.write:
-        replace_section(SECTION, text, machine_md=machine_md)
+        write_block("ui_graph", text)
 
 
 if __name__ == "__main__":

@@ -114,9 +114,9 @@ def main(argv: list[str] | None = None) -> int:
               f"CPU p95 {rows['after']['cpu95'] / rows['before']['cpu95']:.2f}.\n")
     print(text)
     if args.write_docs:
-        from bench.whisper_quality import write_section
+        from bench._common import write_block
 
-        write_section(text, SECTION)
+        write_block("whisper_ab", text.removeprefix(SECTION + "\n"))
     return 0
 
 

@@ -23,7 +23,8 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench.whisper_quality import load_scenarios, seed, setup_django, write_section
+from bench._common import write_block
+from bench.whisper_quality import load_scenarios, seed, setup_django
 
 HOOK = Path(__file__).resolve().parent.parent / "whisper" / "hook.py"
 MANAGE = Path(__file__).resolve().parent.parent / "manage.py"
@@ -181,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(text)
     if args.write_docs:
-        write_section(text, marker=SECTION)
+        write_block("whisper_latency", text.removeprefix(SECTION + "\n"))
     return 0
 
 

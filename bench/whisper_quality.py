@@ -160,30 +160,6 @@ def report(s: Score, outcomes: list[Outcome]) -> str:
     )
 
 
-def _block_end(lines: list[str], start: int, *, subsections: bool) -> int:
-    """Index of the first line after `start` that opens a `## ` section (or a `### ` one when asked)."""
-    for i in range(start + 1, len(lines)):
-        if lines[i].startswith("## ") or (subsections and lines[i].startswith("### ")):
-            return i
-    return len(lines)
-
-
-def write_section(text: str, marker: str = SECTION, path: Path = DOCS) -> None:
-    """Replace (or add) the Whisper section or one of its `###` parts in docs/benchmarks.md; others stay."""
-    lines = (path.read_text() if path.exists() else "# Benchmarks\n").splitlines(keepends=True)
-    block = [line if line.endswith("\n") else line + "\n" for line in text.rstrip("\n").splitlines()] + ["\n"]
-    if marker + "\n" in lines:
-        start = lines.index(marker + "\n")
-        end = _block_end(lines, start, subsections=True)
-    elif marker != SECTION and SECTION + "\n" in lines:  # a new part goes at the end of the Whisper section
-        start = end = _block_end(lines, lines.index(SECTION + "\n"), subsections=False)
-    else:
-        if lines and lines[-1].strip():
-            lines.append("\n")
-        start = end = len(lines)
-    path.write_text("".join(lines[:start] + block + lines[end:]).rstrip("\n") + "\n")
-
-
 def setup_django(home: Path) -> None:
     """Point Ormah at a fresh home, set Django up and migrate."""
     os.environ["ORMAH_HOME"] = str(home)
@@ -202,7 +178,7 @@ def setup_django(home: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write-docs", action="store_true", help="update the Whisper section of docs/benchmarks.md")
+    parser.add_argument("--write-docs", action="store_true", help="replace its marked block in docs/benchmarks.md")
     parser.add_argument("--show", action="store_true", help="print every prompt's outcome")
     parser.add_argument("--gate", type=float, help="override WHISPER_GATE_NO_RERANKER (a probability) for this run")
     args = parser.parse_args(argv)
@@ -222,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         print(text)
         print("Failures:\n  " + "\n  ".join(s.failures) if s.failures else "No failures.")
         if args.write_docs:
-            write_section(text)
+            write_block("whisper_quality", text.removeprefix(SECTION + "\n"))
     return 0
 
 

@@ -32,7 +32,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.whisper_quality import Outcome, run_prompt, score, setup_django, write_section
+from bench._common import write_block
+from bench.whisper_quality import Outcome, run_prompt, score, setup_django
 from bench.whisper_stores_sweep import open_gates, print_sweep, sweep
 
 SECTION = "### Whisper on the labelled stores"
@@ -341,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="without whisper's second recall over the prompt's project (WHISPER_PROJECT_PASS off)")
     parser.add_argument("--cpu-ab", type=int, metavar="ROUNDS",
                         help="CPU per call with the per-project pass on and off, interleaved (no scores)")
-    parser.add_argument("--write-docs", action="store_true", help="update this section of docs/benchmarks.md")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="replace its marked block in docs/benchmarks.md (records below it stay)")
     args = parser.parse_args(argv)
     os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
     if args.sweep:
@@ -398,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
             text = render(results, categories, note)
             print(text)
             if args.write_docs:
-                write_section(text, SECTION)
+                write_block("whisper_stores", text.removeprefix(SECTION + "\n"))
     return 0
 
 
