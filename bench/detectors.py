@@ -51,9 +51,9 @@ BEFORE = (
     "bench corpus, which plants no contradiction) proposed 235 conflicts before and 0 after, 17 merges before and 8 "
     "after; the 161 cross-space link proposals that a queue full of conflicts used to drop are now proposed "
     "(measured 2026-11-23; counts only, the times of that run were taken at a load average of 12 on 2 cores). A "
-    "no-LLM cycle over the three labelled stores of bench/datasets (lifelog, devprojects, docs: 168 memories) "
-    "proposes no conflict and merges nothing; the old detectors, run on the same neighbour pairs, flagged none "
-    "either: those stores do not hold these traps."
+    "no-LLM cycle over the three labelled stores bench/datasets held then (lifelog, devprojects, docs: 168 memories; "
+    "the fourth, club, came later and was not run) proposes no conflict and merges nothing; the old detectors, run "
+    "on the same neighbour pairs, flagged none either: those stores do not hold these traps."
 )
 TYPES = {"fact", "preference", "observation", "goal", "decision", "procedure", "concept", "event"}
 
