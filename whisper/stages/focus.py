@@ -1,7 +1,8 @@
 """The question's focus beyond the identity route: a memory about the thing asked of, holding nothing of what is
 asked about it, is not whispered (issue 11, item 9; docs/whisper.md, "The focus rule beyond the identity route").
 
-Three checks, each a text rule on the prompt and the memory (title, text, labels); no store's words in them:
+The checks, each a text rule on the prompt and the memory (title, text, labels; its creation date for a year); no
+store's words in them:
 
 * **a possessive chain**: "when is Jonas's mother's birthday?" asks about the mother, not about Jonas: a memory that
   does not name every owner after the first ("mother") is about another thing than the one asked of.
@@ -11,6 +12,8 @@ Three checks, each a text rule on the prompt and the memory (title, text, labels
   vet note holding no date.
 
 * **another version** (session 14): "when is 1.1 planned?" is not answered by the event note of 1.0.0's release.
+* **another year** (session 15, whisper.when): "what was the contribution back in 2023?" is not answered by a note on
+  the contribution from July 2026 on, nor "what did the grant give us in 2024?" by the event note of 2025's grant.
 
 A third check, another name for the thing ("a Dutch passport" and "my Belgian passport"), was removed in session 13:
 no dev prompt written after it changed (docs/whisper.md, "Rules audited on fresh batches").
@@ -21,6 +24,7 @@ The stage runs after the gate, so the memories it drops still set the best hit t
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from memory.domain.enums import NodeType
 from whisper.conf import WhisperConf
@@ -28,6 +32,7 @@ from whisper.imperative import is_request
 from whisper.kinds import missing_kind, scan_chars
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
 from whisper.text import NOT_POSSESSIVE, fold, topic_tokens
+from whisper.when import asked_points, other_time
 
 # ---- a possessive chain: "Jonas's mother's birthday" -> the owners after the first ({"mother"})
 
@@ -90,15 +95,17 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _WH = re.compile(r"\s*(?:and\s+|so\s+)?(?:when|what|whats|which|who|whom|whose|where|how)\b", re.IGNORECASE)
 
 
+def asking_sentences(prompt: str) -> list[str]:
+    """The sentences of a prompt that ask: a question ("when is 1.1 planned?") or a request ("cut 1.0.1 and do the
+    release"); not one that only tells ("bumping us to python 3.13 this sprint. what blocked us last time?" asks
+    about the last time, not about 3.13)."""
+    return [sentence for sentence in _SENTENCE.split(prompt.strip())
+            if sentence.rstrip().endswith("?") or _WH.match(sentence) or is_request(sentence)]
+
+
 def _asking_versions(prompt: str) -> set[str]:
-    """The versions named in a sentence that asks: a question ("when is 1.1 planned?") or a request ("cut 1.0.1 and
-    do the release"); not in one that only tells ("bumping us to python 3.13 this sprint. what blocked us last
-    time?" asks about the last time, not about 3.13)."""
-    found: set[str] = set()
-    for sentence in _SENTENCE.split(prompt.strip()):
-        if sentence.rstrip().endswith("?") or _WH.match(sentence) or is_request(sentence):
-            found |= versions(sentence)
-    return found
+    """The versions named in a sentence that asks (`asking_sentences`)."""
+    return {v for sentence in asking_sentences(prompt) for v in versions(sentence)}
 
 
 def other_version(prompt: str, text: str, node_type: str = NodeType.EVENT) -> str | None:
@@ -121,14 +128,27 @@ def other_version(prompt: str, text: str, node_type: str = NodeType.EVENT) -> st
     return sorted(asked)[0]
 
 
+# ---- a year the prompt names: "what was the contribution back in 2023?" is not about a note on 2026 on
+
+def other_year(prompt: str, text: str, created: datetime | None, node_type: str = NodeType.FACT) -> str | None:
+    """A year (or month and year) an asking sentence of the prompt names that the memory's dates contradict
+    (`whisper.when.other_time`: an event is about the years it names and was created in, any other memory holds
+    from them on, one naming no year is never contradicted); None when no asking sentence names one ("since 2023",
+    "last year" name none)."""
+    asked = tuple(p for sentence in asking_sentences(prompt) for p in asked_points(sentence))
+    return other_time(asked, text, created, event=node_type == NodeType.EVENT)
+
+
 # ---- the check and the stage
 
 def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
-              node_type: str = NodeType.FACT, content_max_chars: int = 0) -> str | None:
+              node_type: str = NodeType.FACT, content_max_chars: int = 0,
+              created: datetime | None = None) -> str | None:
     """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
-    "kind: amount", "version: 1.1"), or None when it does not. `node_type` tells an event (one occurrence, which
-    another version's note is not) from a standing rule (`other_version`); `content_max_chars` (the conf's) widens
-    the kind check's reading to what whisper renders (`whisper.kinds.scan_chars`)."""
+    "kind: amount", "version: 1.1", "year: 2023"), or None when it does not. `node_type` tells an event (one
+    occurrence, which another version's or year's note is not) from a standing rule (`other_version`, `other_year`);
+    `created` is the memory's creation date (`other_year`); `content_max_chars` (the conf's) widens the kind check's
+    reading to what whisper renders (`whisper.kinds.scan_chars`)."""
     text = f"{title}\n{content}\n{' '.join(tags)}"
     missing = chain_owners(prompt) - _words(text)
     if missing:
@@ -137,7 +157,10 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
     if kind is not None:
         return "kind: " + kind
     version = other_version(prompt, f"{title}\n{content}", node_type)
-    return None if version is None else "version: " + version
+    if version is not None:
+        return "version: " + version
+    year = other_year(prompt, f"{title}\n{content}", created, node_type)
+    return None if year is None else "year: " + year
 
 
 def labels(cand: Candidate) -> tuple[str, ...]:
@@ -152,7 +175,7 @@ def focus_check(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         return None
     keep = [c for c in run.pool
             if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c), node_type=c.type,
-                         content_max_chars=conf.content_max_chars) is None]
+                         content_max_chars=conf.content_max_chars, created=c.created) is None]
     if len(keep) == len(run.pool):
         return None
     run.drop(keep, STAGE_OFF_FOCUS)

@@ -1,0 +1,161 @@
+"""The year a question names and the years a memory is about (issue 11, item 9; session 15).
+
+"What was the contribution back in 2023?" is not answered by the note "From 1 July 2026 the yearly contribution is
+108 euros", however close it scores: the note is about 2026 on. Pure functions over text and dates, no store's
+words: years 19xx / 20xx, month names, ISO dates, and a closed class of words that make a year a bound ("since",
+"until", "from", "before", …) or a range ("2019-2024", "between 2019 and 2024"). docs/whisper.md, stage 12.
+
+Time is counted in months (year * 12 + month - 1). A question names points: a year ("in 2024": its twelve months)
+or a month and year ("in March 2025", "2025-03"); a year given as a bound ("since 2023", "before 2024") or a range
+asks about a stretch, not a point, and is left alone, as are "last year" and "this year" (no number to compare).
+A memory is about spans of time:
+* an event (one occurrence) about each year or month its text names, each range and bound it states, and the year
+  it was created in;
+* any other memory (a fact, decision, rule) holds from each date it names onwards, and from its creation year when
+  it names one ("From July 2026 the contribution is 108 euros" holds in 2027, not in 2023); one that names no year
+  says nothing about when it holds, and no year contradicts it (a note written in 2023 may hold in 2021).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")
+_MONTH_NUMBER = {**{name: i + 1 for i, name in enumerate(_MONTH_NAMES)},
+                 **{name[:3]: i + 1 for i, name in enumerate(_MONTH_NAMES)}, "sept": 9}
+_MONTH = "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True))
+_YEAR = r"(?:19|20)\d\d"
+_DASH = r"\s?[-\u2013\u2014/]\s?"
+
+# A date with a year: ISO ("2025-03-22", "2025-03"), "22 March 2025", "March 22, 2025", "March 2025", or a bare year.
+# A year glued to other signs (a version "2024.1", an id "build-2024x", a time "20:25") is no date.
+_DATE = re.compile(
+    rf"(?<![\w.:/-])(?P<iso>{_YEAR})-(?P<iso_m>0[1-9]|1[0-2])(?:-\d\d)?(?![\w.:-]*\d)"
+    rf"|(?<![\w.:/])(?:(?P<month>{_MONTH})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?(?:of\s+)?)?"
+    rf"(?P<year>{_YEAR})(?![\w.:]*\d|[\w%])",
+    re.IGNORECASE)
+# A range of years: "2019-2024", "2019 to 2024", "between 2019 and 2024", "2024/25".
+_RANGE = re.compile(rf"\b(?:between\s+)?(?P<a>{_YEAR})(?:{_DASH}|\s+(?:to|and|until|till|through)\s+)"
+                    rf"(?:(?P<b>{_YEAR})|(?P<b2>\d\d))\b", re.IGNORECASE)
+# A year made a bound by the word before it ("since 2023", "from 1 July 2026", "until March 2024", "prior to 2020").
+_AFTER = r"(?:since|from|after|starting|as of|beginning|effective|onwards? from)"
+_BEFORE = r"(?:until|till|til|before|up to|through|prior to|by|ending|ended in)"
+_BOUND = re.compile(rf"\b(?P<word>{_AFTER}|{_BEFORE})\s+(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?)?"
+                    rf"(?:(?:{_MONTH})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?)?(?P<year>{_YEAR})\b", re.IGNORECASE)
+# An amount or a count is no year: "2000 euros", "1500 m", "€2025".
+_QUANTITY = re.compile(r"\s?(?:%|€|\$|£|eur\b|euros?\b|usd\b|dollars?\b|km\b|m\b|kg\b|mb\b|gb\b|px\b|ms\b|members\b|"
+                       r"people\b|users\b|steps\b|calories\b|kcal\b|words\b|lines\b|rows\b|items\b|times\b)",
+                       re.IGNORECASE)
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+
+FOREVER = 10_000 * 12
+
+
+def _month_index(year: int, month: int) -> int:
+    return year * 12 + month - 1
+
+
+def _year_span(year: int) -> tuple[int, int]:
+    return _month_index(year, 1), _month_index(year, 12)
+
+
+@dataclass(frozen=True, slots=True)
+class Dated:
+    """What a text says of time: the points it names (month spans: a year is twelve months, a month one), the
+    ranges it states and the bounds ("since 2023" -> open after; "until 2024" -> open before)."""
+
+    points: tuple[tuple[int, int], ...] = ()
+    ranges: tuple[tuple[int, int], ...] = ()
+    after: tuple[int, ...] = ()
+    before: tuple[int, ...] = ()
+
+    @property
+    def names_a_year(self) -> bool:
+        return bool(self.points or self.ranges or self.after or self.before)
+
+
+def _quantity_after(text: str, end: int) -> bool:
+    return bool(_QUANTITY.match(text, end))
+
+
+def dated(text: str) -> Dated:
+    """The dates a text names ("Took over from Hans on 1 April 2025; receipts from 2019-2024" -> the point April
+    2025 and the range 2019-2024). Code (fenced or `inline`) is not read."""
+    text = _CODE.sub(" ", text)
+    ranges: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = []
+    for m in _RANGE.finditer(text):
+        a = int(m.group("a"))
+        b = int(m.group("b")) if m.group("b") else a // 100 * 100 + int(m.group("b2"))
+        if a <= b <= a + 50 and not _quantity_after(text, m.end()):
+            ranges.append((_month_index(a, 1), _month_index(b, 12)))
+            taken.append(m.span())
+    after: list[int] = []
+    before: list[int] = []
+    for m in _BOUND.finditer(text):
+        if any(s <= m.start("year") < e for s, e in taken) or _quantity_after(text, m.end()):
+            continue
+        year = int(m.group("year"))
+        word = m.group("word").lower()
+        if re.fullmatch(_AFTER, word):
+            after.append(_month_index(year, 1))
+        else:
+            before.append(_month_index(year, 12))
+        taken.append((m.start("year"), m.end()))
+    points: list[tuple[int, int]] = []
+    for m in _DATE.finditer(text):
+        if m.group("iso"):
+            month = _month_index(int(m.group("iso")), int(m.group("iso_m")))
+            points.append((month, month))
+            continue
+        if (any(s <= m.start("year") < e for s, e in taken) or _quantity_after(text, m.end())
+                or text[max(0, m.start() - 1):m.start()] in ("€", "$", "£")):
+            continue
+        if m.group("month"):
+            month = _month_index(int(m.group("year")), _MONTH_NUMBER[m.group("month").lower()])
+            points.append((month, month))
+        else:
+            points.append(_year_span(int(m.group("year"))))
+    return Dated(points=tuple(points), ranges=tuple(ranges), after=tuple(after), before=tuple(before))
+
+
+def asked_points(sentence: str) -> tuple[tuple[int, int], ...]:
+    """The points of time an asking sentence names ("what was the contribution back in 2023" -> 2023's twelve
+    months); a bound or a range names none ("what changed since 2023?")."""
+    return dated(sentence).points
+
+
+def spans(text: str, created: datetime | None, *, event: bool) -> tuple[tuple[int, int], ...] | None:
+    """The spans of time (first and last month) a memory is about, None when it says nothing of when it holds (no
+    year in a non-event's text). An event: each point, range and bound, and its creation year; any other memory:
+    from each point and from its creation year onwards, besides its ranges and bounds."""
+    said = dated(text)
+    if not said.names_a_year and not event:
+        return None
+    made = [] if created is None else [_year_span(created.year)]
+    found: list[tuple[int, int]] = [*said.ranges, *((a, FOREVER) for a in said.after),
+                                    *((0, b) for b in said.before)]
+    if event:
+        found += [*said.points, *made]
+    else:
+        found += [(first, FOREVER) for first, _ in (*said.points, *made)]
+    return tuple(found)
+
+
+def other_time(asked: tuple[tuple[int, int], ...], text: str, created: datetime | None, *, event: bool) -> str | None:
+    """The first point asked (as "2023" or "2025-03") that no span of the memory meets, None when every point is met
+    or the memory says nothing of when it holds ("what did Rabo give us in 2024?" and the event note "Rabo
+    ClubSupport 2025 gave 1,280 euros in October 2025" -> "2024")."""
+    if not asked:
+        return None
+    held = spans(text, created, event=event)
+    if held is None:
+        return None
+    for first, last in asked:
+        if not any(first <= end and start <= last for start, end in held):
+            year, month = divmod(first, 12)
+            return str(year) if last - first == 11 else f"{year}-{month + 1:02d}"
+    return None
