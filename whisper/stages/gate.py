@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from memory.domain.enums import NodeType
 from memory.domain.requests import auto_title
 from whisper.affinity import has_similar
@@ -132,14 +134,30 @@ def _best_identity_only(run: WhisperRun, conf: WhisperConf) -> list[Candidate]:
     return [c for c in run.pool if not identity_route(c, run) or c.gate_score >= share * best]
 
 
+_QUESTION = re.compile(r"\?|^\s*(?:(?:and|so|ok(?:ay)?|also|then|what about)[,]?\s+)*"
+                       r"(?:when|what|which|who|whom|whose|where|why|how)\b", re.IGNORECASE)
+
+
+def asks_question(prompt: str) -> bool:
+    """Whether the prompt asks a question: it holds a "?" or opens (after "and", "so", "ok", …) with a question word
+    ("and who's my dentist again, need the name", "what about the docs site, does that go out by itself")."""
+    return bool(_QUESTION.search(prompt))
+
+
 def _follow_up_answer(run: WhisperRun, conf: WhisperConf, deps: Deps) -> None:
-    """On a follow-up whose hits hold a memory this session was already served (the conversation's topic, in the
-    agent's context), the hit not yet served that matches both the conversation (cosine to the joined query) and
-    what the prompt itself asks (cosine to the prompt alone) best is judged on the smaller of the two cosines
-    against `follow_up_cosine` ("and what does he eat?" after "when did we adopt Biscuit?": the food memory).
-    The logistic gate measures it against the served memory and on the joined query's probability, which is the
-    topic's, not the question's."""
-    if not run.follow_up or run.prompt_vec is None or run.query_vec is None or not run.request.session_id:
+    """On a follow-up question whose hits hold a memory this session was already served (the conversation's topic,
+    in the agent's context), the hit not yet served that matches both the conversation (cosine to the joined query)
+    and what the prompt itself asks (cosine to the prompt alone) best is judged on the smaller of the two cosines
+    times its space factor against `follow_up_cosine` ("and what does he eat?" after "when did we adopt Biscuit?":
+    the food memory). The logistic gate measures it against the served memory and on the joined query's
+    probability, which is the topic's, not the question's.
+
+    Session 15 (docs/whisper.md, "The follow-up route"): a raw cosine knows no project, so another project's memory
+    counts at its space factor, as on the identity and preference routes ("and who signs off on the schema?" in one
+    project is not answered by another project's README); and a follow-up that asks nothing ("ok, calling them
+    now") has no question for the prompt-alone cosine to answer, so the route is not taken."""
+    if (not run.follow_up or run.prompt_vec is None or run.query_vec is None or not run.request.session_id
+            or not asks_question(run.prompt)):
         return
     hits = [c for c in logistic_hits(run) if c.hit is not None]
     served = deps.served()
@@ -148,7 +166,7 @@ def _follow_up_answer(run: WhisperRun, conf: WhisperConf, deps: Deps) -> None:
         return
     rows = [c.hit.row_id for c in fresh]
     alone, joined = deps.cosines(run.prompt_vec, rows), deps.cosines(run.query_vec, rows)
-    both = {id(c): min(alone.get(c.hit.row_id, 0.0), joined.get(c.hit.row_id, 0.0)) for c in fresh}
+    both = {id(c): min(alone.get(c.hit.row_id, 0.0), joined.get(c.hit.row_id, 0.0)) * c.space_factor for c in fresh}
     best = max(fresh, key=lambda c: both[id(c)])
     if both[id(best)] >= conf.follow_up_cosine and best.gate_score < best.gate_threshold:
         best.gate_score, best.gate_threshold = round(both[id(best)], 4), conf.follow_up_cosine

@@ -1,0 +1,79 @@
+"""The follow-up route's two session-15 conditions (whisper.stages.gate._follow_up_answer; docs/whisper.md, "The
+follow-up route"): another project's memory counts at its space factor, and a follow-up that asks nothing does not
+take the route. Small invented stores, the real model; the cases are the shapes of batch 6's dev false injections
+(a docs README on a schema follow-up in a project, a dentist note on "ok …, calling them now"), not their words."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from memory.domain.node import utcnow
+from whisper.models import WhisperCandidateRow
+from whisper.services import whisper_respond
+from whisper.stages.gate import asks_question
+
+
+@pytest.mark.parametrize(("prompt", "asks"), [
+    ("and what does she eat?", True),
+    ("and who's my dentist again, need the practice name to call", True),
+    ("what about the docs site, does that go out by itself", True),
+    ("ok and how do I cut the release after that", True),
+    ("ok dr jansen, calling them now", False),
+    ("and the data, is it backed up anywhere", False),  # a question by word order only: not read as one
+    ("whatever, fine", False),
+])
+def test_asks_question(prompt, asks):
+    assert asks_question(prompt) is asks
+
+
+def _ledger(session: str) -> list[WhisperCandidateRow]:
+    return list(WhisperCandidateRow.objects.filter(decision__session_id=session).order_by("decision_id", "id"))
+
+
+@pytest.fixture
+def dentist(mem):
+    return {
+        "appointment": mem("Next dentist appointment: 14 April at 09:30 with Dr Jansen.", title="Dentist appointment",
+                           tags=["dentist", "health"], auto_link=False),
+        "practice": mem("My dentist is Dr Jansen at Tandartspraktijk Oost; call 030 123 4567 to change an appointment.",
+                        title="Dentist", tags=["dentist", "health"], auto_link=False),
+        "filling": mem("Dr Jansen replaced a filling in my lower left molar in November 2025.",
+                       title="Dentist filling", tags=["dentist", "health"], auto_link=False),
+        "gym": mem("I go to the climbing gym on Tuesdays and Thursdays after work.", title="Climbing days",
+                   auto_link=False),
+    }
+
+
+def test_a_follow_up_that_asks_nothing_does_not_take_the_route(dentist):
+    now = utcnow()
+    first = whisper_respond(prompt="when's my next dentist appointment?", session_id="d1",
+                            now=now - timedelta(seconds=30))
+    assert dentist["appointment"].id in first.node_ids
+    result = whisper_respond(prompt="ok dr jansen, calling them now", session_id="d1", now=now)
+    assert result.node_ids == ()
+
+
+@pytest.fixture
+def schema(mem):
+    return {
+        "migrations": mem("Database migrations in quayside: write them with alembic revision --autogenerate and "
+                          "review the generated file before committing.", title="Writing migrations",
+                          space="quayside", tags=["database"], auto_link=False),
+        "deploy": mem("quayside deploys from main through the GitHub Actions workflow deploy.yml.", title="Deploys",
+                      space="quayside", auto_link=False),
+        "readme": mem("Schemathesis README: it generates test cases from your OpenAPI schema and checks that every "
+                      "change to the schema keeps the API valid; the maintainers sign off on each release.",
+                      title="Schemathesis: README", space="docs", tags=["docs", "schemathesis"], auto_link=False),
+    }
+
+
+def test_another_projects_memory_counts_at_its_space_factor_on_the_follow_up_route(schema):
+    now = utcnow()
+    first = whisper_respond(prompt="how do I write a migration here?", session_id="q1", space="quayside",
+                            now=now - timedelta(seconds=30))
+    assert schema["migrations"].id in first.node_ids
+    result = whisper_respond(prompt="and who has to sign off before I change the schema?", session_id="q1",
+                             space="quayside", now=now)
+    assert schema["readme"].id not in result.node_ids
