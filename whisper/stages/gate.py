@@ -152,10 +152,10 @@ def _follow_up_answer(run: WhisperRun, conf: WhisperConf, deps: Deps) -> None:
     the food memory). The logistic gate measures it against the served memory and on the joined query's
     probability, which is the topic's, not the question's.
 
-    Session 15 (docs/whisper.md, "The follow-up route"): a raw cosine knows no project, so another project's memory
-    counts at its space factor, as on the identity and preference routes ("and who signs off on the schema?" in one
-    project is not answered by another project's README); and a follow-up that asks nothing ("ok, calling them
-    now") has no question for the prompt-alone cosine to answer, so the route is not taken."""
+    Session 15 (docs/whisper.md, "The follow-up route on fresh batches"): a raw cosine knows no project, so another
+    project's memory counts at its space factor, as on the identity and preference routes ("and who signs off on
+    the schema?" in one project is not answered by another project's README); and a follow-up that asks nothing
+    ("ok, calling them now") has no question for the prompt-alone cosine to answer, so the route is not taken."""
     if (not run.follow_up or run.prompt_vec is None or run.query_vec is None or not run.request.session_id
             or not asks_question(run.prompt)):
         return
