@@ -283,9 +283,10 @@ def _linked_from(notes: list[_Note], links: list[list[str]]) -> Counter[str]:
 
 def _recount(unit, written: dict[str, tuple[Node, StoredFile]], skipped: set[str], linked_from: Counter[str]) -> None:
     """The new notes' importance once the `skipped` notes are known: their links to a new note never reach it, and
-    a link to a skipped note that is not a memory stays dangling, so neither counts in the degree
-    importance_scorer will see. A file is written again only when its value moves."""
-    missing = skipped - set(NodeRow.objects.filter(uid__in=skipped).values_list("uid", flat=True))
+    a link to a skipped note with no live file stays dangling (a note never written, or a memory whose file went
+    missing: the import's sync drops its row even though the index still holds it now), so neither counts in the
+    degree importance_scorer will see. A file is written again only when its value moves."""
+    missing = {uid for uid in skipped if unit.store.path_for(uid) is None}
     for node, stored in written.values():
         out = len({(c.target, c.edge) for c in node.connections if c.target not in missing})
         fixed = with_creation_importance(node, out + linked_from[node.id])
