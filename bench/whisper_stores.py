@@ -71,11 +71,25 @@ def run_split(prompts, ids: dict[str, str], now) -> list[Outcome]:
     return [run_one(p, ids, now=now) for p in prompts]
 
 
+def gate_route(threshold: float | None, conf) -> str:
+    """The gate route(s) a ledger row's threshold belongs to (the ledger keeps the threshold, not the route): the
+    logistic gate, the standout, the identity, preference and follow-up cosine routes, the strong-cosine floor.
+    Routes that share a value are all named ("identity-no-word/preference/follow-up" at 0.35 by default)."""
+    if threshold is None:
+        return "-"
+    routes = (("logistic", conf.gate_logit), ("standout", conf.standout_z), ("identity", conf.identity_gate),
+              ("identity-no-word", conf.identity_gate_no_word), ("preference", conf.preference_gate),
+              ("preference-no-word", conf.preference_gate_no_word), ("follow-up", conf.follow_up_cosine),
+              ("cosine", conf.overlap_cosine_floor))
+    return "/".join(name for name, value in routes if abs(value - threshold) < 1e-9) or "?"
+
+
 def explain(outcome: Outcome, ids: dict[str, str]) -> str:
-    """The ledger's candidates of a prompt: stage, retrieval score, cosine, gate score and threshold."""
+    """The ledger's candidates of a prompt: stage, retrieval score, cosine, gate score and threshold, gate route."""
+    from whisper.conf import get_conf as whisper_conf
     from whisper.models import WhisperCandidateRow, WhisperDecisionRow
 
-    keys = {v: k for k, v in ids.items()}
+    keys, conf = {v: k for k, v in ids.items()}, whisper_conf()
     p = outcome.prompt
     good = set(p.get("expect", [])) | set(p.get("accept", []))
     row = WhisperDecisionRow.objects.filter(session_id=f"bench-{p['id']}").order_by("-id").first()
@@ -85,7 +99,7 @@ def explain(outcome: Outcome, ids: dict[str, str]) -> str:
         key = keys.get(c.node_uid, c.node_uid)
         mark = "+" if key in p.get("expect", []) else ("~" if key in good else "-")
         lines.append(f"    {mark} {key:5} {c.stage:16} score {c.retrieval_score} cos {c.raw_cosine} "
-                     f"gate {c.gate_score}/{c.gate_threshold} {c.title[:40]!r}")
+                     f"gate {c.gate_score}/{c.gate_threshold} {gate_route(c.gate_threshold, conf)} {c.title[:40]!r}")
     return "\n".join(lines)
 
 
