@@ -1,0 +1,228 @@
+"""Whisper's gate routes on the labelled stores: which route let each injected memory through, right and wrong per
+route and labelling batch, and what each cosine route would pass at other thresholds (session 15, issue 11).
+
+    python -m bench.whisper_routes [--split dev] [--batch N] [--json FILE]
+
+Runs the split as bench.whisper_stores does (real services, the scenarios' clock, history first) and reads each
+candidate's route where the gate decides it: the logistic gate, the identity route (with or without a shared word),
+the preference route (the same), the follow-up route, the convention standout, or the strong cosine of an identity
+memory recall did not return. Batches 1-4 were tuned on; 5 and 6 are the freshest, so a route whose precision there
+is far below its older batches' is overfitted. The sweeps count candidates at the gate (before the focus stage,
+already served and the cap). Tune on dev only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections import defaultdict
+from contextlib import contextmanager
+from pathlib import Path
+
+FRESH = (5, 6)
+GRID = (0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50)
+STANDOUT_GRID = ((4.5, 0.25), (5.0, 0.25), (5.6, 0.25), (6.0, 0.25), (6.5, 0.25), (7.0, 0.25))
+COSINE_ROUTES = ("identity", "identity-no-word", "preference", "preference-no-word")
+
+
+def route_name(pre: dict, standout: bool, follow_up: bool) -> str:
+    """The route of one candidate from what the gate knew of it before deciding (pre: preference, identity,
+    logistic, shared word) and whether the standout or the follow-up route set its gate afterwards."""
+    word = "" if pre.get("overlap") else "-no-word"
+    if standout:
+        return "standout"
+    if pre.get("preference"):
+        return "preference" + word
+    if pre.get("identity"):
+        return "identity" + word
+    if pre.get("logistic"):
+        return "follow-up" if follow_up else "logistic"
+    return "cosine"
+
+
+@contextmanager
+def recording_routes(keys: dict[str, str]):
+    """Record, per whisper_respond call, every candidate the gate judged (key, route, gate score and threshold,
+    passed or not, the follow-up route's two cosines) and the standout scores of the identity set (both views)."""
+    import whisper.conventions as conventions
+    import whisper.pipeline as pipeline
+    import whisper.services.respond as respond
+    from whisper.stages import gate
+
+    calls: list[dict | None] = []
+    views: list[dict] = []
+    real_passing = conventions.passing
+
+    def passing(cosines, **limits):
+        scores = conventions.standout_scores(cosines, min_set=limits.get("min_set", 8))
+        views.append({keys.get(k, k): [round(s, 4), round(cosines[k], 4)] for k, s in scores.items()})
+        return real_passing(cosines, **limits)
+
+    def observed(run, conf, deps):
+        logistic = {id(c) for c in gate.logistic_hits(run)}
+        pre = {id(c): {"preference": gate.preference_route(c, run), "identity": gate.identity_route(c, run),
+                       "logistic": id(c) in logistic, "overlap": bool(c.overlap)} for c in run.pool}
+        follow = {}
+        if (run.follow_up and run.prompt_vec is not None and run.query_vec is not None and run.request.session_id
+                and gate.asks_question(run.prompt)):
+            hits = [c for c in run.pool if id(c) in logistic and c.hit is not None]
+            served = deps.served()
+            fresh = [c for c in hits if c.node_id not in served]
+            if fresh and len(fresh) != len(hits):
+                rows = [c.hit.row_id for c in fresh]
+                alone, joined = deps.cosines(run.prompt_vec, rows), deps.cosines(run.query_vec, rows)
+                follow = {id(c): round(min(alone.get(c.hit.row_id, 0.0), joined.get(c.hit.row_id, 0.0))
+                                       * c.space_factor, 4) for c in fresh}
+        decision = gate.injection_gate(run, conf, deps)
+        kept = {id(c) for c in run.pool}
+        rows = []
+        for c in run.candidates:
+            if id(c) not in pre and c.node_id not in run.standouts:
+                continue
+            standout = c.node_id in run.standouts and c.gate_threshold == conf.standout_z
+            follow_up = id(c) in follow and c.gate_threshold == conf.follow_up_cosine
+            rows.append({"key": keys.get(c.node_id, c.node_id), "gate": c.gate_score, "threshold": c.gate_threshold,
+                         "route": route_name(pre.get(id(c), {}), standout, follow_up),
+                         "passed": id(c) in kept, "follow_up": follow.get(id(c))})
+        calls[-1] = {"rows": rows, "standout": list(views)}
+        return decision
+
+    stages = tuple(observed if s is gate.injection_gate else s for s in pipeline.STAGES)
+    original = respond.run_stages
+
+    def run_stages(run, conf, deps, _stages=stages):
+        calls.append(None)
+        views.clear()
+        return original(run, conf, deps, _stages)
+
+    respond.run_stages, conventions.passing = run_stages, passing
+    try:
+        yield calls
+    finally:
+        respond.run_stages, conventions.passing = original, real_passing
+
+
+def run_split(prompts, ids: dict[str, str], now) -> list[dict]:
+    """Each prompt's outcome and what its own call's gate saw (history calls left out)."""
+    from bench.whisper_stores import run_one
+
+    keys = {v: k for k, v in ids.items()}
+    out = []
+    with recording_routes(keys) as calls:
+        for p in prompts:
+            calls.clear()
+            o = run_one(p, ids, now=now)
+            out.append({"id": p["id"], "batch": p.get("batch", 1), "kind": p["kind"], "prompt": p["prompt"],
+                        "good": sorted(set(p.get("expect", [])) | set(p.get("accept", []))),
+                        "injected": o.injected, "gate": calls[-1] if calls else None})
+    return out
+
+
+def _rows(record: dict) -> list[dict]:
+    return (record["gate"] or {}).get("rows", [])
+
+
+def _cell(right: int, total: int) -> str:
+    return f"{right}/{total}" + (f" ({right / total:.2f})" if total else "")
+
+
+def route_table(records: list[dict]) -> list[str]:
+    """Markdown rows: per route, right/injected per batch, on batches 1-4, on the fresh batches and overall."""
+    counts: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
+    for r in records:
+        routes = {row["key"]: row["route"] for row in _rows(r) if row["passed"]}
+        for key in r["injected"]:
+            cell = counts[routes.get(key, "?"), r["batch"]]
+            cell[0] += key in r["good"]
+            cell[1] += 1
+    batches = sorted({b for _, b in counts})
+    lines = ["| route | " + " | ".join(f"batch {b}" for b in batches) + " | 1-4 | fresh 5-6 | all |",
+             "|---|" + "---|" * (len(batches) + 3)]
+    for route in sorted({r for r, _ in counts}):
+        old, fresh = [0, 0], [0, 0]
+        for b in batches:
+            acc = fresh if b in FRESH else old
+            acc[0] += counts[route, b][0]
+            acc[1] += counts[route, b][1]
+        cells = [f"{counts[route, b][0]}/{counts[route, b][1]}" if counts[route, b][1] else "-" for b in batches]
+        lines.append(f"| {route} | " + " | ".join(cells) + f" | {_cell(*old)} | {_cell(*fresh)} | "
+                     f"{_cell(old[0] + fresh[0], old[1] + fresh[1])} |")
+    return lines
+
+
+def wrong_injections(records: list[dict]) -> list[str]:
+    out = []
+    for r in records:
+        rows = {row["key"]: row for row in _rows(r) if row["passed"]}
+        for key in r["injected"]:
+            if key not in r["good"]:
+                row = rows.get(key, {})
+                out.append(f"{row.get('route', '?'):18} batch {r['batch']} {r['id']:6} {key:5} "
+                           f"gate {row.get('gate')}/{row.get('threshold')} {r['prompt'][:60]!r}")
+    return sorted(out)
+
+
+def _sweep_line(label: str, items: list[tuple[int, bool]]) -> str:
+    old = [sum(ok for b, ok in items if b not in FRESH), sum(1 for b, _ in items if b not in FRESH)]
+    fresh = [sum(ok for b, ok in items if b in FRESH), sum(1 for b, _ in items if b in FRESH)]
+    return f"  {label}: right/passed batches 1-4 {old[0]}/{old[1]}, fresh {fresh[0]}/{fresh[1]}"
+
+
+def sweeps(records: list[dict]) -> list[str]:
+    """What each cosine route, the follow-up route and the standout would pass at other thresholds, candidates at
+    the gate counted right or wrong by the labels (before the focus stage, already served and the cap)."""
+    lines = []
+    for route in COSINE_ROUTES:
+        lines.append(f"{route}:")
+        for t in GRID:
+            lines.append(_sweep_line(f"{t:.2f}", [(r["batch"], row["key"] in r["good"]) for r in records
+                                                  for row in _rows(r) if row["route"] == route and row["gate"] >= t]))
+    lines.append("follow-up (the best not-yet-served hit the logistic gate did not pass):")
+    best = []
+    for r in records:
+        rows = [row for row in _rows(r) if row["follow_up"] is not None]
+        if rows:
+            top = max(rows, key=lambda row: row["follow_up"])
+            if top["route"] == "follow-up" or not top["passed"]:
+                best.append((r["batch"], top["follow_up"], top["key"] in r["good"]))
+    for t in GRID:
+        lines.append(_sweep_line(f"{t:.2f}", [(b, ok) for b, v, ok in best if v >= t]))
+    lines.append("standout (z, raw cosine):")
+    for z, cos in STANDOUT_GRID:
+        items = []
+        for r in records:
+            found = {k for view in (r["gate"] or {}).get("standout", []) for k, (s, c) in view.items()
+                     if s >= z and c >= cos}
+            items += [(r["batch"], k in r["good"]) for k in found]
+        lines.append(_sweep_line(f"z {z} cosine {cos}", items))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.whisper_quality import setup_django
+    from bench.whisper_stores import EMBEDDER, seed_stores
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=("dev", "test"), default="dev")
+    parser.add_argument("--batch", type=int, help="only the prompts of this labelling round")
+    parser.add_argument("--json", type=Path, help="also write every prompt's record here")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
+    with tempfile.TemporaryDirectory(prefix="ormah-whisper-routes-") as tmp:
+        setup_django(Path(tmp))
+        ids, scenarios = seed_stores()
+        prompts = [p for p in scenarios.prompts_in(args.split) if args.batch in (None, p.get("batch", 1))]
+        records = run_split(prompts, ids, scenarios.now)
+    if args.json:
+        args.json.write_text(json.dumps(records))
+    print("\n".join(route_table(records) + ["", "wrong injections:"] + wrong_injections(records) + [""]
+                    + sweeps(records)))
+    print("load " + " ".join(open("/proc/loadavg").read().split()[:3]), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
