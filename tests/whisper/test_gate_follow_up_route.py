@@ -10,7 +10,6 @@ from datetime import timedelta
 import pytest
 
 from memory.domain.node import utcnow
-from whisper.models import WhisperCandidateRow
 from whisper.services import whisper_respond
 from whisper.stages.gate import asks_question
 
@@ -26,10 +25,6 @@ from whisper.stages.gate import asks_question
 ])
 def test_asks_question(prompt, asks):
     assert asks_question(prompt) is asks
-
-
-def _ledger(session: str) -> list[WhisperCandidateRow]:
-    return list(WhisperCandidateRow.objects.filter(decision__session_id=session).order_by("decision_id", "id"))
 
 
 @pytest.fixture
