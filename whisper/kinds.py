@@ -12,6 +12,9 @@ named place, a place phrase, a path, host or URL). "How much is / was the …" a
 limit in MB as much as a price); it asks for money only when the question says so (cost, price, pay, spend, charge,
 a fee or bill, a currency word or sign), and then money stands for the number: "for free" answers it.
 
+The thing a count question counts (session 15): "how many crash mats are there?" is not answered by a note whose only
+counts count other things ("the two highest top-outs"): `counted_thing`, `holds_count_of`.
+
 Only the start of a memory's title and content is read: the first SCAN_CHARS characters, or as many as whisper
 renders (the title and `content_max_chars` of the content, 600 by default) when a user raises that limit past them.
 A kind past that is not what the agent is shown, and the cost of a scan stays bounded on a long note.
@@ -194,3 +197,61 @@ def missing_kind(prompt: str, text: str, *, limit: int = SCAN_CHARS) -> str | No
     """The first kind the question asks for that the memory's text (its first `limit` characters: `scan_chars`)
     does not hold, None when it holds every one."""
     return next((kind for kind in sorted(asked_kinds(prompt)) if not holds_kind(text, kind, limit=limit)), None)
+
+
+# ---- the thing counted (session 15): "how many crash mats …" is not met by a count of top-outs
+
+# The words that end the thing counted ("how many crash mats ARE there"): auxiliaries, prepositions, pronouns.
+_COUNT_END = frozenset("""
+are is was were do does did have has had can could will would should shall must might may there here in on at
+of for per to from by with without into onto across around over under we you they i he she it our your their
+his her its the a an this that these those now left total altogether exactly roughly about still already up down
+out off
+""".split())
+# A number of people ("how many people", "how many of us") is met by a count of any persons ("41 sign-ups").
+_ANYONE = frozenset("people persons person folks ones things times members users".split())
+_COUNT_WORD = (r"(?:\d[\d,]*|"
+               + "|".join(w for w in _NUMBER_WORDS.split() if w not in ("half", "quarter", "once", "twice"))
+               + r"|a few|several|a couple(?: of)?|a handful(?: of)?|a dozen|dozens(?: of)?|no)")
+
+
+# A number before a unit or a currency is a measure or an amount, not a count ("1,280 euros for the canoes").
+_NOT_A_MEASURE = (rf"(?!\s?(?:{_UNITS_SHORT}|{_CURRENCY})(?![\w]))(?!\s+(?:{'|'.join(_UNIT_NAMES)})\b)")
+
+
+def counted_thing(prompt: str) -> str | None:
+    """The head word of the thing a "how many <things>" question counts ("how many crash mats are there in the
+    kelder" -> "mats"), None when there is none, it is a unit ("how many kilometres") or any person ("people")."""
+    m = _HOW_MANY.search(prompt)
+    if m is None:
+        return None
+    words = re.findall(r"[a-z][\w-]*", re.split(r"[.?!,;:\n]", prompt[m.start(1):])[0].lower())
+    if words[0].endswith("ed"):  # a participle: "how many signed up", "how many joined"
+        return None
+    head = None
+    for word in words[:3]:
+        if word in _COUNT_END:
+            break
+        head = word
+    if head is None or head in _UNIT_NAMES or head in _ANYONE or words[0] in _ANYONE:
+        return None
+    return head
+
+
+def holds_count_of(text: str, thing: str, *, limit: int = SCAN_CHARS) -> bool:
+    """Whether a memory's text may hold a count of `thing`: a count word, up to three words, then the thing, singular
+    or plural ("two new crash mats", "60 depots", "ten Saturday mornings for kids"), or a count standing alone
+    ("we own three.", "12 in total"), which may count anything. False when its only counts count other things ("the
+    two highest top-outs" for "how many crash mats")."""
+    text = text[:limit]
+    stem = thing[:-1] if thing.endswith("s") and len(thing) > 3 else thing
+    thing_after = rf"(?i)\b{_COUNT_WORD}\b{_NOT_A_MEASURE}(?:\s+[\w'-]+){{0,3}}?\s+{re.escape(stem)}(?:e?s)?\b"
+    if re.search(thing_after, text):
+        return True
+    # a count standing alone, not a year nor a day of a date ("15 September 2025:")
+    return any(not re.search(rf"(?i)\b(?:{'|'.join(_MONTHS.split())})\.?\s*$", text[:m.start()])
+               for m in _BARE_COUNT.finditer(text))
+
+
+_BARE_COUNT = re.compile(rf"(?i)(?<![\w.:/-])(?!(?:19|20)\d\d\b){_COUNT_WORD}(?:\s*(?:[.,;:!?)](?!\d)|$)"
+                         r"|\s+(?:in total|altogether|of them|all told)\b)")

@@ -11,6 +11,8 @@ store's words in them:
   says about the trip. The same for a time, a number, a person or a place: "when is Pixel's vet appointment?" and a
   vet note holding no date.
 
+* **the thing counted** (session 15, whisper.kinds): "how many crash mats are there?" is not answered by a note whose
+  only counts count other things ("the two highest top-outs").
 * **another version** (session 14): "when is 1.1 planned?" is not answered by the event note of 1.0.0's release.
 * **another year** (session 15, whisper.when): "what was the contribution back in 2023?" is not answered by a note on
   the contribution from July 2026 on, nor "what did the grant give us in 2024?" by the event note of 2025's grant.
@@ -29,7 +31,7 @@ from datetime import datetime
 from memory.domain.enums import NodeType
 from whisper.conf import WhisperConf
 from whisper.imperative import is_request
-from whisper.kinds import missing_kind, scan_chars
+from whisper.kinds import asked_kinds, counted_thing, holds_count_of, missing_kind, scan_chars
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
 from whisper.text import NOT_POSSESSIVE, fold, topic_tokens
 from whisper.when import asked_points, other_time
@@ -145,10 +147,10 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
               node_type: str = NodeType.FACT, content_max_chars: int = 0,
               created: datetime | None = None) -> str | None:
     """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
-    "kind: amount", "version: 1.1", "year: 2023"), or None when it does not. `node_type` tells an event (one
-    occurrence, which another version's or year's note is not) from a standing rule (`other_version`, `other_year`);
-    `created` is the memory's creation date (`other_year`); `content_max_chars` (the conf's) widens the kind check's
-    reading to what whisper renders (`whisper.kinds.scan_chars`)."""
+    "kind: amount", "count of: mats", "version: 1.1", "year: 2023"), or None when it does not. `node_type` tells an
+    event (one occurrence, which another version's or year's note is not) from a standing rule (`other_version`,
+    `other_year`); `created` is the memory's creation date (`other_year`); `content_max_chars` (the conf's) widens
+    the kind and count checks' reading to what whisper renders (`whisper.kinds.scan_chars`)."""
     text = f"{title}\n{content}\n{' '.join(tags)}"
     missing = chain_owners(prompt) - _words(text)
     if missing:
@@ -156,6 +158,10 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
     kind = missing_kind(prompt, f"{title}\n{content}", limit=scan_chars(title, content_max_chars))
     if kind is not None:
         return "kind: " + kind
+    thing = counted_thing(prompt) if "count" in asked_kinds(prompt) else None
+    if thing is not None and not holds_count_of(f"{title}\n{content}", thing,
+                                                limit=scan_chars(title, content_max_chars)):
+        return "count of: " + thing
     version = other_version(prompt, f"{title}\n{content}", node_type)
     if version is not None:
         return "version: " + version
