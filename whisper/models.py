@@ -27,7 +27,9 @@ class WhisperDecisionRow(models.Model):
 
     class Meta:
         ordering = ["-created", "-id"]
-        indexes = [models.Index(fields=["session_id", "created"], name="whisper_decision_session")]
+        # (session_id, decision) covers the session's prompt count that every call reads (selectors.ledger_position)
+        indexes = [models.Index(fields=["session_id", "created"], name="whisper_decision_session"),
+                   models.Index(fields=["session_id", "decision"], name="whisper_decision_session_kind")]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.decision}"

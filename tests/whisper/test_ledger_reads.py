@@ -9,7 +9,8 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from whisper import selectors
 from whisper.conf import WhisperConf
@@ -121,6 +122,20 @@ def test_ledger_position_is_the_next_id_and_the_count_in_one_read():
     expected = selectors.next_decision_id()
     assert [selectors.ledger_position(session_id=s) for s in ("s1", "s2", "s3", None)] == \
         [(expected, 3), (expected, 1), (expected, 0), (expected, 0)]
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's query plan")
+def test_the_session_count_reads_an_index_alone():
+    """The count every call reads grows with its session: it reads the (session_id, decision) index, not the rows
+    (without it SQLite looked up every row of the session for its decision)."""
+    decision("s1")
+    with CaptureQueriesContext(connection) as ctx:
+        selectors.ledger_position(session_id="s1")
+    (query,) = ctx.captured_queries
+    with connection.cursor() as cur:
+        cur.execute("EXPLAIN QUERY PLAN " + query["sql"])
+        plan = [row[-1] for row in cur.fetchall()]
+    assert "SEARCH U0 USING COVERING INDEX whisper_decision_session_kind (session_id=?)" in plan
 
 
 # ---- the session buffer ------------------------------------------------------------------------------------------
