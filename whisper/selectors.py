@@ -142,7 +142,7 @@ def served_node_ids(*, session_id: str | None, since: datetime) -> frozenset[str
         return frozenset()
     return frozenset(WhisperCandidateRow.objects.filter(
         decision__session_id=session_id, decision__created__gte=since, injected=True,
-    ).values_list("node_uid", flat=True))
+    ).order_by().values_list("node_uid", flat=True))  # a set: the model's ordering was a sort for nothing
 
 
 def next_decision_id() -> int:

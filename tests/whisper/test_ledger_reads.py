@@ -99,6 +99,15 @@ def test_served_node_ids_of_a_session_since_a_time_inclusive():
     assert selectors.served_node_ids(session_id=None, since=since) == frozenset()
 
 
+def test_served_node_ids_sends_no_sort():
+    """A set of ids: the candidate model's default ordering sorted every injected row of the session for nothing."""
+    decision("s1", injected=("a",))
+    with CaptureQueriesContext(connection) as ctx:
+        assert selectors.served_node_ids(session_id="s1", since=NOW - timedelta(minutes=5)) == frozenset({"a"})
+    (query,) = ctx.captured_queries
+    assert "ORDER BY" not in query["sql"]
+
+
 # ---- ids and counts ------------------------------------------------------------------------------------------------
 
 def test_next_decision_id_is_the_newest_plus_one():
