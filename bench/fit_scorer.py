@@ -134,6 +134,20 @@ def cross_validate(pools: list[Pool], l2: float, fitted: set[int] | None = None)
     return out
 
 
+def out_of_group(pools: list[Pool], l2: float, fitted: set[int], by: str) -> list[np.ndarray | None]:
+    """Each pool scored by a model fitted on the pools of every other group (leave one group out): by "store"
+    (a store's questions and the whisper calls about it together; LoCoMo is one store) or by "batch" (whisper
+    labelling rounds; the questions are always fitted and get None)."""
+    key = (lambda p: p.store) if by == "store" else (lambda p: p.batch if p.set == "whisper" else None)
+    out: list[np.ndarray | None] = [None] * len(pools)
+    for g in sorted({key(p) for p in pools if key(p) is not None}, key=str):
+        scorer = scorer_of(fit([p for p in pools if key(p) != g and id(p) in fitted], l2))
+        for i, p in enumerate(pools):
+            if key(p) == g:
+                out[i] = scorer.probabilities(p.matrix) if len(p.labels) else np.zeros(0)
+    return out
+
+
 def whisper_sweep(pools: list[Pool], probs: list[np.ndarray], cap: int = WHISPER_CAP) -> list[tuple]:
     """(gate, hit rate, precision, silence, prompts) of a plain probability gate over whisper's recall calls:
     per prompt, the best `cap` candidates at or above the gate across its calls. A proxy for bench.whisper_stores
@@ -263,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     oof_of = {id(p): pr for p, pr in zip(everything, cross_validate(everything, args.l2, fitted=in_train))}
     answerable = questions + w_inject
     oof = [oof_of[id(p)] for p in answerable]
+    grouped = {by: dict(zip(map(id, everything), out_of_group(everything, args.l2, in_train, by)))
+               for by in ("store", "batch")}
     params = fit(train, args.l2)
     final = scorer_of(params)
     insample = [final.probabilities(p.matrix) if len(p.labels) else np.zeros(0) for p in answerable]
@@ -298,6 +314,27 @@ def main(argv: list[str] | None = None) -> int:
     for key in sorted(cv_t):
         lines.append(f"| {key[0]} | {key[1]} | {counts[key]} | {_fmt(cv_t[key])} | {_fmt(cv_floor[key])} | "
                      f"{_fmt(in_t[key])} | {_fmt(file_t[key])} |")
+    w_all = w_inject + w_silent
+    by_store = recall_table(answerable, [grouped["store"][id(p)] for p in answerable])
+    w_batch = recall_table(w_inject, [grouped["batch"][id(p)] for p in w_inject])
+    lines += ["", "Left out by store (a store's questions and the whisper calls about it scored by a fit on the others; "
+              "LoCoMo is one store) and, for whisper, by labelling round; R@5 / R@10 / R@30:", "",
+              "| set | category | out-of-fold | left out by store | whisper left out by batch |", "|---|---|---|---|---|"]
+    lines += [f"| {k[0]} | {k[1]} | {_fmt(cv_t[k])} | {_fmt(by_store[k])} | "
+              f"{_fmt(w_batch[k]) if k in w_batch else '-'} |" for k in sorted(cv_t) if k[1] == "overall"]
+    per_store: dict[str, list] = defaultdict(list)
+    for p in w_inject:
+        per_store[p.store].append(p)
+    lines += ["", "Whisper should-inject calls per store: R@5 / R@10 / R@30 out-of-fold | left out by store:", ""]
+    for st, ps in sorted(per_store.items()):
+        a = recall_table(ps, [oof_of[id(p)] for p in ps])[("whisper", "overall")]
+        b = recall_table(ps, [grouped["store"][id(p)] for p in ps])[("whisper", "overall")]
+        lines.append(f"- {st} ({len(ps)} calls): {_fmt(a)} | {_fmt(b)}")
+    sweeps = {by: whisper_sweep(w_all, [grouped[by][id(p)] for p in w_all]) for by in ("store", "batch")}
+    lines += ["", "The proxy gate of the last table below, left out by store and by batch (hit / precision / silence):",
+              "", "| gate | out-of-fold | by store | by batch |", "|---:|---|---|---|"]
+    lines += [f"| {a[0]:.2f} | {_fmt(a[1:4])} | {_fmt(b[1:4])} | {_fmt(c[1:4])} |"
+              for a, b, c in zip(sweep, sweeps["store"], sweeps["batch"])]
     lines += ["", "Weights (standardised features; the file keeps mean and scale):", "",
               "| feature | weight |", "|---|---:|"]
     lines += [f"| {f} | {c:+.3f} |" for f, c in zip(params["features"], params["coef"])]

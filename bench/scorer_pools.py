@@ -4,13 +4,19 @@ Every pool is exactly what recall scores for one query (`memory.search.recall_po
 
 * LoCoMo dev conversations (../shared/benchmarks/locomo-dev, one store each, see bench/locomo.py): questions;
 * the project's own set (bench/recall/dataset.json, its dev half by the fixed-seed split of
-  bench/datasets/split.py) and the dev splits of bench/datasets/ (lifelog, devprojects, docs): questions;
+  bench/datasets/split.py) and the dev splits of bench/datasets/ (lifelog, devprojects, docs, club): questions;
 * whisper (bench/datasets/whisper.json, dev split): prompts an agent receives while its user works, most of them
   tasks and statements, not questions. The three stores are loaded into one home as bench/whisper_stores.py does;
-  each dev prompt (its history first, in one session) goes through the real whisper_respond once, and every
+  each dev prompt of batches 1-6 (its history first, in one session; a batch in FRESH_BATCHES is measured, never
+  fitted) goes through the real whisper_respond once, and every
   SearchQuery whisper hands recall for the final prompt is kept (its project space, tiers and limit included).
   Expected memories are relevant, accepted ones are left out of the fit (weight 0), the rest are not relevant;
   the pools of should-stay-silent prompts are all negatives.
+
+Every pool names its store (`Pool.store`: locomo, recall, docs, lifelog, devprojects, club; a whisper pool the store
+of its prompt's expected memories, "none" for a prompt about nothing stored, as bench/whisper_gate_fit.group_of) and
+a whisper pool its labelling round (`Pool.batch`), for the leave-one-store-out and leave-one-batch-out figures of
+bench/fit_scorer.py.
 
 Off-topic queries (the stores' `offtopic` dev queries, nonsense strings, questions of one LoCoMo conversation asked
 of another) only set the "no good match" threshold. Test halves are never read here. Pools are cached per model and
@@ -39,11 +45,13 @@ CODE = ("memory/ranking/features.py", "memory/search/candidates.py", "memory/sea
         "memory/domain/chunking.py", "memory/index_vectors.py",
         # the labelled sets and the query whisper builds: a prompt added to a dev split must reach the pools
         "bench/datasets/whisper.json", "bench/datasets/docs.json", "bench/datasets/lifelog.json",
-        "bench/datasets/devprojects.json", "bench/datasets/split.py", "whisper/stages/retrieve.py")
+        "bench/datasets/devprojects.json", "bench/datasets/club.json", "bench/datasets/split.py",
+        "whisper/stages/retrieve.py", "bench/scorer_pools.py")
 NONSENSE = ("zzqxv blorf", "qwpl xkcdz vrrmt", "blorf glimmax snoodle", "asdf jkl qwerty uiop", "fnord zibble")
 # Asked of the labelled stores too; none is the text of a test query there ("zzqxv blorf" is one, in docs).
 STORE_NONSENSE = ("qwpl xkcdz vrrmt", "blorf glimmax snoodle", "fnord zibble", "wibbet grontle spax")
-STORES = ("lifelog", "devprojects", "docs")
+STORES = ("lifelog", "devprojects", "docs", "club")
+FRESH_BATCHES = frozenset({7})  # whisper labelling rounds kept out of every fit (measured fresh by the lead)
 FOLDS = 5
 WHISPER_EMBEDDER = "bench.datasets.embed_cache.CachedEmbedder"  # the real model, document vectors kept on disk
 
@@ -64,6 +72,8 @@ class Pool:
     key: str = ""  # the query or prompt id (a whisper prompt can make two recall calls)
     accepted: np.ndarray | None = None  # whisper: rows that are fine to inject but not the answer (not fitted)
     weight: float = 1.0  # weight of each of its rows in the fit
+    store: str = ""  # the store it asks about (leave-one-store-out)
+    batch: int = 0  # a whisper prompt's labelling round (leave-one-batch-out); 0 for questions
 
     def unknown_words(self, cosine: float) -> bool:
         """memory.search.pipeline.unknown_words for this pool at a given unknown_words_cosine."""
@@ -93,17 +103,17 @@ def fold_of(key: str) -> int:
 
 
 def _pool(query, now, embedder, relevant: set[int], set_name: str, fold: int, category: str, key: str = "",
-          accepted: set[int] = frozenset()) -> Pool:
+          accepted: set[int] = frozenset(), store: str = "", batch: int = 0) -> Pool:
     from memory.search import recall_pool
 
     pool = recall_pool(query=query, now=now, embedder=embedder)
     if pool is None or not pool.row_ids:
         return Pool(set_name, fold, category, np.zeros((0, len(FEATURES))), np.zeros(0, dtype=bool), len(relevant),
-                    key=key)
+                    key=key, store=store or set_name, batch=batch)
     labels = np.array([r in relevant for r in pool.row_ids], dtype=bool)
     acc = np.array([r in accepted for r in pool.row_ids], dtype=bool) if accepted else None
     return Pool(set_name, fold, category, pool.matrix, labels, len(relevant), pool.vocabulary, pool.best_cosine,
-                pool.windowed, key, acc)
+                pool.windowed, key, acc, store=store or set_name, batch=batch)
 
 
 def locomo_pools(embedder) -> tuple[list[Pool], list[Pool]]:
@@ -118,7 +128,7 @@ def locomo_pools(embedder) -> tuple[list[Pool], list[Pool]]:
         for q in conv.questions:
             answerable.append(_pool(SearchQuery(query=q.text, limit=locomo.LIMIT), NOW, embedder,
                                     {keymap[e] for e in q.evidence}, f"locomo:{conv.sample_id}", i % FOLDS,
-                                    locomo.CATEGORIES[q.category]))
+                                    locomo.CATEGORIES[q.category], store="locomo"))
         other = convs[(i + 1) % len(convs)]
         for q in other.questions[::8]:
             offtopic.append(_pool(SearchQuery(query=q.text, limit=10), NOW, embedder, set(), "locomo-cross", i,
@@ -211,8 +221,10 @@ def whisper_pools(embedder) -> tuple[list[Pool], list[Pool]]:
     from memory.domain.search import SearchQuery
     from memory.models import NodeRow
 
+    from bench.whisper_gate_fit import group_of
+
     scenarios = load_whisper()
-    prompts = scenarios.prompts_in("dev")
+    prompts = [p for p in scenarios.prompts_in("dev") if p.get("batch", 1) not in FRESH_BATCHES]
     home = FIT_CACHE / locomo.model_slug(embedder.model_id) / f"whisper-{code_hash()}"  # new prompts: new calls
     marker = home / "built.json"
     locomo.use_store(home)
@@ -231,7 +243,8 @@ def whisper_pools(embedder) -> tuple[list[Pool], list[Pool]]:
         accept = {keymap[k] for k in p.get("accept", []) if k in keymap}
         for q in calls.get(p["id"], []):
             pool = _pool(SearchQuery.model_validate(q), scenarios.now, embedder, expect, "whisper",
-                         fold_of(f"whisper:{p['id']}"), p["category"], key=p["id"], accepted=accept)
+                         fold_of(f"whisper:{p['id']}"), p["category"], key=p["id"], accepted=accept,
+                         store=group_of(p, "store"), batch=p.get("batch", 1))
             (inject if p["kind"] == "inject" and expect else silent).append(pool)
     return inject, silent
 
