@@ -36,6 +36,7 @@ import numpy as np
 
 from bench import locomo
 from bench._common import DEFAULT_CACHE_DIR, REPO
+from bench.whisper_gate_fit import FRESH_BATCHES, group_of
 from memory.ranking.features import FEATURES
 
 FIT_CACHE = DEFAULT_CACHE_DIR / "fit"
@@ -51,7 +52,6 @@ NONSENSE = ("zzqxv blorf", "qwpl xkcdz vrrmt", "blorf glimmax snoodle", "asdf jk
 # Asked of the labelled stores too; none is the text of a test query there ("zzqxv blorf" is one, in docs).
 STORE_NONSENSE = ("qwpl xkcdz vrrmt", "blorf glimmax snoodle", "fnord zibble", "wibbet grontle spax")
 STORES = ("lifelog", "devprojects", "docs", "club")
-FRESH_BATCHES = frozenset({7})  # whisper labelling rounds kept out of every fit (measured fresh by the lead)
 FOLDS = 5
 WHISPER_EMBEDDER = "bench.datasets.embed_cache.CachedEmbedder"  # the real model, document vectors kept on disk
 
@@ -220,8 +220,6 @@ def whisper_pools(embedder) -> tuple[list[Pool], list[Pool]]:
     from bench.whisper_stores import seed_stores
     from memory.domain.search import SearchQuery
     from memory.models import NodeRow
-
-    from bench.whisper_gate_fit import group_of
 
     scenarios = load_whisper()
     prompts = [p for p in scenarios.prompts_in("dev") if p.get("batch", 1) not in FRESH_BATCHES]

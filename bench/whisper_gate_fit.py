@@ -44,6 +44,7 @@ FOLLOW_UP_COSINE = 0.35  # whisper/conf.py follow_up_cosine, not fitted here
 STRONG = 0.70  # a recall hit with this raw cosine passes on its own (the overlap filter's cosine floor)
 STRONG_PASS = False  # True: a recall hit at STRONG passes the logistic gate whatever its log-odds (before session 12)
 FOLDS, SHUFFLES = 5, (0, 1, 2)
+FRESH_BATCHES = frozenset({7})  # labelling rounds measured fresh by the lead, never fitted (bench/scorer_pools.py too)
 
 
 def gate_inputs(call: list[dict]) -> None:
@@ -78,7 +79,9 @@ def prepared(dump: list[dict], open_overlap: bool, served_out: bool = False) -> 
     """The dump as production judged it (recall hits the overlap filter dropped left out), or with that filter
     open for recall hits: they reach the logistic gate too. `served_out`: hits the session was already served (in
     the agent's context, dropped after the gate) are not among the hits the others are measured against (route
-    "served"). Every hit's inputs are recomputed from its g and cosine (as whisper.stages.gate.gate_inputs)."""
+    "served"). Every hit's inputs are recomputed from its g and cosine (as whisper.stages.gate.gate_inputs).
+    Prompts of a batch in FRESH_BATCHES are left out (a dev dump made once such a batch is in whisper.json)."""
+    dump = [item for item in dump if item["prompt"].get("batch", 1) not in FRESH_BATCHES]
     for item in dump:
         for i, call in enumerate(item["calls"]):
             if call is None:
