@@ -122,6 +122,14 @@ def dated(text: str) -> Dated:
     return Dated(points=tuple(points), ranges=tuple(ranges), after=tuple(after), before=tuple(before))
 
 
+def names_a_year(text: str) -> bool:
+    """Whether a text holds a number that may be a year (19xx / 20xx): a cheap test before reading its dates."""
+    return _ANY_YEAR.search(text) is not None
+
+
+_ANY_YEAR = re.compile(_YEAR)
+
+
 def asked_points(sentence: str) -> tuple[tuple[int, int], ...]:
     """The points of time an asking sentence names ("what was the contribution back in 2023" -> 2023's twelve
     months); a bound or a range names none ("what changed since 2023?")."""

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from whisper.when import asked_points, dated, other_time
+from whisper.when import asked_points, dated, names_a_year, other_time
 
 MADE_2026 = datetime(2026, 3, 16, 9, 0, tzinfo=UTC)
 MADE_2025 = datetime(2025, 10, 28, 9, 0, tzinfo=UTC)
@@ -69,3 +69,11 @@ def test_a_range_and_bounds_in_a_memory():
 ])
 def test_a_point_asked_and_the_memory_s_time(prompt, text, created, event, other):
     assert other_time(asked_points(prompt), text, created, event=event) == other
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("what was the fee back in 2023", True),
+    ("what was the fee last year", False),
+])
+def test_a_cheap_test_for_a_year(text, names):
+    assert names_a_year(text) is names

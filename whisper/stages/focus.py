@@ -34,7 +34,7 @@ from whisper.imperative import is_request
 from whisper.kinds import asked_kinds, counted_thing, holds_count_of, missing_kind, scan_chars
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
 from whisper.text import NOT_POSSESSIVE, fold, topic_tokens
-from whisper.when import asked_points, other_time
+from whisper.when import asked_points, names_a_year, other_time
 
 # ---- a possessive chain: "Jonas's mother's birthday" -> the owners after the first ({"mother"})
 
@@ -137,6 +137,8 @@ def other_year(prompt: str, text: str, created: datetime | None, node_type: str 
     (`whisper.when.other_time`: an event is about the years it names and was created in, any other memory holds
     from them on, one naming no year is never contradicted); None when no asking sentence names one ("since 2023",
     "last year" name none)."""
+    if not names_a_year(prompt):
+        return None
     asked = tuple(p for sentence in asking_sentences(prompt) for p in asked_points(sentence))
     return other_time(asked, text, created, event=node_type == NodeType.EVENT)
 
@@ -158,9 +160,9 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
     kind = missing_kind(prompt, f"{title}\n{content}", limit=scan_chars(title, content_max_chars))
     if kind is not None:
         return "kind: " + kind
-    thing = counted_thing(prompt) if "count" in asked_kinds(prompt) else None
-    if thing is not None and not holds_count_of(f"{title}\n{content}", thing,
-                                                limit=scan_chars(title, content_max_chars)):
+    thing = counted_thing(prompt)
+    if (thing is not None and "count" in asked_kinds(prompt)
+            and not holds_count_of(f"{title}\n{content}", thing, limit=scan_chars(title, content_max_chars))):
         return "count of: " + thing
     version = other_version(prompt, f"{title}\n{content}", node_type)
     if version is not None:
