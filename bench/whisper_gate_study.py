@@ -4,6 +4,7 @@
     python -m bench.whisper_gate_study /tmp/dev-gate.json --l2 0.1,0.3,1,3,10  # the L2 strength
     python -m bench.whisper_gate_study /tmp/dev-gate.json --keep g,cosine,best --fresh 4
                                                              # today's gate and a candidate on batch 4's prompts
+    python -m bench.whisper_gate_study /tmp/dev-gate.json --new-data 6,club   # do batch 6 / the club help the rest?
 
 The dump is bench.whisper_stores' `--gate-dump` of the dev split. Every variant is refitted and its operating point
 chosen as bench/whisper_gate_fit.py chooses it (the grouped estimate: left out by batch and by store, each
@@ -14,6 +15,8 @@ an input that only one store has (`own_titled`, `overview`: project notes) canno
 out, so its worth shows by batch. The page rules live in whisper.stages.retrieve and are replayed here from each hit's recall probability.
 `--fresh N` fits the candidate on the other batches only and scores it and whisper/conf.py's gate on batch N's
 prompts (fresh to the candidate; to conf's gate only if it was fitted before batch N landed).
+`--new-data B,S` asks whether a new batch B and a new store S teach the gate anything the others can use: every other
+batch (store) is scored by a fit on the remaining ones with B's (S's) prompts in the training and without them.
 """
 
 from __future__ import annotations
@@ -127,6 +130,42 @@ def fresh(raw: str, keep: list[int], l2: float, batch: str) -> None:
     print("  candidate weights (bias, kept inputs): " + ", ".join(f"{v:.3f}" for v in w))
 
 
+def held_out(dump: list[dict], keep: list[int], l2: float, by: str, extra: str) -> tuple[dict, dict]:
+    """Every hit of a group other than `extra` (grouped `by` batch or store) scored by a fit on the other groups,
+    once with `extra`'s hits in the training and once without: (log-odds with, log-odds without)."""
+    x, y, where = gf.rows(dump, EXTRAS)
+    x = x[:, keep]
+    groups = np.array([gf.group_of(dump[w[0]]["prompt"], by) for w in where])
+    with_, without = {}, {}
+    for g in sorted(set(groups) - {extra}):
+        for out, train in ((with_, groups != g), (without, (groups != g) & (groups != extra))):
+            w = gf.fit(x[train], y[train], l2)
+            out |= {k: float(w[0] + x[j] @ w[1:]) for j, k in enumerate(where) if groups[j] == g}
+    return with_, without
+
+
+def new_data(raw: str, keep: list[int], l2: float, spec: str) -> None:
+    """--new-data B,S: the prompts of the other batches (stores) at today's threshold and at 0.80."""
+    from whisper.conf import GATE_LOGIT
+
+    dump = variant(raw, None)
+    batch, _, store = spec.partition(",")
+    for by, extra in (("batch", batch), ("store", store)):
+        if not extra:
+            continue
+        rest = [item for item in dump if gf.group_of(item["prompt"], by) != extra]
+        if len(rest) == len(dump):
+            print(f"no prompt of {by} {extra} in the dump")
+            continue
+        index = {id(item): i for i, item in enumerate(rest)}
+        place = {pi: index[id(item)] for pi, item in enumerate(dump) if id(item) in index}
+        for name, logits in zip(("with", "without"), held_out(dump, keep, l2, by, extra)):
+            moved = {(place[k[0]], k[1], k[2]): v for k, v in logits.items()}
+            print(f"each {by} but {extra} held out, {name} {by} {extra} in the fit: " + "; ".join(
+                f"log-odds >= {t:+.2f} " + " / ".join(f"{v:.3f}" for v in gf.evaluate(rest, moved, t))
+                for t in (GATE_LOGIT, 0.8)))
+
+
 def main(argv: list[str]) -> int:
     from whisper.stages.gate import GATE_INPUTS
 
@@ -136,6 +175,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--l2", default=str(gf.L2), help="the L2 strength, or several comma-separated")
     parser.add_argument("--drop-one", action="store_true", help="refit with each input and each rule left out")
     parser.add_argument("--fresh", help="a batch: fit on the others, score today's gate and the candidate on it")
+    parser.add_argument("--new-data", help="BATCH,STORE: score the other batches (stores) held out, fitted with and "
+                        "without that batch's (store's) prompts")
     args = parser.parse_args(argv)
     global EXTRAS
     from bench.whisper_gate_extras import EXTRAS as ON_SHELF
@@ -145,7 +186,9 @@ def main(argv: list[str]) -> int:
     keep = [names.index(n) for n in args.keep.split(",") if n]
     raw = open(args.dump).read()
     strengths = [float(v) for v in args.l2.split(",")]
-    if args.fresh:
+    if args.new_data:
+        new_data(raw, keep, strengths[0], args.new_data)
+    elif args.fresh:
         fresh(raw, keep, strengths[0], args.fresh)
     elif args.drop_one:
         drop_one(raw, keep, names, strengths[0])
