@@ -123,7 +123,7 @@ def test_session_prompt_count_leaves_out_synthetic_prompts():
     assert [selectors.session_prompt_count(session_id=s) for s in ("s1", "s2", "s3", None)] == [3, 1, 0, 0]
 
 
-def test_ledger_position_is_the_next_id_and_the_count_in_one_read():
+def test_ledger_position_is_the_next_id_and_the_sessions_count():
     assert selectors.ledger_position(session_id="s1") == (1, 0)
     for outcome in ("injected", "silent:gate", "silent:synthetic", "silent:acknowledgement", "silent:synthetic"):
         decision("s1", outcome=outcome)
@@ -139,12 +139,12 @@ def test_the_session_count_reads_an_index_alone():
     (without it SQLite looked up every row of the session for its decision)."""
     decision("s1")
     with CaptureQueriesContext(connection) as ctx:
-        selectors.ledger_position(session_id="s1")
-    (query,) = ctx.captured_queries
+        assert selectors.ledger_position(session_id="s1") == (selectors.next_decision_id(), 1)
+    (count,) = [q["sql"] for q in ctx.captured_queries if "COUNT" in q["sql"]]
     with connection.cursor() as cur:
-        cur.execute("EXPLAIN QUERY PLAN " + query["sql"])
+        cur.execute("EXPLAIN QUERY PLAN " + count)
         plan = [row[-1] for row in cur.fetchall()]
-    assert "SEARCH U0 USING COVERING INDEX whisper_decision_session_kind (session_id=?)" in plan
+    assert plan == ["SEARCH whisper_whisperdecisionrow USING COVERING INDEX whisper_decision_session_kind (session_id=?)"]
 
 
 # ---- the session buffer ------------------------------------------------------------------------------------------
