@@ -22,6 +22,8 @@ def rebuild_edges(sources: Iterable[NodeRow], fresh: Collection[int] = ()) -> No
     if held:
         EdgeRow.objects.filter(source__in=held).delete()
     wanted = {(c["target"]) for r in sources for c in json.loads(r.connections_json)}
+    if not wanted:  # no connections: nothing to read or insert
+        return
     targets = dict(NodeRow.objects.filter(uid__in=list(wanted)).values_list("uid", "id"))
     edges: dict[tuple[int, int, str], EdgeRow] = {}
     for row in sources:

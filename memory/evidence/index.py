@@ -82,7 +82,9 @@ def index_events(reads: Sequence[ReadEvent], report: EvidenceSyncReport | None =
     """Add rows for events just appended or read (ids already indexed are skipped); returns how many were added."""
     if not reads:
         return 0
-    known = set(EvidenceRow.objects.filter(uid__in=[r.event.id for r in reads]).values_list("uid", flat=True))
+    # no ORDER BY: a set needs none, and the Meta ordering (at, id) made SQLite sort the hits in a temp b-tree
+    known = set(EvidenceRow.objects.filter(uid__in=[r.event.id for r in reads]).order_by()
+                .values_list("uid", flat=True))
     fresh: list[ReadEvent] = []
     for read in reads:
         if read.event.id in known:

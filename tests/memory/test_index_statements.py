@@ -104,3 +104,12 @@ def test_a_remember_records_its_evidence_day_file_offset_in_one_update(mem):
     key = IndexMetaRow.objects.get(key__startswith="evidence:")
     day = key.key.removeprefix("evidence:").split("/")[-1]  # on PostgreSQL the key is evidence:<host>/<day file>
     assert int(key.value) == (Path(settings.ORMAH["HOME"]) / "evidence" / day).stat().st_size
+
+
+def test_a_remember_reads_which_of_its_evidence_ids_are_indexed_without_sorting_them(mem):
+    _remember("The billing service keeps invoices in PostgreSQL 16")
+    with CaptureQueriesContext(connection) as ctx:
+        _remember("Invoices are exported every night to the finance share")
+    known = [s for s in _sqls(ctx) if re.match(r'SELECT "memory_evidencerow"."uid"( AS "uid")? FROM "memory_evidencerow"', s)]
+    assert len(known) == 1
+    assert "ORDER BY" not in known[0]  # a set: EvidenceRow's Meta ordering (at, id) made SQLite sort the hits
