@@ -26,7 +26,6 @@ from pathlib import Path
 
 from bench._common import machine, write_block
 
-SECTION = "CLI"
 
 
 def free_port() -> int:

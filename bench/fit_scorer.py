@@ -38,7 +38,6 @@ from memory.ranking.features import FEATURES
 from memory.ranking.scorer import WEIGHTS_FILE, load_scorer
 
 WEIGHTS = REPO / "memory" / "ranking" / "weights-v3.json"
-SECTION = "Recall scorer (cross-validated)"
 VERSION = "v3"  # bump when the features or the pipeline under them change
 L2 = 10.0
 WHISPER_WEIGHT = 5.0

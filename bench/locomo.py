@@ -58,7 +58,6 @@ from bench.locomo_stores import (  # use_store: re-exported as locomo.* (bench/s
     use_store,  # noqa: F401
 )
 
-SECTION = "LoCoMo turn retrieval (dev split)"
 KS = (5, 10, 30)
 LIMIT = 30
 MODES = ("bm25", "vectors", "full")

@@ -25,7 +25,6 @@ from pathlib import Path
 
 from bench._common import DEFAULT_CACHE_DIR, REPO, write_block
 
-SECTION = "PostgreSQL beside SQLite"
 ENGINES = ("sqlite", "postgres")
 LABEL = {"sqlite": "SQLite", "postgres": "PostgreSQL"}
 

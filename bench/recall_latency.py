@@ -32,7 +32,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import subprocess
 import sys
 import tempfile
@@ -41,10 +40,10 @@ from pathlib import Path
 
 import numpy as np
 
+from bench._common import write_block
 from bench.recall.synthetic import NOW, TimedQueryEmbedder, TopicEmbedder, generate, queries
 from bench.recall_stages import stage_rows, time_stages
 
-SECTION = "Recall latency"
 REPO = Path(__file__).resolve().parent.parent
 BENCH_DOC = REPO / "docs" / "benchmarks.md"
 TARGETS_MS = {10_000: 25.0, 100_000: 80.0}

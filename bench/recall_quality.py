@@ -20,7 +20,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-SECTION = "Recall quality"
+from bench._common import write_block
+
 REPO = Path(__file__).resolve().parent.parent
 BENCH_DOC = REPO / "docs" / "benchmarks.md"
 

@@ -39,7 +39,6 @@ from pathlib import Path
 from bench._common import REPO, Memory, corpus, machine, rss_mb, write_block
 from bench.spine import DEFAULT_CACHE_DIR, cache_save, cache_seed, django_home, model_warm
 
-SECTION = "Sleep cycle"
 NOW = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)
 NEW_MEMORIES = 100
 AGENT_EVERY_S = 0.5

@@ -52,7 +52,6 @@ from bench.soak_home import SoakError, cache_home, cached_home, claim_cache, hom
 from bench.soak_report import MIX, ROUTES, WARM_UP_SECONDS, markdown, summarise
 from bench.soak_workers import WorkerSplit, balance, listening, polled_sockets
 
-SECTION = "Soak"
 WARM_UP_LIMIT_SECONDS = 120.0
 
 

@@ -19,7 +19,6 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-SECTION = "Recall on the labelled stores"
 REPO = Path(__file__).resolve().parent.parent
 STORES = ("docs", "lifelog", "devprojects", "club")
 MODES = ("bm25", "vectors", "full")

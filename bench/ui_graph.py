@@ -43,7 +43,6 @@ from pathlib import Path
 from bench._common import DEFAULT_CACHE_DIR, REPO, corpus, machine, write_block
 from bench.ui_graph_report import report
 
-SECTION = "Web UI"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]

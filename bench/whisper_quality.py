@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bench._common import write_block
+
 HERE = Path(__file__).resolve().parent
 SCENARIOS = HERE / "whisper"
 DOCS = HERE.parent / "docs" / "benchmarks.md"
