@@ -285,8 +285,12 @@ def _recount(unit, written: dict[str, tuple[Node, StoredFile]], skipped: set[str
     """The new notes' importance once the `skipped` notes are known: their links to a new note never reach it, and
     a link to a skipped note with no live file stays dangling (a note never written, or a memory whose file went
     missing: the import's sync drops its row even though the index still holds it now), so neither counts in the
-    degree importance_scorer will see. A file is written again only when its value moves."""
-    missing = {uid for uid in skipped if unit.store.path_for(uid) is None}
+    degree importance_scorer will see. A file is written again only when its value moves. One index query finds
+    the notes never written; the store is asked (`path_for`, which may read every file's id) only for a skipped
+    note that has an index row and that a written note links to."""
+    linked = skipped & {c.target for node, _ in written.values() for c in node.connections}
+    indexed = set(NodeRow.objects.filter(uid__in=linked).values_list("uid", flat=True)) if linked else set()
+    missing = (linked - indexed) | {uid for uid in indexed if unit.store.path_for(uid) is None}
     for node, stored in written.values():
         out = len({(c.target, c.edge) for c in node.connections if c.target not in missing})
         fixed = with_creation_importance(node, out + linked_from[node.id])
