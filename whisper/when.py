@@ -8,12 +8,19 @@ words: years 19xx / 20xx, month names, ISO dates, and a closed class of words th
 Time is counted in months (year * 12 + month - 1). A question names points: a year ("in 2024": its twelve months)
 or a month and year ("in March 2025", "2025-03"); a year given as a bound ("since 2023", "before 2024") or a range
 asks about a stretch, not a point, and is left alone, as are "last year" and "this year" (no number to compare).
+A bound or a range written in ISO form ("since 2023-05", "2011-12" for a season) is a bound or a range too.
 A memory is about spans of time:
 * an event (one occurrence) about each year or month its text names, each range and bound it states, and the year
-  it was created in;
-* any other memory (a fact, decision, rule) holds from each date it names onwards, and from its creation year when
-  it names one ("From July 2026 the contribution is 108 euros" holds in 2027, not in 2023); one that names no year
-  says nothing about when it holds, and no year contradicts it (a note written in 2023 may hold in 2021).
+  it was created in; one whose text names no year about its creation year and the year before ("yesterday's general
+  meeting" logged on 2 January, "last year" written in February); one naming no year with no creation date says
+  nothing of when it happened;
+* any other memory (a fact, decision, rule) is about time only when it states a bound or a range: then it holds
+  within them and at each point it names ("From July 2026 the contribution is 108 euros" holds in 2027, not in
+  2023); its creation year does not count (the bound says when it starts). A bare date in a fact may end a state as
+  well as start one ("Sold the Golf in March 2025; now the Zoe"), so a fact with no bound or range says nothing of
+  when it holds, and no year contradicts it (a note written in 2023 may hold in 2021). Known limit: its bounds are
+  read as the whole of its time ("I live here since we moved in 2021" asked about 2019), and a date that ends a
+  state counts only when written as a bound ("until", "before").
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ _DATE = re.compile(
     re.IGNORECASE)
 # A range of years: "2019-2024", "2019 to 2024", "between 2019 and 2024", "2024/25".
 _RANGE = re.compile(rf"\b(?:between\s+)?(?P<a>{_YEAR})(?:{_DASH}|\s+(?:to|and|until|till|through)\s+)"
-                    rf"(?:(?P<b>{_YEAR})|(?P<b2>\d\d))\b", re.IGNORECASE)
+                    rf"(?:(?P<b>{_YEAR})|(?P<b2>\d\d))\b(?!-\d)", re.IGNORECASE)
 # A year made a bound by the word before it ("since 2023", "from 1 July 2026", "until March 2024", "prior to 2020").
 _AFTER = r"(?:since|from|after|starting|as of|beginning|effective|onwards? from)"
 _BEFORE = r"(?:until|till|til|before|up to|through|prior to|by|ending|ended in)"
@@ -108,6 +115,8 @@ def dated(text: str) -> Dated:
     points: list[tuple[int, int]] = []
     for m in _DATE.finditer(text):
         if m.group("iso"):
+            if any(s <= m.start("iso") < e for s, e in taken):
+                continue
             month = _month_index(int(m.group("iso")), int(m.group("iso_m")))
             points.append((month, month))
             continue
@@ -137,20 +146,21 @@ def asked_points(sentence: str) -> tuple[tuple[int, int], ...]:
 
 
 def spans(text: str, created: datetime | None, *, event: bool) -> tuple[tuple[int, int], ...] | None:
-    """The spans of time (first and last month) a memory is about, None when it says nothing of when it holds (no
-    year in a non-event's text). An event: each point, range and bound, and its creation year; any other memory:
-    from each point and from its creation year onwards, besides its ranges and bounds."""
+    """The spans of time (first and last month) a memory is about, None when it says nothing of when it holds. An
+    event: each point, range and bound it names and its creation year (the year before too when it names no year);
+    None when it names no year and has no creation date. Any other memory: its ranges, bounds and points when it
+    states a range or a bound, else None (a bare date may end a state as well as start one)."""
     said = dated(text)
-    if not said.names_a_year and not event:
-        return None
-    made = [] if created is None else [_year_span(created.year)]
     found: list[tuple[int, int]] = [*said.ranges, *((a, FOREVER) for a in said.after),
                                     *((0, b) for b in said.before)]
-    if event:
-        found += [*said.points, *made]
-    else:
-        found += [(first, FOREVER) for first, _ in (*said.points, *made)]
-    return tuple(found)
+    if not event:
+        return (*found, *said.points) if found else None
+    if created is None:
+        return (*found, *said.points) if said.names_a_year else None
+    made = _year_span(created.year)
+    if not said.names_a_year:
+        return ((made[0] - 12, made[1]),)
+    return (*found, *said.points, made)
 
 
 def other_time(asked: tuple[tuple[int, int], ...], text: str, created: datetime | None, *, event: bool) -> str | None:

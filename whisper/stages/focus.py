@@ -134,8 +134,8 @@ def other_version(prompt: str, text: str, node_type: str = NodeType.EVENT) -> st
 
 def other_year(prompt: str, text: str, created: datetime | None, node_type: str = NodeType.FACT) -> str | None:
     """A year (or month and year) an asking sentence of the prompt names that the memory's dates contradict
-    (`whisper.when.other_time`: an event is about the years it names and was created in, any other memory holds
-    from them on, one naming no year is never contradicted); None when no asking sentence names one ("since 2023",
+    (`whisper.when.other_time`: an event is about the years it names and was created in, any other memory only
+    by the bounds and ranges it states, one stating none is never contradicted); None when no asking sentence names one ("since 2023",
     "last year" name none)."""
     if not names_a_year(prompt):
         return None
