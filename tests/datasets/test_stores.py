@@ -114,21 +114,23 @@ def test_whisper_checker_finds_a_dangling_label():
 
 # Earlier batches as the session that closed them left them (ids, text, labels, splits): a later round adds prompts,
 # never edits these. Batches 1-2 as session 10 left them; 1-3 as session 11 left them; 1-4 as session 12 left them;
-# 1-5 as session 13 left them.
+# 1-5 as session 13 left them; 1-6 as session 14 left them.
 EARLIER_BATCHES_SHA256 = {
     2: (368, "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"),
     3: (486, "c69318ad26c7fe74cdc86ee3c4407117e9f403b704e03333e2ae0c4a48e8213d"),
     4: (610, "e62e889365769ba1fff2da9aec3ba8a5aae226372f0e167a657ba5ac2e30565f"),
     5: (776, "e3b08b9b16a6473ea1836b29453e69258326e12f0ad073fe28efb0124cbd71db"),
+    6: (915, "39e3f996dc9f6948b2ef45eab1a591e21c8d87d75c3718a9d7f9ce5635393a3b"),
 }
 
-# The three stores the whisper batches 1-5 were labelled against, as session 13 left them (memories, edges, queries,
-# splits): the labels of those batches point into them, so an edit to any memory or query fails here. The fourth
-# store (club, session 14) is checked by the checker above.
+# The stores the whisper batches 1-6 were labelled against (memories, edges, queries, splits): docs, lifelog and
+# devprojects as session 13 left them, club as session 14 left it. The labels of those batches point into them, so
+# an edit to any memory or query fails here.
 EARLIER_STORES_SHA256 = {
     "docs": (41, 48, "6edd273c59baa5d242c6708f99115582e4d18ea7db775a1ec8ad19b99dadab78"),
     "lifelog": (72, 65, "825fa8ba9e3ef1c52ce9886dda3cdaf2d0ccddaa12851cd981426b85a274768d"),
     "devprojects": (55, 56, "3dc8ee8935a958afc22b1960b525a6d2b353e748f5710af4ce83bbdaa9b18175"),
+    "club": (42, 41, "e781a80b052ce17bfd9a60e26ccb8a85df770ace40a75142c0220a1c819d4778"),
 }
 
 
@@ -158,9 +160,9 @@ def test_earlier_stores_are_unchanged(name):
 def test_earlier_pins_fail_on_an_edited_prompt_or_memory():
     from bench.datasets.loader import raw_whisper
 
-    prompts = copy.deepcopy([p for p in raw_whisper()["prompts"] if int(p.get("batch", 1)) <= 5])
+    prompts = copy.deepcopy([p for p in raw_whisper()["prompts"] if int(p.get("batch", 1)) <= 6])
     prompts[-1]["prompt"] += " "
-    assert _digest(prompts) != EARLIER_BATCHES_SHA256[5][1]
+    assert _digest(prompts) != EARLIER_BATCHES_SHA256[6][1]
     data = copy.deepcopy(raw_store("lifelog"))
     data["memories"][0]["content"] += " "
     assert hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest() \
@@ -232,3 +234,24 @@ def test_club_store_has_a_space_superseded_facts_and_its_own_key_prefix():
     outdated = {m["key"] for m in store.memories if m["valid_until"]}
     assert len(outdated) >= 2
     assert outdated <= {e["target"] for e in store.edges if e["edge"] == "evolved_from"}
+
+
+def test_whisper_batch_seven_is_cut_among_itself_over_all_four_stores():
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    seventh = [p for p in data["prompts"] if p.get("batch") == 7]
+    assert len(seventh) == 134
+    split = assign_splits(data["name"], seventh, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in seventh} == split
+    assert Counter(split.values()) == {"dev": 70, "test": 64}
+    assert Counter(p["category"] for p in seventh) == {
+        "project": 23, "cross_project": 8, "identity": 10, "personal": 17, "paraphrase": 16, "follow_up": 10,
+        "docs": 6, "near_miss": 27, "machine": 5, "acknowledgement": 3, "chit_chat": 2, "off_topic": 4, "repeat": 3}
+    assert Counter(p["kind"] for p in seventh) == {"inject": 90, "silent": 44}
+    store_of = {m["key"]: name for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(store_of[k] for p in seventh for k in p.get("expect", []))
+    assert all(expected_stores[name] >= 6 for name in data["stores"]), expected_stores
+    assert all(1 <= len(p["history"]) <= 2 for p in seventh if p["category"] in ("follow_up", "repeat"))
+    earlier = {p["id"] for p in data["prompts"] if int(p.get("batch", 1)) < 7}
+    assert earlier.isdisjoint(p["id"] for p in seventh)
