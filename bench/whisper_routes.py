@@ -50,6 +50,7 @@ def recording_routes(keys: dict[str, str]):
     import whisper.conventions as conventions
     import whisper.pipeline as pipeline
     import whisper.services.respond as respond
+    from whisper.asked import asks
     from whisper.stages import gate
 
     calls: list[dict | None] = []
@@ -67,7 +68,7 @@ def recording_routes(keys: dict[str, str]):
                        "logistic": id(c) in logistic, "overlap": bool(c.overlap)} for c in run.pool}
         follow = {}
         if (run.follow_up and run.prompt_vec is not None and run.query_vec is not None and run.request.session_id
-                and gate.asks_question(run.prompt)):
+                and asks(run.prompt)):
             hits = [c for c in run.pool if id(c) in logistic and c.hit is not None]
             served = deps.served()
             fresh = [c for c in hits if c.node_id not in served]

@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import re
 
+from whisper.asked import asks
+from whisper.imperative import inflected
+
 # ---- what a question asks for
 
 # The auxiliaries after "when" in a question about a time to come or a habit ("when is …", "when does …"); not the
@@ -89,7 +92,7 @@ def asked_kinds(prompt: str) -> frozenset[str]:
     """The kinds of thing a question asks for ("when is the vet appointment?" -> {"time"}); empty for any other
     prompt, for one asking how to do something, and for one asking when something happened ("when did …")."""
     prompt = _BARE_CONTRACTION.sub(r"\1's", prompt)
-    if _METHOD.search(prompt) or ("?" not in prompt and not _opens_question(prompt)):
+    if _METHOD.search(prompt) or not asks(prompt):
         return frozenset()
     kinds = {kind for kind, asks in _ASKS.items() if asks.search(prompt)}
     # An amount of money is the number asked for ("how much did it cost?"): "for free" answers it, no digit needed;
@@ -104,10 +107,6 @@ def asked_kinds(prompt: str) -> frozenset[str]:
         kinds.discard("number")
         kinds.add("count")
     return frozenset(kinds)
-
-
-def _opens_question(prompt: str) -> bool:
-    return bool(re.match(r"\s*(?:and\s+|so\s+)?(?:when|what|which|who|whom|whose|where|how)\b", prompt, re.IGNORECASE))
 
 
 # ---- what a memory holds
@@ -221,18 +220,20 @@ _NOT_A_MEASURE = (rf"(?!\s?(?:{_UNITS_SHORT}|{_CURRENCY})(?![\w]))(?!\s+(?:{'|'.
 
 def counted_thing(prompt: str) -> str | None:
     """The head word of the thing a "how many <things>" question counts ("how many crash mats are there in the
-    kelder" -> "mats"), None when there is none, it is a unit ("how many kilometres") or any person ("people")."""
+    kelder" -> "mats", "how many buses go up there" -> "buses"), None when there is none, it is a unit ("how many kilometres") or any person ("people")."""
     m = _HOW_MANY.search(prompt)
     if m is None:
         return None
     words = re.findall(r"[a-z][\w-]*", re.split(r"[.?!,;:\n]", prompt[m.start(1):])[0].lower())
-    if words[0].endswith("ed"):  # a participle: "how many signed up", "how many joined"
+    if words[0].endswith("ed") and inflected(words[0]):  # a participle ("how many signed up"), not "beds", "sheds"
         return None
-    head = None
+    phrase = []
     for word in words[:3]:
         if word in _COUNT_END:
             break
-        head = word
+        phrase.append(word)
+    # the head is the phrase's last plural ("crash mats", "bus passes"), not a verb after it ("buses go up")
+    head = next((w for w in reversed(phrase) if _plural(w)), phrase[-1] if phrase else None)
     if head is None or head in _UNIT_NAMES or head in _ANYONE or words[0] in _ANYONE:
         return None
     return head
@@ -244,13 +245,44 @@ def holds_count_of(text: str, thing: str, *, limit: int = SCAN_CHARS) -> bool:
     ("we own three.", "12 in total"), which may count anything. False when its only counts count other things ("the
     two highest top-outs" for "how many crash mats")."""
     text = text[:limit]
-    stem = thing[:-1] if thing.endswith("s") and len(thing) > 3 else thing
-    thing_after = rf"(?i)\b{_COUNT_WORD}\b{_NOT_A_MEASURE}(?:\s+[\w'-]+){{0,3}}?\s+{re.escape(stem)}(?:e?s)?\b"
+    forms = "|".join(re.escape(form) for form in sorted(number_forms(thing), key=len, reverse=True))
+    thing_after = rf"(?i)\b{_COUNT_WORD}\b{_NOT_A_MEASURE}(?:\s+[\w'-]+){{0,3}}?\s+(?:{forms})\b"
     if re.search(thing_after, text):
         return True
     # a count standing alone, not a year nor a day of a date ("15 September 2025:")
     return any(not re.search(rf"(?i)\b(?:{'|'.join(_MONTHS.split())})\.?\s*$", text[:m.start()])
                for m in _BARE_COUNT.finditer(text))
+
+
+# Plurals no ending rule makes (a closed class of English): the plural -> its singular.
+_IRREGULAR = {"children": "child", "men": "man", "women": "woman", "people": "person", "mice": "mouse",
+              "geese": "goose", "teeth": "tooth", "feet": "foot", "oxen": "ox", "dice": "die", "lice": "louse",
+              "criteria": "criterion", "phenomena": "phenomenon", "indices": "index", "matrices": "matrix",
+              "vertices": "vertex", "analyses": "analysis", "theses": "thesis", "crises": "crisis"}
+
+
+def _plural(word: str) -> bool:
+    return word in _IRREGULAR or (word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3)
+
+
+def number_forms(word: str) -> frozenset[str]:
+    """The word and the singulars and plurals its ending allows ("boxes" -> box, boxes; "copies" -> copy, copies;
+    "children" -> child, children; "knives" -> knife, knives). Over-generating is harmless: a form that is no word
+    is never written."""
+    word = word.lower()
+    singulars = {word, _IRREGULAR.get(word, word)}
+    if word.endswith("ies") and len(word) > 4:
+        singulars.add(word[:-3] + "y")
+    if word.endswith("ves") and len(word) > 4:
+        singulars |= {word[:-3] + "f", word[:-3] + "fe"}
+    if word.endswith("es") and len(word) > 3:
+        singulars.add(word[:-2])
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        singulars.add(word[:-1])
+    plurals = {p for s in singulars for p in (s + "s", s + "es")}
+    plurals |= {s[:-1] + "ies" for s in singulars if s.endswith("y")}
+    plurals |= {k for k, v in _IRREGULAR.items() if v in singulars}
+    return frozenset(singulars | plurals)
 
 
 _BARE_COUNT = re.compile(rf"(?i)(?<![\w.:/-])(?!(?:19|20)\d\d\b){_COUNT_WORD}(?:\s*(?:[.,;:!?)](?!\d)|$)"

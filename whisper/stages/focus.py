@@ -29,6 +29,7 @@ import re
 from datetime import datetime
 
 from memory.domain.enums import NodeType
+from whisper.asked import asks
 from whisper.conf import WhisperConf
 from whisper.imperative import is_request
 from whisper.kinds import asked_kinds, counted_thing, holds_count_of, missing_kind, scan_chars
@@ -94,15 +95,14 @@ def versions(text: str) -> set[str]:
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
-_WH = re.compile(r"\s*(?:and\s+|so\s+)?(?:when|what|whats|which|who|whom|whose|where|how)\b", re.IGNORECASE)
 
 
 def asking_sentences(prompt: str) -> list[str]:
     """The sentences of a prompt that ask: a question ("when is 1.1 planned?") or a request ("cut 1.0.1 and do the
     release"); not one that only tells ("bumping us to python 3.13 this sprint. what blocked us last time?" asks
-    about the last time, not about 3.13)."""
-    return [sentence for sentence in _SENTENCE.split(prompt.strip())
-            if sentence.rstrip().endswith("?") or _WH.match(sentence) or is_request(sentence)]
+    about the last time, not about 3.13). A question is read by `whisper.asked.asks`, a request by `is_request`
+    (any task, not only one asking to be told something)."""
+    return [sentence for sentence in _SENTENCE.split(prompt.strip()) if asks(sentence) or is_request(sentence)]
 
 
 def _asking_versions(prompt: str) -> set[str]:

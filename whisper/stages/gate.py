@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from memory.domain.enums import NodeType
 from memory.domain.requests import auto_title
 from whisper.affinity import has_similar
+from whisper.asked import asks
 from whisper.classifier import IDENTITY
 from whisper.conf import WhisperConf
 from whisper.conventions import standout_gate
@@ -134,16 +133,6 @@ def _best_identity_only(run: WhisperRun, conf: WhisperConf) -> list[Candidate]:
     return [c for c in run.pool if not identity_route(c, run) or c.gate_score >= share * best]
 
 
-_QUESTION = re.compile(r"\?|^\s*(?:(?:and|so|ok(?:ay)?|also|then|what about)[,]?\s+)*"
-                       r"(?:when|what|which|who|whom|whose|where|why|how)\b", re.IGNORECASE)
-
-
-def asks_question(prompt: str) -> bool:
-    """Whether the prompt asks a question: it holds a "?" or opens (after "and", "so", "ok", …) with a question word
-    ("and who's my dentist again, need the name", "what about the docs site, does that go out by itself")."""
-    return bool(_QUESTION.search(prompt))
-
-
 def _follow_up_answer(run: WhisperRun, conf: WhisperConf, deps: Deps) -> None:
     """On a follow-up question whose hits hold a memory this session was already served (the conversation's topic,
     in the agent's context), the hit not yet served that matches both the conversation (cosine to the joined query)
@@ -157,7 +146,7 @@ def _follow_up_answer(run: WhisperRun, conf: WhisperConf, deps: Deps) -> None:
     the schema?" in one project is not answered by another project's README); and a follow-up that asks nothing
     ("ok, calling them now") has no question for the prompt-alone cosine to answer, so the route is not taken."""
     if (not run.follow_up or run.prompt_vec is None or run.query_vec is None or not run.request.session_id
-            or not asks_question(run.prompt)):
+            or not asks(run.prompt)):
         return
     hits = [c for c in logistic_hits(run) if c.hit is not None]
     served = deps.served()
