@@ -15,6 +15,9 @@ a fee or bill, a currency word or sign), and then money stands for the number: "
 The thing a count question counts (session 15): "how many crash mats are there?" is not answered by a note whose only
 counts count other things ("the two highest top-outs"): `counted_thing`, `holds_count_of`.
 
+The dimension of a measure asked (session 16): "how many km did I run?" needs a distance, not any number:
+`asked_dimension`, `holds_measure`.
+
 Only the start of a memory's title and content is read: the first SCAN_CHARS characters, or as many as whisper
 renders (the title and `content_max_chars` of the content, 600 by default) when a user raises that limit past them.
 A kind past that is not what the agent is shown, and the cost of a scan stays bounded on a long note.
@@ -287,3 +290,45 @@ def number_forms(word: str) -> frozenset[str]:
 
 _BARE_COUNT = re.compile(rf"(?i)(?<![\w.:/-])(?!(?:19|20)\d\d\b){_COUNT_WORD}(?:\s*(?:[.,;:!?)](?!\d)|$)"
                          r"|\s+(?:in total|altogether|of them|all told)\b)")
+
+
+# ---- the dimension of a measure asked (session 16): "how many km did I run" is not met by a note holding no distance
+
+# Units by dimension (closed classes). Time is left out: a duration is met in too many forms ("19:00-22:00", "from 20
+# to 31 December", "a fortnight") for a missing one to say the note cannot answer.
+_DIMENSIONS = {
+    "distance": ("km kms kilometre kilometres kilometer kilometers mile miles mi metre metres meter meters m cm mm "
+                 "feet foot ft inch inches yard yards"),
+    "weight": "kg kgs kilo kilos kilogram kilograms g gram grams mg lb lbs pound pounds stone ton tons tonnes",
+    "data": ("b byte bytes kb kib kilobyte kilobytes mb mib megabyte megabytes gb gib gigabyte gigabytes tb tib "
+             "terabyte terabytes"),
+}
+_DIMENSION_OF = {unit: dim for dim, units in _DIMENSIONS.items() for unit in units.split()}
+_HOW_MUCH_UNIT = re.compile(r"\bhow (?:many|much) ([a-z]+)\b", re.IGNORECASE)
+
+
+def _measure(units: list[str]) -> re.Pattern[str]:
+    """A number before a unit: digits ("21.1 km", "5-mile") or a number word ("twelve kilometres", "a mile"; a unit
+    of one letter only after digits, so "I am" holds no metre)."""
+    units = sorted(units, key=len, reverse=True)
+    words = [u for u in units if len(u) > 1]
+    return re.compile(rf"(?i)(?:\d[\d.,]*\s?-?(?:{'|'.join(units)})"
+                      rf"|\b(?:{'|'.join(_NUMBER_WORDS.split())}|a|an)[\s-]+(?:{'|'.join(words)}))\b")
+
+
+_MEASURE = {dim: _measure(units.split()) for dim, units in _DIMENSIONS.items()}
+
+
+def asked_dimension(prompt: str) -> str | None:
+    """The dimension of the measure a "how many / much <unit>" question asks ("how many km did I run" ->
+    "distance", "how many MB is the dump" -> "data"); None for any other question and for a unit of time."""
+    if not asks(prompt):
+        return None
+    return next((_DIMENSION_OF[m.group(1).lower()] for m in _HOW_MUCH_UNIT.finditer(prompt)
+                 if m.group(1).lower() in _DIMENSION_OF), None)
+
+
+def holds_measure(text: str, dimension: str, *, limit: int = SCAN_CHARS) -> bool:
+    """Whether a memory's text holds a measure of that dimension: a number before one of its units ("21.1 km",
+    "12 kilometres", "a 5-mile loop", "2 GB")."""
+    return bool(_MEASURE[dimension].search(text[:limit]))

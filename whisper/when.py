@@ -18,7 +18,9 @@ A memory is about spans of time:
   within them and at each point it names ("From July 2026 the contribution is 108 euros" holds in 2027, not in
   2023); its creation year does not count (the bound says when it starts). A bare date in a fact may end a state as
   well as start one ("Sold the Golf in March 2025; now the Zoe"), so a fact with no bound or range says nothing of
-  when it holds, and no year contradicts it (a note written in 2023 may hold in 2021). Known limit: its bounds are
+  when it holds, and no year contradicts it (a note written in 2023 may hold in 2021); but one that labels a thing
+  with a year ("the 2026 accounts", "our 2025 budget", a title "Budget 2026": `Dated.labels`, session 16) states
+  which one of a yearly thing it is, and is about those years. Known limit: its bounds are
   read as the whole of its time ("I live here since we moved in 2021" asked about 2019), and a date that ends a
   state counts only when written as a bound ("until", "before").
 """
@@ -78,6 +80,7 @@ class Dated:
     ranges: tuple[tuple[int, int], ...] = ()
     after: tuple[int, ...] = ()
     before: tuple[int, ...] = ()
+    labels: tuple[tuple[int, int], ...] = ()  # the points that name which one of a yearly thing it is (`_is_label`)
 
     @property
     def names_a_year(self) -> bool:
@@ -86,6 +89,21 @@ class Dated:
 
 def _quantity_after(text: str, end: int) -> bool:
     return bool(_QUANTITY.match(text, end))
+
+
+# A year that names which one of a yearly thing is meant (session 16): after a determiner and before a noun ("the 2026
+# accounts", "our 2025 budget"), or ending a first line, a note's title ("Budget 2026", "Member count November 2026").
+_LABEL_BEFORE = re.compile(r"(?:^|\s)(?:the|our|my|your|their|his|her|its|this|that|[A-Z][\w-]*['\u2019]s)\s+$",
+                           re.IGNORECASE)
+_LABEL_AFTER = re.compile(r"\s+[A-Za-z][\w-]*")
+
+
+def _is_label(text: str, start: int, end: int) -> bool:
+    """Whether the date at text[start:end] labels a thing rather than dates a happening (`_LABEL_BEFORE`)."""
+    if _LABEL_BEFORE.search(text[max(0, start - 40):start]) and _LABEL_AFTER.match(text, end):
+        return True
+    first_line_end = text.find("\n")
+    return 0 <= first_line_end and text[end:first_line_end].strip() == "" and end <= first_line_end
 
 
 def dated(text: str) -> Dated:
@@ -113,6 +131,7 @@ def dated(text: str) -> Dated:
             before.append(_month_index(year, 12))
         taken.append((m.start("year"), m.end()))
     points: list[tuple[int, int]] = []
+    labels: list[tuple[int, int]] = []
     for m in _DATE.finditer(text):
         if m.group("iso"):
             if any(s <= m.start("iso") < e for s, e in taken):
@@ -128,7 +147,10 @@ def dated(text: str) -> Dated:
             points.append((month, month))
         else:
             points.append(_year_span(int(m.group("year"))))
-    return Dated(points=tuple(points), ranges=tuple(ranges), after=tuple(after), before=tuple(before))
+        if _is_label(text, m.start(), m.end()):
+            labels.append(points[-1])
+    return Dated(points=tuple(points), ranges=tuple(ranges), after=tuple(after), before=tuple(before),
+                 labels=tuple(labels))
 
 
 def names_a_year(text: str) -> bool:
@@ -149,12 +171,15 @@ def spans(text: str, created: datetime | None, *, event: bool) -> tuple[tuple[in
     """The spans of time (first and last month) a memory is about, None when it says nothing of when it holds. An
     event: each point, range and bound it names and its creation year (the year before too when it names no year);
     None when it names no year and has no creation date. Any other memory: its ranges, bounds and points when it
-    states a range or a bound, else None (a bare date may end a state as well as start one)."""
+    states a range or a bound, else the years that label a thing in it ("the 2026 accounts"), else None (a bare date
+    may end a state as well as start one)."""
     said = dated(text)
     found: list[tuple[int, int]] = [*said.ranges, *((a, FOREVER) for a in said.after),
                                     *((0, b) for b in said.before)]
     if not event:
-        return (*found, *said.points) if found else None
+        if found:
+            return (*found, *said.points)
+        return said.labels or None
     if created is None:
         return (*found, *said.points) if said.names_a_year else None
     made = _year_span(created.year)

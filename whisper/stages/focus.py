@@ -15,7 +15,11 @@ store's words in them:
   only counts count other things ("the two highest top-outs").
 * **another version** (session 14): "when is 1.1 planned?" is not answered by the event note of 1.0.0's release.
 * **another year** (session 15, whisper.when): "what was the contribution back in 2023?" is not answered by a note on
-  the contribution from July 2026 on, nor "what did the grant give us in 2024?" by the event note of 2025's grant.
+  the contribution from July 2026 on, nor "what did the grant give us in 2024?" by the event note of 2025's grant;
+  since session 16 nor "who audited the 2024 accounts?" by a fact on "the 2026 accounts" (a year that labels).
+* **the dimension of a measure** (session 16, whisper.kinds): "how many km did I run?" is not answered by a note
+  holding no distance (a race's date and finishing time).
+* **a goal for the past** (session 16): "which level did I pass last time?" is not answered by the goal to pass one.
 
 A third check, another name for the thing ("a Dutch passport" and "my Belgian passport"), was removed in session 13:
 no dev prompt written after it changed (docs/whisper.md, "Rules audited on fresh batches").
@@ -32,7 +36,9 @@ from memory.domain.enums import NodeType
 from whisper.asked import asks
 from whisper.conf import WhisperConf
 from whisper.imperative import is_request
-from whisper.kinds import asked_kinds, counted_thing, holds_count_of, missing_kind, scan_chars
+from whisper.kinds import (
+    asked_dimension, asked_kinds, counted_thing, holds_count_of, holds_measure, missing_kind, scan_chars,
+)
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
 from whisper.text import NOT_POSSESSIVE, fold, topic_tokens
 from whisper.when import asked_points, names_a_year, other_time
@@ -143,13 +149,28 @@ def other_year(prompt: str, text: str, created: datetime | None, node_type: str 
     return other_time(asked, text, created, event=node_type == NodeType.EVENT)
 
 
+# ---- a goal for a question about the past: "which level did I pass last time?" is not met by "Goal: pass N4 in 2027"
+
+# A sentence asking what happened: "did" with its subject ("did I pass", "did we spend"), or "last time"; not "did"
+# before a verb of intending, whose answer a goal is ("what did I want to reach this year?").
+_PAST = re.compile(r"\bdid (?:i|we|you|he|she|they|[A-Z][a-z]+) (?!(?:want|wish|plan|hope|mean|intend|aim|decide|"
+                   r"promise|say|set|choose|pick)\b)\w+|\blast time\b", re.IGNORECASE)
+
+
+def goal_for_the_past(prompt: str, node_type: str) -> bool:
+    """Whether the memory is a goal (a thing not yet done) and an asking sentence of the prompt asks what happened
+    ("which jlpt level did I pass last time", "how many km did I run in october")."""
+    return node_type == NodeType.GOAL and any(_PAST.search(sentence) for sentence in asking_sentences(prompt))
+
+
 # ---- the check and the stage
 
 def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
               node_type: str = NodeType.FACT, content_max_chars: int = 0,
               created: datetime | None = None) -> str | None:
     """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
-    "kind: amount", "count of: mats", "version: 1.1", "year: 2023"), or None when it does not. `node_type` tells an
+    "kind: amount", "count of: mats", "measure: distance", "goal: past asked", "version: 1.1", "year: 2023"), or None
+    when it does not. `node_type` tells an
     event (one occurrence, which another version's or year's note is not) from a standing rule (`other_version`,
     `other_year`); `created` is the memory's creation date (`other_year`); `content_max_chars` (the conf's) widens
     the kind and count checks' reading to what whisper renders (`whisper.kinds.scan_chars`)."""
@@ -164,6 +185,12 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
     if (thing is not None and "count" in asked_kinds(prompt)
             and not holds_count_of(f"{title}\n{content}", thing, limit=scan_chars(title, content_max_chars))):
         return "count of: " + thing
+    dimension = asked_dimension(prompt)
+    if dimension is not None and not holds_measure(f"{title}\n{content}", dimension,
+                                                   limit=scan_chars(title, content_max_chars)):
+        return "measure: " + dimension
+    if goal_for_the_past(prompt, node_type):
+        return "goal: past asked"
     version = other_version(prompt, f"{title}\n{content}", node_type)
     if version is not None:
         return "version: " + version
