@@ -151,9 +151,9 @@ def other_year(prompt: str, text: str, created: datetime | None, node_type: str 
 
 # ---- a goal for a question about the past: "which level did I pass last time?" is not met by "Goal: pass N4 in 2027"
 
-# A sentence asking what happened: "did" with its subject ("did I pass", "did we spend"), or "last time"; not "did"
+# A sentence asking what happened: "did", a word, a verb ("did I pass", "did we spend"), or "last time"; not "did"
 # before a verb of intending, whose answer a goal is ("what did I want to reach this year?").
-_PAST = re.compile(r"\bdid (?:i|we|you|he|she|they|[A-Z][a-z]+) (?!(?:want|wish|plan|hope|mean|intend|aim|decide|"
+_PAST = re.compile(r"\bdid [\w'-]+ (?!(?:want|wish|plan|hope|mean|intend|aim|decide|"
                    r"promise|say|set|choose|pick)\b)\w+|\blast time\b", re.IGNORECASE)
 
 
