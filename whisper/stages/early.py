@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from whisper.conf import WhisperConf
+from whisper.pasted import is_pasted_output
 from whisper.state import SILENT_ACK, SILENT_EMPTY, SILENT_SHORT, SILENT_SYNTHETIC, Deps, WhisperRun
 from whisper.text import alnum_count, is_acknowledgement, is_blank, synthetic_match
 
 MIN_ALNUM = 3
+PASTED_OUTPUT = "(pasted output)"  # the ledger's matched_pattern when the prompt is output alone (whisper.pasted)
 
 
 def early_exit(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
@@ -20,6 +22,9 @@ def early_exit(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         return SILENT_SYNTHETIC
     if alnum_count(prompt) < MIN_ALNUM:
         return SILENT_SHORT
+    if is_pasted_output(prompt):
+        run.matched_pattern = PASTED_OUTPUT
+        return SILENT_SYNTHETIC
     if is_acknowledgement(prompt):
         return SILENT_ACK
     return None
