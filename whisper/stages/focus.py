@@ -20,6 +20,8 @@ store's words in them:
 * **the dimension of a measure** (session 16, whisper.kinds): "how many km did I run?" is not answered by a note
   holding no distance (a race's date and finishing time).
 * **a goal for the past** (session 16): "which level did I pass last time?" is not answered by the goal to pass one.
+* **the last occurrence** (session 16): "which notary did we use last time the bylaws changed?" is not answered by the
+  standing rule on how they are changed (no event, no date).
 
 A third check, another name for the thing ("a Dutch passport" and "my Belgian passport"), was removed in session 13:
 no dev prompt written after it changed (docs/whisper.md, "Rules audited on fresh batches").
@@ -33,6 +35,7 @@ import re
 from datetime import datetime
 
 from memory.domain.enums import NodeType
+from whisper import kinds
 from whisper.asked import asks
 from whisper.conf import WhisperConf
 from whisper.imperative import is_request
@@ -163,13 +166,29 @@ def goal_for_the_past(prompt: str, node_type: str) -> bool:
     return node_type == NodeType.GOAL and any(_PAST.search(sentence) for sentence in asking_sentences(prompt))
 
 
+# ---- the last occurrence asked: "which notary did we use last time the bylaws changed?" is not met by the rule
+
+# "last time" only: "when did we last go and how did we get there" also asks how, which a standing note may answer.
+_LAST_OCCURRENCE = re.compile(r"\blast time\b", re.IGNORECASE)
+
+
+def rule_for_an_occurrence(prompt: str, text: str, node_type: str) -> bool:
+    """Whether an asking sentence asks about the last time something happened ("… last time the statuten changed")
+    and the memory records no occurrence: not an event and holding no date or time (a
+    standing rule on how the thing is done, "changing the statuten needs a notarial deed", says nothing of the last
+    time it was done)."""
+    return (node_type != NodeType.EVENT and not kinds.holds_kind(text, "time")
+            and any(_LAST_OCCURRENCE.search(sentence) for sentence in asking_sentences(prompt)))
+
+
 # ---- the check and the stage
 
 def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
               node_type: str = NodeType.FACT, content_max_chars: int = 0,
               created: datetime | None = None) -> str | None:
     """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
-    "kind: amount", "count of: mats", "measure: distance", "goal: past asked", "version: 1.1", "year: 2023"), or None
+    "kind: amount", "count of: mats", "measure: distance", "goal: past asked", "occurrence: none recorded", "version:
+    1.1", "year: 2023"), or None
     when it does not. `node_type` tells an
     event (one occurrence, which another version's or year's note is not) from a standing rule (`other_version`,
     `other_year`); `created` is the memory's creation date (`other_year`); `content_max_chars` (the conf's) widens
@@ -191,6 +210,8 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
         return "measure: " + dimension
     if goal_for_the_past(prompt, node_type):
         return "goal: past asked"
+    if rule_for_an_occurrence(prompt, f"{title}\n{content}", node_type):
+        return "occurrence: none recorded"
     version = other_version(prompt, f"{title}\n{content}", node_type)
     if version is not None:
         return "version: " + version
