@@ -321,8 +321,9 @@ _MEASURE = {dim: _measure(units.split()) for dim, units in _DIMENSIONS.items()}
 
 def asked_dimension(prompt: str) -> str | None:
     """The dimension of the measure a "how many / much <unit>" question asks ("how many km did I run" ->
-    "distance", "how many MB is the dump" -> "data"); None for any other question and for a unit of time."""
-    if not asks(prompt):
+    "distance", "how many MB is the dump" -> "data"); None for any other question, for a unit of time, and for a
+    question asking money ("how many pounds did the repair cost": pounds sterling, not weight)."""
+    if not asks(prompt) or "amount" in asked_kinds(prompt):
         return None
     return next((_DIMENSION_OF[m.group(1).lower()] for m in _HOW_MUCH_UNIT.finditer(prompt)
                  if m.group(1).lower() in _DIMENSION_OF), None)

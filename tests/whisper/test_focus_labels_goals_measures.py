@@ -57,6 +57,7 @@ def test_a_goal_does_not_answer_what_happened(prompt, node_type, dropped):
     ("how many kilometres is the loop?", "distance"),
     ("how many GB does the nightly dump take?", "data"),
     ("how many kilos did I lose", "weight"),
+    ("how many pounds did the boiler repair cost?", None),  # money, not weight
     ("how many hours did I sleep", None),  # time: met in too many forms to judge
     ("how many crash mats are there", None),
     ("the ride was 80 km", None),  # asks nothing
