@@ -305,6 +305,9 @@ _DIMENSIONS = {
 }
 _DIMENSION_OF = {unit: dim for dim, units in _DIMENSIONS.items() for unit in units.split()}
 _HOW_MUCH_UNIT = re.compile(r"\bhow (?:many|much) ([a-z]+)\b", re.IGNORECASE)
+# A size of a file or disk is a size of data, whatever the question's words ("what's the max file size we accept").
+_DATA_SIZE = re.compile(r"\b(?:file|upload|download|disk|attachment)s?\s+(?:size|space)\b|\bdisk space\b",
+                        re.IGNORECASE)
 
 
 def _measure(units: list[str]) -> re.Pattern[str]:
@@ -321,10 +324,13 @@ _MEASURE = {dim: _measure(units.split()) for dim, units in _DIMENSIONS.items()}
 
 def asked_dimension(prompt: str) -> str | None:
     """The dimension of the measure a "how many / much <unit>" question asks ("how many km did I run" ->
-    "distance", "how many MB is the dump" -> "data"); None for any other question, for a unit of time, and for a
+    "distance", "how many MB is the dump" -> "data", "what's the max file size" -> "data"); None for any other
+    question, for a unit of time, and for a
     question asking money ("how many pounds did the repair cost": pounds sterling, not weight)."""
     if not asks(prompt) or "amount" in asked_kinds(prompt):
         return None
+    if _DATA_SIZE.search(prompt):
+        return "data"
     return next((_DIMENSION_OF[m.group(1).lower()] for m in _HOW_MUCH_UNIT.finditer(prompt)
                  if m.group(1).lower() in _DIMENSION_OF), None)
 

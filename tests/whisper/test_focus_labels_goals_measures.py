@@ -58,6 +58,8 @@ def test_a_goal_does_not_answer_what_happened(prompt, node_type, dropped):
     ("how many GB does the nightly dump take?", "data"),
     ("how many kilos did I lose", "weight"),
     ("how many pounds did the boiler repair cost?", None),  # money, not weight
+    ("what's the biggest attachment size the mail server takes?", "data"),  # a file's size is in bytes
+    ("what's Jonas's shoe size", None),
     ("how many hours did I sleep", None),  # time: met in too many forms to judge
     ("how many crash mats are there", None),
     ("the ride was 80 km", None),  # asks nothing
