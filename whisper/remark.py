@@ -1,0 +1,38 @@
+"""Whether a prompt is a person's remark that asks nothing (docs/whisper.md, stage 1 `early_exit`): a short line that
+opens with an interjection of assent, thanks or greeting ("ok", "right", "yep", "lol", "morning") or closes with thanks
+("… thx", "… cheers"), holds no question (whisper.asked.asks) and no request in any of its clauses
+(whisper.imperative.is_request): "ok that fixed it, thx", "yep, merged", "brb, taking the dog out", "right, Tuesday
+and Thursday then. thx". Not "ok new week. plan my runs" (a request), "ok and how do I cut the release" (a question),
+nor one going on from the last prompt ("ok, and the staging one"), nor a line of twelve words or more (a report such as "ok I did something stupid …" asks implicitly).
+Read by shape, not by the remark's words; pure: strings in, answers out."""
+
+from __future__ import annotations
+
+import re
+
+from whisper.asked import asks
+from whisper.imperative import is_request
+
+REMARK_MAX_WORDS = 11
+_INTERJECTION = (
+    r"(?:ok(?:ay)?|k|kk|alright|right|yes|yeah|yep|yup|sure|no|nope|nah|ah|aha|oh|ahh|lol|haha|hah|nice|cool|great|"
+    r"perfect|thanks|thank you|thx|ty|cheers|morning|good morning|hi|hey|hello|gm|brb|nvm|bye|welp|phew)"
+    r"(?=[\s,.!;:]|$)")
+_OPENER = re.compile(r"^\s*(?:" + _INTERJECTION + r"[\s,.!;:]*)+", re.IGNORECASE)
+_THANKS_LAST = re.compile(r"\b(?:thanks|thank you|thx|ty|cheers)\W*$", re.IGNORECASE)
+_GOES_ON = re.compile(r"^(?:and|or|also|plus|what about|how about|same)\b", re.IGNORECASE)  # "ok, and the tests": a follow-up
+_CLAUSE = re.compile(r"[,.;!]+(?:\s+|$)|\s+(?:then|and|but)\s+", re.IGNORECASE)
+
+
+def is_remark(prompt: str) -> bool:
+    """True when the prompt is one short line opening with an interjection or closing with thanks, asking nothing and
+    requesting nothing in any clause."""
+    text = prompt.strip()
+    if not text or "\n" in text or len(text.split()) > REMARK_MAX_WORDS:
+        return False
+    if not (_OPENER.match(text) or _THANKS_LAST.search(text)) or asks(text):
+        return False
+    if _GOES_ON.match(_OPENER.sub("", text)):
+        return False
+    clauses = [_OPENER.sub("", c).strip() for c in _CLAUSE.split(text) if c and c.strip()]
+    return not any(is_request(c) for c in clauses if c)  # a clause of interjections alone ("thx") requests nothing
