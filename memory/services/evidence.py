@@ -22,8 +22,8 @@ from memory.evidence import index as evidence_index
 from memory.evidence.index import EvidenceSyncReport
 from memory.evidence.log import EvidenceLog
 from memory.group_commit import GroupCommit
-from memory.writes import exclusive, write_unit
-from memory.services.nodes import CreateResult, nodes_create, nodes_embed_ahead
+from memory.writes import WriteUnit, exclusive, write_unit
+from memory.services.nodes import CreateResult, create_in, nodes_embed_ahead
 
 logger = logging.getLogger(__name__)
 
@@ -101,8 +101,8 @@ def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datet
                    auto_link: bool = True) -> list[CreateResult]:
     """Remember explicitly: append one explicit_memory event per (request, session_id), then create the memories,
     each citing its event (memory.services.nodes.nodes_create). The texts are embedded before the write lock; the
-    events' durable append and the memories then share one hold of it (one wait in the writers' queue, not two),
-    and concurrent callers in this process share that hold too (memory.group_commit: one hold, one evidence
+    events' durable append and the memories then share one hold of it (one wait in the writers' queue, not two)
+    and one index transaction (the evidence rows with the memories' rows), and concurrent callers in this process share that hold too (memory.group_commit: one hold, one evidence
     fsync, one folder fsync and one transaction for every remember queued meanwhile). A call returns once its
     own memories are committed.
 
@@ -118,28 +118,32 @@ def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datet
 
 
 def _remember_alone(call: _RememberCall) -> list[CreateResult]:
-    with write_unit():
-        _append_events([call])
-        return nodes_create(requests=call.requests, now=call.now, auto_link=call.auto_link)
+    with write_unit() as unit:
+        _append_events(unit, [call])
+        return create_in(unit, requests=call.requests, nows=[call.now] * len(call.requests), auto_link=call.auto_link)
 
 
-def _append_events(calls: Sequence[_RememberCall]) -> None:
+def _append_events(unit: WriteUnit, calls: Sequence[_RememberCall]) -> None:
     """Append the events of the calls not appended yet (all or nothing, memory.evidence.log) and mark them as soon
-    as they are durable, then index the calls' days: a call retried alone after a later failure (its group's index
-    transaction, the evidence rows) indexes its events but never appends them a second time. Raises StorageError."""
+    as they are durable; their rows (the calls' days indexed) are written in the unit's index transaction, with the
+    memories: one commit a remember. A call retried alone after a later failure (its group's index transaction,
+    the evidence rows) indexes its events but never appends them a second time; a process killed before that
+    commit leaves events the day files hold and the rows do not, which the next sync of their day (the next
+    remember's, or `ormah rebuild`'s) indexes. Raises StorageError."""
     pending = [c for c in calls if not c.appended]
     events = [e for c in pending for e in c.events]
     days = sorted({e.day for c in calls for e in c.events})
     if not days:
         return
-    conf = get_conf()
-    log = evidence_log(conf)
-    with exclusive(conf):
-        if events:
-            log.append(events)
-            for c in pending:
-                c.appended = True
-        evidence_index.sync(log, days=days)
+    log = evidence_log(unit.conf)
+    if events:  # the unit holds the write lock
+        log.append(events)
+        for c in pending:
+            c.appended = True
+    unit.on_commit(lambda: evidence_index.sync(log, days=days))
+    # a unit that fails (a memory's validation, its index transaction) still indexes the events it appended: the
+    # ledger records what was said, not only what was kept
+    unit.on_rollback(lambda: evidence_index.sync(log, days=days))
 
 
 def _remember_group(calls: Sequence[_RememberCall]) -> list[list[CreateResult] | BaseException]:
@@ -148,10 +152,10 @@ def _remember_group(calls: Sequence[_RememberCall]) -> list[list[CreateResult] |
     alone, so one caller's error is never another's."""
     if len(calls) > 1 and len({c.auto_link for c in calls}) == 1:
         try:
-            with write_unit():
-                _append_events(calls)
-                flat = nodes_create(requests=[r for c in calls for r in c.requests], auto_link=calls[0].auto_link,
-                                    nows=[c.now for c in calls for _ in c.requests])
+            with write_unit() as unit:
+                _append_events(unit, calls)
+                flat = create_in(unit, requests=[r for c in calls for r in c.requests], auto_link=calls[0].auto_link,
+                                 nows=[c.now for c in calls for _ in c.requests])
             out: list[list[CreateResult] | BaseException] = []
             for c in calls:
                 out.append(flat[:len(c.requests)])

@@ -147,26 +147,35 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
     if not unit_open():  # inside an open unit the lock is already held: the caller embedded ahead, or the unit will
         nodes_embed_ahead(requests=requests, now=now)
     with write_unit() as unit:
-        nodes = [_resolve_connections(build_node(r, node_id=new_node_id(), now=t)) for r, t in zip(requests, nows,
-                                                                                                   strict=True)]
-        found = _auto_links(nodes, unit) if auto_link and nodes else [[] for _ in nodes]
-        results = []
-        for node, links in zip(nodes, found):
-            for link in links:
-                node = with_connection(node, Connection(
-                    target=link.target_id, edge=EdgeType.RELATED_TO, weight=link.similarity,
-                    reason=f"auto-linked at {link.similarity:.2f} similarity",
-                ))
-            results.append(CreateResult(node=node, auto_links=links))
-        me = self_row() if any(q.about_self for q in requests) else None  # no memory about the user: no lookup
-        defined = {r.node.id for r, q in zip(results, requests) if q.about_self and me and me.uid != r.node.id}
-        degrees = creation_degrees([r.node for r in results], defined)  # the importance the next cycle would give
-        results = [replace(r, node=with_creation_importance(r.node, degrees[r.node.id])) for r in results]
-        unit.save_new([r.node for r in results])
-        _link_to_self(unit, [r.node for r, q in zip(results, requests) if q.about_self], me)
-        created_core = {r.node.id for r in results if r.node.tier == Tier.CORE}
-        if created_core:  # an explicit tier=core is not undone by the call that wrote it (the cycle's check may)
-            core_cap_enforce(now=max(nows), keep=created_core)
+        return create_in(unit, requests=requests, nows=nows, auto_link=auto_link)
+
+
+def create_in(unit: WriteUnit, *, requests: Sequence[NodeCreate], nows: Sequence[datetime],
+              auto_link: bool = True) -> list[CreateResult]:
+    """nodes_create's work inside a unit the caller holds (each request at its own time in `nows`): the files are
+    written here and indexed at the unit's next flush, so a caller that also queued ledger writes on the unit
+    (remember's evidence rows, memory.services.evidence) commits them with the memories in one transaction.
+    Raises ValidationFailed, StorageError."""
+    nodes = [_resolve_connections(build_node(r, node_id=new_node_id(), now=t)) for r, t in zip(requests, nows,
+                                                                                               strict=True)]
+    found = _auto_links(nodes, unit) if auto_link and nodes else [[] for _ in nodes]
+    results = []
+    for node, links in zip(nodes, found):
+        for link in links:
+            node = with_connection(node, Connection(
+                target=link.target_id, edge=EdgeType.RELATED_TO, weight=link.similarity,
+                reason=f"auto-linked at {link.similarity:.2f} similarity",
+            ))
+        results.append(CreateResult(node=node, auto_links=links))
+    me = self_row() if any(q.about_self for q in requests) else None  # no memory about the user: no lookup
+    defined = {r.node.id for r, q in zip(results, requests) if q.about_self and me and me.uid != r.node.id}
+    degrees = creation_degrees([r.node for r in results], defined)  # the importance the next cycle would give
+    results = [replace(r, node=with_creation_importance(r.node, degrees[r.node.id])) for r in results]
+    unit.save_new([r.node for r in results])
+    _link_to_self(unit, [r.node for r, q in zip(results, requests) if q.about_self], me)
+    created_core = {r.node.id for r in results if r.node.tier == Tier.CORE}
+    if created_core:  # an explicit tier=core is not undone by the call that wrote it (the cycle's check may)
+        core_cap_enforce(now=max(nows), keep=created_core)
     return results
 
 

@@ -100,6 +100,25 @@ def test_remembers_queued_behind_the_lock_are_written_as_one_group(home):
         assert EvidenceRow.objects.filter(uid=outcome.node.source_event_ids[0], kind="explicit_memory").exists()
 
 
+@pytest.mark.parametrize("callers", [1, 3])
+def test_a_remember_commits_its_evidence_rows_and_its_memories_in_one_transaction(home, callers):
+    _remember("Clay arrives on Tuesdays", 9)()  # the first write of a home creates the vector table (a commit)
+    texts = ["The kiln fires at dawn", "Glaze batches dry for a day", "The wheel needs oil weekly"][:callers]
+    outcomes, commits = _while_locked(remember_service._REMEMBER, [_remember(t, i) for i, t in enumerate(texts)])
+    assert commits == 1
+    for outcome in outcomes:
+        assert EvidenceRow.objects.filter(uid=outcome.node.source_event_ids[0], kind="explicit_memory").exists()
+    assert _memories() == sorted([*texts, "Clay arrives on Tuesdays"])
+
+
+def test_an_invalid_remember_alone_still_indexes_its_event(home):
+    with pytest.raises(ValidationFailed):
+        node_remember(request=NodeCreate(content="Links to nothing", source="agent:t",
+                                         connections=[ConnectionIn(target=UNKNOWN)]), session_id="s1")
+    assert list(EvidenceRow.objects.values_list("text", flat=True)) == ["Links to nothing"]
+    assert _memories() == []
+
+
 def test_one_callers_invalid_remember_fails_alone_in_its_group(home):
     def invalid() -> object:
         return node_remember(request=NodeCreate(content="Links to nothing", source="agent:t",
