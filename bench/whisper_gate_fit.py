@@ -128,20 +128,28 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float | None = None) -> np.ndarray:
     return w
 
 
-def _follow_up_answer(call: list[dict]) -> int | None:
-    """As whisper.stages.gate._follow_up_answer: on a follow-up whose hits hold a served memory (as production
-    served it when the dump was made), the index of the unserved hit with the highest min(cosine to the joined
-    query, to the prompt alone) when it reaches FOLLOW_UP_COSINE."""
+def _follow_up_answer(call: list[dict], prompt: str) -> int | None:
+    """As whisper.stages.gate._follow_up_answer: on a follow-up that asks something (whisper.asked.asks of the call's
+    own prompt) and whose hits hold a served memory (as production served it when the dump was made), the index of
+    the unserved hit with the highest min(cosine to the joined query, to the prompt alone) x its space factor when
+    that reaches FOLLOW_UP_COSINE."""
+    from whisper.asked import asks
+
     hits = [(k, c) for k, c in enumerate(call) if c["route"] in ("logistic", "served") and c.get("follow_up")]
     fresh = [(k, c) for k, c in hits if not c.get("served") and c.get("cos_alone") is not None]
-    if not fresh or len(fresh) == len(hits):
+    if not fresh or len(fresh) == len(hits) or not asks(prompt):
         return None
-    k, c = max(fresh, key=lambda kc: min(kc[1]["cos_alone"], kc[1]["cos_joined"]))
-    return k if min(c["cos_alone"], c["cos_joined"]) >= FOLLOW_UP_COSINE else None
+
+    def both(c: dict) -> float:
+        return min(c["cos_alone"], c["cos_joined"]) * c.get("space_factor", 1.0)
+
+    k, c = max(fresh, key=lambda kc: both(kc[1]))
+    return k if both(c) >= FOLLOW_UP_COSINE else None
 
 
-def passed(call: list[dict], logits: dict[int, float], t: float, served=frozenset()) -> list[str]:
-    """What the gate, already_served and arrange would inject from one call's candidates at threshold t."""
+def passed(call: list[dict], logits: dict[int, float], t: float, served=frozenset(), prompt: str = "") -> list[str]:
+    """What the gate, already_served and arrange would inject from one call's candidates at threshold t (`prompt`:
+    the call's own prompt, which the follow-up route reads)."""
     def ok(k: int, c: dict) -> bool:
         if c["route"] == "identity":
             return c["cosine"] >= (IDENTITY_GATE if c.get("overlap", True) else IDENTITY_GATE_NO_WORD)
@@ -157,7 +165,8 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
         kept = sorted((c for c in call if c["key"] not in served),
                       key=lambda c: (c.get("space_factor", 1.0), c.get("created", "")), reverse=True)
         return [c["key"] for c in kept[:CAP]]
-    kept = [(k, c) for k, c in enumerate(call) if ok(k, c) or k == _follow_up_answer(call)]
+    follow = _follow_up_answer(call, prompt)
+    kept = [(k, c) for k, c in enumerate(call) if ok(k, c) or k == follow]
     # As the gate's _best_identity_only: identity-route memories below `share` x the best one's stay out.
     best = max((c["cosine"] for _, c in kept if c["route"] in ("identity", "preference")), default=0.0)
     # Then as focus_check (whisper.stages.focus: a memory off the question's focus is dropped after the gate) and
@@ -179,14 +188,15 @@ def evaluate(dump: list[dict], logits: dict[tuple, float], t: float, categories:
     by_category: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for pi, item in enumerate(dump):
         p, calls = item["prompt"], item["calls"]
+        texts = list(p.get("history", ())) + [p["prompt"]]  # each call's own prompt: the history's, then the prompt
         served: set[str] = set()
         got: list[str] = []
         for ci, call in enumerate(calls):
             lg = {k: logits.get((pi, ci, k), -99.0) for k in range(len(call or ()))}
             if ci < len(calls) - 1:
-                served |= set(passed(call or [], lg, t))
+                served |= set(passed(call or [], lg, t, prompt=texts[ci]))
             else:
-                got = passed(call or [], lg, t, frozenset(served))
+                got = passed(call or [], lg, t, frozenset(served), texts[-1])
         good = set(p.get("expect", [])) | set(p.get("accept", []))
         injected += len(got)
         correct += sum(k in good for k in got)

@@ -59,3 +59,23 @@ def test_outside_a_project_the_scope_is_the_whole_store():
 def test_the_candidates_coverage_of_the_prompts_rarer_words():
     c = row("overview", target="routewise", vocabulary=VOCABULARY, terms=["route"])
     assert EXTRAS["cover_all"](c, [c]) == pytest.approx(idf(4, 20) / (idf(0, 20) + idf(2, 20) + idf(4, 20)))
+
+
+def follow_up_call(space_factor: float = 1.0) -> list[dict]:
+    """A follow-up whose first hit was served by the history and whose fresh hit clears FOLLOW_UP_COSINE on both
+    cosines but not the logistic gate."""
+    return [row("served", follow_up=True, served=True, cos_alone=0.5, cos_joined=0.6),
+            row("food", follow_up=True, cos_alone=0.5, cos_joined=0.5, space_factor=space_factor)]
+
+
+def test_the_follow_up_route_injects_the_fresh_hit_on_a_question():
+    assert passed(follow_up_call(), {0: -5.0, 1: -5.0}, 0.4, prompt="and what does he eat?") == ["food"]
+
+
+def test_the_follow_up_route_is_not_taken_on_a_remark():
+    """As whisper.stages.gate._follow_up_answer (session 15): a follow-up that asks nothing has no question."""
+    assert passed(follow_up_call(), {0: -5.0, 1: -5.0}, 0.4, prompt="ok, calling them now") == []
+
+
+def test_the_follow_up_route_weighs_another_projects_memory_by_its_space_factor():
+    assert passed(follow_up_call(0.6), {0: -5.0, 1: -5.0}, 0.4, prompt="and what does he eat?") == []
