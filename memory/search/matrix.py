@@ -190,6 +190,18 @@ def _in_transaction(state: Matrix | None, dim: int, gen: int) -> list[tuple[Matr
     return [(state, changed), (overlay, set())]
 
 
+def generation() -> int:
+    """The change log's newest generation: a search that starts after reading it sees every row write up to it."""
+    return _newest_gen()
+
+
+def changed_since(gen: int) -> set[int] | None:
+    """Row ids logged after generation `gen` (written, changed or removed); None when the whole table changed or
+    the log no longer reaches back that far."""
+    changed, everything = _delta(gen)
+    return None if everything else changed
+
+
 def with_passages(row_ids: Sequence[int]) -> set[int]:
     """The given rows that have passage vectors besides their own."""
     parts = current() or []

@@ -23,7 +23,7 @@ from memory.evidence.index import EvidenceSyncReport
 from memory.evidence.log import EvidenceLog
 from memory.group_commit import GroupCommit
 from memory.writes import WriteUnit, exclusive, write_unit
-from memory.services.nodes import CreateResult, create_in, nodes_embed_ahead
+from memory.services.nodes import CreateResult, LinkAhead, create_in, links_ahead, nodes_embed_ahead
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +94,7 @@ class _RememberCall:
     requests: list[NodeCreate]
     now: datetime
     auto_link: bool
+    ahead: LinkAhead | None = None  # the auto-links' search run before the lock (re-checked under it)
     appended: bool = False  # its events are in the day files (a retry alone must not append them twice)
 
 
@@ -114,13 +115,16 @@ def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datet
     requests = [request.model_copy(update={"source_event_ids": [event.id, *request.source_event_ids]})
                 for (request, _), event in zip(items, events)]
     nodes_embed_ahead(requests=requests, now=now)
-    return _REMEMBER.submit(_RememberCall(events=events, requests=requests, now=now, auto_link=auto_link))
+    ahead = links_ahead(requests=requests, now=now) if auto_link else None
+    return _REMEMBER.submit(_RememberCall(events=events, requests=requests, now=now, auto_link=auto_link,
+                                          ahead=ahead))
 
 
 def _remember_alone(call: _RememberCall) -> list[CreateResult]:
     with write_unit() as unit:
         _append_events(unit, [call])
-        return create_in(unit, requests=call.requests, nows=[call.now] * len(call.requests), auto_link=call.auto_link)
+        return create_in(unit, requests=call.requests, nows=[call.now] * len(call.requests), auto_link=call.auto_link,
+                         ahead=call.ahead)
 
 
 def _append_events(unit: WriteUnit, calls: Sequence[_RememberCall]) -> None:
@@ -155,7 +159,7 @@ def _remember_group(calls: Sequence[_RememberCall]) -> list[list[CreateResult] |
             with write_unit() as unit:
                 _append_events(unit, calls)
                 flat = create_in(unit, requests=[r for c in calls for r in c.requests], auto_link=calls[0].auto_link,
-                                 nows=[c.now for c in calls for _ in c.requests])
+                                 nows=[c.now for c in calls for _ in c.requests], ahead=_joined(calls))
             out: list[list[CreateResult] | BaseException] = []
             for c in calls:
                 out.append(flat[:len(c.requests)])
@@ -171,6 +175,16 @@ def _remember_group(calls: Sequence[_RememberCall]) -> list[list[CreateResult] |
         except Exception as exc:  # Trigger: this call's write failed. Why: it is this caller's error only. Outcome: raised in its caller.
             outcomes.append(exc)
     return outcomes
+
+
+def _joined(calls: Sequence[_RememberCall]) -> LinkAhead | None:
+    """The calls' searches ahead as one for their requests in order (from the oldest generation: what changed since
+    any of them is re-checked for all); None when a call has none."""
+    aheads = [c.ahead for c in calls]
+    if any(a is None for a in aheads):
+        return None
+    return LinkAhead(gen=min(a.gen for a in aheads), limit=min(a.limit for a in aheads),
+                     found=[hits for a in aheads for hits in a.found])
 
 
 _REMEMBER: GroupCommit[_RememberCall, list[CreateResult]] = GroupCommit(_remember_group)

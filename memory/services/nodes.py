@@ -22,13 +22,17 @@ from memory.domain.node import Connection, Node, new_node_id, utcnow, with_conne
 from memory.domain.requests import NodeCreate, NodePatch, apply_patch, build_node
 from memory.errors import NodeNotFound, ProtectedNode, ValidationFailed
 from memory.models import NodeRow
-from memory.search.semantic import vector_search_many
+from memory.search import matrix
+from memory.search.semantic import cosines_for, uses_matrix, vector_search_many
+from memory.search.vectors import VectorHit
 from memory.selectors import node_row_get, self_row
 from memory.services.guard import guard_write
 from memory.writes import WriteUnit, unit_open, write_unit
 
 logger = logging.getLogger(__name__)
 AUTO_LINK_CANDIDATES = 6
+LINK_AHEAD_MARGIN = 8  # extra nearest rows found before the lock, so rows changed meanwhile rarely force a new search
+RECHECK_MAX = 512  # more rows written since the search ahead than this (a job's batch): search again
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,16 @@ class AutoLink:
     target_id: str
     title: str
     similarity: float
+
+
+@dataclass(frozen=True)
+class LinkAhead:
+    """The auto-links' index search run before the write lock, for each request's own text in order: its nearest
+    rows (at most `limit`) as the vector matrix held them at generation `gen` of the change log or later."""
+
+    gen: int
+    limit: int
+    found: list[list[VectorHit]]
 
 
 @dataclass(frozen=True)
@@ -70,21 +84,25 @@ def _resolve_connections(node: Node, *, before: Node | None = None) -> Node:
     return replace(node, connections=tuple(resolved))
 
 
-def _auto_links(nodes: Sequence[Node], unit: WriteUnit) -> list[list[AutoLink]]:
+def _auto_links(nodes: Sequence[Node], unit: WriteUnit, ahead: LinkAhead | None = None) -> list[list[AutoLink]]:
     """For each node, the memories at or above the auto-link threshold (cosine, minus the cross-space penalty)
     among those indexed and the batch's earlier nodes: what remembering them one at a time would link.
 
-    One embedding call for the batch's texts (through the cache) and one matrix product against the index.
+    One embedding call for the batch's texts (through the cache) and one matrix product against the index, or,
+    with `ahead` (that product run before the lock), only the cosines of the rows written since (_recheck).
     """
     conf = unit.conf
     emb = runtime.embedder(conf)
     unit.match_vector_table()
     vecs, _ = index.node_vectors(nodes, emb)
-    found = vector_search_many([v[0] for v in vecs], AUTO_LINK_CANDIDATES + 1)
+    own = [v[0] for v in vecs]
+    found = _recheck(own, ahead) if ahead is not None else None
+    if found is None:
+        found = vector_search_many(own, AUTO_LINK_CANDIDATES + 1)
     rows = NodeRow.objects.in_bulk({hit.row_id for hits in found for hit in hits})
     # best[j, i]: the best cosine of node i's own vector to any vector of node j (its own or a passage's)
     starts = np.cumsum([0] + [len(v) for v in vecs[:-1]])
-    best = np.maximum.reduceat(np.concatenate(vecs) @ np.stack([v[0] for v in vecs]).T, starts, axis=0)
+    best = np.maximum.reduceat(np.concatenate(vecs) @ np.stack(own).T, starts, axis=0)
     out = []
     for i, node in enumerate(nodes):
         # (cosine, order, target) as a search of the index holding nodes[:i] would rank them; of the batch's
@@ -95,6 +113,50 @@ def _auto_links(nodes: Sequence[Node], unit: WriteUnit) -> list[list[AutoLink]]:
         pool += [(float(best[j, i]), (1, j), nodes[j]) for j in earlier]
         pool.sort(key=lambda c: (-c[0], c[1]))
         out.append(_links_from(node, pool[:AUTO_LINK_CANDIDATES + 1], conf))
+    return out
+
+
+def links_ahead(*, requests: Sequence[NodeCreate], now: datetime) -> LinkAhead | None:
+    """Run the auto-links' index search BEFORE the write lock (after nodes_embed_ahead: the vectors are waiting in
+    the process): the unit then re-checks only the rows the change log shows written since (_recheck). None when
+    there is nothing to search ahead (vec0 search, no vector table yet) or it failed: the unit searches itself."""
+    if not requests or not uses_matrix():
+        return None
+    try:
+        nodes = [build_node(r, node_id=_EMBED_ONLY_ID, now=now) for r in requests]
+        vecs, _ = index.node_vectors(nodes, runtime.embedder())
+        gen = matrix.generation()  # read before the search: it sees at least every write logged up to gen
+        limit = AUTO_LINK_CANDIDATES + 1 + LINK_AHEAD_MARGIN
+        found = matrix.search_many([v[0] for v in vecs], limit)
+    except Exception as exc:  # only a head start: the unit searches and reports the error itself
+        logger.debug("the auto-link search ahead of the write lock failed (%s); the write searches",
+                     type(exc).__name__)
+        return None
+    return None if found is None else LinkAhead(gen=gen, limit=limit, found=found)
+
+
+def _recheck(own: Sequence[np.ndarray], ahead: LinkAhead) -> list[list[VectorHit]] | None:
+    """The nearest AUTO_LINK_CANDIDATES + 1 rows of each vector now, from the search run ahead: its hits on rows
+    the change log shows unchanged since its generation (their cosines cannot have moved), merged with the
+    cosines of the rows written, changed or removed since (a memory another remember wrote meanwhile is found
+    here). None (search again) when the log cannot say what changed, more than RECHECK_MAX rows changed, or a
+    vector's unchanged hits no longer fill
+    the cut while the search ahead may have left rows out."""
+    if len(ahead.found) != len(own):
+        return None
+    changed = matrix.changed_since(ahead.gen)
+    if changed is None or len(changed) > RECHECK_MAX:
+        return None
+    need = AUTO_LINK_CANDIDATES + 1
+    ids = sorted(changed)
+    out = []
+    for vector, hits in zip(own, ahead.found):
+        kept = [h for h in hits if h.row_id not in changed]
+        if len(kept) < need and len(hits) >= ahead.limit:
+            return None
+        pool = kept + (cosines_for(vector, ids) if ids else [])
+        pool.sort(key=lambda h: (-h.cosine, h.row_id))
+        out.append(pool[:need])
     return out
 
 
@@ -144,21 +206,24 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
     """
     now = now or utcnow()
     nows = list(nows) if nows is not None else [now] * len(requests)
+    ahead = None
     if not unit_open():  # inside an open unit the lock is already held: the caller embedded ahead, or the unit will
         nodes_embed_ahead(requests=requests, now=now)
+        ahead = links_ahead(requests=requests, now=now) if auto_link else None
     with write_unit() as unit:
-        return create_in(unit, requests=requests, nows=nows, auto_link=auto_link)
+        return create_in(unit, requests=requests, nows=nows, auto_link=auto_link, ahead=ahead)
 
 
 def create_in(unit: WriteUnit, *, requests: Sequence[NodeCreate], nows: Sequence[datetime],
-              auto_link: bool = True) -> list[CreateResult]:
+              auto_link: bool = True, ahead: LinkAhead | None = None) -> list[CreateResult]:
     """nodes_create's work inside a unit the caller holds (each request at its own time in `nows`): the files are
     written here and indexed at the unit's next flush, so a caller that also queued ledger writes on the unit
     (remember's evidence rows, memory.services.evidence) commits them with the memories in one transaction.
+    `ahead`: the auto-links' search run before the lock for these requests (links_ahead), re-checked here.
     Raises ValidationFailed, StorageError."""
     nodes = [_resolve_connections(build_node(r, node_id=new_node_id(), now=t)) for r, t in zip(requests, nows,
                                                                                                strict=True)]
-    found = _auto_links(nodes, unit) if auto_link and nodes else [[] for _ in nodes]
+    found = _auto_links(nodes, unit, ahead) if auto_link and nodes else [[] for _ in nodes]
     results = []
     for node, links in zip(nodes, found):
         for link in links:
