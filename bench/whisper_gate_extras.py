@@ -194,3 +194,25 @@ SHAPE_G = {
     "vector_rank_inv": lambda c, call: 1.0 / c["vector_rank"] if c.get("vector_rank") else 0.0,
 }
 EXTRAS |= SHAPE_G
+
+
+def _align(c: dict, key: str) -> float:
+    return (c.get("align") or {}).get(key, 0.0)
+
+
+def _align_rel(key: str):
+    """The hit's alignment minus the best alignment among the call's other logistic hits."""
+    def f(c: dict, call: list[dict]) -> float:
+        rest = [_align(d, key) for d in call if d["route"] == "logistic" and d is not c]
+        return _align(c, key) - max(rest, default=0.0)
+    return f
+
+
+# Token alignment of the prompt and the memory (session 16; bench/whisper_gate_align.py adds `align` to a dump):
+# per kind of token vector (ctx: MiniLM's contextual ones; static: its input word table; lex: the word pieces
+# themselves), the IDF-weighted mean MaxSim over the query's tokens, the lowest of its three rarest tokens', the
+# IDF share of its tokens without a close match, and the mean relative to the call's other hits.
+ALIGN = {f"tok_{kind}{suffix}": (lambda c, call, k=f"{kind}_{stat}": _align(c, k))
+         for kind in ("ctx", "static", "lex") for suffix, stat in (("", "mean"), ("_min3", "min3"), ("_lack", "lack"))}
+ALIGN |= {f"tok_{kind}_rel": _align_rel(f"{kind}_mean") for kind in ("ctx", "static", "lex")}
+EXTRAS |= ALIGN
