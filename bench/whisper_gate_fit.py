@@ -148,16 +148,24 @@ def _follow_up_answer(call: list[dict], prompt: str) -> int | None:
     return k if both(c) >= FOLLOW_UP_COSINE else None
 
 
+def _id_score(c: dict) -> float:
+    """An identity-, preference- or cosine-route memory's gate score: its cosine x (0.4 + 0.6 confidence) x space factor
+    (whisper.stages.gate.gate_score by cosine, "id_score" in the dump); a dump without it: the raw cosine."""
+    return c.get("id_score", c["cosine"])
+
+
 def passed(call: list[dict], logits: dict[int, float], t: float, served=frozenset(), prompt: str = "") -> list[str]:
     """What the gate, already_served and arrange would inject from one call's candidates at threshold t (`prompt`:
     the call's own prompt, which the follow-up route reads)."""
     def ok(k: int, c: dict) -> bool:
+        if c.get("standout") and c["route"] != "served":  # whisper.conventions.standout_gate, after the gate
+            return True
         if c["route"] == "identity":
-            return c["cosine"] >= (IDENTITY_GATE if c.get("overlap", True) else IDENTITY_GATE_NO_WORD)
+            return _id_score(c) >= (IDENTITY_GATE if c.get("overlap", True) else IDENTITY_GATE_NO_WORD)
         if c["route"] == "preference":
-            return c["cosine"] >= (PREFERENCE_GATE if c.get("overlap", True) else PREFERENCE_GATE_NO_WORD)
+            return _id_score(c) >= (PREFERENCE_GATE if c.get("overlap", True) else PREFERENCE_GATE_NO_WORD)
         if c["route"] == "cosine":
-            return c["cosine"] >= STRONG
+            return _id_score(c) >= STRONG
         if c["route"] == "served":
             return False
         return (STRONG_PASS and c["cosine"] >= STRONG) or logits[k] >= t
@@ -169,11 +177,12 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
     follow = _follow_up_answer(call, prompt)
     kept = [(k, c) for k, c in enumerate(call) if ok(k, c) or k == follow]
     # As the gate's _best_identity_only: identity-route memories below `share` x the best one's stay out.
-    best = max((c["cosine"] for _, c in kept if c["route"] in ("identity", "preference")), default=0.0)
+    best = max((_id_score(c) for _, c in kept if c["route"] in ("identity", "preference")), default=0.0)
     # Then as focus_check (whisper.stages.focus: a memory off the question's focus is dropped after the gate) and
     # already_served.
     kept = [(k, c) for k, c in kept if c["key"] not in served and not c.get("off_focus") and (
-        c["route"] not in ("identity", "preference") or c["cosine"] >= c.get("share", 0.0) * best)]
+        c["route"] not in ("identity", "preference") or c.get("standout")
+        or _id_score(c) >= c.get("share", 0.0) * best)]
     if BY_LOGIT:  # recall's hits first, by the gate's log-odds (identity memories by score)
         kept.sort(key=lambda kc: (not kc[1]["recall"], -logits[kc[0]] if kc[1]["route"] == "logistic"
                                   else -kc[1]["score"]))

@@ -79,3 +79,15 @@ def test_the_follow_up_route_is_not_taken_on_a_remark():
 
 def test_the_follow_up_route_weighs_another_projects_memory_by_its_space_factor():
     assert passed(follow_up_call(0.6), {0: -5.0, 1: -5.0}, 0.4, prompt="and what does he eat?") == []
+
+
+def test_a_preference_of_another_project_faces_its_gate_at_its_space_factor():
+    """As whisper.stages.gate.gate_score on the preference route: cosine x (0.4 + 0.6 confidence) x space factor."""
+    call = [row("pref", route="preference", overlap=True, cosine=0.41, id_score=0.246, share=0.9)]
+    assert passed(call, {0: -5.0}, 0.4) == []
+
+
+def test_a_convention_that_stands_out_passes_whatever_its_gate():
+    """As whisper.conventions.standout_gate, after the gate: a standout passes below its route's gate."""
+    call = [row("conv", route="cosine", recall=False, cosine=0.28, id_score=0.28, standout=True)]
+    assert passed(call, {}, 0.4) == ["conv"]
