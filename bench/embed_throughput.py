@@ -14,6 +14,13 @@ memory.runtime, default threads and batch size; multilingual-e5-small only when 
 table says so when it is not), each in its own child process, in the same run: a query's embedding (one distinct
 short question per call, so the query LRU never answers; wall and CPU p50 / p95 per call), the corpus's memories
 as one batch (`embed_documents`), and ~700-character passages (the chunker's size) as one batch: CPU ms per text.
+
+`--int8 [--rounds N]` compares the default MiniLM with the same model's int8-MatMul graph
+(memory.embedding_models.Int8MatMulEmbedder, memory/onnx_int8.py) in ONE process, old and new alternating (the
+order flips every round): CPU ms per query (distinct short questions, one call each, ~12 tokens) and per memory
+(the spine corpus in batches of 8, ~40 tokens), median and floor (the least of the rounds) of each, and how far the
+vectors move: the cosine of new to old per text (min / p1 / median) over the labelled stores' memories plus the
+spine corpus and over whisper.json's dev prompts (their texts only; no outcome is read).
 """
 
 from __future__ import annotations
@@ -137,6 +144,57 @@ def compare_models(count: int) -> None:
               f"{r['query_cpu'][1]:.1f} | {cells[0]} | {cells[1]} | {r['load']:.1f} |", flush=True)
 
 
+def int8_ab(count: int, rounds: int) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings_test")
+    import numpy as np
+
+    from bench._common import percentile
+    from memory.embeddings import embedding_text
+
+    old, new = build("memory.embeddings.FastEmbedEmbedder"), build("memory.embedding_models.Int8MatMulEmbedder")
+    memories = corpus(count + QUERIES, seed=1)
+    texts = [embedding_text(m.title, m.content) for m in memories[:count]]
+    queries = [" ".join(m.content.split()[:8]).rstrip(".,") + "?" for m in memories[count:]]
+    tokens = {name: np.mean([len(old.model.model.tokenizer.encode(t).ids) for t in batch])
+              for name, batch in (("query", queries), ("memory", texts))}
+
+    def cpu_ms(emb, kind: str) -> float:
+        start = time.process_time()
+        if kind == "query":
+            for q in queries:
+                emb.embed_documents([q])  # as embed_query without its LRU
+            return 1000 * (time.process_time() - start) / len(queries)
+        emb.embed_documents(texts)
+        return 1000 * (time.process_time() - start) / len(texts)
+
+    for emb in (old, new):
+        cpu_ms(emb, "query"), cpu_ms(emb, "memory")
+    ms = {(v, k): [] for v in ("old", "new") for k in ("query", "memory")}
+    for r in range(rounds):
+        for name, emb in (("old", old), ("new", new)) if r % 2 == 0 else (("new", new), ("old", old)):
+            for kind in ("query", "memory"):
+                ms[(name, kind)].append(cpu_ms(emb, kind))
+    print(f"MiniLM-L6 int8, float MatMuls (old) against int8 MatMuls (new), one process, {rounds} alternating rounds,"
+          f" {len(queries)} queries, {len(texts)} memories; load average {os.getloadavg()[0]:.1f}\n")
+    print("| text | tokens | old CPU ms median / floor | new CPU ms median / floor | new / old median | floor |\n"
+          "|---|---:|---:|---:|---:|---:|")
+    for kind in ("query", "memory"):
+        o, n = ms[("old", kind)], ms[("new", kind)]
+        print(f"| {kind} | {tokens[kind]:.0f} | {percentile(o, 50):.2f} / {min(o):.2f} | {percentile(n, 50):.2f} / "
+              f"{min(n):.2f} | {percentile(n, 50) / percentile(o, 50):.2f} | {min(n) / min(o):.2f} |")
+    datasets = REPO / "bench" / "datasets"
+    stored = [embedding_text(m.get("title"), m.get("content", ""))
+              for store in ("docs", "lifelog", "devprojects", "club")
+              for m in json.loads((datasets / f"{store}.json").read_text())["memories"]]
+    prompts = [p["prompt"] for p in json.loads((datasets / "whisper.json").read_text())["prompts"]
+               if p.get("split") == "dev"]
+    print("\n| texts | n | cosine new to old: min | p1 | median |\n|---|---:|---:|---:|---:|")
+    for label, batch in (("memories (stores + spine corpus)", stored + texts), ("whisper dev prompts", prompts)):
+        cos = (old.embed_documents(batch) * new.embed_documents(batch)).sum(axis=1)
+        print(f"| {label} | {len(batch)} | {cos.min():.4f} | {np.percentile(cos, 1):.4f} | {np.median(cos):.4f} |")
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+
+
 def _plain():
     from contextlib import nullcontext
 
@@ -147,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=600)
     parser.add_argument("--models", action="store_true", help="compare the embedding models (query and passages)")
+    parser.add_argument("--int8", action="store_true", help="default MiniLM against its int8-MatMul graph (A/B)")
+    parser.add_argument("--rounds", type=int, default=6, help="with --int8: alternating rounds")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--model-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -158,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.models:
         compare_models(args.texts)
+        return 0
+    if args.int8:
+        int8_ab(args.texts, args.rounds)
         return 0
     print(f"{args.texts} spine-corpus texts, real MiniLM int8; one child process per configuration\n")
     print("| configuration | texts/s (wall) | CPU ms per text | load avg |\n|---|---:|---:|---:|")

@@ -161,8 +161,9 @@ class FastEmbedEmbedder:
 
     @property
     def model(self) -> Any:
-        """Return the fastembed model, loaded once per process per (model_name, cache_dir, model_file)."""
-        key = (self.model_name, self.cache_dir, str(self.model_file) if self.model_file else None)
+        """Return the fastembed model, loaded once per process per (model_id, cache_dir, model_file): the model_id,
+        not the model name, so two graphs of one model (memory.embedding_models.Int8MatMulEmbedder) stay apart."""
+        key = (self.model_id, self.cache_dir, str(self.model_file) if self.model_file else None)
         with _LOCK:
             if key not in _MODELS:
                 with _no_spinning():
