@@ -174,7 +174,9 @@ VARIANTS = (("today's inputs", ()),) + tuple(
     ("+ tok_ctx, tok_ctx_min3, tok_ctx_rel", ("tok_ctx", "tok_ctx_min3", "tok_ctx_rel")),
     ("+ tok_lex, tok_lex_min3, tok_lex_rel", ("tok_lex", "tok_lex_min3", "tok_lex_rel")),
     ("+ cos_margin (control: the cosine's own margin)", ("cos_margin",)),
-    ("+ tok_ctx_rel, cos_margin", ("tok_ctx_rel", "cos_margin")))
+    ("+ tok_ctx_rel, cos_margin", ("tok_ctx_rel", "cos_margin")),
+    ("+ vector_first (the vector leg ranks it first)", ("vector_first",)), ("+ vector_rank_inv", ("vector_rank_inv",)),
+    ("+ both_first", ("both_first",)))
 HELD_OUT = "7"  # the dev half of the batch no rule was tuned on
 
 
