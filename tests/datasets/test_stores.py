@@ -114,13 +114,14 @@ def test_whisper_checker_finds_a_dangling_label():
 
 # Earlier batches as the session that closed them left them (ids, text, labels, splits): a later round adds prompts,
 # never edits these. Batches 1-2 as session 10 left them; 1-3 as session 11 left them; 1-4 as session 12 left them;
-# 1-5 as session 13 left them; 1-6 as session 14 left them.
+# 1-5 as session 13 left them; 1-6 as session 14 left them; 1-7 as session 15 left them.
 EARLIER_BATCHES_SHA256 = {
     2: (368, "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"),
     3: (486, "c69318ad26c7fe74cdc86ee3c4407117e9f403b704e03333e2ae0c4a48e8213d"),
     4: (610, "e62e889365769ba1fff2da9aec3ba8a5aae226372f0e167a657ba5ac2e30565f"),
     5: (776, "e3b08b9b16a6473ea1836b29453e69258326e12f0ad073fe28efb0124cbd71db"),
     6: (915, "39e3f996dc9f6948b2ef45eab1a591e21c8d87d75c3718a9d7f9ce5635393a3b"),
+    7: (1049, "6088e375959c5fdf44982b7ee13163fcf36ac98e08e02d592990d26adfe890d0"),
 }
 
 # The stores the whisper batches 1-6 were labelled against (memories, edges, queries, splits): docs, lifelog and
@@ -255,3 +256,26 @@ def test_whisper_batch_seven_is_cut_among_itself_over_all_four_stores():
     assert all(1 <= len(p["history"]) <= 2 for p in seventh if p["category"] in ("follow_up", "repeat"))
     earlier = {p["id"] for p in data["prompts"] if int(p.get("batch", 1)) < 7}
     assert earlier.isdisjoint(p["id"] for p in seventh)
+
+
+def test_whisper_batch_eight_is_cut_among_itself_and_repeats_no_earlier_prompt():
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    eighth = [p for p in data["prompts"] if p.get("batch") == 8]
+    assert len(eighth) == 145
+    split = assign_splits(data["name"], eighth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in eighth} == split
+    assert Counter(split.values()) == {"dev": 77, "test": 68}
+    assert Counter(p["category"] for p in eighth) == {
+        "project": 20, "cross_project": 7, "identity": 13, "personal": 20, "paraphrase": 21, "follow_up": 9,
+        "docs": 6, "near_miss": 29, "machine": 9, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3, "repeat": 3}
+    assert Counter(p["kind"] for p in eighth) == {"inject": 96, "silent": 49}
+    store_of = {m["key"]: name for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(store_of[k] for p in eighth for k in p.get("expect", []))
+    assert all(expected_stores[name] >= 6 for name in data["stores"]), expected_stores
+    assert all(1 <= len(p["history"]) <= 2 for p in eighth if p["category"] in ("follow_up", "repeat"))
+    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < 8]
+    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in eighth)
+    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
+    assert not [p["id"] for p in eighth if " ".join(p["prompt"].lower().split()) in said_before]
