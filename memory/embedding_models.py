@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from memory import onnx_int8
 from memory.embeddings import (
     DEFAULT_MODEL, MODEL_SHA256, TOKENIZER_DIR, TOKENIZER_FILES, FastEmbedEmbedder, _normalised,
     _text_embedding_class, prepare_default_model,
 )
 from memory.errors import EmbeddingUnavailable
+from memory.model_cache import prepare_int8_model
 
 _LOCK = threading.RLock()
 _LOADED: dict[str, Any] = {}
@@ -163,9 +163,9 @@ class Int8MatMulEmbedder(FastEmbedEmbedder):
 
     Same tokenizer, pooling, batching and session options as the default; its own model_id, so the index
     re-embeds on a switch and the embedding cache keeps its vectors apart from the default's. The graph is
-    rewritten from the default model's verified folder (memory.model_cache) into a sibling folder at each load
-    (~0.2 s of CPU), the file written only when its bytes change (docs/benchmarks.md, "An int8 forward pass,
-    session 16").
+    rewritten from the default model's verified folder into a sibling folder once (memory.model_cache.
+    prepare_int8_model: ~0.2 s of CPU), and later loads take that file after a stat while its marker matches the
+    source model's sha256 and the rewrite's code (docs/benchmarks.md, "An int8 forward pass, session 16").
     """
 
     model_id = f"{DEFAULT_MODEL}@{MODEL_SHA256[:8]}+int8-matmul"
@@ -181,19 +181,6 @@ class Int8MatMulEmbedder(FastEmbedEmbedder):
 
         text_embedding = _text_embedding_class()
         root = Path(self.cache_dir) if self.cache_dir else Path(tempfile.gettempdir()) / "ormah-models"
-        base = prepare_default_model(root)
-        rewritten = onnx_int8.int8_matmuls((base / "model.onnx").read_bytes())
-        if rewritten is None:
-            raise EmbeddingUnavailable(f"The embedding model in {base} has no weight MatMul to run in int8",
-                                       details={"folder": str(base)})
-        folder = base.with_name(base.name + "-int8-matmul")
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, data in (("model.onnx", rewritten),
-                           *((name, (TOKENIZER_DIR / name).read_bytes()) for name in TOKENIZER_FILES)):
-            target = folder / name
-            if not (target.is_file() and target.read_bytes() == data):
-                tmp = target.with_name(f".{name}.{os.getpid()}.{threading.get_ident()}.tmp")
-                tmp.write_bytes(data)
-                os.replace(tmp, target)
+        folder = prepare_int8_model(prepare_default_model(root))
         return text_embedding(DEFAULT_MODEL, cache_dir=str(root), threads=self.threads,
                               specific_model_path=str(folder))

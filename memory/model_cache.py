@@ -15,7 +15,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from memory import onnx_graph
+from memory import onnx_graph, onnx_int8
 from memory.errors import EmbeddingUnavailable
 
 logger = logging.getLogger(__name__)
@@ -251,4 +251,57 @@ def prepare_default_model(cache_dir: Path, *, model_file: Path | None = None,
     if placed is not None:  # after the model, so a marker never describes a file not yet written
         kept = {_REWRITE_FAILED: failed} if failed is not None else {}
         _write_file(folder / _MARKER, json.dumps({**stamp, **placed, **kept}, sort_keys=True).encode())
+    return folder
+
+
+INT8_SUFFIX = "-int8-matmul"
+
+
+def _int8_version() -> str:
+    """A digest of memory.onnx_int8's and memory.onnx_graph's source: a change of the int8 rewrite's code rebuilds
+    every int8 folder."""
+    digest = hashlib.sha256()
+    for module in (onnx_int8, onnx_graph):
+        try:
+            digest.update(Path(module.__file__).read_bytes())
+        except (OSError, TypeError):
+            digest.update(module.__name__.encode())
+    return digest.hexdigest()[:16]
+
+
+def prepare_int8_model(base: Path) -> Path:
+    """Build (once) and return the folder of the default model with its weight MatMuls on the int8 weights
+    (memory.onnx_int8), beside base, the default model's folder as prepare_default_model returned it.
+
+    The rewrite (~0.2 s of CPU) runs only when the folder's marker does not match: it records the sha256 of the
+    base model.onnx it was made from (read from base's marker, which prepare_default_model has just checked
+    against the file), the int8 rewrite's code version, and the size, mtime and sha256 of the model.onnx written.
+    A changed source, a changed rewrite or a model.onnx that is not the file recorded rebuilds it. Raises
+    EmbeddingUnavailable when the base graph holds no weight MatMul to rewrite.
+    """
+    recorded = _marker(base).get("model")
+    source_sha256 = recorded.get("sha256") if isinstance(recorded, dict) else None
+    if not source_sha256:
+        source_sha256 = _sha256(base / "model.onnx")
+    folder = base.with_name(base.name + INT8_SUFFIX)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / "model.onnx"
+    stamp = {"source_sha256": source_sha256, "int8": _int8_version()}
+    marker = _marker(folder)
+    placed: dict[str, Any] | None = None
+    if not (all(marker.get(key) == value for key, value in stamp.items())
+            and _model_intact(target, marker.get("model"))):
+        rewritten = onnx_int8.int8_matmuls((base / "model.onnx").read_bytes())
+        if rewritten is None:
+            raise EmbeddingUnavailable(f"The embedding model in {base} has no weight MatMul to run in int8",
+                                       details={"folder": str(base)})
+        st = _write_file(target, rewritten)
+        placed = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": hashlib.sha256(rewritten).hexdigest()}
+        logger.info("Wrote the int8 MatMul graph %s (from model sha256 %s)", target, source_sha256)
+    elif target.stat().st_mtime_ns != marker["model"]["mtime_ns"]:
+        placed = {**marker["model"], "mtime_ns": target.stat().st_mtime_ns}  # same bytes, new mtime
+    for name in TOKENIZER_FILES:
+        _replace_file(folder / name, (TOKENIZER_DIR / name).read_bytes())
+    if placed is not None:  # after the model, so a marker never describes a file not yet written
+        _write_file(folder / _MARKER, json.dumps({**stamp, "model": placed}, sort_keys=True).encode())
     return folder

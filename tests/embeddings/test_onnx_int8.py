@@ -72,3 +72,58 @@ def test_the_embedding_cache_keeps_the_variants_apart(mem, cache_dir: Path) -> N
         models = set(EmbeddingCacheRow.objects.filter(text_hash=index_vectors.text_hash(node))
                      .values_list("model_id", flat=True))
         assert int8.model_id in models and len(models) == 2
+
+
+def _writes(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith("Wrote the int8 MatMul graph")]
+
+
+def test_a_second_load_reuses_the_int8_graph(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", logger="memory.model_cache")
+    base = model_cache.prepare_default_model(tmp_path)
+
+    folder = model_cache.prepare_int8_model(base)
+    first = (folder / "model.onnx").stat()
+    assert len(_writes(caplog)) == 1
+    assert (folder / "model.onnx").read_bytes() == onnx_int8.int8_matmuls((base / "model.onnx").read_bytes())
+
+    caplog.clear()
+    again = model_cache.prepare_int8_model(model_cache.prepare_default_model(tmp_path))
+    second = (again / "model.onnx").stat()
+
+    assert again == folder and _writes(caplog) == []  # no rewrite: the marker matched
+    assert (second.st_ino, second.st_mtime_ns) == (first.st_ino, first.st_mtime_ns)
+    assert {"tokenizer.json", "tokenizer_config.json", "verified.json"} <= {p.name for p in folder.iterdir()}
+
+
+def test_a_changed_source_or_a_damaged_file_rebuilds_the_int8_graph(tmp_path: Path,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", logger="memory.model_cache")
+    gathered = model_cache.prepare_default_model(tmp_path)
+    folder = model_cache.prepare_int8_model(gathered)
+    from_gathered = (folder / "model.onnx").read_bytes()
+
+    caplog.clear()  # the source changes: the default folder now links the package's own graph
+    linked = model_cache.prepare_default_model(tmp_path, table=None)
+    assert model_cache.prepare_int8_model(linked) == folder
+    assert len(_writes(caplog)) == 1
+    rebuilt = (folder / "model.onnx").read_bytes()
+    assert rebuilt != from_gathered
+    assert rebuilt == onnx_int8.int8_matmuls(model_cache._package_model_file().read_bytes())
+
+    caplog.clear()  # a damaged file behind the marker
+    (folder / "model.onnx").write_bytes(rebuilt[: len(rebuilt) // 2])
+    model_cache.prepare_int8_model(linked)
+    assert len(_writes(caplog)) == 1
+    assert (folder / "model.onnx").read_bytes() == rebuilt
+
+
+def test_the_embedder_loads_the_cached_int8_graph(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", logger="memory.model_cache")
+    model_cache.prepare_int8_model(model_cache.prepare_default_model(tmp_path))
+    caplog.clear()
+
+    vectors = Int8MatMulEmbedder(cache_dir=tmp_path).embed_documents(TEXTS[:2])
+
+    assert vectors.shape == (2, 384)
+    assert _writes(caplog) == []
