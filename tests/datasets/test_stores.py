@@ -114,7 +114,8 @@ def test_whisper_checker_finds_a_dangling_label():
 
 # Earlier batches as the session that closed them left them (ids, text, labels, splits): a later round adds prompts,
 # never edits these. Batches 1-2 as session 10 left them; 1-3 as session 11 left them; 1-4 as session 12 left them;
-# 1-5 as session 13 left them; 1-6 as session 14 left them; 1-7 as session 15 left them.
+# 1-5 as session 13 left them; 1-6 as session 14 left them; 1-7 as session 15 left them; 1-8 as session 16 left them
+# (batch 8 with wn213 as reworded in 4747ed7).
 EARLIER_BATCHES_SHA256 = {
     2: (368, "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"),
     3: (486, "c69318ad26c7fe74cdc86ee3c4407117e9f403b704e03333e2ae0c4a48e8213d"),
@@ -122,6 +123,7 @@ EARLIER_BATCHES_SHA256 = {
     5: (776, "e3b08b9b16a6473ea1836b29453e69258326e12f0ad073fe28efb0124cbd71db"),
     6: (915, "39e3f996dc9f6948b2ef45eab1a591e21c8d87d75c3718a9d7f9ce5635393a3b"),
     7: (1049, "6088e375959c5fdf44982b7ee13163fcf36ac98e08e02d592990d26adfe890d0"),
+    8: (1194, "561727388743b2a4c1e65e009d392b661c19df14cc380aa549f07b89123c8fc8"),
 }
 
 # The stores the whisper batches 1-6 were labelled against (memories, edges, queries, splits): docs, lifelog and
@@ -279,3 +281,26 @@ def test_whisper_batch_eight_is_cut_among_itself_and_repeats_no_earlier_prompt()
     assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in eighth)
     said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
     assert not [p["id"] for p in eighth if " ".join(p["prompt"].lower().split()) in said_before]
+
+
+def test_whisper_batch_nine_is_cut_among_itself_and_repeats_no_earlier_prompt():
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    ninth = [p for p in data["prompts"] if p.get("batch") == 9]
+    assert len(ninth) == 155
+    split = assign_splits(data["name"], ninth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in ninth} == split
+    assert Counter(split.values()) == {"dev": 81, "test": 74}
+    assert Counter(p["category"] for p in ninth) == {
+        "project": 23, "cross_project": 8, "identity": 14, "personal": 20, "paraphrase": 22, "follow_up": 9,
+        "docs": 7, "near_miss": 31, "machine": 10, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3, "repeat": 3}
+    assert Counter(p["kind"] for p in ninth) == {"inject": 103, "silent": 52}
+    store_of = {m["key"]: name for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(store_of[k] for p in ninth for k in p.get("expect", []))
+    assert all(expected_stores[name] >= 7 for name in data["stores"]), expected_stores
+    assert all(1 <= len(p["history"]) <= 2 for p in ninth if p["category"] in ("follow_up", "repeat"))
+    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < 9]
+    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in ninth)
+    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
+    assert not [p["id"] for p in ninth if " ".join(p["prompt"].lower().split()) in said_before]
