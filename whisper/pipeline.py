@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from whisper.conf import WhisperConf
@@ -15,6 +16,7 @@ from whisper.stages.render import render_text
 from whisper.stages.retrieve import build_query, retrieve, score_floor
 from whisper.stages.scoring import boost, identity_space, rerank, topical_overlap
 from whisper.state import INJECTED, Deps, RecentPrompt, WhisperRequest, WhisperRun
+from whisper.text import slash_command_text
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +44,11 @@ STAGES: tuple[Stage, ...] = (
 
 def new_run(request: WhisperRequest, *, now: datetime, budget_tokens: int,
             recent: Sequence[RecentPrompt] | None) -> WhisperRun:
-    """The initial state for a request."""
+    """The initial state for a request. A slash command's arguments stand for the prompt (text.slash_command_text):
+    the ledger keeps what came in, the stages read what the person typed."""
+    typed = slash_command_text(request.prompt)
+    if typed is not None:
+        request = replace(request, prompt=typed)
     return WhisperRun(request=request, now=now, budget_tokens=budget_tokens,
                       recent=list(recent) if recent else None)
 

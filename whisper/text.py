@@ -101,6 +101,26 @@ def synthetic_match(prompt: str, extra: Iterable[re.Pattern] = ()) -> str | None
     return None
 
 
+SLASH_ARGS_MIN_WORDS = 3
+_COMMAND_TAG = re.compile(r"\s*<(command-[a-z]+)>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
+
+
+def slash_command_text(prompt: str) -> str | None:
+    """What the person typed after a slash command, or None.
+
+    Claude Code sends a custom slash command ("/agenda put the board meetings in my calendar") as tags:
+    `<command-message>…</command-message>`, `<command-name>/agenda</command-name>`, `<command-args>…</command-args>`.
+    Without arguments the prompt is the machine's (a synthetic marker silences it); with arguments, the arguments
+    are the person's words and whisper answers them as any prompt. One or two words are a setting ("/model
+    sonnet", "/effort high"), not a request: None."""
+    pos, tags = 0, {}
+    while match := _COMMAND_TAG.match(prompt, pos):
+        tags[match.group(1).lower()] = match.group(2)
+        pos = match.end()
+    words = tags.get("command-args", "").split()
+    return " ".join(words) if "command-name" in tags and len(words) >= SLASH_ARGS_MIN_WORDS else None
+
+
 def is_acknowledgement(prompt: str) -> bool:
     """True when the whole prompt is a thanks/ok/got-it style acknowledgement."""
     text = prompt.strip()

@@ -171,7 +171,7 @@ def _record(request: WhisperRequest, run: WhisperRun | None, decision: str, elap
             surfacing_log(surface="whisper", query=run.query or run.prompt, session_id=row.session_id,
                           space=row.space, now=row.created, hits=[c.hit for c in run.selected if c.hit is not None])
         if decision not in NOT_BUFFERED:
-            buffer_append(session_id=request.session_id, prompt=request.prompt,
+            buffer_append(session_id=request.session_id, prompt=run.prompt if run is not None else request.prompt,
                           vector=run.prompt_vec if run is not None else None, now=request.now, conf=conf)
     return row
 
