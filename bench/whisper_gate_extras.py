@@ -216,3 +216,23 @@ ALIGN = {f"tok_{kind}{suffix}": (lambda c, call, k=f"{kind}_{stat}": _align(c, k
          for kind in ("ctx", "static", "lex") for suffix, stat in (("", "mean"), ("_min3", "min3"), ("_lack", "lack"))}
 ALIGN |= {f"tok_{kind}_rel": _align_rel(f"{kind}_mean") for kind in ("ctx", "static", "lex")}
 EXTRAS |= ALIGN
+
+
+def _ev(c: dict, key: str) -> float:
+    return (c.get("evidence") or {}).get(key, 0.0)
+
+
+# Answer evidence (session 18; bench/whisper_gate_evidence.py adds `evidence` to a dump, whisper.evidence computes
+# it): whether the memory holds the kind of thing the prompt asks for (1 / -1, 0 when nothing is asked) and how much
+# of the prompt's and of the memory's rare words the two share. Not nearness: the right memory below the gate and a
+# near miss above it differ here if anywhere.
+EVIDENCE = {f"ev_{k}": (lambda c, call, k=k: _ev(c, k)) for k in (
+    "kind", "pcover", "mcover", "mcover1", "mcover3", "mcover10", "mcover15", "mcover20", "mcover40", "mcover_all",
+    "mcover10s", "tcover", "thing")}
+EVIDENCE |= {
+    "ev_kind_held": lambda c, call: float(_ev(c, "kind") > 0),
+    "ev_kind_missing": lambda c, call: float(_ev(c, "kind") < 0),
+    "ev_thing_missing": lambda c, call: float(_ev(c, "thing") < 0),
+    "ev_kind_near": lambda c, call: _ev(c, "kind") * c["cosine"],  # the kind's evidence, by how near the memory is
+}
+EXTRAS |= EVIDENCE

@@ -9,7 +9,8 @@
 The dump is bench.whisper_stores' `--gate-dump` of the dev split. Every variant is refitted and its operating point
 chosen as bench/whisper_gate_fit.py chooses it (the grouped estimate: left out by batch and by store, each
 measure's lower figure, against the targets), so a row says what the variant would give on prompts unlike the ones it
-was fitted on. Log-loss (left out by batch, by store, and batch 5's hits alone left out by batch: the freshest prompts) moves less
+was fitted on. Log-loss (left out by batch, by store, and the FRESHEST batch's hits alone left out by batch: the newest
+prompts the fit sees) moves less
 than the hit rate from one prompt to the next;
 an input that only one store has (`own_titled`, `overview`: project notes) cannot be learnt with that store left
 out, so its worth shows by batch. The page rules live in whisper.stages.retrieve and are replayed here from each hit's recall probability.
@@ -62,7 +63,9 @@ def variant(raw: str, rule: str | None):
 EXTRAS: tuple[str, ...] = ()  # candidate inputs of bench/whisper_gate_extras.py named in --keep, after GATE_INPUTS
 
 
-FRESHEST = "5"  # the labelling round whose left-out log-loss an input must not worsen (the freshest prompts)
+# The labelling round whose left-out log-loss an input must not worsen: the newest one the fit still sees, the one
+# before bench/whisper_gate_fit.py's FRESH_BATCHES (never fitted, so never in a prepared dump); 8 while that is {9}.
+FRESHEST = str(min(gf.FRESH_BATCHES) - 1)
 
 
 def judge(dump: list[dict], keep: list[int], l2: float) -> tuple:
