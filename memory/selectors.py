@@ -163,17 +163,23 @@ def node_snapshot(*, store: MarkdownStore, ref: str) -> FileSnapshot:
     return FileSnapshot(uid=row.uid, text=data.decode("utf-8"), hash=content_hash(data))
 
 
+def _self_rows():
+    """The self node's rows, oldest first, found through the `self` tag's index: every self node holds that tag
+    (memory.domain.identity.is_self_node) and the indexer writes a tag row for each tag, so this is the set
+    `is_self=True` names, without the scan of the node table that column (no index) costs."""
+    return NodeRow.objects.filter(tag_rows__tag="self", is_self=True).order_by("created", "uid")
+
+
 def self_row() -> NodeRow | None:
     """The self node's row (the oldest, should there be several)."""
-    return NodeRow.objects.filter(is_self=True).order_by("created", "uid").first()
+    return _self_rows().first()
 
 
-def self_defined_rows(*, limit: int = 100) -> list[NodeRow]:
-    """Memories the self node defines (identity), most important first."""
-    me = self_row()
-    if me is None:
-        return []
-    ids = EdgeRow.objects.filter(source=me, edge_type="defines").values_list("target_id", flat=True)
+def self_defined_rows(*, limit: int = 100, me: NodeRow | None = None) -> list[NodeRow]:
+    """Memories the self node defines (identity), most important first; one statement (the self node read in it),
+    or, given `me` (the self row the caller read), one statement without that lookup."""
+    source = Q(source_id=me.id) if me is not None else Q(source_id__in=_self_rows().values("id")[:1])
+    ids = EdgeRow.objects.filter(source, edge_type="defines").values("target_id")
     return list(NodeRow.objects.filter(id__in=ids).order_by("-importance", "-updated")[:limit])
 
 
@@ -322,7 +328,7 @@ def self_get(*, store: MarkdownStore, space: str | None = None, limit: int = 50)
     row = self_row()
     if row is None:
         raise NodeNotFound("There is no self node yet; run `ormah init`")
-    defined = self_defined_rows(limit=max(limit, 100) if space else limit)
+    defined = self_defined_rows(limit=max(limit, 100) if space else limit, me=row)
     if space:
         defined = [r for r in defined if r.space in (None, "", space)]
     return node_read(store=store, row=row)[0], defined[:limit]
