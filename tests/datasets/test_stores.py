@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from collections import Counter
 
 import pytest
@@ -115,7 +116,7 @@ def test_whisper_checker_finds_a_dangling_label():
 # Earlier batches as the session that closed them left them (ids, text, labels, splits): a later round adds prompts,
 # never edits these. Batches 1-2 as session 10 left them; 1-3 as session 11 left them; 1-4 as session 12 left them;
 # 1-5 as session 13 left them; 1-6 as session 14 left them; 1-7 as session 15 left them; 1-8 as session 16 left them
-# (batch 8 with wn213 as reworded in 4747ed7).
+# (batch 8 with wn213 as reworded in 4747ed7); 1-9 as session 17 left them (2b59515).
 EARLIER_BATCHES_SHA256 = {
     2: (368, "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"),
     3: (486, "c69318ad26c7fe74cdc86ee3c4407117e9f403b704e03333e2ae0c4a48e8213d"),
@@ -124,6 +125,7 @@ EARLIER_BATCHES_SHA256 = {
     6: (915, "39e3f996dc9f6948b2ef45eab1a591e21c8d87d75c3718a9d7f9ce5635393a3b"),
     7: (1049, "6088e375959c5fdf44982b7ee13163fcf36ac98e08e02d592990d26adfe890d0"),
     8: (1194, "561727388743b2a4c1e65e009d392b661c19df14cc380aa549f07b89123c8fc8"),
+    9: (1349, "082c4d9a725dfb4febe3c9f1113d66bd0f2b6c42166427ee0b9bc8f2db8e4329"),
 }
 
 # The stores the whisper batches 1-6 were labelled against (memories, edges, queries, splits): docs, lifelog and
@@ -304,3 +306,60 @@ def test_whisper_batch_nine_is_cut_among_itself_and_repeats_no_earlier_prompt():
     assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in ninth)
     said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
     assert not [p["id"] for p in ninth if " ".join(p["prompt"].lower().split()) in said_before]
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def _near_repeats(new: list[dict], earlier: list[dict], *, same_memory: float = 0.33, any_prompt: float = 0.7):
+    """(new id, earlier id) pairs where a new prompt nearly repeats an earlier one: word overlap (Jaccard) at
+    `same_memory` or more with an earlier prompt that expects one of the same memories (the same question asked
+    again), or at `any_prompt` or more with any earlier prompt."""
+    pairs = []
+    for p in new:
+        words, expect = _words(p["prompt"]), set(p.get("expect", []))
+        for q in earlier:
+            other = _words(q["prompt"])
+            overlap = len(words & other) / max(1, len(words | other))
+            if overlap >= any_prompt or (overlap >= same_memory and expect & set(q.get("expect", []))):
+                pairs.append((p["id"], q["id"]))
+    return pairs
+
+
+def test_near_repeat_check_catches_a_reworded_earlier_prompt():
+    earlier = [{"id": "wl01", "prompt": "when is my next dentist appointment", "expect": ["l034"]},
+               {"id": "wm01", "prompt": "<command-name>/clear</command-name>"}]
+    new = [{"id": "wl02", "prompt": "when's my next dentist visit?", "expect": ["l034"]},
+           {"id": "wl03", "prompt": "when's my next dentist visit?", "expect": ["l016"]},
+           {"id": "wm02", "prompt": "<command-name>/clear</command-name> "}]
+    assert _near_repeats(new, earlier) == [("wl02", "wl01"), ("wm02", "wm01")]
+
+
+def test_whisper_batch_ten_is_cut_among_itself_and_repeats_no_earlier_prompt():
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    tenth = [p for p in data["prompts"] if p.get("batch") == 10]
+    assert len(tenth) == 154
+    split = assign_splits(data["name"], tenth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in tenth} == split
+    assert Counter(split.values()) == {"dev": 78, "test": 76}
+    assert Counter(p["category"] for p in tenth) == {
+        "project": 22, "cross_project": 8, "identity": 14, "personal": 20, "paraphrase": 22, "follow_up": 10,
+        "docs": 8, "near_miss": 31, "machine": 10, "acknowledgement": 2, "chit_chat": 2, "off_topic": 3, "repeat": 2}
+    assert Counter(p["kind"] for p in tenth) == {"inject": 106, "silent": 48}
+    assert Counter((p["category"], p["kind"]) for p in tenth if p["category"] == "machine") == {
+        ("machine", "silent"): 8, ("machine", "inject"): 2}
+    store_of = {m["key"]: name for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(store_of[k] for p in tenth for k in p.get("expect", []))
+    assert all(expected_stores[name] >= 8 for name in data["stores"]), expected_stores
+    outdated = {m["key"] for name in data["stores"] for m in raw_store(name)["memories"] if m.get("valid_until")}
+    assert not [p["id"] for p in tenth if outdated & set(p.get("expect", []))]
+    assert all(1 <= len(p["history"]) <= 2 for p in tenth if p["category"] in ("follow_up", "repeat"))
+    assert not [p["id"] for p in tenth if "history" in p and p["category"] not in ("follow_up", "repeat")]
+    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < 10]
+    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in tenth)
+    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
+    assert not [p["id"] for p in tenth if " ".join(p["prompt"].lower().split()) in said_before]
+    assert _near_repeats(tenth, earlier) == []
