@@ -363,3 +363,15 @@ def test_whisper_batch_ten_is_cut_among_itself_and_repeats_no_earlier_prompt():
     said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
     assert not [p["id"] for p in tenth if " ".join(p["prompt"].lower().split()) in said_before]
     assert _near_repeats(tenth, earlier) == []
+
+
+def test_a_sealed_batch_is_in_the_file_and_no_bench_runs_it():
+    from bench.datasets.loader import SEALED_BATCHES, load_whisper
+
+    scenarios = load_whisper()
+    sealed = [p for p in scenarios.prompts if p.get("batch", 1) in SEALED_BATCHES]
+    assert 10 in SEALED_BATCHES and len(sealed) == 154
+    runnable = scenarios.prompts_in("dev") + scenarios.prompts_in("test")
+    assert not [p for p in runnable if p.get("batch", 1) in SEALED_BATCHES]
+    assert len(runnable) == len(scenarios.prompts) - len(sealed)
+    assert scenarios.prompts_in(None) == tuple(p for p in scenarios.prompts if p.get("batch", 1) not in SEALED_BATCHES)
