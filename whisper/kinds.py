@@ -320,6 +320,11 @@ def _measure(units: list[str]) -> re.Pattern[str]:
 
 
 _MEASURE = {dim: _measure(units.split()) for dim, units in _DIMENSIONS.items()}
+# A run's distance written as runners write it: "the Dam 10k", "a 5K in 24:30", "the 10k race" (one to three digits
+# and a "k" alone, then the sentence's end or a word of a run: race, run, loop, course, route, trail, or a preposition
+# or "and"); not a sum ("€10k", "10k euros", "a 60k salary") nor a count ("10k users").
+_RUN_DISTANCE = re.compile(r"(?i)(?<![\w.,€$£¥₹])\d{1,3}k\b(?=\s*(?:$|[.,;:!?)\n]|(?:races?|runs?|loops?|courses?|"
+                           r"routes?|trails?|in|on|at|with|and|last|this|next)\b))")
 
 
 def asked_dimension(prompt: str) -> str | None:
@@ -337,5 +342,6 @@ def asked_dimension(prompt: str) -> str | None:
 
 def holds_measure(text: str, dimension: str, *, limit: int = SCAN_CHARS) -> bool:
     """Whether a memory's text holds a measure of that dimension: a number before one of its units ("21.1 km",
-    "12 kilometres", "a 5-mile loop", "2 GB")."""
-    return bool(_MEASURE[dimension].search(text[:limit]))
+    "12 kilometres", "a 5-mile loop", "2 GB"); for a distance also a run's "5k" or "10k" (`_RUN_DISTANCE`)."""
+    text = text[:limit]
+    return bool(_MEASURE[dimension].search(text) or (dimension == "distance" and _RUN_DISTANCE.search(text)))

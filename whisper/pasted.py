@@ -25,7 +25,9 @@ _OUTPUT_LINE = re.compile(
     | at\ \S+.*[(\s]\S+:\d+(?::\d+)?\)?$                        # a JS/Java frame: "at fn (path:12:3)"
     | [A-Za-z_][\w.]*(?:error|exception|warning|exit|interrupt|fault)\b(?:\ \[\w+\])?:  # "KeyError: …"
     | (?:\[?\d{4}-\d\d-\d\d[T\ ]\d\d:\d\d|\[?\d\d:\d\d:\d\d)   # a timestamped log line
-    | \[?(?:trace|debug|info|notice|warn|warning|error|fatal|critical)\b\]?[\s:\]]  # a log level
+    | \[(?:trace|debug|info|notice|warn|warning|error|fatal|critical)\]      # a log level as a log writes it: "[ERROR]",
+    | (?:trace|debug|info|notice|warn|warning|error|fatal|critical):      # "WARNING: …", "info: …",
+    | (?-i:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\s  # "ERROR queue unreachable" (not "Error in …")
     | [\w.-]+\ (?:err!|warn!?)\s                                 # "npm ERR! …"
     | [\w.-]+-\d+\s+\|                                          # a compose service's log: "osrm-1  | …"
     | [$>]\ \S                                                 # a shell prompt and its command
@@ -36,8 +38,10 @@ _OUTPUT_LINE = re.compile(
     | (?:\d+\ [a-z]+,\ )*\d+\ [a-z]+\ in\ \d+(?:\.\d+)?\ ?s\b     # a run's summary: "1 failed, 213 passed in 4.02s"
     | [✓✔✗✘×]\s                                                 # a build step's mark
     | [{}\[\]],?$                                              # a brace of JSON
-    | "[^"]+":\ .*                                             # a JSON member
+    | "[\w.$-]+":\ *(?:["{\[]|-?\d|true\b|false\b|null\b)      # a JSON member: a key, then a JSON value
     ))""", re.IGNORECASE | re.VERBOSE)
+# A line that ends with a question mark is a person asking, whatever its shape ("Error: what do I do?").
+_ASKS = re.compile(r"\?\s*$")
 
 
 def _is_json(text: str) -> bool:
@@ -63,4 +67,4 @@ def is_pasted_output(prompt: str) -> bool:
     lines = [line for line in rest.splitlines() if line.strip()]
     if cut and not any(ch.isalpha() for ch in rest):
         return True
-    return len(lines) >= 2 and all(_OUTPUT_LINE.match(line) for line in lines)
+    return len(lines) >= 2 and all(_OUTPUT_LINE.match(line) and not _ASKS.search(line) for line in lines)

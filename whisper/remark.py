@@ -21,6 +21,9 @@ _INTERJECTION = (
 _OPENER = re.compile(r"^\s*(?:" + _INTERJECTION + r"[\s,.!;:]*)+", re.IGNORECASE)
 _THANKS_LAST = re.compile(r"\b(?:thanks|thank you|thx|ty|cheers)\W*$", re.IGNORECASE)
 _GOES_ON = re.compile(r"^(?:and|or|also|plus|what about|how about|same)\b", re.IGNORECASE)  # "ok, and the tests": a follow-up
+# An exclamation in a question's words: "oh what a mess", "ah how nice"; not "oh how come", "ok how long".
+_EXCLAIMS = re.compile(r"^(?:what\s+an?\s+\w+|how\s+(?!(?:come|so|long|much|many|often|far|old|big|soon)\b)\w+)\W*$",
+                       re.IGNORECASE)
 _CLAUSE = re.compile(r"[,.;!]+(?:\s+|$)|\s+(?:then|and|but)\s+", re.IGNORECASE)
 
 
@@ -32,7 +35,10 @@ def is_remark(prompt: str) -> bool:
         return False
     if not (_OPENER.match(text) or _THANKS_LAST.search(text)) or asks(text):
         return False
-    if _GOES_ON.match(_OPENER.sub("", text)):
+    rest = _OPENER.sub("", text)
+    if asks(rest) and not _EXCLAIMS.match(rest):  # "oh, what's the port again": a question after the interjection
+        return False
+    if _GOES_ON.match(rest):
         return False
     clauses = [_OPENER.sub("", c).strip() for c in _CLAUSE.split(text) if c and c.strip()]
     return not any(is_request(c) for c in clauses if c)  # a clause of interjections alone ("thx") requests nothing

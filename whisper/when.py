@@ -153,18 +153,32 @@ def dated(text: str) -> Dated:
                  labels=tuple(labels))
 
 
-def names_a_year(text: str) -> bool:
-    """Whether a text holds a number that may be a year (19xx / 20xx): a cheap test before reading its dates."""
+def may_name_a_year(text: str) -> bool:
+    """Whether a text holds a number that may be a year (19xx / 20xx): a cheap test before reading its dates (it may
+    be a port, an error code or a count; `asked_points` reads which it is)."""
     return _ANY_YEAR.search(text) is not None
 
 
 _ANY_YEAR = re.compile(_YEAR)
+# A bare year dates a question only after a preposition of time ("in 2024", "back in 2023", "the ALV of 2024", "for
+# 2025") or as a label of a yearly thing ("the 2024 accounts"); a month or a day before it ("March 2025", "1 May
+# 2025") and the ISO form date it by themselves. "ticket 2024", "error 2003", "port 2024" name no year.
+_TIME_PREPOSITION = re.compile(r"\b(?:in|during|for|of|around|circa|throughout|over|about|across|within|early|late|"
+                               r"mid|end of|start of)\s+$", re.IGNORECASE)
 
 
 def asked_points(sentence: str) -> tuple[tuple[int, int], ...]:
     """The points of time an asking sentence names ("what was the contribution back in 2023" -> 2023's twelve
-    months); a bound or a range names none ("what changed since 2023?")."""
-    return dated(sentence).points
+    months); a bound or a range names none ("what changed since 2023?"), nor a bare number that may be a year but
+    stands where no date does ("who owns ticket 2024?": `_TIME_PREPOSITION`)."""
+    text = _CODE.sub(" ", sentence)
+    points = list(dated(text).points)
+    for m in _DATE.finditer(text):
+        span = None if m.group("iso") or m.group("month") else _year_span(int(m.group("year")))
+        if (span in points and not _TIME_PREPOSITION.search(text[max(0, m.start() - 20):m.start()])
+                and not _is_label(text, m.start(), m.end())):
+            points.remove(span)  # a bare number where no date stands: no point asked
+    return tuple(points)
 
 
 def spans(text: str, created: datetime | None, *, event: bool) -> tuple[tuple[int, int], ...] | None:

@@ -71,3 +71,32 @@ def test_the_same_output_with_a_question_around_it_is_answered(port_memory):
     result = _respond("```\n$ ormah serve\nINFO  listening on 127.0.0.1:8787 (ORMAH_PORT unset, default port)\n```\n"
                       "which port does the ormah server listen on by default, and how do I change it?")
     assert (result.decision, result.node_ids) == ("injected", (port_memory.id,))
+
+
+@pytest.mark.parametrize("prompt", [
+    # a log level word opening a person's line is not a log level as a log writes it
+    "Error in the nightly export again\nInfo on it is in the ticket",
+    "warning shown twice on deploy\nerror after that, same as yesterday",
+    # a line ending with "?" is a person asking, whatever its shape
+    "Error: could not find app loafbook-staging\nError: which app name does staging use?",
+    # a quoted address or short string opening a person's line is not a JSON member
+    '"jan@acme.nl": bounced twice this week\n"jan@acme.com": the new one, use it from now on',
+    '"lgtm": approved, merge it\n"nit": a small remark, not blocking',
+])
+def test_a_person_s_lines_in_an_output_s_words_are_not_pasted_output(prompt):
+    assert not is_pasted_output(prompt)
+
+
+@pytest.mark.parametrize("prompt", [
+    "[ERROR] queue unreachable\n[INFO] retrying in 5 s",
+    "WARNING: the config has no depot\nerror: solver gave up",
+    "ERROR queue unreachable\nINFO  retrying in 5 s",
+    '"status": "ok",\n"rows": 12,\n"errors": []',
+])
+def test_log_levels_and_json_members_as_output_writes_them_are_pasted_output(prompt):
+    assert is_pasted_output(prompt)
+
+
+def test_a_person_s_lines_opening_with_error_are_answered_end_to_end(port_memory):
+    result = _respond("Error on startup again, port taken\nError: which port does the ormah server listen on?")
+    assert (result.decision, result.node_ids) == ("injected", (port_memory.id,))

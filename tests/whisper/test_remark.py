@@ -52,3 +52,28 @@ def test_a_question_after_the_same_opener_is_answered_end_to_end(mem):
     result = whisper_respond(prompt="ok, thx. how does Priya take her espresso, with sugar?", session_id="s1",
                              space="ormah")
     assert (result.decision, result.node_ids) == ("injected", (node.id,))
+
+
+@pytest.mark.parametrize("prompt", [
+    "oh, what's the port again",              # a question after an interjection, without "?"
+    "yeah which branch do we deploy from",
+    "ah, when is the dentist",
+    "lol, how do I rebase onto main",
+])
+def test_a_question_after_an_interjection_is_not_a_remark(prompt):
+    assert not is_remark(prompt)
+
+
+@pytest.mark.parametrize("prompt", ["oh what a mess", "ah, how nice"])
+def test_an_exclamation_in_a_question_s_words_is_still_a_remark(prompt):
+    assert is_remark(prompt)
+
+
+PORT = "The Ormah server listens on 127.0.0.1:8787 by default; ORMAH_PORT changes it."
+
+
+def test_a_question_after_an_interjection_is_answered_end_to_end(mem):
+    node = mem(PORT, space="ormah", auto_link=False)
+    result = whisper_respond(prompt="oh, which port does the ormah server listen on again", session_id="s1",
+                             space="ormah")
+    assert (result.decision, result.node_ids) == ("injected", (node.id,))

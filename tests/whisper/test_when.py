@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from whisper.when import asked_points, dated, names_a_year, other_time
+from whisper.when import asked_points, dated, may_name_a_year, other_time
 
 MADE_2026 = datetime(2026, 3, 16, 9, 0, tzinfo=UTC)
 MADE_2025 = datetime(2025, 10, 28, 9, 0, tzinfo=UTC)
@@ -113,4 +113,4 @@ def test_a_point_asked_and_the_memory_s_time(prompt, text, created, event, other
     ("what was the fee last year", False),
 ])
 def test_a_cheap_test_for_a_year(text, names):
-    assert names_a_year(text) is names
+    assert may_name_a_year(text) is names

@@ -44,7 +44,7 @@ from whisper.kinds import (
 )
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
 from whisper.text import NOT_POSSESSIVE, fold, topic_tokens
-from whisper.when import asked_points, names_a_year, other_time
+from whisper.when import asked_points, may_name_a_year, other_time
 
 # ---- a possessive chain: "Jonas's mother's birthday" -> the owners after the first ({"mother"})
 
@@ -146,7 +146,7 @@ def other_year(prompt: str, text: str, created: datetime | None, node_type: str 
     (`whisper.when.other_time`: an event is about the years it names and was created in, any other memory only
     by the bounds and ranges it states, one stating none is never contradicted); None when no asking sentence names one ("since 2023",
     "last year" name none)."""
-    if not names_a_year(prompt):
+    if not may_name_a_year(prompt):
         return None
     asked = tuple(p for sentence in asking_sentences(prompt) for p in asked_points(sentence))
     return other_time(asked, text, created, event=node_type == NodeType.EVENT)
@@ -160,25 +160,47 @@ _PAST = re.compile(r"\bdid [\w'-]+ (?!(?:want|wish|plan|hope|mean|intend|aim|dec
                    r"promise|say|set|choose|pick)\b)\w+|\blast time\b", re.IGNORECASE)
 
 
+# A sentence that names the goal asks about it ("did I reach my goal?", "did we hit the target for 2026?"): the goal
+# memory is what it is about, met or not.
+_NAMES_A_GOAL = re.compile(r"\b(?:goals?|targets?|aims?|objectives?|resolutions?)\b", re.IGNORECASE)
+
+
 def goal_for_the_past(prompt: str, node_type: str) -> bool:
     """Whether the memory is a goal (a thing not yet done) and an asking sentence of the prompt asks what happened
-    ("which jlpt level did I pass last time", "how many km did I run in october")."""
-    return node_type == NodeType.GOAL and any(_PAST.search(sentence) for sentence in asking_sentences(prompt))
+    ("which jlpt level did I pass last time", "how many km did I run in october"), not about the goal itself ("did
+    I reach my goal", `_NAMES_A_GOAL`)."""
+    return node_type == NodeType.GOAL and any(_PAST.search(sentence) and not _NAMES_A_GOAL.search(sentence)
+                                              for sentence in asking_sentences(prompt))
 
 
 # ---- the last occurrence asked: "which notary did we use last time the bylaws changed?" is not met by the rule
 
 # "last time" only: "when did we last go and how did we get there" also asks how, which a standing note may answer.
 _LAST_OCCURRENCE = re.compile(r"\blast time\b", re.IGNORECASE)
+# A question for who, which one or when: an occurrence answers it (who did it, which one was used, when it was); "what
+# went wrong last time" or "how did we do it last time" may be answered by a note on how it is done.
+_WHO_WHICH_WHEN = re.compile(r"\b(?:who|whom|whose|which|when)\b", re.IGNORECASE)
+# A memory that states a rule: a decision, a preference or a procedure, or a text saying what must or may be done (a
+# modal or a verb of requiring: "changing the statuten needs a notarial deed", "releases must be tagged").
+_RULE_TYPES = frozenset({NodeType.DECISION, NodeType.PREFERENCE, NodeType.PROCEDURE})
+_STATES_A_RULE = re.compile(r"\b(?:must|mustn't|should|shouldn't|shall|needs?|needed|requires?|required|has to|"
+                            r"have to|always|never|may only|can only|is only|are only)\b", re.IGNORECASE)
+
+
+def rule_like(text: str, node_type: str) -> bool:
+    """Whether a memory states a rule (`_RULE_TYPES`, or a fact or note whose text says what must be done)."""
+    return node_type in _RULE_TYPES or (node_type != NodeType.EVENT and bool(_STATES_A_RULE.search(text)))
 
 
 def rule_for_an_occurrence(prompt: str, text: str, node_type: str) -> bool:
-    """Whether an asking sentence asks about the last time something happened ("… last time the statuten changed")
-    and the memory records no occurrence: not an event and holding no date or time (a
-    standing rule on how the thing is done, "changing the statuten needs a notarial deed", says nothing of the last
-    time it was done)."""
-    return (node_type != NodeType.EVENT and not kinds.holds_kind(text, "time")
-            and any(_LAST_OCCURRENCE.search(sentence) for sentence in asking_sentences(prompt)))
+    """Whether an asking sentence asks who, which or when about the last time something happened ("which notary
+    … last time the statuten changed") and the memory is a rule that records no occurrence: rule-like (`rule_like`)
+    and holding no date or time (a standing rule on how the thing is done, "changing the statuten needs a notarial
+    deed", says nothing of the last time it was done). A fact or a person's note ("Notaris de Vries handled our
+    statuten") may name who did it, and is left."""
+    return (rule_like(text, node_type) and not kinds.holds_kind(text, "time")
+            and any(_LAST_OCCURRENCE.search(sentence) and _WHO_WHICH_WHEN.search(sentence)
+                    for sentence in asking_sentences(prompt)))
 
 
 # ---- the check and the stage
