@@ -23,3 +23,17 @@ def test_nowhere_and_a_call_that_ended_before_retrieval():
     assert where(placement({"expect": ["d"]}, CALL)) == "nowhere"
     assert placement({"expect": ["d"]}, None)["wide"] is None
     assert WIDE == 50
+
+
+def test_the_route_a_prompt_took():
+    from types import SimpleNamespace
+
+    from bench.whisper_pool import route
+    from whisper.classifier import Intent
+
+    run = SimpleNamespace(identity_question=True, about_user=True, prompt="what's my job, the form at the clinic asks",
+                          target_space=None, request=SimpleNamespace(space=None),
+                          intent=Intent(categories=("technical",), scores={}))
+    assert route(run) == "technical:IU"
+    run.target_space, run.intent = "tidewater", None
+    assert route(run) == "-:IUN"
