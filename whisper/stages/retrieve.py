@@ -13,7 +13,7 @@ from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.conventions import governs_task, standouts
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
-from whisper.asked import asked
+from whisper.asked import asked, sentences
 from whisper.facts import names_focus, others_facts, question_facts
 from whisper.text import (
     about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus, someone_elses,
@@ -37,11 +37,34 @@ def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         query = " ".join([r.prompt for r in run.recent[-FOLLOW_UP_PROMPTS:]] + [run.prompt])
     run.query = " ".join(query.split())[-MAX_QUERY_CHARS:].strip()
     run.query_vec = run.prompt_vec if run.query == " ".join(run.prompt.split()) else deps.embed(run.query)
-    run.identity_question = (run.intent is not None and run.intent.has(IDENTITY)) or asks_about_user(run.prompt)
+    run.identity_question = ((run.intent is not None and run.intent.has(IDENTITY))
+                             or user_question(run.prompt) is not None)
     run.about_user = run.identity_question or about_user(run.prompt)
     run.preference_task = preference_task(run.prompt)
     run.broad_recap = (run.intent is not None and run.intent.has(TEMPORAL) and is_recap(run.prompt)
                        and parse_temporal(run.prompt, run.now).window is not None)
+    return None
+
+
+# A clause ends at a sentence's end or at a comma, semicolon or colon followed by white space.
+_CLAUSE_END = re.compile(r"[,;:]\s+")
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+
+
+def user_question(prompt: str) -> str | None:
+    """The part of a prompt that is a short question about a fact of the user's own (`asks_about_user`): the prompt
+    itself, or one of its clauses when context comes around it ("whats my github username again, filling in the
+    conf talk form"; "the alv invite has to list who is up for re-election. when does my seat run out"); None when
+    there is none. A prompt holding a fenced paste is not split: its question is about the paste ("…```FAILED …```
+    what am I missing")."""
+    if asks_about_user(prompt):
+        return prompt
+    if _FENCE.search(prompt):
+        return None
+    for sentence in sentences(prompt):
+        for clause in _CLAUSE_END.split(sentence):
+            if clause.strip() != prompt.strip() and asks_about_user(clause.strip()):
+                return clause.strip()
     return None
 
 
@@ -295,7 +318,9 @@ def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> Non
     if not run.identity_question:
         return
     whole = _focus_applies(run)
-    question = run.query or run.prompt  # a follow-up's: the prompts it joins
+    # A follow-up's question: the prompts it joins; a question about the user inside context: that clause alone.
+    clause = None if run.follow_up else user_question(run.prompt)
+    question = clause or run.query or run.prompt
     focus = question_focus(question)
     if whole and not focus:
         return
