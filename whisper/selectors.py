@@ -17,6 +17,7 @@ from memory.domain.requests import auto_title
 from memory.domain.search import SearchHit
 from memory.models import EdgeRow, NodeRow
 from memory.search.candidates import store_state
+from memory.search.rows import as_datetime
 from memory.search.semantic import cosines_for
 from whisper.affinity import FeedbackSample
 from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
@@ -26,6 +27,9 @@ IDENTITY_LIMIT = 200
 IDENTITY_FIELDS = ("id", "uid", "short_id", "title", "content", "type", "tier", "space", "tags_text", "created",
                    "updated", "valid_until", "confidence")  # what a whisper candidate reads of a row
 SERVED_LOOKBACK = 50
+DECISIONS = WhisperDecisionRow._meta.db_table
+CANDIDATES = WhisperCandidateRow._meta.db_table
+AFFINITY = AffinityRow._meta.db_table
 
 T = TypeVar("T")
 
@@ -111,16 +115,29 @@ def node_cosines(*, query_vec: np.ndarray, row_ids: Sequence[int]) -> dict[int, 
     return {hit.row_id: hit.cosine for hit in cosines_for(query_vec, ids)} if ids else {}
 
 
+def _rows(sql: str, params: Sequence) -> list[tuple]:
+    """A plain read of the ledger's tables: every whisper call makes these reads, and the ORM spent 10-40 times
+    each one's own cost building it (docs/benchmarks.md, "Soak session 18"). Datetimes come back as stored (SQLite:
+    UTC text; memory.search.rows.as_datetime reads them as Django's converters do)."""
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return cur.fetchall()
+
+
+def _in(values: Sequence) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
 def feedback_samples(*, node_uids: Sequence[str]) -> dict[str, list[FeedbackSample]]:
-    """Feedback given for these memories, by node id."""
+    """Feedback given for these memories, by node id (newest first)."""
     samples: dict[str, list[FeedbackSample]] = defaultdict(list)
     uids = list(dict.fromkeys(node_uids))
     if not uids:
         return samples
-    rows = (AffinityRow.objects.filter(node_uid__in=uids).order_by("-created", "-id")
-            .values_list("node_uid", "prompt_vec", "signal", "source", "created"))
-    for uid, vec, signal, source, at in rows:
-        samples[uid].append(FeedbackSample(prompt_vec=_vec(vec), signal=signal, source=source, at=at))
+    for uid, vec, signal, source, at in _rows(
+            f"SELECT node_uid, prompt_vec, signal, source, created FROM {AFFINITY} WHERE node_uid IN ({_in(uids)}) "
+            "ORDER BY created DESC, id DESC", uids):
+        samples[uid].append(FeedbackSample(prompt_vec=_vec(vec), signal=signal, source=source, at=as_datetime(at)))
     return samples
 
 
@@ -140,15 +157,15 @@ def served_node_ids(*, session_id: str | None, since: datetime) -> frozenset[str
     """Memories injected into this session since `since`."""
     if not session_id:
         return frozenset()
-    return frozenset(WhisperCandidateRow.objects.filter(
-        decision__session_id=session_id, decision__created__gte=since, injected=True,
-    ).order_by().values_list("node_uid", flat=True))  # a set: the model's ordering was a sort for nothing
+    return frozenset(uid for uid, in _rows(
+        f"SELECT c.node_uid FROM {CANDIDATES} c INNER JOIN {DECISIONS} d ON d.id = c.decision_id "
+        "WHERE d.session_id = %s AND d.created >= %s AND c.injected = %s",
+        [session_id, connection.ops.adapt_datetimefield_value(since), True]))
 
 
 def next_decision_id() -> int:
     """The id the next decision row is expected to get (the newest one's plus one; another writer may take it)."""
-    newest = WhisperDecisionRow.objects.order_by("-id").values_list("id", flat=True).first()
-    return (newest or 0) + 1
+    return (_rows(f"SELECT max(id) FROM {DECISIONS}", [])[0][0] or 0) + 1
 
 
 def ledger_position(*, session_id: str | None) -> tuple[int, int]:
@@ -163,7 +180,8 @@ def session_prompt_count(*, session_id: str | None) -> int:
     """How many whisper calls a session has made, machine-generated prompts not counted."""
     if not session_id:
         return 0
-    return WhisperDecisionRow.objects.filter(session_id=session_id).exclude(decision=SILENT_SYNTHETIC).count()
+    return _rows(f"SELECT COUNT(*) FROM {DECISIONS} WHERE session_id = %s AND NOT (decision = %s)",
+                 [session_id, SILENT_SYNTHETIC])[0][0]
 
 
 def decision_get(*, whisper_log_id: int) -> WhisperDecisionRow | None:

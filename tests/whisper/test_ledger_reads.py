@@ -203,3 +203,20 @@ def test_a_long_prompt_is_cut_and_no_session_buffers_nothing():
     append(None, "nobody's", 0)
     assert [len(p) for p in held("a")] == [2000]
     assert SessionPromptRow.objects.count() == 1
+
+
+def test_plain_reads_give_the_orms_answers_with_microseconds_and_whole_seconds():
+    """The ledger reads are plain SQL (whisper/selectors._rows): a time stored without microseconds (SQLite's text
+    '... 12:00:00') sorts and compares as the time it holds, as through the ORM."""
+    whole = feedback("a", 1, 10)
+    AffinityRow.objects.filter(id=whole.id).update(created=NOW - timedelta(minutes=10))
+    later = feedback("a", -1, 10)
+    AffinityRow.objects.filter(id=later.id).update(created=NOW - timedelta(minutes=10) + timedelta(microseconds=5))
+    got = selectors.feedback_samples(node_uids=["a"])["a"]
+    expected = list(AffinityRow.objects.filter(node_uid="a").order_by("-created", "-id")
+                    .values_list("signal", "created"))
+    assert [(s.signal, s.at) for s in got] == expected == [(-1, NOW - timedelta(minutes=10, microseconds=-5)),
+                                                           (1, NOW - timedelta(minutes=10))]
+    row = decision("s1", minutes_ago=0, injected=["exact"])
+    assert selectors.served_node_ids(session_id="s1", since=row.created) == frozenset({"exact"})
+    assert selectors.served_node_ids(session_id="s1", since=row.created + timedelta(microseconds=1)) == frozenset()
