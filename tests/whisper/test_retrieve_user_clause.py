@@ -18,6 +18,9 @@ from whisper.stages.retrieve import user_question
     ("how do I rebase onto main, the branch is stale", None),  # a method, not a fact about the user
     ("the importer drops empty rows. why does it do that", None),
     ("ran the suite:\n```\nFAILED tests/test_io.py::test_rows\n```\nwhat am I missing", None),  # about the paste
+    ("whats my blood group again, the donor form at the clinic needs it by friday", "what's my blood group again"),
+    ("wheres my passport", "where's my passport"),  # the whole prompt, its apostrophe restored
+    ("what's in the whatsapp export", None),
     ("", None),
 ])
 def test_the_question_about_the_user_inside_a_prompt(prompt, expected):
@@ -61,3 +64,11 @@ def test_the_users_fact_asked_inside_context_is_whispered(notes):
 def test_a_fact_recall_already_passed_stays_whispered_alone(notes, prompt, key):
     result = whisper_respond(prompt=prompt, session_id="clause")
     assert (result.decision, result.node_ids) == ("injected", (notes[key].id,))
+
+
+@pytest.mark.parametrize("prompt", ["whats my job", "whats my job again, the alumni form wants a line about it"])
+def test_a_question_word_typed_without_its_apostrophe_is_read_with_it(notes, prompt):
+    # Before, "whats my job" was no question about the user (the rule reads "what's"): no identity route, and the
+    # work note stayed under the gate (alone) or was never found (with the form's words around it).
+    result = whisper_respond(prompt=prompt, session_id="clause")
+    assert (result.decision, result.node_ids) == ("injected", (notes["job"].id,))

@@ -49,14 +49,18 @@ def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
 # A clause ends at a sentence's end or at a comma, semicolon or colon followed by white space.
 _CLAUSE_END = re.compile(r"[,;:]\s+")
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+# A question word's "'s" typed without its apostrophe ("whats my …", "wheres my …"), as people type in a hurry.
+_APOSTROPHE_DROPPED = re.compile(r"\b(what|who|where|when|how)s\b", re.IGNORECASE)
 
 
 def user_question(prompt: str) -> str | None:
     """The part of a prompt that is a short question about a fact of the user's own (`asks_about_user`): the prompt
     itself, or one of its clauses when context comes around it ("whats my github username again, filling in the
     conf talk form"; "the alv invite has to list who is up for re-election. when does my seat run out"); None when
-    there is none. A prompt holding a fenced paste is not split: its question is about the paste ("…```FAILED …```
+    there is none; a question word's "'s" typed without the apostrophe is read with it ("whats my …": the clause is
+    returned with it). A prompt holding a fenced paste is not split: its question is about the paste ("…```FAILED …```
     what am I missing")."""
+    prompt = _APOSTROPHE_DROPPED.sub(r"\1's", prompt)
     if asks_about_user(prompt):
         return prompt
     if _FENCE.search(prompt):
