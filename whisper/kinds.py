@@ -63,6 +63,16 @@ _ASKS = {
         r"|\b(?:what|which)(?:'s|\u2019s| is| was| are)? (?:the |our |its |their |your |my )?(?:[\w-]+ ){0,3}?"
         r"(?:port|version|number|percentage|size|count|limit|maximum|minimum|timeout|capacity|quota|threshold)s?\b",
         re.IGNORECASE),
+    # an identifier (session 18): "what's the IBAN", "whats dewi's phone number", "what's the client id the app
+    # uses", "the frame number of the bike"; the noun asked, after "what / which" and up to three words (not "the
+    # number of …", a count; not a port's or a version's number, kinds of their own)
+    "id": re.compile(
+        r"\b(?:what|which)(?:'s|\u2019s| is| was| are| were)? (?:the |our |its |their |your |my |his |her )?"
+        r"(?:[\w'\u2019-]+ ){0,3}?(?:iban|bsn|vin|ids?|identifier|serial|(?:phone|telephone|mobile|account|serial|"
+        r"frame|chassis|member|membership|customer|client|policy|passport|licen[cs]e|plate|registration|order|"
+        r"invoice|tracking|reference|case|tax|vat|employee|staff|student|patient|insurance|contract|card)"
+        r" (?:number|no|nr|id))\b",
+        re.IGNORECASE),
     # a web address: "what's the dashboard URL", "which link do I send"; named by the noun, not by "where"
     "url": re.compile(
         r"\b(?:what|which|where)(?:'s|\u2019s| is| was| are| were)?\b[^.?!]{0,60}?\b"
@@ -104,6 +114,8 @@ def asked_kinds(prompt: str) -> frozenset[str]:
         kinds.discard("number")
     if "url" in kinds:
         kinds.discard("place")
+    if "id" in kinds:  # "what's the account number": an identifier, which any digit ("2 accounts") is not
+        kinds.discard("number")
     # "how many photos …" asks for a count of things, which a measure ("1600 px", "2 MB", "7 minutes") is not; "how
     # many kilometres / hours …" asks for the measure itself.
     if "number" in kinds and any(m.group(1).lower() not in _UNIT_NAMES for m in _HOW_MANY.finditer(prompt)):
@@ -158,6 +170,17 @@ _HOLDS = {
         r"|\b(?:a few|several|many|no)\b", re.IGNORECASE),
     "person": re.compile(rf"{_NAME}|{_GROUP}|\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? [A-Z]|@\w+"
                          r"|(?i:\b(?:i|me|my|myself|we|us|our|he|him|his|she|her|they|them)\b)"),
+    # an identifier: an IBAN ("NL37 RABO 0312 4589 17"), a run of six digits or more with single spaces, dashes
+    # or dots between groups ("06-1234 5678", "123.456.789"; not a date, below), a code of letters and at least two
+    # digits ("WTU1234", "AB-12-CD"; not "OAuth2", "k8s", "N4"; not a measure "50MB"), a number of three digits or
+    # more after "number", "no.", "nr", "id" or "#", or one `code` token
+    "id": re.compile(
+        r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"
+        r"|(?<![\w.-])(?!\d{4}-\d\d-\d\d\b|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}\b)\+?\d(?:[ .-]?\d){5,}(?![\w.-]*\d)"
+        r"|(?<![\w.-])(?=(?:[A-Za-z-]*\d){2})(?=[\dA-Z-]*[A-Z])(?![\d.,]+ ?(?i:[kmgt]i?b|kg|km|mm|cm|px|ms|mhz|ghz|"
+        r"kbps|mbps)\b)[A-Z\d][A-Z\d-]{2,}[A-Z\d]\b(?![.,]\d)"
+        r"|(?i:\b(?:number|no\.?|nr\.?|id)\s*:?\s*|#)\d{3,}\b"  # a labelled number: "member no. 1043", "#4471"
+        r"|`[^`\s]{2,}`"),
     "url": re.compile(
         r"https?://|\bwww\.|(?i:\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|local|internal|lan|co|eu|nl|be|"
         r"de|uk|fr|ai|sh|cloud|site|me)\b|\blocalhost\b)|(?:^|[\s(`'\"])/[\w.-]+|:\d{2,5}\b"),

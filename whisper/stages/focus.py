@@ -139,6 +139,38 @@ def other_version(prompt: str, text: str, node_type: str = NodeType.EVENT) -> st
     return sorted(asked)[0]
 
 
+# ---- the version asked (session 18): "which version of lxml do we pin?" is not answered by a note holding none
+
+# A question for a version: "which / what" and up to three words before "version(s)" ("which python version is it on",
+# "what's the minimum lxml version", "which version do I pin"); not "what changed in the new version" (four words).
+_ASKS_VERSION = re.compile(r"\b(?:what|which)(?:'s|\u2019s| is| was| are| were)? (?:the |our |its |their |your |my )?"
+                           r"(?:[\w'\u2019-]+ ){0,3}?versions?\b", re.IGNORECASE)
+# A major version alone, as a tag or a package pin writes it: "v3", "@18", "==2".
+_MAJOR = re.compile(r"(?:(?<![\w.])v|@|==|>=|~=|\^|~)\d+\b", re.IGNORECASE)
+
+
+# A major version after a name: "Node 20", "Postgres 16", "version 2" (the name is checked against the question's).
+_NAMED_MAJOR = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?\d{1,3}\b(?![.,]?\d)")
+
+
+def holds_version(text: str, prompt: str = "") -> bool:
+    """Whether a memory's text names a version: a dotted number (`versions`: "3.11", "1.62", "v2.3.0"), a major
+    version as a tag or pin writes it ("v3", "react@18", "django==5"), or a number right after "version" or a name the
+    question holds ("which node version …" and "builds on Node 20")."""
+    if versions(text) or _MAJOR.search(text):
+        return True
+    named = topic_tokens(prompt) | topic_tokens("version")
+    return any(topic_tokens(m.group(1)) & named for m in _NAMED_MAJOR.finditer(text))
+
+
+def no_version(prompt: str, text: str) -> bool:
+    """Whether an asking sentence asks for a version ("which version of X do we pin?") and the memory names none
+    (`holds_version`): a note on the package that holds no version cannot say which one. The whole text is read, as
+    `other_version` reads it."""
+    return (any(_ASKS_VERSION.search(sentence) for sentence in asking_sentences(prompt))
+            and not holds_version(text, prompt))
+
+
 # ---- a year the prompt names: "what was the contribution back in 2023?" is not about a note on 2026 on
 
 def other_year(prompt: str, text: str, created: datetime | None, node_type: str = NodeType.FACT) -> str | None:
@@ -237,6 +269,8 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
     version = other_version(prompt, f"{title}\n{content}", node_type)
     if version is not None:
         return "version: " + version
+    if no_version(prompt, f"{title}\n{content}"):
+        return "version: none held"
     year = other_year(prompt, f"{title}\n{content}", created, node_type)
     return None if year is None else "year: " + year
 

@@ -1,0 +1,108 @@
+"""Session 18's answer-slot checks (docs/whisper.md, "Session 18: repairs of the focus rules"): a question asking for
+a version keeps a memory only if it names a version (whisper.stages.focus, `no_version`, beside `other_version`); a
+question asking for an identifier (a number, id, serial, IBAN, account number) keeps one only if it holds an
+identifier (whisper.kinds, the "id" kind). Each near miss below is whispered by main 4b24001 (checked); the store
+and prompts were written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from whisper.kinds import asked_kinds, holds_kind, missing_kind
+from whisper.services import whisper_respond
+from whisper.stages.focus import holds_version, no_version, off_focus
+
+
+# ---- item 9: the version asked
+
+@pytest.mark.parametrize(("prompt", "text", "dropped"), [
+    ("which version of lxml do we pin?", "lxml\nlxml is an optional extra for files over 50 MB.", True),
+    ("what's the minimum lxml version the fast extra needs", "lxml\nAn optional extra, off by default.", True),
+    ("which version of lxml do we pin?", "lxml\nPinned to lxml 5.2 since the wheel broke.", False),
+    ("which version of react do we pin?", "Frontend\nWe pin react@18 until the router catches up.", False),
+    ("which node version does loafbook build with", "Loafbook\nBuilds on Node 20 with pnpm.", False),
+    ("which node version does loafbook build with", "Loafbook\nBuilds on Node LTS with 4 workers.", True),
+    ("what changed in the new version of lxml", "lxml\nAn optional extra, off by default.", False),  # no version asked
+    ("is lxml optional?", "lxml\nAn optional extra, off by default.", False),
+])
+def test_a_version_question_needs_a_version(prompt, text, dropped):
+    assert no_version(prompt, text) is dropped
+
+
+@pytest.mark.parametrize(("text", "holds"), [
+    ("Python 3.12", True), ("tag v3", True), ("django==5", True), ("we pin react@18", True),
+    ("pinned to version 2", True), ("an optional extra for files over 50 MB", False),
+])
+def test_holds_version(text, holds):
+    assert holds_version(text) is holds
+
+
+def test_off_focus_names_the_missing_version():
+    assert off_focus("which version of lxml do we pin?", title="lxml optional",
+                     content="lxml is an optional extra (`gpxkit[fast]`) for files over 50 MB.",
+                     node_type="decision") == "version: none held"
+
+
+# ---- item 10: the identifier asked
+
+@pytest.mark.parametrize(("prompt", "asked"), [
+    ("what's the frame number of the cargo bike, the insurer wants it", True),
+    ("whats dewi's phone number", True),
+    ("what's the club's IBAN?", True),
+    ("what's the client id the dispatch app uses in keycloak", True),
+    ("which account number do we pay the rent from?", True),
+    ("what's the number of members", False),  # a count
+    ("what port number does the server use", False),  # a number of its own kind
+])
+def test_an_identifier_asked(prompt, asked):
+    assert ("id" in asked_kinds(prompt)) is asked
+
+
+@pytest.mark.parametrize(("text", "holds"), [
+    ("current account NL37 RABO 0312 4589 17", True),  # an IBAN
+    ("call her on 06-1234 5678", True),  # a long run of digits
+    ("frame WTU1234567 on the receipt", True),  # letters and digits
+    ("plate AB-12-CD", True),
+    ("member no. 1043", True),  # a labelled number
+    ("client id `dispatch-web`", True),  # a code token
+    ("OAuth2 client credentials from Keycloak; tokens live 5 minutes.", False),
+    ("Bought an Urban Arrow e-cargo bike in March 2026.", False),
+    ("on 2026-03-14 at 14:05", False),  # a date, a time
+    ("files over 50MB", False),  # a measure
+])
+def test_holds_an_identifier(text, holds):
+    assert holds_kind(text, "id") is holds
+
+
+def test_a_note_with_no_identifier_misses_the_kind():
+    assert missing_kind("what's the frame number of the cargo bike",
+                        "Cargo bike\nBought an Urban Arrow e-cargo bike in March 2026, 4 seats.") == "id"
+
+
+# ---- end to end: the real store, embedder and recall
+
+@pytest.fixture
+def store(mem):
+    return {
+        "bike": mem("Bought an Urban Arrow e-cargo bike in March 2026 at the shop in Zeist, mostly for the school run "
+                    "and big grocery trips.", title="Cargo bike", type="event", tags=["bike"], auto_link=False),
+        "account": mem("The tennis club banks with Triodos: current account NL12 TRIO 0198 7654 32; the treasurer "
+                       "pays the court rent from it.", title="Tennis club bank account", tags=["tennis club"],
+                       auto_link=False),
+        "extra": mem("gpxkit parses with the standard library by default; lxml is an optional extra (`gpxkit[fast]`) "
+                     "for GPX files over 50 MB.", title="lxml optional", type="decision", tags=["gpxkit"],
+                     auto_link=False),
+    }
+
+
+@pytest.mark.parametrize("prompt", [
+    "what's the frame number of the urban arrow cargo bike, the insurer wants it",
+    "which version of lxml does the gpxkit fast extra pin?",
+])
+def test_the_near_miss_stays_silent(store, prompt):
+    assert whisper_respond(prompt=prompt, session_id="slots").node_ids == ()
+
+
+def test_the_identifier_is_whispered(store):
+    result = whisper_respond(prompt="what's the IBAN of the tennis club's bank account", session_id="slots")
+    assert store["account"].id in result.node_ids
