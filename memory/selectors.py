@@ -31,7 +31,7 @@ def node_row_get(*, ref: str) -> NodeRow:
     ref = (ref or "").strip().lower()
     if len(ref) < MIN_PREFIX or not all(c in "0123456789abcdef-" for c in ref):
         raise ValidationFailed(f"'{ref}' is not a node id or an id prefix of at least {MIN_PREFIX} hex characters")
-    row = NodeRow.objects.filter(uid=ref).first()
+    row = row_by_uid(ref)
     if row is not None:
         return row
     matches = list(NodeRow.objects.filter(uid__startswith=ref).order_by("uid")[:11])
@@ -43,6 +43,13 @@ def node_row_get(*, ref: str) -> NodeRow:
         raise AmbiguousNodeRef(f"Id prefix {ref} matches {len(matches)}+ memories; use more characters",
                                details={"candidates": ids})
     return matches[0]
+
+
+def row_by_uid(uid: str) -> NodeRow | None:
+    """The index row with exactly this id, or None: the model instance `filter(uid=...).first()` gives (the fields'
+    converters applied), read by a plain statement, as the ORM spent ~3 times the read's cost building its query
+    (every API read and feedback of a memory starts here; docs/benchmarks.md, "Soak session 18")."""
+    return next(iter(NodeRow.objects.raw(f"SELECT * FROM {NodeRow._meta.db_table} WHERE uid = %s", [uid])), None)
 
 
 def node_row_resolve(*, ref: str) -> tuple[NodeRow, str | None]:

@@ -185,8 +185,9 @@ def session_prompt_count(*, session_id: str | None) -> int:
 
 
 def decision_get(*, whisper_log_id: int) -> WhisperDecisionRow | None:
-    """One decision row, or None."""
-    return WhisperDecisionRow.objects.filter(id=whisper_log_id).first()
+    """One decision row, or None (the model instance, read by a plain statement: see memory.selectors.row_by_uid)."""
+    rows = WhisperDecisionRow.objects.raw(f"SELECT * FROM {DECISIONS} WHERE id = %s", [int(whisper_log_id)])
+    return next(iter(rows), None)
 
 
 def decision_list(*, limit: int = 50, session_id: str | None = None) -> list[WhisperDecisionRow]:

@@ -220,3 +220,14 @@ def test_plain_reads_give_the_orms_answers_with_microseconds_and_whole_seconds()
     row = decision("s1", minutes_ago=0, injected=["exact"])
     assert selectors.served_node_ids(session_id="s1", since=row.created) == frozenset({"exact"})
     assert selectors.served_node_ids(session_id="s1", since=row.created + timedelta(microseconds=1)) == frozenset()
+
+
+def test_decision_get_is_the_orms_row_field_for_field():
+    row = decision("s1", vec=unit(1.0), injected=["a"])
+    WhisperDecisionRow.objects.filter(id=row.id).update(node_ids=["a", "b"], delivered=True, gate=0.25)
+    orm = WhisperDecisionRow.objects.filter(id=row.id).first()
+    got = selectors.decision_get(whisper_log_id=row.id)
+    fields = [f.attname for f in WhisperDecisionRow._meta.concrete_fields]
+    assert [getattr(got, f) for f in fields] == [getattr(orm, f) for f in fields]
+    assert got.node_ids == ["a", "b"] and got.delivered is True and got.created == NOW
+    assert selectors.decision_get(whisper_log_id=row.id + 1) is None
