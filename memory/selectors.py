@@ -103,10 +103,14 @@ def _raise_if_merged(ref: str) -> None:
 
 
 def node_identical(*, content: str, space: str | None) -> NodeRow | None:
-    """A live memory of this space holding exactly this content (the oldest), or None."""
-    rows = NodeRow.objects.filter(content=content, valid_until__isnull=True, space=space) if space is not None else \
-        NodeRow.objects.filter(content=content, valid_until__isnull=True, space__isnull=True)
-    return rows.order_by("created", "uid").first()
+    """A live memory of this space holding exactly this content (the oldest), or None.
+
+    Every remember asks this first: a plain statement through `Model.objects.raw` (the instance the ORM's
+    `filter(...).order_by("created", "uid").first()` gave), as in `row_by_uid`."""
+    where, params = ("space = %s", [content, space]) if space is not None else ("space IS NULL", [content])
+    rows = NodeRow.objects.raw(f"SELECT * FROM {NodeRow._meta.db_table} WHERE content = %s AND valid_until IS NULL "
+                               f"AND {where} ORDER BY created, uid LIMIT 1", params)
+    return next(iter(rows), None)
 
 
 def node_read(*, store: MarkdownStore, row: NodeRow) -> tuple[Node, StoredFile]:
