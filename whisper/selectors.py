@@ -200,11 +200,21 @@ def decision_list(*, limit: int = 50, session_id: str | None = None) -> list[Whi
 
 
 def candidate_for_feedback(*, node_uid: str, whisper_log_id: int | None) -> WhisperCandidateRow | None:
-    """The ledger row feedback refers to: that decision's row for the node, else the node's newest injection."""
-    qs = WhisperCandidateRow.objects.filter(node_uid=node_uid).select_related("decision")
+    """The ledger row feedback refers to: that decision's row for the node, else the node's newest injection; its
+    decision loaded with it. Plain statements through `Model.objects.raw` (see memory.selectors.row_by_uid), in the
+    order the ORM's `first()` read them (the model's ordering; the newest injection: its decision's time, then id)."""
     if whisper_log_id is not None:
-        return qs.filter(decision_id=whisper_log_id).first()
-    return qs.filter(injected=True).order_by("-decision__created", "-id").first()
+        rows = WhisperCandidateRow.objects.raw(
+            f"SELECT * FROM {CANDIDATES} WHERE node_uid = %s AND decision_id = %s "
+            "ORDER BY decision_id, final_rank, retrieval_rank, id LIMIT 1", [node_uid, int(whisper_log_id)])
+    else:
+        rows = WhisperCandidateRow.objects.raw(
+            f"SELECT c.* FROM {CANDIDATES} c INNER JOIN {DECISIONS} d ON d.id = c.decision_id "
+            "WHERE c.node_uid = %s AND c.injected = %s ORDER BY d.created DESC, c.id DESC LIMIT 1", [node_uid, True])
+    candidate = next(iter(rows), None)
+    if candidate is not None:
+        candidate.decision = decision_get(whisper_log_id=candidate.decision_id)
+    return candidate
 
 
 def decision_counts(*, since: datetime | None = None) -> dict[str, int]:

@@ -231,3 +231,27 @@ def test_decision_get_is_the_orms_row_field_for_field():
     assert [getattr(got, f) for f in fields] == [getattr(orm, f) for f in fields]
     assert got.node_ids == ["a", "b"] and got.delivered is True and got.created == NOW
     assert selectors.decision_get(whisper_log_id=row.id + 1) is None
+
+
+def test_candidate_for_feedback_is_the_orms_row_with_its_decision():
+    def orm(uid, log_id):
+        qs = WhisperCandidateRow.objects.filter(node_uid=uid).select_related("decision")
+        if log_id is not None:
+            return qs.filter(decision_id=log_id).first()
+        return qs.filter(injected=True).order_by("-decision__created", "-id").first()
+
+    old = decision("s1", minutes_ago=20, injected=["a"])
+    tie_first = decision("s1", minutes_ago=5, injected=["a"])
+    tie_second = decision("s2", minutes_ago=5, injected=["a", "b"])
+    decision("s1", minutes_ago=1, injected=["b"])
+    for rank in (3, None, 1):  # the same memory twice more in one decision: the model's ordering picks
+        WhisperCandidateRow.objects.create(decision=old, node_uid="a", short_id="a", stage="gate", final_rank=rank)
+    for uid, log_id in [("a", old.id), ("a", tie_first.id), ("a", None), ("b", None), ("b", old.id),
+                        ("never-injected", None), ("never-injected", tie_second.id), ("absent", None)]:
+        got, want = selectors.candidate_for_feedback(node_uid=uid, whisper_log_id=log_id), orm(uid, log_id)
+        assert (got and got.id) == (want and want.id), (uid, log_id)
+        if want is not None:
+            with CaptureQueriesContext(connection) as ctx:
+                assert got.decision.id == want.decision.id and got.decision.prompt == want.decision.prompt
+            assert not ctx.captured_queries  # loaded with it, as select_related did
+    assert selectors.candidate_for_feedback(node_uid="a", whisper_log_id=None).decision_id == tie_second.id
