@@ -15,7 +15,7 @@ from django.db.models import F, Prefetch
 from memory.domain.enums import Tier
 from memory.domain.requests import auto_title
 from memory.domain.search import SearchHit
-from memory.models import EdgeRow, NodeRow
+from memory.models import EdgeRow, NodeRow, NodeTagRow
 from memory.search.candidates import store_state
 from memory.search.rows import as_datetime
 from memory.search.semantic import cosines_for
@@ -30,6 +30,7 @@ SERVED_LOOKBACK = 50
 DECISIONS = WhisperDecisionRow._meta.db_table
 CANDIDATES = WhisperCandidateRow._meta.db_table
 AFFINITY = AffinityRow._meta.db_table
+NODES, EDGES, TAGS = NodeRow._meta.db_table, EdgeRow._meta.db_table, NodeTagRow._meta.db_table
 
 T = TypeVar("T")
 
@@ -68,22 +69,29 @@ def _per_store_state(name: str, load: Callable[[], T]) -> T:
 
 def self_ids() -> frozenset[str]:
     """The id(s) of the self node, found through the `self` tag index (no scan of the node table)."""
-    return _per_store_state("self_ids", lambda: frozenset(
-        NodeRow.objects.filter(tag_rows__tag="self", is_self=True).values_list("uid", flat=True)))
+    return _per_store_state("self_ids", lambda: frozenset(uid for uid, in _rows(
+        f"SELECT n.uid FROM {NODES} n INNER JOIN {TAGS} t ON n.id = t.node_id WHERE n.is_self = %s AND t.tag = %s",
+        [True, "self"])))
 
 
 def known_spaces() -> frozenset[str]:
     """The projects (spaces) that hold at least one memory."""
     return _per_store_state("spaces", lambda: frozenset(
-        s for s in NodeRow.objects.exclude(space=None).values_list("space", flat=True).distinct() if s))
+        s for s, in _rows(f"SELECT DISTINCT space FROM {NODES} WHERE NOT (space IS NULL)", []) if s))
 
 
 def identity_rows() -> list[NodeRow]:
-    """Core and working memories the self node defines, most important first (expired ones included)."""
-    me = NodeRow.objects.filter(tag_rows__tag="self", is_self=True).order_by("created", "uid").values("id")[:1]
-    targets = EdgeRow.objects.filter(source_id__in=me, edge_type="defines").values("target_id")
-    rows = (NodeRow.objects.filter(id__in=targets).order_by("-importance", "-updated")
-            .only(*IDENTITY_FIELDS)[:IDENTITY_LIMIT])
+    """Core and working memories the self node defines, most important first (expired ones included).
+
+    The ORM's statement written out (its building cost ~4 times the read; docs/benchmarks.md, "Soak session 18"),
+    read into the same instances (the fields of IDENTITY_FIELDS, the others deferred); every remember moves the
+    store state, so the whisper call after one reads it again."""
+    me = (f"SELECT u.id FROM {NODES} u INNER JOIN {TAGS} t ON u.id = t.node_id WHERE u.is_self = %s AND t.tag = %s "
+          "ORDER BY u.created ASC, u.uid ASC LIMIT 1")
+    targets = f"SELECT e.target_id FROM {EDGES} e WHERE e.edge_type = %s AND e.source_id IN ({me})"
+    rows = NodeRow.objects.raw(
+        f"SELECT {', '.join(IDENTITY_FIELDS)} FROM {NODES} WHERE id IN ({targets}) "
+        "ORDER BY importance DESC, updated DESC LIMIT %s", ["defines", True, "self", IDENTITY_LIMIT])
     return [r for r in rows if r.tier in (Tier.CORE, Tier.WORKING)]
 
 
