@@ -156,9 +156,10 @@ def topic_served(*, session_id: str | None, prompt_vec: np.ndarray, threshold: f
     """
     if not session_id:
         return True
-    blobs = (WhisperDecisionRow.objects.filter(session_id=session_id, decision=INJECTED, prompt_vec__isnull=False)
-             .order_by("-created", "-id").values_list("prompt_vec", flat=True)[:SERVED_LOOKBACK])
-    return any(float(np.dot(_vec(b), prompt_vec)) >= threshold for b in blobs)
+    blobs = _rows(f"SELECT prompt_vec FROM {DECISIONS} WHERE session_id = %s AND decision = %s "
+                  "AND prompt_vec IS NOT NULL ORDER BY created DESC, id DESC LIMIT %s",
+                  [session_id, INJECTED, SERVED_LOOKBACK])
+    return any(float(np.dot(_vec(b), prompt_vec)) >= threshold for b, in blobs)
 
 
 def served_node_ids(*, session_id: str | None, since: datetime) -> frozenset[str]:
