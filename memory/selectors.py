@@ -15,7 +15,7 @@ from memory.domain.markdown import parse
 from memory.domain.node import Node
 from memory.errors import AmbiguousNodeRef, MalformedNodeFile, NodeMerged, NodeNotFound, ValidationFailed
 from memory.index import META_MODEL
-from memory.models import EdgeRow, IndexMetaRow, MergeHistoryRow, NodeRow
+from memory.models import EdgeRow, IndexMetaRow, MergeHistoryRow, NodeRow, NodeTagRow
 from memory.store import MAX_READ_BYTES, MarkdownStore, StoredFile, content_hash
 
 MIN_PREFIX = 4
@@ -174,24 +174,27 @@ def node_snapshot(*, store: MarkdownStore, ref: str) -> FileSnapshot:
     return FileSnapshot(uid=row.uid, text=data.decode("utf-8"), hash=content_hash(data))
 
 
-def _self_rows():
-    """The self node's rows, oldest first, found through the `self` tag's index: every self node holds that tag
-    (memory.domain.identity.is_self_node) and the indexer writes a tag row for each tag, so this is the set
-    `is_self=True` names, without the scan of the node table that column (no index) costs."""
-    return NodeRow.objects.filter(tag_rows__tag="self", is_self=True).order_by("created", "uid")
+_NODES, _EDGES, _TAGS = NodeRow._meta.db_table, EdgeRow._meta.db_table, NodeTagRow._meta.db_table
+# The self node's id (the oldest, should there be several), found through the `self` tag's index: every self node
+# holds that tag (memory.domain.identity.is_self_node) and the indexer writes a tag row for each tag, so this is the
+# set `is_self` names, without the scan of the node table that column (no index) costs.
+_SELF_ID = (f"SELECT u.id FROM {_NODES} u INNER JOIN {_TAGS} t ON u.id = t.node_id WHERE u.is_self = %s "
+            "AND t.tag = %s ORDER BY u.created ASC, u.uid ASC LIMIT 1")
 
 
 def self_row() -> NodeRow | None:
-    """The self node's row (the oldest, should there be several)."""
-    return _self_rows().first()
+    """The self node's row (the oldest, should there be several); plain SQL through `NodeRow.objects.raw`, as
+    `row_by_uid`."""
+    return next(iter(NodeRow.objects.raw(f"SELECT * FROM {_NODES} WHERE id IN ({_SELF_ID})", [True, "self"])), None)
 
 
 def self_defined_rows(*, limit: int = 100, me: NodeRow | None = None) -> list[NodeRow]:
     """Memories the self node defines (identity), most important first; one statement (the self node read in it),
     or, given `me` (the self row the caller read), one statement without that lookup."""
-    source = Q(source_id=me.id) if me is not None else Q(source_id__in=_self_rows().values("id")[:1])
-    ids = EdgeRow.objects.filter(source, edge_type="defines").values("target_id")
-    return list(NodeRow.objects.filter(id__in=ids).order_by("-importance", "-updated")[:limit])
+    source, params = ("= %s", [me.id]) if me is not None else (f"IN ({_SELF_ID})", [True, "self"])
+    return list(NodeRow.objects.raw(
+        f"SELECT * FROM {_NODES} WHERE id IN (SELECT e.target_id FROM {_EDGES} e WHERE e.edge_type = %s "
+        f"AND e.source_id {source}) ORDER BY importance DESC, updated DESC LIMIT %s", ["defines", *params, limit]))
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memory import runtime
-from memory.models import NodeRow, NodeTagRow
+from memory.models import EdgeRow, NodeRow, NodeTagRow
 from memory.selectors import self_defined_rows, self_get, self_row
 from memory.services import self_ensure
 
@@ -46,3 +46,16 @@ def test_self_get_reads_the_self_node_once(mem):
         node, defined = self_get(store=runtime.store())
     assert node.id == me.id and [r.uid for r in defined] == [about.id]
     assert len(ctx.captured_queries) == 2
+
+
+def test_the_plain_reads_give_the_orms_instances(mem):
+    me = self_ensure(name="Robin")
+    for text in ("I live in Lisbon", "I prefer tea to coffee", "I cycle to work"):
+        mem(text, about_self=True, auto_link=False)
+    fields = [f.attname for f in NodeRow._meta.concrete_fields]
+    orm_me = NodeRow.objects.filter(is_self=True).order_by("created", "uid").first()
+    assert [getattr(self_row(), f) for f in fields] == [getattr(orm_me, f) for f in fields] and orm_me.uid == me.id
+    ids = EdgeRow.objects.filter(source=orm_me, edge_type="defines").values_list("target_id", flat=True)
+    orm = list(NodeRow.objects.filter(id__in=ids).order_by("-importance", "-updated")[:2])
+    for got in (self_defined_rows(limit=2), self_defined_rows(limit=2, me=orm_me)):
+        assert [[getattr(r, f) for f in fields] for r in got] == [[getattr(r, f) for f in fields] for r in orm]
