@@ -71,6 +71,7 @@ def main(argv: list[str]) -> int:
                     **{f"mcover{k}": evidence.memory_cover(terms, held, weights, top=k) for k in (1, 15, 20, 40)},
                     "mcover_all": evidence.memory_cover(terms, held, weights, top=10**6),
                     "mcover10s": evidence.memory_cover(terms, scanned(title, content), weights, top=10),
+                    "mcover_s": evidence.memory_cover(terms, scanned(title, content), weights, top=10**6),
                 }
     open(dst, "w").write(json.dumps(dump))
     return 0

@@ -228,7 +228,7 @@ def _ev(c: dict, key: str) -> float:
 # near miss above it differ here if anywhere.
 EVIDENCE = {f"ev_{k}": (lambda c, call, k=k: _ev(c, k)) for k in (
     "kind", "pcover", "mcover", "mcover1", "mcover3", "mcover10", "mcover15", "mcover20", "mcover40", "mcover_all",
-    "mcover10s", "tcover", "thing")}
+    "mcover10s", "mcover_s", "tcover", "thing")}
 EVIDENCE |= {
     "ev_kind_held": lambda c, call: float(_ev(c, "kind") > 0),
     "ev_kind_missing": lambda c, call: float(_ev(c, "kind") < 0),

@@ -49,14 +49,17 @@ FRESH_BATCHES = frozenset({9})  # labelling rounds measured fresh by the lead, n
 
 
 def gate_inputs(call: list[dict]) -> None:
-    """whisper.stages.gate.gate_inputs over a call's logistic rows, from their g and cosine (in place)."""
+    """whisper.stages.gate.gate_inputs over a call's logistic rows, from their g and cosine (in place); the answer
+    evidence (thing_missing, memory_cover: whisper.stages.gate.evidence_inputs) and prompt_words are kept as the dump
+    holds them (a hit the overlap filter dropped has none: 0 for each)."""
     hits = [c for c in call if c["route"] == "logistic"]
     by_g = sorted((c["g"] for c in hits), reverse=True)
     for c in hits:
         rank = by_g.index(c["g"])
         nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
         c["inputs"] = [c["g"], c["cosine"], float(rank == 0), c["g"] - nxt, c.get("own_titled", 0.0),
-                       float(c.get("type") == "project")]
+                       float(c.get("type") == "project"), *(list((c.get("inputs") or ())[6:9]) + [0.0] * 3)[:3]]
+        # the evidence and the prompt's length as dumped
 
 
 def reweigh_pages(dump: list[dict], penalty: float, dumped: float, outside: float | None = None) -> None:

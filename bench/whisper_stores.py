@@ -133,7 +133,7 @@ def recording_gate(keys: dict[str, str], *, shape: bool = False):
         spread = store and store.spread(run.query_vec,
                                         [c.raw_cosine or 0.0 for c in run.candidates if c.probability is not None])
         served = deps.served() if run.request.session_id else frozenset()  # already in the agent's context
-        inputs = gate.gate_inputs(run, gate.logistic_hits(run))
+        inputs = gate.gate_inputs(run, gate.logistic_hits(run), deps)
         share = conf.gate_relative if run.intent is not None and run.intent.has(IDENTITY) else conf.identity_fact_share
         rows_ = [c.hit.row_id for c in run.pool if c.hit is not None]
         alone = deps.cosines(run.prompt_vec, rows_) if run.follow_up and run.prompt_vec is not None else {}

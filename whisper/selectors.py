@@ -16,7 +16,8 @@ from memory.domain.enums import Tier
 from memory.domain.requests import auto_title
 from memory.domain.search import SearchHit
 from memory.models import EdgeRow, NodeRow, NodeTagRow
-from memory.search.candidates import store_state
+from memory.ranking.features import idf
+from memory.search.candidates import doc_counts, memory_count, store_state
 from memory.search.rows import as_datetime
 from memory.search.semantic import cosines_for
 from whisper.affinity import FeedbackSample
@@ -267,3 +268,13 @@ def explicit_feedback(*, decision_ids: Sequence[int]) -> dict[tuple[int, str], i
                                      .order_by("created", "id").values_list("decision_id", "node_uid", "signal")):
         latest[(decision_id, uid)] = signal
     return latest
+
+
+def term_idf(terms: list[str]) -> dict[str, float]:
+    """Recall's IDF of each stem over the store (its document counts by the full-text index, kept per process for the
+    store state: memory.search.candidates.doc_counts): the logistic gate's `memory_cover` (whisper.evidence)."""
+    if not terms:
+        return {}
+    state = store_state()
+    total = memory_count(state)
+    return {t: idf(n, total) for t, n in doc_counts(list(terms), state).items()}

@@ -178,3 +178,4 @@ class Deps:
     maintenance_due: Callable[[], bool] = lambda: False
     reranker: object | None = None  # reranker.Reranker
     warnings: Callable[[list[SearchHit]], list[SearchHit]] = list  # the hits with their recall warnings
+    idf: Callable[[list[str]], dict[str, float]] = lambda terms: {}  # recall's IDF of stems in the store (gate input)

@@ -1,4 +1,4 @@
-"""whisper.E001: a bad ORMAH_WHISPER_GATE_WEIGHTS (an older gate's 9 numbers; the gate now has 7) stops the start
+"""whisper.E001: a bad ORMAH_WHISPER_GATE_WEIGHTS (an older gate's 9 numbers; the gate now has 10) stops the start
 with a clear message, instead of failing every whisper call."""
 
 import os
@@ -30,5 +30,5 @@ def test_an_old_nine_weight_setting_stops_the_checks_with_a_clear_error(tmp_path
            "ORMAH_WHISPER_GATE_WEIGHTS": NINE, "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
     out = subprocess.run([sys.executable, "manage.py", "check"], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
-    assert "(whisper.E001) ORMAH_WHISPER_GATE_WEIGHTS is" in out.stderr and "needs 7 numbers" in out.stderr
+    assert "(whisper.E001) ORMAH_WHISPER_GATE_WEIGHTS is" in out.stderr and f"needs {len(GATE_WEIGHTS)} numbers" in out.stderr
     assert "Traceback" not in out.stderr, out.stderr

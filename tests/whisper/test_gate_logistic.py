@@ -18,8 +18,9 @@ def test_the_gate_keeps_a_clear_best_hit_and_drops_a_weak_runner_up(conf):
     run = make_run(pool=pool, intent=intent())
     assert injection_gate(run, conf, fake_deps()) is None
     assert [c.node_id for c in run.pool] == ["best"]
-    # log-odds: -3.776 + 1.353*0.8 + 3.545*0.6 + 0.909 + 1.966*0.5 + 0 + 0 = 1.3254 for best
-    assert (pool[0].gate_score, pool[0].gate_threshold, run.gate) == (1.3254, conf.gate_logit, conf.gate_logit)
+    # log-odds: -4.200 + 1.353*0.8 + 3.545*0.6 + 0.909 + 1.966*0.5 + 0 + 0 + 0 (no "which X", no word the prompt names:
+    # deps without document counts) + 0 (a prompt of 10 words or fewer) = 0.9014 for best
+    assert (pool[0].gate_score, pool[0].gate_threshold, run.gate) == (0.9014, conf.gate_logit, conf.gate_logit)
     assert pool[1].stage == "below_gate" and pool[1].gate_score < conf.gate_logit
 
 
@@ -30,9 +31,9 @@ def test_a_lexical_match_with_a_fair_probability_but_a_low_cosine_stays_silent(c
 
 
 def test_the_threshold_moves_the_decision(conf):
-    pool = [cand("a", probability=0.35, cosine=0.5)]  # a lone hit: log-odds -0.018 (its margin is its g)
+    pool = [cand("a", probability=0.35, cosine=0.5)]  # a lone hit: log-odds -0.357 (its margin is its g)
     assert injection_gate(make_run(pool=pool, intent=intent()), conf, fake_deps()) == "silent:below_gate"
-    loose = replace(conf, gate_logit=-0.3)
+    loose = replace(conf, gate_logit=-0.5)
     pool = [cand("a", probability=0.35, cosine=0.5)]
     assert injection_gate(make_run(pool=pool, intent=intent()), loose, fake_deps()) is None
 
@@ -47,7 +48,8 @@ def test_identity_route_keeps_its_own_gate_and_a_strong_cosine_alone_no_longer_p
 
 
 @pytest.mark.parametrize("raw, expected", [
-    (None, GATE_WEIGHTS), ("off", ()), ("1, 2, 3, 4, 5, 6, 7", (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0)),
+    (None, GATE_WEIGHTS), ("off", ()),
+    ("1, 2, 3, 4, 5, 6, 7, 8, 9, 10", (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0)),
 ])
 def test_weights_setting(settings, raw, expected):
     ormah = {**settings.ORMAH, "WHISPER_GATE_WEIGHTS": raw}
@@ -57,5 +59,5 @@ def test_weights_setting(settings, raw, expected):
 
 def test_weights_setting_with_the_wrong_count_is_refused(settings):
     with override_settings(ORMAH={**settings.ORMAH, "WHISPER_GATE_WEIGHTS": "1 2 3"}):
-        with pytest.raises(ValueError, match="needs 7 numbers"):
+        with pytest.raises(ValueError, match="needs 10 numbers"):
             get_conf()

@@ -1,7 +1,7 @@
-"""Whisper on a small store as shipped: five memories, the default gate (the fitted logistic gate at log-odds 0.40, no
+"""Whisper on a small store as shipped: five memories, the default gate (the fitted logistic gate at log-odds 0.20, no
 reranker) and no setting picked by the test. A plain question gets the one memory that answers it, with the answer
 in the text; a question about nothing stored gets silence. The store and the prompts were written for this test.
-(Most small-store tests lower the gate to 0.30 to study one input near it: tests/whisper/conftest.py.)"""
+(Most small-store tests lower the gate (to 0.00) to study one input near it: tests/whisper/conftest.py.)"""
 
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ def store(mem):
     return {key: mem(content, title=title, type=kind, auto_link=False) for key, (title, kind, content) in NOTES.items()}
 
 
-def test_the_shipped_gate_is_the_logistic_one_at_log_odds_0_40(db):
+def test_the_shipped_gate_is_the_logistic_one_at_log_odds_0_20(db):
     conf = get_conf()
-    assert (conf.gate_logit, conf.gate_weights, conf.reranker) == (0.40, GATE_WEIGHTS, None)
-    assert GATE_LOGIT == 0.40
+    assert (conf.gate_logit, conf.gate_weights, conf.reranker) == (0.20, GATE_WEIGHTS, None)
+    assert GATE_LOGIT == 0.20
 
 
 @pytest.mark.parametrize(("prompt", "key", "answer"), [
@@ -42,7 +42,7 @@ def test_a_plain_question_gets_the_memory_that_answers_it(store, prompt, key, an
     assert (result.decision, result.node_ids) == ("injected", (store[key].id,))
     assert answer in result.text
     row = WhisperCandidateRow.objects.get(node_uid=store[key].id, injected=True)
-    assert row.gate_threshold == 0.40  # passed the shipped gate, not another route's
+    assert row.gate_threshold == GATE_LOGIT  # passed the shipped gate, not another route's
 
 
 @pytest.mark.parametrize("prompt", [

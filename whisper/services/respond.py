@@ -97,6 +97,7 @@ def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, em
         maintenance_due=_maintenance_due(conf.maintenance_due),
         reranker=load_reranker(conf.reranker, model_name=conf.reranker_model, cache_dir=cache_dir),
         warnings=lambda hits: hits_with_warnings(hits, now=now),
+        idf=selectors.term_idf,
     )
 
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import math
+
 from memory.domain.enums import NodeType
 from memory.domain.requests import auto_title
+from memory.ranking.features import query_terms, stems
 from whisper.affinity import has_similar
 from whisper.asked import asks
 from whisper.classifier import IDENTITY
 from whisper.conf import WhisperConf
 from whisper.conventions import standout_gate
+from whisper.evidence import memory_cover, thing_evidence
+from whisper.kinds import SCAN_CHARS
 from whisper.stages.retrieve import PAGE_CHARS
 from whisper.state import (
     SILENT_BELOW_GATE, SILENT_TOPIC_REPEAT, STAGE_CAP, STAGE_GATE, STAGE_SERVED, Candidate, Deps, WhisperRun,
@@ -16,6 +21,7 @@ from whisper.state import (
 from whisper.text import topic_tokens
 
 EXPLORATION_MIN_CE_RAW = -8.0
+LONG_PROMPT_WORDS = 10  # the `prompt_words` input counts the words past these (ln(1 + n) - ln(1 + 10), 0 below)
 
 
 def gate_score(cand: Candidate, *, by_cosine: bool = False) -> float:
@@ -31,7 +37,8 @@ def gate_score(cand: Candidate, *, by_cosine: bool = False) -> float:
     return round(base * (0.4 + 0.6 * cand.confidence) * cand.space_factor + cand.affinity, 4)
 
 
-GATE_INPUTS = ("g", "cosine", "best", "margin", "own_titled", "overview")
+GATE_INPUTS = ("g", "cosine", "best", "margin", "own_titled", "overview", "thing_missing", "memory_cover",
+               "prompt_words")
 
 
 def own_titled(cand: Candidate, run: WhisperRun) -> float:
@@ -56,29 +63,49 @@ def logistic_hits(run: WhisperRun) -> list[Candidate]:
     return [c for c in run.pool if c.probability is not None and c.ce_abs is None and not identity_route(c, run)]
 
 
-def gate_inputs(run: WhisperRun, hits: list[Candidate]) -> dict[int, list[float]]:
+def gate_inputs(run: WhisperRun, hits: list[Candidate], deps: Deps | None = None) -> dict[int, list[float]]:
     """The logistic gate's inputs per hit (id -> values in GATE_INPUTS order): g = probability + affinity, raw
     cosine, 1 if best by g, g - the next g (a lone hit: its g), `own_titled`, and 1 for a project's overview (type
-    `project`: near every prompt of its project, so its probability and cosine overstate how well it answers one).
-    The gaps of g and cosine to the best hit were inputs until session 12: left out, the grouped estimate did not
-    move (bench/whisper_gate_study.py)."""
+    `project`: near every prompt of its project, so its probability and cosine overstate how well it answers one);
+    then the answer evidence of `evidence_inputs` and ln(1 + the prompt's words) (session 18: a long prompt, a task
+    with its context or pasted text, puts the right memory at a lower probability and cosine than a short question
+    does). The gaps of g and cosine to the best hit were inputs
+    until session 12: left out, the grouped estimate did not move (bench/whisper_gate_study.py)."""
     g = {id(c): c.probability + c.affinity for c in hits}
     by_g = sorted(g.values(), reverse=True)
+    evidence = evidence_inputs(run, hits, deps)
+    words = max(0.0, math.log1p(len(run.prompt.split())) - math.log1p(LONG_PROMPT_WORDS))
     out = {}
     for c in hits:
         rank = by_g.index(g[id(c)])
         nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
         out[id(c)] = [g[id(c)], c.raw_cosine or 0.0, float(rank == 0), g[id(c)] - nxt, own_titled(c, run),
-                      float(c.type == NodeType.PROJECT)]
+                      float(c.type == NodeType.PROJECT), *evidence[id(c)], words]
     return out
 
 
-def apply_logistic(run: WhisperRun, conf: WhisperConf) -> None:
+def evidence_inputs(run: WhisperRun, hits: list[Candidate], deps: Deps | None) -> dict[int, tuple[float, float]]:
+    """Per hit, what it holds of what the prompt asks, apart from how near it is (whisper.evidence; docs/whisper.md,
+    "Answer evidence at the gate"): 1 when a "which / what X" question names a thing the memory never names
+    (`thing_evidence` -1: "which notary …" beside a note on changing the bylaws), and the IDF-weighted share of the
+    memory's words (its title and the first SCAN_CHARS characters) that the prompt names (`memory_cover`; IDF from
+    recall's document counts, `deps.idf`: without it, 0). No model call: one read of the document counts of the
+    hits' words, kept per process for the store state."""
+    texts = {id(c): f"{c.title or ''}\n{c.hit.content if c.hit is not None else c.content}" for c in hits}
+    words = {k: frozenset(stems(t[:SCAN_CHARS])) for k, t in texts.items()}
+    weights = deps.idf(sorted(set().union(*words.values()))) if deps is not None and words else {}
+    asked = query_terms(run.prompt)
+    return {id(c): (float(thing_evidence(run.prompt, title=c.title or "", content=texts[id(c)]) < 0),
+                    memory_cover(asked, words[id(c)], weights, top=len(words[id(c)])))
+            for c in hits}
+
+
+def apply_logistic(run: WhisperRun, conf: WhisperConf, deps: Deps | None = None) -> None:
     """Replace recall hits' gate score by the logistic gate's log-odds (bench/whisper_gate_fit.py) and their gate
     by `gate_logit`; identity-route memories and memories recall did not return keep their own gates."""
     hits = logistic_hits(run)
     bias, *weights = conf.gate_weights
-    inputs = gate_inputs(run, hits)
+    inputs = gate_inputs(run, hits, deps)
     for c in hits:
         c.gate_score = round(bias + sum(w * f for w, f in zip(weights, inputs[id(c)])), 4)
         c.gate_threshold = conf.gate_logit
@@ -175,7 +202,7 @@ def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None
         return None
     if conf.gate_weights and not run.reranked:
         run.gate = conf.gate_logit
-        apply_logistic(run, conf)
+        apply_logistic(run, conf, deps)
 
         # No strong-cosine pass here: the gate weighs the cosine itself, and a near miss on a stored topic ("when is
         # 1.1 planned" beside "1.0 released") reaches 0.70 as easily as an answer (bench/whisper_gate_study.py).
