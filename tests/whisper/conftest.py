@@ -13,7 +13,7 @@ import pytest
 
 from memory.domain.search import SearchHit
 from whisper.classifier import Intent
-from whisper.conf import GATE_LOGIT, WhisperConf
+from whisper.conf import WhisperConf
 from whisper.state import Candidate, Deps, WhisperRequest, WhisperRun
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -73,9 +73,9 @@ def conf() -> WhisperConf:
     return WhisperConf()
 
 
-# 0.30 while the default was 0.40; with session 18's gate (default 0.20) the weakest of these answers (the migration
-# task of test_gate_project_inputs) sits at +0.02, so the store's gate is the default less 0.20.
-SMALL_STORE_LOGIT = round(GATE_LOGIT - 0.20, 2)
+# 0.30 while the default was 0.40; with session 18's gate (default 0.30) the weakest of these answers (the migration
+# task of test_gate_project_inputs) sits at +0.02, so the stores' gate is 0.00.
+SMALL_STORE_LOGIT = 0.00
 
 
 @pytest.fixture
