@@ -216,6 +216,8 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     elif (question := asked(run.prompt)) is not None:
         # Context, then the question: the question alone is searched too, each memory keeping its better hit.
         hits = _better_of(hits, _search(query.model_copy(update={"query": question}), conf, deps), conf.search_limit)
+    if space is not None and target == space and not others:
+        hits = _better_of(hits, _described_elsewhere(query, space, deps), conf.search_limit)
     if any(SELF_TAG in h.tags for h in hits):  # only then ask which one is the self node
         excluded = deps.self_ids()
         hits = [h for h in hits if h.node_id not in excluded]
@@ -309,6 +311,17 @@ def _search(query: SearchQuery, conf: WhisperConf, deps: Deps) -> list[SearchHit
         return hits
     return _better_of(hits, deps.search(query.model_copy(update={"spaces": [query.default_space, None]})),
                       query.limit)
+
+
+def _described_elsewhere(query: SearchQuery, space: str, deps: Deps) -> list[SearchHit]:
+    """On a prompt asked in a project that names no other one, the note of another project whose words match the
+    prompt best of all (BM25's first over every space), with the probability recall gives it when no project is
+    preferred: a prompt may describe the other project instead of naming it ("when does the water at the plots go
+    on", asked in a work project), and scored against its own project the other project's note drops out of the
+    pool. A page (over PAGE_CHARS) never: imported documentation shares words with many prompts it does not
+    answer (docs/benchmarks.md, "Whisper retrieval, session 18")."""
+    hits = deps.search(query.model_copy(update={"default_space": None}))
+    return [h for h in hits if h.fts_rank == 1 and h.space not in (space, None) and len(h.content) <= PAGE_CHARS]
 
 
 def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> None:

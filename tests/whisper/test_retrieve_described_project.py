@@ -1,0 +1,61 @@
+"""A prompt asked in one project may describe another instead of naming it ("when does the water at the plots go
+on", asked at work): the other project's note that BM25 ranks first over every space joins the candidates with the
+probability recall gives it when no project is preferred (whisper.stages.retrieve._described_elsewhere; docs/whisper.md,
+stage 5 `retrieve`). Every store and phrasing here was written for these tests, not taken from the bench's scenarios."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.postgres import sqlite_only
+from whisper.services import whisper_respond
+
+WORK = [
+    ("Quayside deploy", "Quayside deploys run from the main branch through the deploy workflow; staging first, then "
+                        "production after a manual approval."),
+    ("Quayside setup", "Quayside local setup: copy .env.example to .env, start Postgres with docker compose, run the "
+                       "migrations and the seed script."),
+    ("Sprint planning", "Sprint planning is on Monday mornings; the sprint runs two weeks and ends with a demo on "
+                        "Friday afternoon."),
+    ("Quayside tests", "Run the quayside tests with pytest -n auto; the integration tests need the compose stack up."),
+    ("On call", "Quayside on-call rotates weekly on Monday at 10:00; the rota lives in the team calendar."),
+    ("Release notes", "Release notes for quayside are written in the changelog before each tag and posted to the team "
+                      "channel."),
+    ("Water usage service", "The quayside water usage service reads meter data every night and plans the turn-on of "
+                            "pumps."),
+]
+PAGE = ("Garden planner: README. " + "Garden planner is a library for planning plots, beds and watering. "
+        "Install it with pip, then create a Plot and add beds; the watering planner reads the tap schedule. " * 12)
+
+
+@pytest.fixture
+def store(mem):
+    notes = {
+        "tap": mem("The water tap at the plots is turned on from 1 April and off again on 1 November; the shed key "
+                   "hangs in the key safe, code 4471.", type="fact", space="allotment", title="Plot water and shed",
+                   auto_link=False),
+        "rent": mem("Plot rent is 85 euros a year, paid to the treasurer before 1 March.", type="fact",
+                    space="allotment", title="Plot rent", auto_link=False),
+    }
+    for title, text in WORK:
+        notes[title] = mem(text, type="fact", space="quayside", title=title, auto_link=False)
+    return notes
+
+
+@sqlite_only(reason="the probabilities it rests on are SQLite's (FTS5 BM25 in recall's probability)")
+@pytest.mark.parametrize(("prompt", "key"), [
+    ("when does the water at the plots go on", "tap"),
+    ("how much is the plot rent and who do I pay it to", "rent"),
+])
+def test_another_project_described_not_named_is_found(store, prompt, key):
+    # Before, scored against quayside alone, the allotment's note stayed under the gate.
+    result = whisper_respond(prompt=prompt, session_id="described", space="quayside")
+    assert (result.decision, result.node_ids) == ("injected", (store[key].id,))
+
+
+@sqlite_only(reason="the probabilities it rests on are SQLite's (FTS5 BM25 in recall's probability)")
+def test_a_page_from_elsewhere_is_not_brought_in(store, mem):
+    page = mem(PAGE, type="fact", space="gardenplanner", title="Garden planner: README", auto_link=False)
+    result = whisper_respond(prompt="how does the watering planner read the tap schedule", session_id="page",
+                             space="quayside")
+    assert page.id not in result.node_ids
