@@ -34,6 +34,10 @@ from tests.postgres import sqlite_only
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "recall_synthetic.json"
 SIZE, QUERIES = 1500, 40
 FLOATS = ("score", "raw_cosine")
+# Recall rounds a score to 6 decimals, so a value sitting on a rounding edge (0.5546395) can come out one unit apart
+# with another numpy or BLAS build (seen on a fresh venv in session 18: 0.55464 against the pinned 0.554639); the pin
+# is about what recall decides, not the last rounded digit.
+TOLERANCE = 2e-6
 
 
 def _build(embedder: TopicEmbedder) -> list:
@@ -85,7 +89,7 @@ def test_recall_on_the_synthetic_store_is_unchanged(home):
         for g, w in zip(got, want):
             assert {k: v for k, v in g.items() if k not in FLOATS} == {k: v for k, v in w.items() if k not in FLOATS}
             for key in FLOATS:
-                assert g[key] == (None if w[key] is None else pytest.approx(w[key], abs=1e-6))
+                assert g[key] == (None if w[key] is None else pytest.approx(w[key], abs=TOLERANCE))
 
 
 def test_the_centroid_does_not_follow_the_embedding_cache(mem, monkeypatch):
