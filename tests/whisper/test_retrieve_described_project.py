@@ -59,3 +59,28 @@ def test_a_page_from_elsewhere_is_not_brought_in(store, mem):
     result = whisper_respond(prompt="how does the watering planner read the tap schedule", session_id="page",
                              space="quayside")
     assert page.id not in result.node_ids
+
+
+def test_no_search_elsewhere_when_bm25s_first_is_the_projects_own():
+    # The first recall ranks BM25 over every space: when its first is this project's (or a global) memory, the
+    # search with no project preferred could bring no other project's first, so it is not asked.
+    from dataclasses import replace
+
+    from whisper.conf import WhisperConf
+    from whisper.stages.retrieve import retrieve
+
+    from .conftest import fake_deps, hit, intent, make_run
+
+    def search_with(first_space):
+        seen = []
+
+        def search(q):
+            seen.append(q.default_space if q.spaces is None else tuple(q.spaces))
+            return [replace(hit("n1", space=first_space), fts_rank=1)]
+        retrieve(make_run("how do we sign users in?", space="ormah", intent=intent()), WhisperConf(),
+                 fake_deps(search=search, spaces=lambda: frozenset({"shop", "ormah"})))
+        return seen
+
+    assert search_with("ormah") == ["ormah", ("ormah", None)]
+    assert search_with(None) == ["ormah", ("ormah", None)]
+    assert search_with("shop") == ["ormah", ("ormah", None), None]

@@ -207,7 +207,8 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         run.identity_question = False  # "what ORM did I pick for loafbook" asks about a project, not the user
     query = SearchQuery(query=run.query or run.prompt, limit=conf.search_limit, tiers=[Tier.CORE, Tier.WORKING],
                         default_space=target, min_score=0.0, activation=conf.activation)
-    hits = _search(query, conf, deps)
+    plain: list[SearchHit] = []
+    hits = _search(query, conf, deps, plain)
     if run.follow_up and run.query != " ".join(run.prompt.split()):
         # The joined query finds what the conversation is about; the prompt alone may still name its own topic
         # ("and what about the api token?"), which the joined text dilutes. Each memory keeps its better hit.
@@ -216,7 +217,8 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     elif (question := asked(run.prompt)) is not None:
         # Context, then the question: the question alone is searched too, each memory keeping its better hit.
         hits = _better_of(hits, _search(query.model_copy(update={"query": question}), conf, deps), conf.search_limit)
-    if space is not None and target == space and not others:
+    if space is not None and target == space and not others and not any(
+            h.fts_rank == 1 and h.space in (space, None) for h in plain):  # else BM25's first is this project's
         hits = _better_of(hits, _described_elsewhere(query, space, deps), conf.search_limit)
     if any(SELF_TAG in h.tags for h in hits):  # only then ask which one is the self node
         excluded = deps.self_ids()
@@ -303,10 +305,14 @@ def _better_of(hits: list[SearchHit], more: list[SearchHit], limit: int,
     return top + [h for h in ranked[limit:] if h.node_id in kept]
 
 
-def _search(query: SearchQuery, conf: WhisperConf, deps: Deps) -> list[SearchHit]:
+def _search(query: SearchQuery, conf: WhisperConf, deps: Deps, plain: list[SearchHit] | None = None
+            ) -> list[SearchHit]:
     """Recall; for a prompt scored against a project (`conf.project_pass`) also recall over that project and the
-    global memories alone (docs/whisper.md, "The per-project pass")."""
+    global memories alone (docs/whisper.md, "The per-project pass"). `plain` receives the first recall's hits (over
+    every space: their BM25 ranks are the whole store's)."""
     hits = deps.search(query)
+    if plain is not None:
+        plain.extend(hits)
     if not conf.project_pass or query.default_space is None:
         return hits
     return _better_of(hits, deps.search(query.model_copy(update={"spaces": [query.default_space, None]})),
@@ -319,7 +325,8 @@ def _described_elsewhere(query: SearchQuery, space: str, deps: Deps) -> list[Sea
     preferred: a prompt may describe the other project instead of naming it ("when does the water at the plots go
     on", asked in a work project), and scored against its own project the other project's note drops out of the
     pool. A page (over PAGE_CHARS) never: imported documentation shares words with many prompts it does not
-    answer (docs/benchmarks.md, "Whisper retrieval, session 18")."""
+    answer (docs/benchmarks.md, "Whisper retrieval, session 18"). Not asked when the first recall already shows
+    BM25's first to be the project's own or a global memory (the call in `retrieve`)."""
     hits = deps.search(query.model_copy(update={"default_space": None}))
     return [h for h in hits if h.fts_rank == 1 and h.space not in (space, None) and len(h.content) <= PAGE_CHARS]
 
