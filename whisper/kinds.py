@@ -61,7 +61,8 @@ _ASKS = {
     "number": re.compile(
         r"\bhow (?:many|much|long|big|large|small|old|far|tall|heavy|fast|high|wide|deep)\b"
         r"|\b(?:what|which)(?:'s|\u2019s| is| was| are)? (?:the |our |its |their |your |my )?(?:[\w-]+ ){0,3}?"
-        r"(?:port|version|number|percentage|size|count|limit|maximum|minimum|timeout|capacity|quota|threshold)s?\b",
+        r"(?:port|version(?!s?\s+(?:control|policy|policies|scheme|strategy|history|bumps?|numbering|naming|manager))"
+        r"|number|percentage|size|count|limit|maximum|minimum|timeout|capacity|quota|threshold)s?\b",
         re.IGNORECASE),
     # an identifier (session 18): "what's the IBAN", "whats dewi's phone number", "what's the client id the app
     # uses", "the frame number of the bike"; the noun asked, after "what / which" and up to three words (not "the
@@ -180,7 +181,10 @@ _HOLDS = {
         r"|(?<![\w.-])(?=(?:[A-Za-z-]*\d){2})(?=[\dA-Z-]*[A-Z])(?![\d.,]+ ?(?i:[kmgt]i?b|kg|km|mm|cm|px|ms|mhz|ghz|"
         r"kbps|mbps)\b)[A-Z\d][A-Z\d-]{2,}[A-Z\d]\b(?![.,]\d)"
         r"|(?i:\b(?:number|no\.?|nr\.?|id)\s*:?\s*|#)\d{3,}\b"  # a labelled number: "member no. 1043", "#4471"
-        r"|`[^`\s]{2,}`"),
+        r"|`[^`\s]{2,}`"
+        # an id in lower case or hex: a UUID, or a token of eight characters or more holding three digits and a
+        # letter ("7c9e6679-7425-40de-944b-e07fc1f90ae7", "cli_8f3k29x1"; review1, session 18)
+        r"|(?<![\w.-])(?=(?:[A-Za-z_-]*\d){3})(?=[\w-]*?[a-z])[a-z\d][\w-]{6,}[a-z\d](?![\w.-]*\w)"),
     "url": re.compile(
         r"https?://|\bwww\.|(?i:\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|local|internal|lan|co|eu|nl|be|"
         r"de|uk|fr|ai|sh|cloud|site|me)\b|\blocalhost\b)|(?:^|[\s(`'\"])/[\w.-]+|:\d{2,5}\b"),

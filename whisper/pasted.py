@@ -38,7 +38,7 @@ _OUTPUT_LINE = re.compile(
     | (?:\d+\ [a-z]+,\ )*\d+\ [a-z]+\ in\ \d+(?:\.\d+)?\ ?s\b     # a run's summary: "1 failed, 213 passed in 4.02s"
     | [✓✔✗✘×]\s                                                 # a build step's mark
     | [{}\[\]],?$                                              # a brace of JSON
-    | "[\w.$-]+":\ *(?:["{\[]|-?\d|true\b|false\b|null\b)      # a JSON member: a key, then a JSON value
+    | "[^"\n]+":\ *(?:["{\[]|-?\d|true\b|false\b|null\b)      # a JSON member: a key, then a JSON value
     ))""", re.IGNORECASE | re.VERBOSE)
 # A line that ends with a question mark is a person asking, whatever its shape ("Error: what do I do?").
 _ASKS = re.compile(r"\?\s*$")

@@ -106,3 +106,23 @@ def test_the_near_miss_stays_silent(store, prompt):
 def test_the_identifier_is_whispered(store):
     result = whisper_respond(prompt="what's the IBAN of the tennis club's bank account", session_id="slots")
     assert store["account"].id in result.node_ids
+
+
+# ---- review1 (session 18): right answers these checks silenced
+
+@pytest.mark.parametrize("text", [
+    "The app's OAuth client id is 7c9e6679-7425-40de-944b-e07fc1f90ae7.",  # a UUID in lower case
+    "API key id: ak_9f3e2b71c04d",                                          # a lower-case token with digits
+])
+def test_an_identifier_in_lower_case_is_held(text):
+    assert holds_kind(text, "id")
+    assert off_focus("what's the client id the app uses?", title="OAuth", content=text) is None
+
+
+@pytest.mark.parametrize(("prompt", "text"), [
+    ("what's the version policy for the API?", "Breaking changes bump the major; old majors live 12 months."),
+    ("which version control do we use?", "We use git with trunk-based development on GitHub."),
+    ("what is our versioning scheme", "Calendar versioning: year and month of the release."),
+])
+def test_a_question_on_versioning_asks_no_version(prompt, text):
+    assert off_focus(prompt, title="Releases", content=text) is None

@@ -100,3 +100,11 @@ def test_log_levels_and_json_members_as_output_writes_them_are_pasted_output(pro
 def test_a_person_s_lines_opening_with_error_are_answered_end_to_end(port_memory):
     result = _respond("Error on startup again, port taken\nError: which port does the ormah server listen on?")
     assert (result.decision, result.node_ids) == ("injected", (port_memory.id,))
+
+
+@pytest.mark.parametrize("prompt", [
+    '"@types/node": "^20.1.0",\n"react": "^18.2.0"',       # a package.json's scoped package (review1, session 18)
+    '"user name": "jdoe",\n"e-mail": "jdoe@example.com"',  # a key with a space
+])
+def test_json_members_with_any_key_are_pasted_output(prompt):
+    assert is_pasted_output(prompt)

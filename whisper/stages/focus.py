@@ -144,7 +144,9 @@ def other_version(prompt: str, text: str, node_type: str = NodeType.EVENT) -> st
 # A question for a version: "which / what" and up to three words before "version(s)" ("which python version is it on",
 # "what's the minimum lxml version", "which version do I pin"); not "what changed in the new version" (four words).
 _ASKS_VERSION = re.compile(r"\b(?:what|which)(?:'s|\u2019s| is| was| are| were)? (?:the |our |its |their |your |my )?"
-                           r"(?:[\w'\u2019-]+ ){0,3}?versions?\b", re.IGNORECASE)
+                           r"(?:[\w'\u2019-]+ ){0,3}?versions?\b"
+                           r"(?!\s+(?:control|policy|policies|scheme|strategy|history|bumps?|numbering|naming|manager)\b)",
+                           re.IGNORECASE)
 # A major version alone, as a tag or a package pin writes it: "v3", "@18", "==2".
 _MAJOR = re.compile(r"(?:(?<![\w.])v|@|==|>=|~=|\^|~)\d+\b", re.IGNORECASE)
 
