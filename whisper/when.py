@@ -165,6 +165,8 @@ _ANY_YEAR = re.compile(_YEAR)
 # 2025") and the ISO form date it by themselves. "ticket 2024", "error 2003", "port 2024" name no year.
 _TIME_PREPOSITION = re.compile(r"\b(?:in|during|for|of|around|circa|throughout|over|about|across|within|early|late|"
                                r"mid|end of|start of)\s+$", re.IGNORECASE)
+# What joins a date to the next one of a list: "2024 or 2025", "2024, 2025", "2024 and 2025", "2024/2025" (review1)
+_LIST_JOIN = re.compile(r"\s*(?:,|/|&|\bor\b|\band\b|, and\b|, or\b)\s*", re.IGNORECASE)
 
 
 def asked_points(sentence: str) -> tuple[tuple[int, int], ...]:
@@ -173,11 +175,16 @@ def asked_points(sentence: str) -> tuple[tuple[int, int], ...]:
     stands where no date does ("who owns ticket 2024?": `_TIME_PREPOSITION`)."""
     text = _CODE.sub(" ", sentence)
     points = list(dated(text).points)
+    kept_end = -1  # where the last date kept ends: "in 2024 or 2025", "for 2024, 2025" list a second one
     for m in _DATE.finditer(text):
         span = None if m.group("iso") or m.group("month") else _year_span(int(m.group("year")))
-        if (span in points and not _TIME_PREPOSITION.search(text[max(0, m.start() - 20):m.start()])
+        before = text[max(0, m.start() - 20):m.start()]
+        listed = kept_end >= 0 and _LIST_JOIN.fullmatch(text[kept_end:m.start()]) is not None
+        if (span in points and not _TIME_PREPOSITION.search(before) and not listed
                 and not _is_label(text, m.start(), m.end())):
             points.remove(span)  # a bare number where no date stands: no point asked
+        else:
+            kept_end = m.end()
     return tuple(points)
 
 
@@ -203,16 +210,16 @@ def spans(text: str, created: datetime | None, *, event: bool) -> tuple[tuple[in
 
 
 def other_time(asked: tuple[tuple[int, int], ...], text: str, created: datetime | None, *, event: bool) -> str | None:
-    """The first point asked (as "2023" or "2025-03") that no span of the memory meets, None when every point is met
-    or the memory says nothing of when it holds ("what did Rabo give us in 2024?" and the event note "Rabo
-    ClubSupport 2025 gave 1,280 euros in October 2025" -> "2024")."""
+    """The first point asked (as "2023" or "2025-03") when no span of the memory meets any point asked, None when one
+    is met ("in 2024 or 2025" and a note on 2025: half an answer is kept; review1, session 18) or the memory says
+    nothing of when it holds ("what did Rabo give us in 2024?" and the event note "Rabo ClubSupport 2025 gave 1,280
+    euros in October 2025" -> "2024")."""
     if not asked:
         return None
     held = spans(text, created, event=event)
     if held is None:
         return None
-    for first, last in asked:
-        if not any(first <= end and start <= last for start, end in held):
-            year, month = divmod(first, 12)
-            return str(year) if last - first == 11 else f"{year}-{month + 1:02d}"
-    return None
+    if any(first <= end and start <= last for first, last in asked for start, end in held):
+        return None
+    year, month = divmod(asked[0][0], 12)
+    return str(year) if asked[0][1] - asked[0][0] == 11 else f"{year}-{month + 1:02d}"
