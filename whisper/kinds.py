@@ -222,16 +222,6 @@ def holds_kind(text: str, kind: str, *, limit: int = SCAN_CHARS) -> bool:
     return bool(_HOLDS[kind].search(text[:limit]))
 
 
-# Someone named: a name, a title before one, or a group or role after a determiner ("Notaris de Vries", "the
-# secretary", "the payments team"); not a pronoun, which the "person" kind also holds.
-_SOMEONE = re.compile(rf"{_NAME}|{_GROUP}|\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? [A-Z]")
-
-
-def names_someone(text: str, *, limit: int = SCAN_CHARS) -> bool:
-    """Whether a memory's text (its first `limit` characters) names someone: a person, a title, a group or a role."""
-    return bool(_SOMEONE.search(text[:limit]))
-
-
 def missing_kind(prompt: str, text: str, *, limit: int = SCAN_CHARS) -> str | None:
     """The first kind the question asks for that the memory's text (its first `limit` characters: `scan_chars`)
     does not hold, None when it holds every one."""

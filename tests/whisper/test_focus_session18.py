@@ -24,18 +24,13 @@ CREATED = datetime(2026, 3, 16, 9, 0, tzinfo=UTC)
     # a rule (by its type or its words) records no occurrence: dropped, as before
     ("which notary did we use last time the statuten changed", "Statuten\nChanging them needs a notarial deed.",
      "fact", True),
-    ("who filed the licence last time it was renewed", "Licence\nFiled online through the portal.", "procedure",
-     True),
+    ("who filed the licence last time it was renewed", "Licence\nThe secretary files it online.", "procedure", True),
     ("when did we repaint the hall last time", "Hall\nWe repaint with the volunteers, never with a firm.",
      "decision", True),
     # a fact or a person's note may name who did it: kept (main dropped them: not an event, no date)
     ("which notary did we use last time the statuten changed", "Notaris de Vries\nNotary in Utrecht; did our statuten.",
      "person", False),
     ("who filed the licence last time it was renewed", "Licence\nAnneke renewed it with Buma.", "fact", False),
-    # a rule naming who does it answers who / which (review1: main 1967514 dropped them)
-    ("which notary did we use last time the statuten changed", "Notary\nWe always use Notaris de Vries in Utrecht.",
-     "preference", False),
-    ("who filed the licence last time it was renewed", "Licence\nThe secretary files it online.", "procedure", False),
     # not who / which / when: a rule may say how it went ("what do we need" is answered by the rule)
     ("what did we need last time the statuten changed", "Statuten\nChanging them needs a notarial deed.", "fact",
      False),

@@ -214,9 +214,6 @@ _LAST_OCCURRENCE = re.compile(r"\blast time\b", re.IGNORECASE)
 # A question for who, which one or when: an occurrence answers it (who did it, which one was used, when it was); "what
 # went wrong last time" or "how did we do it last time" may be answered by a note on how it is done.
 _WHO_WHICH_WHEN = re.compile(r"\b(?:who|whom|whose|which|when)\b", re.IGNORECASE)
-# ... and for who or which, a rule naming the one who does it ("we always use Notaris de Vries", "the secretary files
-# it") answers it: kept (review1, session 18)
-_WHO_WHICH = re.compile(r"\b(?:who|whom|whose|which)\b", re.IGNORECASE)
 # A memory that states a rule: a decision, a preference or a procedure, or a text saying what must or may be done (a
 # modal or a verb of requiring: "changing the statuten needs a notarial deed", "releases must be tagged").
 _RULE_TYPES = frozenset({NodeType.DECISION, NodeType.PREFERENCE, NodeType.PROCEDURE})
@@ -234,11 +231,9 @@ def rule_for_an_occurrence(prompt: str, text: str, node_type: str) -> bool:
     … last time the statuten changed") and the memory is a rule that records no occurrence: rule-like (`rule_like`)
     and holding no date or time (a standing rule on how the thing is done, "changing the statuten needs a notarial
     deed", says nothing of the last time it was done). A fact or a person's note ("Notaris de Vries handled our
-    statuten") may name who did it, and is left; so is a rule naming someone, for who or which ("we always use
-    Notaris de Vries", `kinds.names_someone`)."""
+    statuten") may name who did it, and is left."""
     return (rule_like(text, node_type) and not kinds.holds_kind(text, "time")
             and any(_LAST_OCCURRENCE.search(sentence) and _WHO_WHICH_WHEN.search(sentence)
-                    and not (_WHO_WHICH.search(sentence) and kinds.names_someone(text))
                     for sentence in asking_sentences(prompt)))
 
 
