@@ -7,6 +7,7 @@ PostgreSQL backend existed, moved here unchanged (memory/backends/__init__.py de
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,17 +61,74 @@ def node_fulltext(query: FtsQuery, *, match_all: bool, limit: int, where: str | 
 
 
 def doc_counts(terms: Sequence[str], cap: int) -> dict[str, int]:
-    """How many memories contain each term, by FTS5 (porter stems), capped at `cap`."""
-    out = {}
+    """How many memories contain each term, by FTS5 (porter stems), capped at `cap`.
+
+    A term the tokenizer makes into one token is read from the vocabulary table (`VOCAB_TABLE`: rows per token) in
+    one query for all of them: the same count as a phrase MATCH of that term, min(rows, cap). A term of several
+    tokens or none ("foo-bar", "***") is counted by its MATCH, as before; so is everything when the vocabulary
+    table is missing."""
+    terms = list(dict.fromkeys(terms))
+    out: dict[str, int] = {}
     with connection.cursor() as cur:
+        try:
+            tokens = _tokens(terms, cur)
+            single = {t: tokens[t][0] for t in terms if len(tokens[t]) == 1}
+            rows: dict[str, int] = {}
+            wanted = sorted(set(single.values()))
+            for at in range(0, len(wanted), 500):
+                chunk = wanted[at:at + 500]
+                cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({', '.join(['%s'] * len(chunk))})",
+                            chunk)
+                rows.update((term, int(doc)) for term, doc in cur.fetchall())
+            out = {t: min(rows.get(token, 0), cap) for t, token in single.items()}
+        except DatabaseError:
+            out = {}
         for term in terms:
-            try:
-                cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
-                            ['"' + term.replace('"', '""') + '"', cap])
-                out[term] = int(cur.fetchone()[0])
-            except DatabaseError:
-                out[term] = 0
+            if term not in out:
+                out[term] = _match_count(cur, term, cap)
     return out
+
+
+VOCAB_TABLE = "node_fts_vocab"  # fts5vocab(node_fts, row): one row per token, `doc` = rows holding it (0010)
+_TOKENIZER = "ormah_tokens"  # a TEMP FTS5 table with node_fts's tokenizer: what it makes of a term
+_TOKENS: dict[str, tuple[str, ...]] = {}  # term -> its tokens (fixed by the tokenizer: kept for the process)
+_TOKENS_MAX = 100_000
+
+
+def _tokens(terms: Sequence[str], cur) -> dict[str, tuple[str, ...]]:
+    """Each term's tokens as node_fts's tokenizer writes them (porter stems, folded case and diacritics)."""
+    out = {t: _TOKENS[t] for t in terms if t in _TOKENS}
+    new = [t for t in terms if t not in out]
+    if new:
+        cur.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = %s", [FTS_TABLE])
+        declared = re.search(r"tokenize\s*=\s*('(?:[^']|'')*')", cur.fetchone()[0])
+        tokenize = f", tokenize={declared.group(1)}" if declared else ""
+        cur.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_TOKENIZER} USING fts5(t{tokenize})")
+        cur.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_TOKENIZER}_v "
+                    f"USING fts5vocab(temp, {_TOKENIZER}, instance)")
+        cur.execute(f"DELETE FROM temp.{_TOKENIZER}")
+        cur.executemany(f"INSERT INTO temp.{_TOKENIZER}(rowid, t) VALUES (%s, %s)", list(enumerate(new)))
+        cur.execute(f"SELECT doc, \"offset\", term FROM temp.{_TOKENIZER}_v")
+        found: dict[int, list[tuple[int, str]]] = {}
+        for doc, offset, term in cur.fetchall():
+            found.setdefault(doc, []).append((offset, term))
+        cur.execute(f"DELETE FROM temp.{_TOKENIZER}")
+        if len(_TOKENS) + len(new) > _TOKENS_MAX:
+            _TOKENS.clear()
+        made = {t: tuple(term for _, term in sorted(found.get(i, []))) for i, t in enumerate(new)}
+        _TOKENS.update(made)
+        out.update(made)
+    return out
+
+
+def _match_count(cur, term: str, cap: int) -> int:
+    """The rows (at most `cap`) matching `term` as one quoted phrase; 0 when FTS5 refuses it."""
+    try:
+        cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
+                    ['"' + term.replace('"', '""') + '"', cap])
+        return int(cur.fetchone()[0])
+    except DatabaseError:
+        return 0
 
 
 def evidence_fulltext(query: FtsQuery, *, match_all: bool, limit: int, where: str,
