@@ -46,6 +46,10 @@ _MONEY_WORDS = (r"\b(?:costs?|costing|pay|paid|pays|paying|spend|spent|spends|ch
                 r"salaries|wages?|premiums?|fares?|tax|taxes|tolls?|deposit|tuition|mortgage|subscription|refund|"
                 r"pension|budget|allowance)\b"
                 rf"|[€$£¥₹]|\b{_CURRENCY}(?![a-z])")
+# "version(s)" as the thing asked; "version control / policy / scheme / …" ask no version (review1, session 18). The
+# number kind and the focus stage's version question (stages/focus.py) read it.
+VERSION_ASKED = (r"versions?\b(?!\s+(?:control|policy|policies|scheme|strategy|history|bumps?|numbering|naming|"
+                 r"manager)\b)")
 _ASKS = {
     "amount": re.compile(
         rf"\bhow (?:much|many)\b[^.?!]*(?:{_MONEY_WORDS})"
@@ -61,8 +65,8 @@ _ASKS = {
     "number": re.compile(
         r"\bhow (?:many|much|long|big|large|small|old|far|tall|heavy|fast|high|wide|deep)\b"
         r"|\b(?:what|which)(?:'s|\u2019s| is| was| are)? (?:the |our |its |their |your |my )?(?:[\w-]+ ){0,3}?"
-        r"(?:port|version(?!s?\s+(?:control|policy|policies|scheme|strategy|history|bumps?|numbering|naming|manager))"
-        r"|number|percentage|size|count|limit|maximum|minimum|timeout|capacity|quota|threshold)s?\b",
+        r"(?:(?:port|number|percentage|size|count|limit|maximum|minimum|timeout|capacity|quota|threshold)s?\b"
+        rf"|{VERSION_ASKED})",
         re.IGNORECASE),
     # an identifier (session 18): "what's the IBAN", "whats dewi's phone number", "what's the client id the app
     # uses", "the frame number of the bike"; the noun asked, after "what / which" and up to three words (not "the

@@ -40,7 +40,8 @@ from whisper.asked import asks
 from whisper.conf import WhisperConf
 from whisper.imperative import is_request
 from whisper.kinds import (
-    asked_dimension, asked_kinds, counted_thing, holds_count_of, holds_measure, missing_kind, scan_chars,
+    VERSION_ASKED, asked_dimension, asked_kinds, counted_thing, holds_count_of, holds_measure, missing_kind,
+    scan_chars,
 )
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
 from whisper.text import NOT_POSSESSIVE, fold, topic_tokens
@@ -144,9 +145,7 @@ def other_version(prompt: str, text: str, node_type: str = NodeType.EVENT) -> st
 # A question for a version: "which / what" and up to three words before "version(s)" ("which python version is it on",
 # "what's the minimum lxml version", "which version do I pin"); not "what changed in the new version" (four words).
 _ASKS_VERSION = re.compile(r"\b(?:what|which)(?:'s|\u2019s| is| was| are| were)? (?:the |our |its |their |your |my )?"
-                           r"(?:[\w'\u2019-]+ ){0,3}?versions?\b"
-                           r"(?!\s+(?:control|policy|policies|scheme|strategy|history|bumps?|numbering|naming|manager)\b)",
-                           re.IGNORECASE)
+                           rf"(?:[\w'\u2019-]+ ){{0,3}}?{VERSION_ASKED}", re.IGNORECASE)
 # A major version alone, as a tag or a package pin writes it: "v3", "@18", "==2".
 _MAJOR = re.compile(r"(?:(?<![\w.])v|@|==|>=|~=|\^|~)\d+\b", re.IGNORECASE)
 
