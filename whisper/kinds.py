@@ -188,7 +188,11 @@ _HOLDS = {
         r"|`[^`\s]{2,}`"
         # an id in lower case or hex: a UUID, or a token of eight characters or more holding three digits and a
         # letter ("7c9e6679-7425-40de-944b-e07fc1f90ae7", "cli_8f3k29x1"; review1, session 18)
-        r"|(?<![\w.-])(?=(?:[A-Za-z_-]*\d){3})(?=[\w-]*?[a-z])[a-z\d][\w-]{6,}[a-z\d](?![\w.-]*\w)"),
+        r"|(?<![\w.-])(?=(?:[A-Za-z_-]*\d){3})(?=[\w-]*?[a-z])[a-z\d][\w-]{6,}[a-z\d](?![\w.-]*\w)"
+        # an e-mail address (an Apple ID, a login) or a value after an id's label and "is", ":" or "=" ("my username
+        # is jdoe", "login: jdevries"; review1)
+        r"|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
+        r"|(?i:\b(?:id|username|user name|login|handle)\s*(?:is|:|=)\s*[`'\"]?[\w.@+-]{2,})"),
     "url": re.compile(
         r"https?://|\bwww\.|(?i:\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|local|internal|lan|co|eu|nl|be|"
         r"de|uk|fr|ai|sh|cloud|site|me)\b|\blocalhost\b)|(?:^|[\s(`'\"])/[\w.-]+|:\d{2,5}\b"),

@@ -126,3 +126,12 @@ def test_an_identifier_in_lower_case_is_held(text):
 ])
 def test_a_question_on_versioning_asks_no_version(prompt, text):
     assert off_focus(prompt, title="Releases", content=text) is None
+
+
+@pytest.mark.parametrize(("prompt", "text"), [
+    ("what is my apple id?", "My Apple ID is jan.devries@icloud.com."),  # an e-mail address is the id
+    ("what's my user id on the forum?", "Forum: my username is jdoe."),   # a value after an id's label
+    ("what's my login for the club site?", "Club site login: jdevries, password in the manager."),
+])
+def test_an_identifier_written_as_an_address_or_a_labelled_value_is_held(prompt, text):
+    assert off_focus(prompt, title="Accounts", content=text) is None
