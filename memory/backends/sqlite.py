@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -90,29 +91,35 @@ def doc_counts(terms: Sequence[str], cap: int) -> dict[str, int]:
 
 
 VOCAB_TABLE = "node_fts_vocab"  # fts5vocab(node_fts, row): one row per token, `doc` = rows holding it (0010)
-_TOKENIZER = "ormah_tokens"  # a TEMP FTS5 table with node_fts's tokenizer: what it makes of a term
 _TOKENS: dict[str, tuple[str, ...]] = {}  # term -> its tokens (fixed by the tokenizer: kept for the process)
 _TOKENS_MAX = 100_000
+_TOKENIZER: dict[str, object] = {}  # tokenize= -> a private in-memory FTS5 table with that tokenizer
+_TOKENIZER_LOCK = threading.Lock()
 
 
 def _tokens(terms: Sequence[str], cur) -> dict[str, tuple[str, ...]]:
-    """Each term's tokens as node_fts's tokenizer writes them (porter stems, folded case and diacritics)."""
+    """Each term's tokens as node_fts's tokenizer writes them (porter stems, folded case and diacritics): read from
+    an FTS5 table with node_fts's own `tokenize=` in a private in-memory database (no write to the store)."""
     out = {t: _TOKENS[t] for t in terms if t in _TOKENS}
     new = [t for t in terms if t not in out]
     if new:
         cur.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = %s", [FTS_TABLE])
         declared = re.search(r"tokenize\s*=\s*('(?:[^']|'')*')", cur.fetchone()[0])
-        tokenize = f", tokenize={declared.group(1)}" if declared else ""
-        cur.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_TOKENIZER} USING fts5(t{tokenize})")
-        cur.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_TOKENIZER}_v "
-                    f"USING fts5vocab(temp, {_TOKENIZER}, instance)")
-        cur.execute(f"DELETE FROM temp.{_TOKENIZER}")
-        cur.executemany(f"INSERT INTO temp.{_TOKENIZER}(rowid, t) VALUES (%s, %s)", list(enumerate(new)))
-        cur.execute(f"SELECT doc, \"offset\", term FROM temp.{_TOKENIZER}_v")
-        found: dict[int, list[tuple[int, str]]] = {}
-        for doc, offset, term in cur.fetchall():
-            found.setdefault(doc, []).append((offset, term))
-        cur.execute(f"DELETE FROM temp.{_TOKENIZER}")
+        tokenize = declared.group(1) if declared else ""
+        with _TOKENIZER_LOCK:
+            db = _TOKENIZER.get(tokenize)
+            if db is None:
+                # the store's own SQLite library (the stdlib's or pysqlite3, as Django's backend loaded it)
+                db = connection.Database.connect(":memory:", isolation_level=None, check_same_thread=False)
+                db.execute(f"CREATE VIRTUAL TABLE words USING fts5(w{', tokenize=' + tokenize if tokenize else ''})")
+                db.execute("CREATE VIRTUAL TABLE words_v USING fts5vocab(words, instance)")
+                _TOKENIZER[tokenize] = db
+            db.execute("DELETE FROM words")
+            db.executemany("INSERT INTO words(rowid, w) VALUES (?, ?)", list(enumerate(new)))
+            found: dict[int, list[tuple[int, str]]] = {}
+            for doc, offset, term in db.execute('SELECT doc, "offset", term FROM words_v'):
+                found.setdefault(doc, []).append((offset, term))
+            db.execute("DELETE FROM words")
         if len(_TOKENS) + len(new) > _TOKENS_MAX:
             _TOKENS.clear()
         made = {t: tuple(term for _, term in sorted(found.get(i, []))) for i, t in enumerate(new)}
