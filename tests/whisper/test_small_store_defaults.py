@@ -1,4 +1,4 @@
-"""Whisper on a small store as shipped: five memories, the default gate (the fitted logistic gate at log-odds 0.30, no
+"""Whisper on a small store as shipped: five memories, the default gate (the fitted logistic gate at log-odds 0.33, no
 reranker) and no setting picked by the test. A plain question gets the one memory that answers it, with the answer
 in the text; a question about nothing stored gets silence. The store and the prompts were written for this test.
 (Most small-store tests lower the gate (to 0.00) to study one input near it: tests/whisper/conftest.py.)"""
@@ -26,10 +26,10 @@ def store(mem):
     return {key: mem(content, title=title, type=kind, auto_link=False) for key, (title, kind, content) in NOTES.items()}
 
 
-def test_the_shipped_gate_is_the_logistic_one_at_log_odds_0_30(db):
+def test_the_shipped_gate_is_the_logistic_one_at_log_odds_0_33(db):
     conf = get_conf()
-    assert (conf.gate_logit, conf.gate_weights, conf.reranker) == (0.30, GATE_WEIGHTS, None)
-    assert GATE_LOGIT == 0.30
+    assert (conf.gate_logit, conf.gate_weights, conf.reranker) == (0.33, GATE_WEIGHTS, None)
+    assert GATE_LOGIT == 0.33
 
 
 @pytest.mark.parametrize(("prompt", "key", "answer"), [
