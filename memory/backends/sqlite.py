@@ -111,15 +111,17 @@ def _tokens(terms: Sequence[str], cur) -> dict[str, tuple[str, ...]]:
             if db is None:
                 # the store's own SQLite library (the stdlib's or pysqlite3, as Django's backend loaded it)
                 db = connection.Database.connect(":memory:", isolation_level=None, check_same_thread=False)
-                db.execute(f"CREATE VIRTUAL TABLE words USING fts5(w{', tokenize=' + tokenize if tokenize else ''})")
+                options = f", tokenize={tokenize}" if tokenize else ""
+                db.execute(f"CREATE VIRTUAL TABLE words USING fts5(w, content=''{options})")  # contentless
                 db.execute("CREATE VIRTUAL TABLE words_v USING fts5vocab(words, instance)")
                 _TOKENIZER[tokenize] = db
-            db.execute("DELETE FROM words")
-            db.executemany("INSERT INTO words(rowid, w) VALUES (?, ?)", list(enumerate(new)))
             found: dict[int, list[tuple[int, str]]] = {}
-            for doc, offset, term in db.execute('SELECT doc, "offset", term FROM words_v'):
-                found.setdefault(doc, []).append((offset, term))
-            db.execute("DELETE FROM words")
+            try:
+                db.executemany("INSERT INTO words(rowid, w) VALUES (?, ?)", list(enumerate(new)))
+                for doc, offset, term in db.execute('SELECT doc, "offset", term FROM words_v'):
+                    found.setdefault(doc, []).append((offset, term))
+            finally:
+                db.execute("INSERT INTO words(words) VALUES ('delete-all')")  # emptied at once
         if len(_TOKENS) + len(new) > _TOKENS_MAX:
             _TOKENS.clear()
         made = {t: tuple(term for _, term in sorted(found.get(i, []))) for i, t in enumerate(new)}
