@@ -192,7 +192,8 @@ _HOLDS = {
         # an e-mail address (an Apple ID, a login) or a value after an id's label and "is", ":" or "=" ("my username
         # is jdoe", "login: jdevries"; review1)
         r"|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
-        r"|(?i:\b(?:id|username|user name|login|handle)\s*(?:is|:|=)\s*[`'\"]?[\w.@+-]{2,})"),
+        r"|(?i:\b(?:id|username|user name|login|handle)\s*(?:is|:|=)\s*[`'\"]?[\w.@+-]{2,})"
+        r"|(?i:\bid\s+(?=[\w.@+]*[-_.\d])[\w.@+-]*\w)"),  # "client id staging-web": a slug or code right after "id"
     "url": re.compile(
         r"https?://|\bwww\.|(?i:\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|local|internal|lan|co|eu|nl|be|"
         r"de|uk|fr|ai|sh|cloud|site|me)\b|\blocalhost\b)|(?:^|[\s(`'\"])/[\w.-]+|:\d{2,5}\b"),

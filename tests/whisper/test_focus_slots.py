@@ -132,6 +132,7 @@ def test_a_question_on_versioning_asks_no_version(prompt, text):
     ("what is my apple id?", "My Apple ID is jan.devries@icloud.com."),  # an e-mail address is the id
     ("what's my user id on the forum?", "Forum: my username is jdoe."),   # a value after an id's label
     ("what's my login for the club site?", "Club site login: jdevries, password in the manager."),
+    ("what's the client id for the staging app?", "Staging app: client id staging-web, secret in the vault."),  # a slug
 ])
 def test_an_identifier_written_as_an_address_or_a_labelled_value_is_held(prompt, text):
     assert off_focus(prompt, title="Accounts", content=text) is None
