@@ -11,7 +11,8 @@ from whisper.conf import GATE_WEIGHTS, parse_gate_weights
 
 @register()
 def check_gate_weights(app_configs=None, **kwargs):
-    """ORMAH_WHISPER_GATE_WEIGHTS: unset, "off", or as many numbers as the gate has inputs (an older gate's 9 is not)."""
+    """ORMAH_WHISPER_GATE_WEIGHTS: unset, "off", or as many finite numbers as the gate has weights (an older gate's
+    count is not)."""
     raw = settings.ORMAH.get("WHISPER_GATE_WEIGHTS")
     try:
         parse_gate_weights(raw)

@@ -6,6 +6,7 @@ Defaults and their calibration are documented in docs/whisper.md.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -93,7 +94,8 @@ def _patterns(raw: str | None) -> tuple[re.Pattern, ...]:
 
 
 def parse_gate_weights(raw: str | None) -> tuple[float, ...]:
-    """WHISPER_GATE_WEIGHTS: unset for the fitted weights, "off" for the probability gate, else 7 numbers."""
+    """WHISPER_GATE_WEIGHTS: unset for the fitted weights, "off" for the probability gate, else as many finite
+    numbers as GATE_WEIGHTS holds (a NaN or infinite weight would make every log-odds NaN and silence every call)."""
     if raw is None or not str(raw).strip():
         return GATE_WEIGHTS
     if str(raw).strip().lower() == "off":
@@ -102,9 +104,9 @@ def parse_gate_weights(raw: str | None) -> tuple[float, ...]:
         values = tuple(float(v) for v in str(raw).replace(",", " ").split())
     except ValueError:
         values = ()
-    if len(values) != len(GATE_WEIGHTS):
+    if len(values) != len(GATE_WEIGHTS) or not all(math.isfinite(v) for v in values):
         # whisper.checks reports this at start (whisper.E001), so a stale setting does not silence every call.
-        raise ValueError(f"WHISPER_GATE_WEIGHTS needs {len(GATE_WEIGHTS)} numbers or 'off', got {raw!r}")
+        raise ValueError(f"WHISPER_GATE_WEIGHTS needs {len(GATE_WEIGHTS)} finite numbers or 'off', got {raw!r}")
     return values
 
 
