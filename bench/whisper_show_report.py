@@ -16,6 +16,8 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from bench.datasets.loader import SEALED_BATCHES
+
 LINE = re.compile(r"^(dev|test) (\S+)\s+(inject|silent)\s+(.+?)\s+(\[[^]]*\]) expect=(\[.*\])$")
 SERVED = " (served by the history)"  # bench.whisper_stores marks a follow-up whose memory the history delivered
 
@@ -60,7 +62,7 @@ def cell(c: dict[str, int]) -> str:
 
 def report(dataset: dict, runs: list[dict[str, tuple[list[str], list[str]]]]) -> list[str]:
     """One line per (rows, split): the rows are each batch, batches 1..last-1 together, and all."""
-    prompts = dataset["prompts"]
+    prompts = [p for p in dataset["prompts"] if p.get("batch", 1) not in SEALED_BATCHES]  # never run (loader)
     batches = sorted({p.get("batch", 1) for p in prompts})
     groups = [(f"batch {b}", {b}) for b in batches]
     if len(batches) > 1:
