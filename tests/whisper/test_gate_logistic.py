@@ -59,7 +59,7 @@ def test_weights_setting(settings, raw, expected):
 
 def test_weights_setting_with_the_wrong_count_is_refused(settings):
     with override_settings(ORMAH={**settings.ORMAH, "WHISPER_GATE_WEIGHTS": "1 2 3"}):
-        with pytest.raises(ValueError, match="needs 10 numbers"):
+        with pytest.raises(ValueError, match="needs 10 finite numbers"):
             get_conf()
 
 
