@@ -1,14 +1,15 @@
 """Answer evidence: what a memory holds of what the prompt asks, apart from how near it is (issue 11, session 18).
 
 The logistic gate's inputs are all nearness (recall's probability, the cosine, margins between hits); they cannot tell
-the right memory just below the gate from a near miss just above it. Two kinds of evidence are not nearness:
+the right memory just below the gate from a near miss just above it. The gate reads two kinds of evidence that are
+not nearness:
 
-- the kind of thing asked (`whisper.kinds`): "what port does the API listen on?" asks for a number; a memory that
-  holds one may answer it, one that holds none cannot (`kind_evidence`);
 - the thing asked: "which notary did the club use?" asks for a notary; a note on changing the bylaws that names
   none is about the topic, not the answer (`asked_thing`, `thing_evidence`);
-- the rare words: the IDF-weighted share of the prompt's content words the memory holds (`prompt_cover`) and of the
-  memory's own distinctive words the prompt names (`memory_cover`).
+- the memory's own distinctive words the prompt names, IDF-weighted (`memory_cover`).
+
+The kind of thing asked and the share of the prompt's words a memory holds were measured too and not taken
+(bench/whisper_gate_evidence.py keeps them for the study).
 
 Pure functions of texts and word weights: no model call, no statement.
 """
@@ -18,33 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from whisper.kinds import asked_kinds, holds_kind, scan_chars
 from whisper.text import STOP_WORDS, topic_tokens
-
-KIND_HELD, KIND_NONE, KIND_MISSING = 1.0, 0.0, -1.0
-
-
-def kind_evidence(prompt: str, *, title: str, content: str, content_max_chars: int = 0) -> float:
-    """1 when the prompt asks for a kind of thing (a time, number, count, amount, URL, person, place) and the memory's
-    title and content (as far as whisper renders them, `whisper.kinds.scan_chars`) hold every kind asked; -1 when
-    it asks and one is missing; 0 when the prompt asks for no kind."""
-    kinds = asked_kinds(prompt)
-    if not kinds:
-        return KIND_NONE
-    text, limit = f"{title}\n{content}", scan_chars(title, content_max_chars)
-    return KIND_HELD if all(holds_kind(text, k, limit=limit) for k in kinds) else KIND_MISSING
-
-
-def prompt_cover(prompt_terms: Iterable[str], memory_terms: set[str] | frozenset[str],
-                 idf: Mapping[str, float]) -> float:
-    """The IDF-weighted share of the prompt's content words (stems) the memory holds; 0 for a prompt without any.
-    A word missing from `idf` weighs the highest weight given (no memory holds it)."""
-    terms = list(dict.fromkeys(prompt_terms))
-    top = max(idf.values(), default=1.0)
-    weights = {t: idf.get(t, top) for t in terms}
-    total = sum(weights.values())
-    return sum(w for t, w in weights.items() if t in memory_terms) / total if total else 0.0
-
 
 def memory_cover(prompt_terms: Iterable[str], memory_terms: Iterable[str], idf: Mapping[str, float],
                  top: int = 5) -> float:

@@ -10,8 +10,9 @@ import pytest
 
 from bench import whisper_gate_fit as gf
 from bench import whisper_gate_study as study
+from bench.whisper_gate_evidence import kind_evidence, prompt_cover
 from bench.whisper_gate_extras import EXTRAS
-from whisper.evidence import asked_thing, kind_evidence, memory_cover, prompt_cover, thing_evidence
+from whisper.evidence import asked_thing, memory_cover, thing_evidence
 
 
 def test_the_study_judges_the_newest_batch_the_fit_still_sees():
