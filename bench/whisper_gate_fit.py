@@ -44,8 +44,8 @@ FOLLOW_UP_COSINE = 0.35  # whisper/conf.py follow_up_cosine, not fitted here
 STRONG = 0.70  # a recall hit with this raw cosine passes on its own (the overlap filter's cosine floor)
 STRONG_PASS = False  # True: a recall hit at STRONG passes the logistic gate whatever its log-odds (before session 12)
 FOLDS, SHUFFLES = 5, (0, 1, 2)
-FRESH_BATCHES = frozenset({9})  # labelling rounds measured fresh by the lead, never fitted (bench/scorer_pools.py too);
-# batch 8's dev half is ordinary dev data since session 17
+FRESH_BATCHES = frozenset({10})  # labelling rounds measured fresh by the lead, never fitted (bench/scorer_pools.py too);
+# batch 9's dev half is ordinary dev data since session 19 (batch 8's since session 17)
 
 
 def gate_inputs(call: list[dict]) -> None:
