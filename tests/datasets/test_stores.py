@@ -365,13 +365,17 @@ def test_whisper_batch_ten_is_cut_among_itself_and_repeats_no_earlier_prompt():
     assert _near_repeats(tenth, earlier) == []
 
 
-def test_no_batch_is_sealed_once_measured_and_every_prompt_is_runnable():
-    # Batch 10 was sealed in session 18 (SEALED_BATCHES = {10}) and opened for its first run in session 19.
+def test_batch_eleven_is_sealed_and_no_bench_runs_it_while_batch_ten_stays_runnable():
+    # Batch 10 was sealed in session 18 and opened for its first run in session 19; batch 11, written in session 19,
+    # is sealed until session 20's lead empties SEALED_BATCHES for its first run.
     from bench.datasets.loader import SEALED_BATCHES, load_whisper
 
     scenarios = load_whisper()
-    assert SEALED_BATCHES == frozenset()
+    assert SEALED_BATCHES == frozenset({11})
+    sealed = [p for p in scenarios.prompts if p.get("batch", 1) in SEALED_BATCHES]
+    assert len(sealed) == 152
     runnable = scenarios.prompts_in("dev") + scenarios.prompts_in("test")
-    assert len(runnable) == len(scenarios.prompts)
+    assert not [p for p in runnable if p.get("batch", 1) == 11]
+    assert len(runnable) == len(scenarios.prompts) - len(sealed) == 1503
     assert sum(1 for p in runnable if p.get("batch", 1) == 10) == 154
-    assert scenarios.prompts_in(None) == scenarios.prompts
+    assert scenarios.prompts_in(None) == tuple(p for p in scenarios.prompts if p.get("batch", 1) != 11)
