@@ -134,6 +134,13 @@ class ExtensionUnavailable(OrmahError):
     http_status = 500
 
 
+class IndexUnavailable(OrmahError):
+    """A table of the derived index is missing (a store not migrated, a table dropped by hand)."""
+
+    code = "index_unavailable"
+    http_status = 500
+
+
 class EmbeddingUnavailable(OrmahError):
     """The embedding model cannot be loaded or run."""
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from django.db import DatabaseError, connection, transaction
 
+from memory.errors import IndexUnavailable
+
 if TYPE_CHECKING:
     from memory.search.fts import FtsQuery
 
@@ -67,8 +69,10 @@ def doc_counts(terms: Sequence[str], cap: int) -> dict[str, int]:
     A term the tokenizer makes into one token is read from the vocabulary table (`VOCAB_TABLE`: rows per token) in
     one query for all of them: the same count as a phrase MATCH of that term, min(rows, cap). A term of several
     tokens or none ("foo-bar", "***") is counted by its MATCH, as before; so is everything when the vocabulary
-    table is missing."""
+    table is missing. IndexUnavailable when node_fts itself is missing."""
     terms = list(dict.fromkeys(terms))
+    if not terms:
+        return {}
     out: dict[str, int] = {}
     with connection.cursor() as cur:
         try:
@@ -91,21 +95,33 @@ def doc_counts(terms: Sequence[str], cap: int) -> dict[str, int]:
 
 
 VOCAB_TABLE = "node_fts_vocab"  # fts5vocab(node_fts, row): one row per token, `doc` = rows holding it (0010)
-_TOKENS: dict[str, tuple[str, ...]] = {}  # term -> its tokens (fixed by the tokenizer: kept for the process)
+# (node_fts's tokenize= declaration, term) -> the term's tokens: fixed by the tokenizer, kept for the process. The
+# declaration is in the key so two stores of one process whose node_fts tokenize differently never share an entry.
+_TOKENS: dict[tuple[str, str], tuple[str, ...]] = {}
 _TOKENS_MAX = 100_000
 _TOKENIZER: dict[str, object] = {}  # tokenize= -> a private in-memory FTS5 table with that tokenizer
 _TOKENIZER_LOCK = threading.Lock()
 
 
+def _declared_tokenize(cur) -> str:
+    """node_fts's `tokenize=` argument as declared ('' when it names none); IndexUnavailable without node_fts."""
+    cur.execute(f"SELECT sql FROM sqlite_master WHERE type = 'table' AND name = '{FTS_TABLE}'")
+    row = cur.fetchone()
+    if row is None:
+        raise IndexUnavailable(
+            f"The full-text table {FTS_TABLE} is missing from the index; run `ormah init` (it applies the "
+            "migrations) or `ormah rebuild`.", details={"table": FTS_TABLE})
+    declared = re.search(r"tokenize\s*=\s*('(?:[^']|'')*')", row[0])
+    return declared.group(1) if declared else ""
+
+
 def _tokens(terms: Sequence[str], cur) -> dict[str, tuple[str, ...]]:
     """Each term's tokens as node_fts's tokenizer writes them (porter stems, folded case and diacritics): read from
     an FTS5 table with node_fts's own `tokenize=` in a private in-memory database (no write to the store)."""
-    out = {t: _TOKENS[t] for t in terms if t in _TOKENS}
+    tokenize = _declared_tokenize(cur)
+    out = {t: _TOKENS[tokenize, t] for t in terms if (tokenize, t) in _TOKENS}
     new = [t for t in terms if t not in out]
     if new:
-        cur.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = %s", [FTS_TABLE])
-        declared = re.search(r"tokenize\s*=\s*('(?:[^']|'')*')", cur.fetchone()[0])
-        tokenize = declared.group(1) if declared else ""
         with _TOKENIZER_LOCK:
             db = _TOKENIZER.get(tokenize)
             if db is None:
@@ -125,7 +141,7 @@ def _tokens(terms: Sequence[str], cur) -> dict[str, tuple[str, ...]]:
         if len(_TOKENS) + len(new) > _TOKENS_MAX:
             _TOKENS.clear()
         made = {t: tuple(term for _, term in sorted(found.get(i, []))) for i, t in enumerate(new)}
-        _TOKENS.update(made)
+        _TOKENS.update(((tokenize, t), tokens) for t, tokens in made.items())
         out.update(made)
     return out
 

@@ -67,4 +67,51 @@ def test_single_token_terms_take_one_read_not_a_match_each(store):
         counts = sqlite.doc_counts(terms, 5000)
     assert counts["running"] == 2 and counts["zeppelin"] == 0
     assert not [q for q in queries.captured_queries if "MATCH" in q["sql"]]
-    assert len(queries.captured_queries) == 1
+    # node_fts's tokenize= declaration (the token cache's key), then one vocabulary read
+    tables = [q["sql"].split(" FROM ")[1].split()[0] for q in queries.captured_queries]
+    assert tables == ["sqlite_master", "node_fts_vocab"]
+
+
+def _redeclare_node_fts(tokenize: str | None) -> None:
+    """node_fts (and its vocabulary) made again with another tokenize= (None: left out), indexed from the rows: the
+    index of another store whose full-text table was declared otherwise (the test's transaction undoes it)."""
+    options = f", tokenize='{tokenize}'" if tokenize is not None else ""
+    with connection.cursor() as cur:
+        cur.execute("DROP TABLE node_fts_vocab")
+        cur.execute("DROP TABLE node_fts")
+        cur.execute("CREATE VIRTUAL TABLE node_fts USING fts5(title, content, tags_text, content='memory_noderow', "
+                    f"content_rowid='id'{options})")
+        cur.execute("INSERT INTO node_fts(node_fts) VALUES ('rebuild')")
+        cur.execute("CREATE VIRTUAL TABLE node_fts_vocab USING fts5vocab(node_fts, row)")
+
+
+@pytest.mark.parametrize("tokenize", ["unicode61", None])
+def test_a_store_with_another_tokenizer_reads_no_other_stores_tokens(store, tokenize):
+    terms = _terms()
+    porter = sqlite.doc_counts(terms, 5000)  # this process now knows the terms' porter tokens ("runs" -> "run")
+    _redeclare_node_fts(tokenize)  # no porter stems: "runs" is its own token
+    with connection.cursor() as cur:
+        expected = {t: sqlite._match_count(cur, t, 5000) for t in terms}
+    assert (porter["runs"], expected["runs"]) == (2, 1)
+    assert sum(porter[t] != expected[t] for t in terms) >= 5
+    assert sqlite.doc_counts(terms, 5000) == expected
+
+
+def test_a_missing_vocabulary_table_falls_back_to_the_match_counts(store):
+    terms = _terms()
+    with connection.cursor() as cur:
+        expected = {t: sqlite._match_count(cur, t, 3) for t in terms}
+        cur.execute("DROP TABLE node_fts_vocab")
+    assert sqlite.doc_counts(terms, 3) == expected
+
+
+def test_a_missing_fulltext_table_is_a_clear_error(store):
+    from memory.errors import IndexUnavailable, OrmahError
+
+    with connection.cursor() as cur:
+        cur.execute("DROP TABLE node_fts_vocab")
+        cur.execute("DROP TABLE node_fts")
+    with pytest.raises(IndexUnavailable, match="node_fts is missing") as raised:
+        sqlite.doc_counts(["garden", "e-mail"], 5000)
+    assert isinstance(raised.value, OrmahError) and raised.value.details == {"table": "node_fts"}
+    assert sqlite.doc_counts([], 5000) == {}
