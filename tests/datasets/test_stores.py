@@ -116,7 +116,8 @@ def test_whisper_checker_finds_a_dangling_label():
 # Earlier batches as the session that closed them left them (ids, text, labels, splits): a later round adds prompts,
 # never edits these. Batches 1-2 as session 10 left them; 1-3 as session 11 left them; 1-4 as session 12 left them;
 # 1-5 as session 13 left them; 1-6 as session 14 left them; 1-7 as session 15 left them; 1-8 as session 16 left them
-# (batch 8 with wn213 as reworded in 4747ed7); 1-9 as session 17 left them (2b59515).
+# (batch 8 with wn213 as reworded in 4747ed7); 1-9 as session 17 left them (2b59515); 1-10 as session 18 left them
+# (batch 10 with wq150 and wp252 as reworded in b5c556f).
 EARLIER_BATCHES_SHA256 = {
     2: (368, "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"),
     3: (486, "c69318ad26c7fe74cdc86ee3c4407117e9f403b704e03333e2ae0c4a48e8213d"),
@@ -126,6 +127,7 @@ EARLIER_BATCHES_SHA256 = {
     7: (1049, "6088e375959c5fdf44982b7ee13163fcf36ac98e08e02d592990d26adfe890d0"),
     8: (1194, "561727388743b2a4c1e65e009d392b661c19df14cc380aa549f07b89123c8fc8"),
     9: (1349, "082c4d9a725dfb4febe3c9f1113d66bd0f2b6c42166427ee0b9bc8f2db8e4329"),
+    10: (1503, "4709f2151c3ff4094f42dbdb4a7100baff59b5dc4a4ea977060a4c721ba49f35"),
 }
 
 # The stores the whisper batches 1-6 were labelled against (memories, edges, queries, splits): docs, lifelog and
@@ -363,6 +365,45 @@ def test_whisper_batch_ten_is_cut_among_itself_and_repeats_no_earlier_prompt():
     said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
     assert not [p["id"] for p in tenth if " ".join(p["prompt"].lower().split()) in said_before]
     assert _near_repeats(tenth, earlier) == []
+
+
+def test_whisper_batch_eleven_is_cut_among_itself_and_repeats_no_earlier_prompt():
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    eleventh = [p for p in data["prompts"] if p.get("batch") == 11]
+    assert len(eleventh) == 152
+    split = assign_splits(data["name"], eleventh, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in eleventh} == split
+    assert Counter(split.values()) == {"dev": 77, "test": 75}
+    assert Counter(p["category"] for p in eleventh) == {
+        "project": 22, "cross_project": 8, "identity": 14, "personal": 20, "paraphrase": 22, "follow_up": 10,
+        "docs": 8, "near_miss": 30, "machine": 10, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3}
+    assert Counter(p["kind"] for p in eleventh) == {"inject": 106, "silent": 46}
+    assert Counter(p["kind"] for p in eleventh if p["category"] == "machine") == {"silent": 8, "inject": 2}
+    silent_categories = {"near_miss", "acknowledgement", "chit_chat", "off_topic"}
+    assert all((p["kind"] == "silent") == (p["category"] in silent_categories)
+               for p in eleventh if p["category"] != "machine")
+    assert all(p.get("expect") for p in eleventh if p["kind"] == "inject")
+    assert not [p["id"] for p in eleventh if p["kind"] == "silent" and (p.get("expect") or p.get("accept"))]
+    store_of = {m["key"]: name for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(store_of[k] for p in eleventh for k in p.get("expect", []))
+    assert all(expected_stores[name] >= 8 for name in data["stores"]), expected_stores
+    assert Counter(p["space"] for p in eleventh) == {
+        None: 54, "kalkzak": 35, "routewise": 27, "gpxkit": 20, "loafbook": 16}
+    outdated = {m["key"] for name in data["stores"] for m in raw_store(name)["memories"] if m.get("valid_until")}
+    assert not [p["id"] for p in eleventh if outdated & set(p.get("expect", []) + p.get("accept", []))]
+    follow_ups = [p for p in eleventh if p["category"] == "follow_up"]
+    assert all(1 <= len(p["history"]) <= 2 for p in follow_ups)
+    assert sum(1 for p in follow_ups if len(p["history"]) == 2) == 1
+    assert not [p["id"] for p in eleventh if "history" in p and p["category"] != "follow_up"]
+    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < 11]
+    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in eleventh)
+    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
+    assert not [p["id"] for p in eleventh if " ".join(p["prompt"].lower().split()) in said_before]
+    assert _near_repeats(eleventh, earlier) == []
+    # within the batch too: no two batch 11 prompts ask the same memory in nearly the same words
+    assert not [(a, b) for a, b in _near_repeats(eleventh, eleventh) if a != b]
 
 
 def test_batch_eleven_is_sealed_and_no_bench_runs_it_while_batch_ten_stays_runnable():
