@@ -34,6 +34,7 @@ import sys
 import time
 
 from bench._common import REPO, corpus
+from bench.datasets.loader import load_whisper
 
 CONFIGS = [  # (label, batch size, threads, sort by length, spinning)
     ("before: batch 32, default threads, unsorted, spinning", 32, None, False, True),
@@ -186,8 +187,7 @@ def int8_ab(count: int, rounds: int) -> None:
     stored = [embedding_text(m.get("title"), m.get("content", ""))
               for store in ("docs", "lifelog", "devprojects", "club")
               for m in json.loads((datasets / f"{store}.json").read_text())["memories"]]
-    prompts = [p["prompt"] for p in json.loads((datasets / "whisper.json").read_text())["prompts"]
-               if p.get("split") == "dev"]
+    prompts = [p["prompt"] for p in load_whisper().prompts_in("dev")]  # sealed batches left out
     print("\n| texts | n | cosine new to old: min | p1 | median |\n|---|---:|---:|---:|---:|")
     for label, batch in (("memories (stores + spine corpus)", stored + texts), ("whisper dev prompts", prompts)):
         cos = (old.embed_documents(batch) * new.embed_documents(batch)).sum(axis=1)
