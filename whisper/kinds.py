@@ -36,7 +36,7 @@ from whisper.imperative import inflected
 # past "did / was / were / had": a note's own date answers when something happened ("when did we move to Postgres?"
 # and a note written the day it happened).
 _AUX = r"(?:is|are|do|does|will|would|should|shall|can|could|has|have|must|might|may|'s|\u2019s|'re|\u2019re)"
-_CLAUSE = r"(?:^|[.?!;:,\n]\s*|\b(?:and|but|so|also|then|or)\s+)"  # a question word opens a clause, not a relative
+CLAUSE = r"(?:^|[.?!;:,\n]\s*|\b(?:and|but|so|also|then|or)\s+)"  # a question word opens a clause, not a relative
 # A question that says money: a verb or adjective of paying (cost, pay, spend, charge, expensive, worth), a noun
 # naming a sum of money (price, fee, bill, rent, salary, premium, fare, tax, …), or a currency word or sign.
 _CURRENCY = (r"(?:€|\$|£|¥|₹|eur|euros?|usd|dollars?|pounds?|gbp|quid|yen|jpy|chf|francs?|kronor|krona|kr|sek|"
@@ -55,11 +55,16 @@ _ASKS = {
         rf"\bhow (?:much|many)\b[^.?!]*(?:{_MONEY_WORDS})"
         r"|\bhow (?:expensive|pricey|cheap)\b"
         r"|\bwhat (?:did|does|do|will|would)\b(?:(?!\b(?:when|if|because|after|before|while|since|until)\b)[^.?!])*"
-        r"\bcost\b"  # "what did the trip cost", not "what did I do when the cost went up" (a clause's own verb)
+        r"\b(?:cost|pay(?:ing)?(?!\s+(?:attention|heed|tribute|respects|a visit|off|back)\b)|spend(?:ing)?(?!\s+"
+        r"(?:(?:the|my|our|a|an|this|that|next|last)\s+)?(?:time|hours?|days?|weeks?|weekends?|mornings?|evenings?|"
+        r"afternoons?|nights?|holidays?|summer|winter)\b))\b"
+        # "what did the trip cost", "what do we pay for the mailing service", "what does the club spend on chalk";
+        # not "what did I do when the cost went up" (a clause's own verb), "what do I pay attention to", "what did we
+        # spend the weekend on"
         r"|\bwhat(?:'s|\u2019s| is| was| were| are)? (?:the )?(?:total |full |final )?(?:price|fee|fees|bill|cost)\b",
         re.IGNORECASE),
     "time": re.compile(
-        rf"{_CLAUSE}(?:when(?:'s|\u2019s)|when {_AUX}\b|by when|until when|since when)"
+        rf"{CLAUSE}(?:when(?:'s|\u2019s)|when {_AUX}\b|by when|until when|since when)"
         r"|\b(?:what|which) (?:time|date|day|days|weekday|month|year|hour)s?\b"
         r"|\bhow (?:often|soon)\b", re.IGNORECASE),
     "number": re.compile(
@@ -83,8 +88,8 @@ _ASKS = {
         r"\b(?:what|which|where)(?:'s|\u2019s| is| was| are| were)?\b[^.?!]{0,60}?\b"
         r"(?:urls?|links?|website|homepage|web ?page|domain|endpoint|hostname|web address)\b",
         re.IGNORECASE),
-    "person": re.compile(rf"{_CLAUSE}(?:who(?:'s|\u2019s)?|whom|whose)\b", re.IGNORECASE),
-    "place": re.compile(rf"{_CLAUSE}(?:where(?:'s|\u2019s)?)\b", re.IGNORECASE),
+    "person": re.compile(rf"{CLAUSE}(?:who(?:'s|\u2019s)?|whom|whose)\b", re.IGNORECASE),
+    "place": re.compile(rf"{CLAUSE}(?:where(?:'s|\u2019s)?)\b", re.IGNORECASE),
 }
 # Units of measure, short and long (a closed class): a number before one is a measure, not a count of things.
 _UNITS_SHORT = (r"%|px|pt|em|rem|[kmgt]i?b|bytes?|kg|g|mg|lbs?|km|m|cm|mm|mi|ft|l|ml|ms|s|secs?|mins?|h|hrs?|kbps|mbps|"

@@ -53,6 +53,15 @@ def _is_json(text: str) -> bool:
         return False
 
 
+def typed_text(prompt: str) -> str:
+    """The prompt with its fenced blocks and XML-ish elements (a harness's "<system-reminder>…</system-reminder>", a
+    pasted log in a fence) cut out: what the person typed around them; the whole prompt when nothing is left (a
+    paste alone is read as it is). "<system-reminder>The user opened docker-compose.yml</system-reminder> how much
+    ram does the osrm container need" -> "how much ram does the osrm container need"."""
+    rest = _ELEMENT.sub(" ", _FENCE.sub(" ", _PLACEHOLDER.sub(" ", prompt))).strip()
+    return rest if any(ch.isalpha() for ch in rest) else prompt
+
+
 def is_pasted_output(prompt: str) -> bool:
     """True when the prompt is output alone: one or more fenced blocks or XML-ish elements with no letter outside
     them, a JSON object or array, or several lines each of them in the shape of tool output (a traceback, log lines,

@@ -38,7 +38,9 @@ from memory.domain.enums import NodeType
 from whisper import kinds
 from whisper.asked import asks
 from whisper.conf import WhisperConf
+from whisper.excluded import about_set_aside
 from whisper.imperative import is_request
+from whisper.pasted import typed_text
 from whisper.kinds import (
     VERSION_ASKED, asked_dimension, asked_kinds, counted_thing, holds_count_of, holds_measure, missing_kind,
     scan_chars,
@@ -236,6 +238,27 @@ def rule_for_an_occurrence(prompt: str, text: str, node_type: str) -> bool:
                     for sentence in asking_sentences(prompt)))
 
 
+# ---- a past date asked (session 19): "when was my last appointment with ruud?" is not met by a note on ruud alone
+
+# "when did / was / were / had" opening a clause: a question about when something happened. (The kinds' "time" leaves
+# it out: an event's or decision's own date answers it, whisper.kinds.)
+_WHEN_PAST = re.compile(rf"{kinds.CLAUSE}when (?:did|was|were|had)\b", re.IGNORECASE)
+# The memories that record an occurrence, whose creation date may be the date asked.
+_OCCURRENCES = frozenset({NodeType.EVENT, NodeType.DECISION})
+# Another question in the same sentence ("when did we last go and how did we get there"): a note may answer that one.
+_ANOTHER_QUESTION = re.compile(rf"{kinds.CLAUSE}(?:how|what|whats|which|who|whom|whose|where|why)\b", re.IGNORECASE)
+
+
+def no_date_for_the_past(prompt: str, text: str, node_type: str, *, limit: int = kinds.SCAN_CHARS) -> bool:
+    """Whether an asking sentence asks when something happened ("when was my last appointment with ruud?") and the
+    memory records no occurrence (not an event or a decision) and its text holds no date or time: whisper renders no
+    creation date, so a note on the physiotherapist alone cannot say when the last appointment was. A sentence that
+    asks something else too ("… and how did we get there") is left: the note may answer that."""
+    return (node_type not in _OCCURRENCES and not kinds.holds_kind(text, "time", limit=limit)
+            and any(_WHEN_PAST.search(sentence) and not _ANOTHER_QUESTION.search(_WHEN_PAST.sub(" ", sentence))
+                    for sentence in asking_sentences(prompt)))
+
+
 # ---- the check and the stage
 
 def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
@@ -248,6 +271,7 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
     event (one occurrence, which another version's or year's note is not) from a standing rule (`other_version`,
     `other_year`); `created` is the memory's creation date (`other_year`); `content_max_chars` (the conf's) widens
     the kind and count checks' reading to what whisper renders (`whisper.kinds.scan_chars`)."""
+    prompt = typed_text(prompt)
     text = f"{title}\n{content}\n{' '.join(tags)}"
     missing = chain_owners(prompt) - _words(text)
     if missing:
@@ -267,6 +291,11 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
         return "goal: past asked"
     if rule_for_an_occurrence(prompt, f"{title}\n{content}", node_type):
         return "occurrence: none recorded"
+    if no_date_for_the_past(prompt, f"{title}\n{content}", node_type, limit=scan_chars(title, content_max_chars)):
+        return "kind: past time"
+    aside = about_set_aside(prompt, title)
+    if aside is not None:
+        return "set aside: " + aside
     version = other_version(prompt, f"{title}\n{content}", node_type)
     if version is not None:
         return "version: " + version

@@ -1,0 +1,34 @@
+"""What a prompt sets aside: "apart from the export, what was the most requested feature?" and "who may change the
+server's own config, not the flags, the instance" ask about something else than the export or the flags, so a memory
+whose title is about the thing set aside does not answer them (session 19; docs/whisper.md, "The focus rule beyond
+the identity route"). Read from a closed class of words of exclusion, no store's words; pure: strings in, answers out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from whisper.text import topic_tokens
+
+# "apart from / aside from / besides / other than / except (for) / excluding X", or "not X" set off by a comma, a
+# semicolon, a colon, a dash or a parenthesis (", not the flags,"), X being one to three words up to the next sign of
+# punctuation or the prompt's end; not a "not" inside a clause ("when I'm not baking", "the file is not found").
+_SET_ASIDE = re.compile(
+    r"(?:\b(?:apart from|aside from|besides|other than|except(?: for)?|excluding)|(?:^|[,;:(\u2013\u2014]|\s-)\s*not)"
+    r"\s+(?:(?:the|a|an|our|my|your|its|their|his|her|this|that|these|those)\s+)?"
+    r"(?P<thing>[\w.'\u2019-]+(?:\s+[\w.'\u2019-]+){0,2})\s*(?=[,;:.?!)\u2013\u2014]|\s-|$)",
+    re.IGNORECASE)
+
+
+def set_aside(prompt: str) -> list[set[str]]:
+    """The things the prompt sets aside, each as its folded topic words ("apart from the export, what …" ->
+    [{"export"}]; "… config, not the flags, the instance" -> [{"flag"}]); empty when it sets none aside."""
+    return [words for m in _SET_ASIDE.finditer(prompt) if (words := topic_tokens(m.group("thing")))]
+
+
+def about_set_aside(prompt: str, title: str) -> str | None:
+    """The thing the prompt sets aside that the memory's title names, every word of it ("Loafbook export feature"
+    for "apart from the export"), or None. Only the title is read: a note that merely mentions the thing set aside
+    in its text may still be about what is asked."""
+    held = topic_tokens(title)
+    return next((" ".join(sorted(words)) for words in set_aside(prompt) if words <= held), None)
