@@ -18,7 +18,10 @@ _INTERJECTION = (
     r"(?:ok(?:ay)?|k|kk|alright|right|yes|yeah|yep|yup|sure|no|nope|nah|ah|aha|oh|ahh|lol|haha|hah|nice|cool|great|"
     r"perfect|thanks|thank you|thx|ty|cheers|morning|good morning|hi|hey|hello|gm|brb|nvm|bye|welp|phew)"
     r"(?=[\s,.!;:]|$)")
-_OPENER = re.compile(r"^\s*(?:" + _INTERJECTION + r"[\s,.!;:]*)+", re.IGNORECASE)
+# The interjection may follow one word set off by a comma, the answer just given said back: "overvecht, right. calling
+# them now", "may, ok. I'll book it then" (session 19).
+_OPENER = re.compile(r"^\s*(?:[A-Za-z][\w'\u2019-]*,\s+(?=" + _INTERJECTION + r"))?(?:" + _INTERJECTION
+                     + r"[\s,.!;:]*)+", re.IGNORECASE)
 _THANKS_LAST = re.compile(r"\b(?:thanks|thank you|thx|ty|cheers)\W*$", re.IGNORECASE)
 _GOES_ON = re.compile(r"^(?:and|or|also|plus|what about|how about|same)\b", re.IGNORECASE)  # "ok, and the tests": a follow-up
 # An exclamation in a question's words: "oh what a mess", "ah how nice"; not "oh how come", "ok how long".
@@ -40,5 +43,6 @@ def is_remark(prompt: str) -> bool:
         return False
     if _GOES_ON.match(rest):
         return False
-    clauses = [_OPENER.sub("", c).strip() for c in _CLAUSE.split(text) if c and c.strip()]
+    # the clauses after the opener ("march, ok. I'll book it": the word said back is no request to "march")
+    clauses = [_OPENER.sub("", c).strip() for c in _CLAUSE.split(rest) if c and c.strip()]
     return not any(is_request(c) for c in clauses if c)  # a clause of interjections alone ("thx") requests nothing

@@ -11,8 +11,9 @@ import pytest
 from whisper.excluded import about_set_aside, set_aside
 from whisper.kinds import asked_kinds
 from whisper.pasted import typed_text
+from whisper.remark import is_remark
 from whisper.services import whisper_respond
-from whisper.stages.focus import no_date_for_the_past, off_focus
+from whisper.stages.focus import no_date_for_the_past, off_focus, thing_held_by_another
 
 REMINDER = "<system-reminder>The user opened the file compose.yml in the IDE.</system-reminder>\n"
 
@@ -129,3 +130,28 @@ def test_a_note_on_the_thing_set_aside_is_not_whispered(store):
     assert store["flags"].id not in whisper_respond(prompt=asked, session_id="s19c").node_ids
     assert store["flags"].id in whisper_respond(prompt="who owns a feature flag in flagsmith?",
                                                 session_id="s19d").node_ids
+
+
+# ---- the thing asked, held by another memory of the pool
+
+def test_a_memory_naming_none_of_the_thing_asked_goes_when_another_names_it():
+    prompt = "need to buy next month's book club book, what was picked"
+    club = ("Book club November", "We discussed Kindred; next month's pick is Piranesi, chosen by Maaike.")
+    books = ("Books only in the ledger", "For the club's money I keep everything in the ledger and nowhere else.")
+    assert thing_held_by_another(prompt, [club, books]) == [False, True]
+    # alone, a memory naming none of it is kept: the thing may be said in other words
+    assert thing_held_by_another(prompt, [books]) == [False]
+    assert thing_held_by_another("which town was that day trip again", [("Lisbon trip", "A day in Sintra.")]) == [False]
+
+
+# ---- a remark saying back the answer just given
+
+@pytest.mark.parametrize(("prompt", "remark"), [
+    ("zuilen, right. calling them now", True),
+    ("march, ok. I'll book it then", True),
+    ("docker, right? how do I start it", False),  # a question
+    ("staging, ok. now deploy it", False),  # a request
+    ("zuilen is where they are, calling them now", False),  # no interjection
+])
+def test_a_word_said_back_before_an_interjection_is_a_remark(prompt, remark):
+    assert is_remark(prompt) is remark

@@ -38,6 +38,7 @@ from memory.domain.enums import NodeType
 from whisper import kinds
 from whisper.asked import asks
 from whisper.conf import WhisperConf
+from whisper.evidence import thing_evidence
 from whisper.excluded import about_set_aside
 from whisper.imperative import is_request
 from whisper.pasted import typed_text
@@ -311,13 +312,27 @@ def labels(cand: Candidate) -> tuple[str, ...]:
     return (*(cand.hit.tags if cand.hit is not None else ()), *((cand.space,) if cand.space else ()))
 
 
+def thing_held_by_another(prompt: str, texts: list[tuple[str, str]]) -> list[bool]:
+    """Per memory (title, content), whether it names none of the thing a "which / what X" question asks for while
+    another memory of the same pool names all of it (`whisper.evidence.thing_evidence`: "what was picked for book
+    club" and a note on keeping the club's books beside the book club note saying "next month's pick is …"). A
+    memory naming none of the thing is kept when no other names it: the thing is often said in other words ("which
+    town" and "Sintra"), so only the pool's own better answer tells it is beside the point."""
+    evidence = [thing_evidence(prompt, title=title, content=content) for title, content in texts]
+    held = any(e > 0 for e in evidence)
+    return [held and e < 0 for e in evidence]
+
+
 def focus_check(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
-    """Drop the memories past the gate that miss the prompt's focus (`off_focus`); silence when none is left."""
+    """Drop the memories past the gate that miss the prompt's focus (`off_focus`), then those naming none of the
+    thing asked when another names it (`thing_held_by_another`); silence when none is left."""
     if not run.pool or run.broad_recap:
         return None
     keep = [c for c in run.pool
             if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c), node_type=c.type,
                          content_max_chars=conf.content_max_chars, created=c.created) is None]
+    beside = thing_held_by_another(typed_text(run.prompt), [(c.title, c.content) for c in keep])
+    keep = [c for c, out in zip(keep, beside) if not out]
     if len(keep) == len(run.pool):
         return None
     run.drop(keep, STAGE_OFF_FOCUS)
