@@ -63,3 +63,19 @@ def test_the_rule_takes_the_highest_hit_rate_that_keeps_precision_and_silence():
 def test_a_memory_is_split_into_its_sentences_of_three_words_or_more():
     assert sentences("Holds supplier. The wall plugs come from Brico in Leuven! ok\nWe pay by invoice each month.") == [
         "The wall plugs come from Brico in Leuven!", "We pay by invoice each month."]
+
+
+def test_only_the_calls_most_standing_hit_the_overlap_filter_dropped_is_admitted():
+    from bench.whisper_gate_rules import admit_standouts
+
+    dump = [{"prompt": {"id": "a"}, "calls": [
+        [row("kept", para={"cos_z": 3.0}), row("dropped", route="no_overlap", para={"cos_z": 5.2}),
+         row("lower", route="no_overlap", para={"cos_z": 5.1})],
+        [row("best", para={"cos_z": 6.0}), row("under", route="no_overlap", para={"cos_z": 5.5})],
+        [row("weak", route="no_overlap", para={"cos_z": 4.9})], None]}]
+    assert admit_standouts(dump, 5.0) == 1
+    first, second, third, _ = dump[0]["calls"]
+    assert [c["route"] for c in first] == ["logistic", "logistic", "no_overlap"] and first[1]["standout"]
+    assert second[1]["route"] == "no_overlap"  # a hit that reaches the gate stands out more
+    assert third[0]["route"] == "no_overlap"
+    assert admit_standouts(dump, None) == 0
