@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from whisper.asked import sentences
+from whisper.kinds import CLAUSE
 from whisper.text import topic_tokens
 
 # "apart from / aside from / besides / other than / except (for) / excluding X", or "not X" set off by a comma, a
@@ -20,10 +22,17 @@ _SET_ASIDE = re.compile(
     re.IGNORECASE)
 
 
+# A sentence asking for a thing: a question word (not "why", nor "how" asking a method) opening a clause, so that
+# "everything passes except the tests, why?" sets the tests aside from nothing: they are what it is about.
+_ASKS_FOR_A_THING = re.compile(rf"{CLAUSE}(?:what|whats|which|who|whom|whose|where|when)\b", re.IGNORECASE)
+
+
 def set_aside(prompt: str) -> list[set[str]]:
-    """The things the prompt sets aside, each as its folded topic words ("apart from the export, what …" ->
-    [{"export"}]; "… config, not the flags, the instance" -> [{"flag"}]); empty when it sets none aside."""
-    return [words for m in _SET_ASIDE.finditer(prompt) if (words := topic_tokens(m.group("thing")))]
+    """The things a sentence asking for a thing sets aside, each as its folded topic words ("apart from the export,
+    what …" -> [{"export"}]; "who may change the config, not the flags, the instance" -> [{"flag"}]); empty when
+    none is set aside."""
+    return [words for sentence in sentences(prompt) if _ASKS_FOR_A_THING.search(sentence)
+            for m in _SET_ASIDE.finditer(sentence) if (words := topic_tokens(m.group("thing")))]
 
 
 def about_set_aside(prompt: str, title: str) -> str | None:

@@ -89,7 +89,9 @@ def test_when_something_happened_needs_a_date(prompt, text, node_type, dropped):
     ("besides our mailing list, where do we announce events?", [{"mail", "list"}]),
     ("which shop do I get my loaves from when I'm not baking", []),
     ("compose is up but the router is not found", []),
-    ("how do I set the variable just for this shell, not globally", [{"globally"}]),
+    ("how do I set the variable just for this shell, not globally", []),  # asks a method, no thing
+    ("everything passes except the tests, why?", []),  # the tests are what it is about
+    ("the build is green apart from the docs. which port does the preview use?", []),  # another sentence asks
 ])
 def test_what_a_prompt_sets_aside(prompt, aside):
     assert set_aside(prompt) == aside
