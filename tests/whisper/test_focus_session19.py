@@ -13,7 +13,7 @@ from whisper.kinds import asked_kinds
 from whisper.pasted import typed_text
 from whisper.remark import is_remark
 from whisper.services import whisper_respond
-from whisper.stages.focus import no_date_for_the_past, off_focus, thing_held_by_another
+from whisper.stages.focus import no_date_for_the_past, off_focus, other_version, thing_held_by_another
 
 REMINDER = "<system-reminder>The user opened the file compose.yml in the IDE.</system-reminder>\n"
 
@@ -157,3 +157,16 @@ def test_a_memory_naming_none_of_the_thing_asked_goes_when_another_names_it():
 ])
 def test_a_word_said_back_before_an_interjection_is_a_remark(prompt, remark):
     assert is_remark(prompt) is remark
+
+
+# ---- a yes/no tag question: the version is in what is reported
+
+@pytest.mark.parametrize(("prompt", "other"), [
+    ("user says split_trip is missing in 0.9.2, bug?", None),
+    ("someone reports the cli crashes on 2.1, known?", None),
+    ("when is 1.1 planned?", "1.1"),
+    ("it broke again in 1.1, which release fixed it?", "1.1"),  # a question word: not yes/no
+])
+def test_a_tag_question_leaves_the_version_reported(prompt, other):
+    release = "tripkit 1.0.0 was released on 14 September 2026 with the new `Track.split_trip` method."
+    assert other_version(prompt, release) == other

@@ -94,6 +94,12 @@ _VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w.]*\d)(?!\s?(?:%|(?
 _YES_NO = re.compile(r"(?:^|[.!?]\s+)(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|isn't|"
                      r"aren't|doesn't|don't)\b(?:[^.!?]|\.\d)*\?", re.IGNORECASE)
 
+# A yes/no question of one or two words after a comma, colon or dash ("split_by_pause is missing in 0.9.2, bug?",
+# "… on 3.11, right?"), no question word: the version is in what is reported, and a note on another version may say
+# why (session 19).
+_TAG_QUESTION = re.compile(r"(?:[,:;\u2013\u2014]|\s-)\s*(?!(?:what|whats|which|who|whom|whose|where|when|why|how)\b)"
+                           r"[A-Za-z][\w'\u2019-]*(?:\s+[A-Za-z][\w'\u2019-]*)?\s*\?", re.IGNORECASE)
+
 
 def _version_key(v: str) -> tuple[int, ...]:
     parts = [int(x) for x in v.split(".")]
@@ -130,7 +136,7 @@ def other_version(prompt: str, text: str, node_type: str = NodeType.EVENT) -> st
     a version, the memory is a standing rule or procedure (versions there are examples: "3.9 was dropped in 0.9"),
     names no version ("tag vX.Y.Z"), names the prompt's ("3.12" meets "3.12.1", "1.1" meets "1.1.0"), or the prompt is
     a yes/no question ("is routewise on 3.11?" is answered by a note on 3.12)."""
-    if node_type != NodeType.EVENT or _YES_NO.search(prompt):
+    if node_type != NodeType.EVENT or _YES_NO.search(prompt) or _TAG_QUESTION.search(prompt):
         return None
     asked = _asking_versions(prompt)
     held = versions(text)
