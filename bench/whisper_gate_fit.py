@@ -51,12 +51,15 @@ FRESH_BATCHES = frozenset({10})  # labelling rounds measured fresh by the lead, 
 def gate_inputs(call: list[dict]) -> None:
     """whisper.stages.gate.gate_inputs over a call's logistic rows, from their g and cosine (in place); the answer
     evidence (thing_missing, memory_cover: whisper.stages.gate.evidence_inputs) and prompt_words are kept as the dump
-    holds them (a hit the overlap filter dropped has none: 0 for each)."""
+    holds them (a hit the overlap filter dropped has none: 0 for each). On a follow-up, the hits already served are
+    ranked apart from the others, as whisper.stages.gate.served_apart has production do."""
     hits = [c for c in call if c["route"] == "logistic"]
-    by_g = sorted((c["g"] for c in hits), reverse=True)
-    for c in hits:
-        rank = by_g.index(c["g"])
-        nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
+    apart = [bool(c.get("follow_up") and c.get("served")) for c in hits]
+    by_g = {flag: sorted((c["g"] for c, a in zip(hits, apart) if a == flag), reverse=True) for flag in (False, True)}
+    for c, a in zip(hits, apart):
+        ranked = by_g[a]
+        rank = ranked.index(c["g"])
+        nxt = ranked[rank + 1] if rank + 1 < len(ranked) else 0.0
         c["inputs"] = [c["g"], c["cosine"], float(rank == 0), c["g"] - nxt, c.get("own_titled", 0.0),
                        float(c.get("type") == "project"), *(list((c.get("inputs") or ())[6:9]) + [0.0] * 3)[:3]]
         # the evidence and the prompt's length as dumped

@@ -70,18 +70,34 @@ def gate_inputs(run: WhisperRun, hits: list[Candidate], deps: Deps | None = None
     then the answer evidence of `evidence_inputs` and ln(1 + the prompt's words) (session 18: a long prompt, a task
     with its context or pasted text, puts the right memory at a lower probability and cosine than a short question
     does). The gaps of g and cosine to the best hit were inputs
-    until session 12: left out, the grouped estimate did not move (bench/whisper_gate_study.py)."""
+    until session 12: left out, the grouped estimate did not move (bench/whisper_gate_study.py). On a follow-up, a
+    hit the session was already served is measured only against the other served hits and the rest only against
+    each other (`served_apart`, session 19)."""
     g = {id(c): c.probability + c.affinity for c in hits}
-    by_g = sorted(g.values(), reverse=True)
+    served = served_apart(run, deps)
+    by_g = {flag: sorted((g[id(c)] for c in hits if (c.node_id in served) == flag), reverse=True)
+            for flag in (False, True)}
     evidence = evidence_inputs(run, hits, deps)
     words = max(0.0, math.log1p(len(run.prompt.split())) - math.log1p(LONG_PROMPT_WORDS))
     out = {}
     for c in hits:
-        rank = by_g.index(g[id(c)])
-        nxt = by_g[rank + 1] if rank + 1 < len(by_g) else 0.0
+        ranked = by_g[c.node_id in served]
+        rank = ranked.index(g[id(c)])
+        nxt = ranked[rank + 1] if rank + 1 < len(ranked) else 0.0
         out[id(c)] = [g[id(c)], c.raw_cosine or 0.0, float(rank == 0), g[id(c)] - nxt, own_titled(c, run),
                       float(c.type == NodeType.PROJECT), *evidence[id(c)], words]
     return out
+
+
+def served_apart(run: WhisperRun, deps: Deps | None) -> frozenset[str]:
+    """On a follow-up, the memories this session was already served (in the agent's context, dropped after the gate
+    by `already_served`): they do not set the best hit and the margin the answer to the new question is measured by
+    ("and what does CI actually run on each of them" after "which python versions does gpxkit support?": the served
+    note on supported Pythons stood as the best hit over the CI note). Empty for any other prompt (docs/whisper.md,
+    "The follow-up's served memory at the gate")."""
+    if deps is None or not run.follow_up or not run.request.session_id:
+        return frozenset()
+    return deps.served()
 
 
 def evidence_inputs(run: WhisperRun, hits: list[Candidate], deps: Deps | None) -> dict[int, tuple[float, float]]:
