@@ -22,6 +22,12 @@ store's words in them:
 * **a goal for the past** (session 16): "which level did I pass last time?" is not answered by the goal to pass one.
 * **the last occurrence** (session 16): "which notary did we use last time the bylaws changed?" is not answered by the
   standing rule on how they are changed (no event, no date).
+* **a past date asked** (session 19): "when was my last appointment with ruud?" is not answered by a note on the
+  physiotherapist holding no date (`no_date_for_the_past`; an event or a decision may be dated by its creation).
+* **the thing set aside** (session 19, whisper.excluded): "apart from the export, what was the most requested
+  feature?" is not answered by the note titled on the export.
+* **the thing asked, held by another** (session 19, `thing_held_by_another`, pool-wide): "what was picked for book
+  club" drops a memory naming no "pick" when another memory left names it.
 
 A third check, another name for the thing ("a Dutch passport" and "my Belgian passport"), was removed in session 13:
 no dev prompt written after it changed (docs/whisper.md, "Rules audited on fresh batches").
@@ -272,9 +278,9 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
               node_type: str = NodeType.FACT, content_max_chars: int = 0,
               created: datetime | None = None) -> str | None:
     """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
-    "kind: amount", "count of: mats", "measure: distance", "goal: past asked", "occurrence: none recorded", "version:
-    1.1", "year: 2023"), or None
-    when it does not. `node_type` tells an
+    "kind: amount", "count of: mats", "measure: distance", "goal: past asked", "occurrence: none recorded", "kind:
+    past time", "set aside: export", "version: 1.1", "year: 2023"), or None when it does not. The prompt is read as
+    typed (`whisper.pasted.typed_text`: harness elements and fenced pastes cut out). `node_type` tells an
     event (one occurrence, which another version's or year's note is not) from a standing rule (`other_version`,
     `other_year`); `created` is the memory's creation date (`other_year`); `content_max_chars` (the conf's) widens
     the kind and count checks' reading to what whisper renders (`whisper.kinds.scan_chars`)."""
