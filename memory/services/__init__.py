@@ -3,10 +3,9 @@
 from memory.services.identity import self_ensure
 from memory.services.indexing import index_sync
 from memory.services.lifecycle import node_confirm_use
+from memory.services.links import AutoLink
 from memory.services.nodes import (
-    AutoLink,
     CreateResult,
-    core_cap_enforce,
     edge_create,
     node_create,
     nodes_create,
@@ -16,6 +15,7 @@ from memory.services.nodes import (
     node_set_tier,
     node_update,
 )
+from memory.services.tiers import core_cap_enforce
 
 __all__ = [
     "AutoLink", "CreateResult", "core_cap_enforce", "edge_create", "index_sync", "node_create", "node_forget",

@@ -23,7 +23,8 @@ from memory.evidence.index import EvidenceSyncReport
 from memory.evidence.log import EvidenceLog
 from memory.group_commit import GroupCommit
 from memory.writes import WriteUnit, exclusive, write_unit
-from memory.services.nodes import CreateResult, LinkAhead, create_in, links_ahead, nodes_embed_ahead
+from memory.services.links import LinkAhead, links_ahead
+from memory.services.nodes import CreateResult, create_in, nodes_embed_ahead
 
 logger = logging.getLogger(__name__)
 

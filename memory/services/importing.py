@@ -22,7 +22,7 @@ from memory.errors import MalformedNodeFile, OrmahError, StorageError, Validatio
 from memory.index import SyncReport
 from memory.models import NodeRow
 from memory.services.indexing import index_sync
-from memory.services.nodes import core_cap_enforce
+from memory.services.tiers import core_cap_enforce
 from memory.services.note_import import vault_import
 from memory.store import DELETED_DIR, NODES_DIR, MarkdownStore, content_hash
 from memory.writes import WriteUnit, write_unit

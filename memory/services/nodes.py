@@ -7,14 +7,11 @@ the file and index it in one unit of work under the cross-process write lock (do
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence, Set as AbstractSet
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-import numpy as np
-
 from memory import index, runtime
-from memory.conf import MemoryConf
 from memory.domain.enums import EdgeType, Tier
 from memory.domain.identity import is_self_node
 from memory.domain.lifecycle import creation_degrees, with_creation_importance
@@ -22,34 +19,13 @@ from memory.domain.node import Connection, Node, new_node_id, utcnow, with_conne
 from memory.domain.requests import NodeCreate, NodePatch, apply_patch, build_node
 from memory.errors import NodeNotFound, ProtectedNode, ValidationFailed
 from memory.models import NodeRow
-from memory.search import matrix
-from memory.search.semantic import cosines_for, uses_matrix, vector_search_many
-from memory.search.vectors import VectorHit
 from memory.selectors import node_row_get, self_row
 from memory.services.guard import guard_write
+from memory.services.links import EMBED_ONLY_ID, AutoLink, LinkAhead, _auto_links, links_ahead
+from memory.services.tiers import core_cap_enforce
 from memory.writes import WriteUnit, unit_open, write_unit
 
 logger = logging.getLogger(__name__)
-AUTO_LINK_CANDIDATES = 6
-LINK_AHEAD_MARGIN = 8  # extra nearest rows found before the lock, so rows changed meanwhile rarely force a new search
-RECHECK_MAX = 512  # more rows written since the search ahead than this (a job's batch): search again
-
-
-@dataclass(frozen=True)
-class AutoLink:
-    target_id: str
-    title: str
-    similarity: float
-
-
-@dataclass(frozen=True)
-class LinkAhead:
-    """The auto-links' index search run before the write lock, for each request's own text in order: its nearest
-    rows (at most `limit`) as the vector matrix held them at generation `gen` of the change log or later."""
-
-    gen: int
-    limit: int
-    found: list[list[VectorHit]]
 
 
 @dataclass(frozen=True)
@@ -59,7 +35,7 @@ class CreateResult:
 
 
 # ---------------------------------------------------------------------------
-# Validation and auto-links
+# Validation
 # ---------------------------------------------------------------------------
 
 def _resolve_connections(node: Node, *, before: Node | None = None) -> Node:
@@ -82,100 +58,6 @@ def _resolve_connections(node: Node, *, before: Node | None = None) -> Node:
             raise ValidationFailed("A memory cannot connect to itself")
         resolved.append(replace(conn, target=target))
     return replace(node, connections=tuple(resolved))
-
-
-def _auto_links(nodes: Sequence[Node], unit: WriteUnit, ahead: LinkAhead | None = None) -> list[list[AutoLink]]:
-    """For each node, the memories at or above the auto-link threshold (cosine, minus the cross-space penalty)
-    among those indexed and the batch's earlier nodes: what remembering them one at a time would link.
-
-    One embedding call for the batch's texts (through the cache) and one matrix product against the index, or,
-    with `ahead` (that product run before the lock), only the cosines of the rows written since (_recheck).
-    """
-    conf = unit.conf
-    emb = runtime.embedder(conf)
-    unit.match_vector_table()
-    vecs, _ = index.node_vectors(nodes, emb)
-    own = [v[0] for v in vecs]
-    found = _recheck(own, ahead) if ahead is not None else None
-    if found is None:
-        found = vector_search_many(own, AUTO_LINK_CANDIDATES + 1)
-    rows = NodeRow.objects.in_bulk({hit.row_id for hits in found for hit in hits})
-    # best[j, i]: the best cosine of node i's own vector to any vector of node j (its own or a passage's)
-    starts = np.cumsum([0] + [len(v) for v in vecs[:-1]])
-    best = np.maximum.reduceat(np.concatenate(vecs) @ np.stack(own).T, starts, axis=0)
-    out = []
-    for i, node in enumerate(nodes):
-        # (cosine, order, target) as a search of the index holding nodes[:i] would rank them; of the batch's
-        # earlier nodes only the best AUTO_LINK_CANDIDATES + 1 can make the cut (a full pool is quadratic)
-        pool: list[tuple[float, tuple[int, int], NodeRow | Node | None]] = [
-            (hit.cosine, (0, hit.row_id), rows.get(hit.row_id)) for hit in found[i]]
-        earlier = np.lexsort((np.arange(i), -best[:i, i]))[:AUTO_LINK_CANDIDATES + 1].tolist()
-        pool += [(float(best[j, i]), (1, j), nodes[j]) for j in earlier]
-        pool.sort(key=lambda c: (-c[0], c[1]))
-        out.append(_links_from(node, pool[:AUTO_LINK_CANDIDATES + 1], conf))
-    return out
-
-
-def links_ahead(*, requests: Sequence[NodeCreate], now: datetime) -> LinkAhead | None:
-    """Run the auto-links' index search BEFORE the write lock (after nodes_embed_ahead: the vectors are waiting in
-    the process): the unit then re-checks only the rows the change log shows written since (_recheck). None when
-    there is nothing to search ahead (vec0 search, no vector table yet) or it failed: the unit searches itself."""
-    if not requests or not uses_matrix():
-        return None
-    try:
-        nodes = [build_node(r, node_id=_EMBED_ONLY_ID, now=now) for r in requests]
-        vecs, _ = index.node_vectors(nodes, runtime.embedder())
-        gen = matrix.generation()  # read before the search: it sees at least every write logged up to gen
-        limit = AUTO_LINK_CANDIDATES + 1 + LINK_AHEAD_MARGIN
-        found = matrix.search_many([v[0] for v in vecs], limit)
-    except Exception as exc:  # only a head start: the unit searches and reports the error itself
-        logger.debug("the auto-link search ahead of the write lock failed (%s); the write searches",
-                     type(exc).__name__)
-        return None
-    return None if found is None else LinkAhead(gen=gen, limit=limit, found=found)
-
-
-def _recheck(own: Sequence[np.ndarray], ahead: LinkAhead) -> list[list[VectorHit]] | None:
-    """The nearest AUTO_LINK_CANDIDATES + 1 rows of each vector now, from the search run ahead: its hits on rows
-    the change log shows unchanged since its generation (their cosines cannot have moved), merged with the
-    cosines of the rows written, changed or removed since (a memory another remember wrote meanwhile is found
-    here). None (search again) when the log cannot say what changed, more than RECHECK_MAX rows changed, or a
-    vector's unchanged hits no longer fill
-    the cut while the search ahead may have left rows out."""
-    if len(ahead.found) != len(own):
-        return None
-    changed = matrix.changed_since(ahead.gen)
-    if changed is None or len(changed) > RECHECK_MAX:
-        return None
-    need = AUTO_LINK_CANDIDATES + 1
-    ids = sorted(changed)
-    out = []
-    for vector, hits in zip(own, ahead.found):
-        kept = [h for h in hits if h.row_id not in changed]
-        if len(kept) < need and len(hits) >= ahead.limit:
-            return None
-        pool = kept + (cosines_for(vector, ids) if ids else [])
-        pool.sort(key=lambda h: (-h.cosine, h.row_id))
-        out.append(pool[:need])
-    return out
-
-
-def _links_from(node: Node, pool: list, conf: MemoryConf) -> list[AutoLink]:
-    links = []
-    linked = {c.target for c in node.connections}
-    for cosine, _, target in pool:
-        if target is None:
-            continue
-        if isinstance(target, NodeRow):
-            uid, is_self = target.uid, target.is_self
-        else:
-            uid, is_self = target.id, is_self_node(target)
-        if is_self or uid in linked:
-            continue
-        sim = cosine - (conf.cross_space_penalty if (target.space or "") != (node.space or "") else 0.0)
-        if sim >= conf.auto_link_threshold:
-            links.append(AutoLink(target_id=uid, title=target.title or target.content[:60], similarity=round(sim, 3)))
-    return links[:AUTO_LINK_CANDIDATES]
 
 
 # ---------------------------------------------------------------------------
@@ -244,9 +126,6 @@ def create_in(unit: WriteUnit, *, requests: Sequence[NodeCreate], nows: Sequence
     return results
 
 
-_EMBED_ONLY_ID = "00000000-0000-4000-8000-000000000000"
-
-
 def nodes_embed_ahead(*, requests: Sequence[NodeCreate], now: datetime) -> None:
     """Run the model BEFORE the write lock: the batch's vectors wait in the process (index.embed_ahead) for the unit,
     which writes them to the embedding cache in its own transaction. The lock has no timeout; a model run inside it
@@ -257,7 +136,7 @@ def nodes_embed_ahead(*, requests: Sequence[NodeCreate], now: datetime) -> None:
         return
     try:
         # The texts do not depend on the id: a placeholder, so no id is drawn for a node that is not written.
-        index.embed_ahead([build_node(r, node_id=_EMBED_ONLY_ID, now=now) for r in requests], runtime.embedder())
+        index.embed_ahead([build_node(r, node_id=EMBED_ONLY_ID, now=now) for r in requests], runtime.embedder())
     except Exception as exc:  # only a head start: the unit embeds what is missing and reports the error itself
         logger.debug("embedding a batch of %d ahead of the write lock failed (%s); the write embeds it",
                        len(requests), type(exc).__name__)
@@ -378,7 +257,7 @@ def node_set_tier(*, ref: str, tier: Tier, now: datetime | None = None, automate
 
 
 # ---------------------------------------------------------------------------
-# Identity and tiers
+# Identity
 # ---------------------------------------------------------------------------
 
 def _link_to_self(unit: WriteUnit, nodes: Sequence[Node], me: NodeRow | None) -> None:
@@ -393,33 +272,3 @@ def _link_to_self(unit: WriteUnit, nodes: Sequence[Node], me: NodeRow | None) ->
     for node in targets:
         new = with_connection(new, Connection(target=node.id, edge=EdgeType.DEFINES, weight=1.0, reason="about_self"))
     unit.save(new, expected=stored)
-
-
-def core_cap_enforce(*, now: datetime | None = None, keep: AbstractSet[str] = frozenset()) -> list[str]:
-    """Demote the least important core memories to working until core holds at most the cap.
-
-    Never the self node, a pinned block or a read-only block: the cap is automatic, and those are standing rules a
-    person put there (docs/trust.md), so core may hold more than the cap when they alone exceed it.
-    `keep`: ids this call leaves in core. Remember and imports pass the core memories they just wrote, a
-    promotion (node_set_tier, node_update) the memory it promoted: a new or promoted memory often holds less
-    importance than an older core memory (a new one the formula's value with no access yet, 0.33-0.48), and a
-    person's or an agent's explicit tier=core is not undone by the call that wrote it. When only they are left to
-    demote, core stays over the cap until the next importance_scorer run keeps it.
-    """
-    now = now or utcnow()
-    demoted = []
-    with write_unit() as unit:
-        conf = unit.conf
-        core = NodeRow.objects.filter(tier=Tier.CORE, is_self=False)
-        excess = core.count() - conf.core_cap
-        if excess <= 0:
-            return []
-        movable = core.filter(pinned=False, read_only=False).exclude(uid__in=keep)
-        for row in movable.order_by("importance", "last_accessed", "created")[:excess]:
-            node, stored = unit.read_row(row)
-            unit.save(replace(node, tier=Tier.WORKING, updated=now), expected=stored)
-            unit.audit(operation="demote", node=node, now=now, detail={"reason": "core cap"})
-            demoted.append(node.id)
-    logger.info("Core cap %s: demoted %s memories to working", conf.core_cap, len(demoted))
-    return demoted
-

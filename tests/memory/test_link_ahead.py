@@ -17,7 +17,8 @@ from memory.models import EdgeRow, NodeRow
 from memory.services import evidence as remember_service
 from memory.services import node_create, node_forget, node_update
 from memory.services.evidence import _explicit_event, _RememberCall, node_remember
-from memory.services.nodes import _auto_links, _recheck, links_ahead, nodes_embed_ahead
+from memory.services.links import _auto_links, _recheck, links_ahead
+from memory.services.nodes import nodes_embed_ahead
 from memory.writes import write_unit
 
 pytestmark = pytest.mark.django_db(transaction=True)
