@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from django.db import connection
 from django.db.models import Count, Q
 
 from memory import documents, runtime
@@ -111,6 +113,32 @@ def node_identical(*, content: str, space: str | None) -> NodeRow | None:
     rows = NodeRow.objects.raw(f"SELECT * FROM {NodeRow._meta.db_table} WHERE content = %s AND valid_until IS NULL "
                                f"AND {where} ORDER BY created, uid LIMIT 1", params)
     return next(iter(rows), None)
+
+
+@dataclass(frozen=True)
+class LinkTarget:
+    """The columns of an indexed memory that remember's auto-links read (memory.services.links)."""
+
+    uid: str
+    is_self: bool
+    space: str | None
+    title: str
+    content: str
+
+
+def link_targets(*, row_ids: Collection[int]) -> dict[int, LinkTarget]:
+    """The rows of `row_ids` still indexed, by row id: one plain statement per 500 ids reading five columns (the
+    ORM's `in_bulk` built whole NodeRow instances, ~0.6 ms of a remember for its 7-15 candidates)."""
+    ids = sorted(row_ids)
+    out: dict[int, LinkTarget] = {}
+    with connection.cursor() as cur:
+        for at in range(0, len(ids), 500):
+            chunk = ids[at:at + 500]
+            cur.execute(f"SELECT id, uid, is_self, space, title, content FROM {NodeRow._meta.db_table} "
+                        f"WHERE id IN ({', '.join(['%s'] * len(chunk))})", chunk)
+            for row_id, uid, is_self, space, title, content in cur.fetchall():
+                out[row_id] = LinkTarget(uid=uid, is_self=bool(is_self), space=space, title=title, content=content)
+    return out
 
 
 def node_read(*, store: MarkdownStore, row: NodeRow) -> tuple[Node, StoredFile]:

@@ -15,10 +15,10 @@ from memory.conf import MemoryConf
 from memory.domain.identity import is_self_node
 from memory.domain.node import Node
 from memory.domain.requests import NodeCreate, build_node
-from memory.models import NodeRow
 from memory.search import matrix
 from memory.search.semantic import cosines_for, uses_matrix, vector_search_many
 from memory.search.vectors import VectorHit
+from memory.selectors import LinkTarget, link_targets
 from memory.writes import WriteUnit
 
 logger = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ def _auto_links(nodes: Sequence[Node], unit: WriteUnit, ahead: LinkAhead | None 
     found = _recheck(own, ahead) if ahead is not None else None
     if found is None:
         found = vector_search_many(own, AUTO_LINK_CANDIDATES + 1)
-    rows = NodeRow.objects.in_bulk({hit.row_id for hits in found for hit in hits})
+    rows = link_targets(row_ids={hit.row_id for hits in found for hit in hits})
     # best[j, i]: the best cosine of node i's own vector to any vector of node j (its own or a passage's)
     starts = np.cumsum([0] + [len(v) for v in vecs[:-1]])
     best = np.maximum.reduceat(np.concatenate(vecs) @ np.stack(own).T, starts, axis=0)
@@ -68,7 +68,7 @@ def _auto_links(nodes: Sequence[Node], unit: WriteUnit, ahead: LinkAhead | None 
     for i, node in enumerate(nodes):
         # (cosine, order, target) as a search of the index holding nodes[:i] would rank them; of the batch's
         # earlier nodes only the best AUTO_LINK_CANDIDATES + 1 can make the cut (a full pool is quadratic)
-        pool: list[tuple[float, tuple[int, int], NodeRow | Node | None]] = [
+        pool: list[tuple[float, tuple[int, int], LinkTarget | Node | None]] = [
             (hit.cosine, (0, hit.row_id), rows.get(hit.row_id)) for hit in found[i]]
         earlier = np.lexsort((np.arange(i), -best[:i, i]))[:AUTO_LINK_CANDIDATES + 1].tolist()
         pool += [(float(best[j, i]), (1, j), nodes[j]) for j in earlier]
@@ -127,7 +127,7 @@ def _links_from(node: Node, pool: list, conf: MemoryConf) -> list[AutoLink]:
     for cosine, _, target in pool:
         if target is None:
             continue
-        if isinstance(target, NodeRow):
+        if isinstance(target, LinkTarget):
             uid, is_self = target.uid, target.is_self
         else:
             uid, is_self = target.id, is_self_node(target)
