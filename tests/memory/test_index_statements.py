@@ -113,3 +113,23 @@ def test_a_remember_reads_which_of_its_evidence_ids_are_indexed_without_sorting_
     known = [s for s in _sqls(ctx) if re.match(r'SELECT "memory_evidencerow"."uid"( AS "uid")? FROM "memory_evidencerow"', s)]
     assert len(known) == 1
     assert "ORDER BY" not in known[0]  # a set: EvidenceRow's Meta ordering (at, id) made SQLite sort the hits
+
+
+def test_tags_and_citations_are_the_rows_bulk_create_wrote_in_one_plain_insert_each(mem):
+    from memory.models import NodeCitationRow, NodeTagRow
+
+    mem("The billing service keeps invoices in PostgreSQL 16", tags=["db"])
+    request = NodeCreate(content="Invoices are exported every night to the finance share",
+                         tags=["billing", "export", "billing", "nightly"], source_event_ids=["ev_a", "ev_b", "ev_a"])
+    with CaptureQueriesContext(connection) as ctx:
+        node = node_remember(request=request, session_id="s1").node
+    row = NodeRow.objects.get(uid=node.id)
+    tags = list(NodeTagRow.objects.filter(node=row).order_by("id").values_list("tag", flat=True))
+    assert tags == ["billing", "export", "nightly"]
+    cited = list(NodeCitationRow.objects.filter(node=row).order_by("id").values_list("event_id", flat=True))
+    assert cited == [node.source_event_ids[0], "ev_a", "ev_b"] and cited[0].startswith("ev_")  # its own event first
+    inserts = [s for s in _sqls(ctx) if re.search(r'INSERT INTO "?memory_node(tag|citation)row"?', s)]
+    assert len(inserts) == 2 and not [s for s in inserts if "RETURNING" in s]
+    # the check for a row at the new file's path is one plain statement, not the ORM's exists()
+    assert not [s for s in _sqls(ctx) if 'SELECT 1 AS "a" FROM "memory_noderow"' in s]
+    assert [s for s in _sqls(ctx) if s.startswith("SELECT 1 FROM memory_noderow WHERE file_path IN")]
