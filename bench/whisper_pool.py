@@ -31,8 +31,9 @@ GROUPS = (("batches 1-9", lambda b: b not in FRESH_BATCHES), ("batch 10 (fresh)"
 
 
 @contextmanager
-def recording_pool(ids: dict[str, str]):
-    """After whisper's retrieve stage in every call, record the pool and where the expected memories rank."""
+def recording_pool(ids: dict[str, str], top: int = 0):
+    """After whisper's retrieve stage in every call, record the pool and where the expected memories rank; with
+    `top`, also the `top` memories nearest the query (key, cosine, z: its standard score over every stored memory)."""
     import numpy as np
     from django.db import connection
 
@@ -58,18 +59,22 @@ def recording_pool(ids: dict[str, str]):
         decision = retrieve_module.retrieve(run, conf, deps)
         wide = deps.search(SearchQuery(query=run.query or run.prompt, limit=WIDE, tiers=[Tier.CORE, Tier.WORKING],
                                        default_space=run.target_space, min_score=0.0, activation=conf.activation))
-        cos = {}
+        cos, nearest = {}, []
         if run.query_vec is not None:
             q = np.asarray(run.query_vec, dtype=np.float64)
             sims = matrix @ (q / np.linalg.norm(q))
             order = np.argsort(-sims)
             cos = {row_ids[i]: (float(sims[i]), rank) for rank, i in enumerate(order, start=1)}
+            mean, spread = float(sims.mean()), float(sims.std()) or 1.0
+            uid_of = {r: u for u, r in row_of.items()}
+            nearest = [{"key": keys.get(uid_of[row_ids[i]], uid_of[row_ids[i]]), "cosine": round(float(sims[i]), 4),
+                        "z": round((float(sims[i]) - mean) / spread, 3)} for i in order[:top]]
         fts = {h.row_id: h.rank for h in fts_search(run.query or run.prompt, 2000)}
         calls.append({"pool": [keys.get(c.node_id, c.node_id) for c in run.candidates],
                       "wide": [keys.get(h.node_id, h.node_id) for h in wide],
                       "cos": {keys.get(u, u): cos.get(r) for u, r in row_of.items() if r in cos},
                       "fts": {keys.get(u, u): fts.get(r) for u, r in row_of.items() if r in fts},
-                      "route": route(run)})
+                      "route": route(run), "top": nearest, "target": run.target_space})
         return decision
 
     stages = tuple(observed if s is retrieve_module.retrieve else s for s in pipeline.STAGES)

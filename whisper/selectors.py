@@ -19,7 +19,9 @@ from memory.models import EdgeRow, NodeRow, NodeTagRow
 from memory.ranking.features import idf
 from memory.search.candidates import doc_counts, memory_count, store_state
 from memory.search.rows import as_datetime
-from memory.search.semantic import cosines_for
+from memory.search import matrix
+from memory.search.filters import Filters
+from memory.search.semantic import cosines_for, uses_matrix
 from whisper.affinity import FeedbackSample
 from whisper.models import AffinityRow, WhisperCandidateRow, WhisperDecisionRow
 from whisper.state import INJECTED, SILENT_SYNTHETIC
@@ -113,6 +115,16 @@ def identity_hits(*, now: datetime) -> list[SearchHit]:
     """
     hits = _per_store_state("identity", lambda: tuple(_identity_hit(r) for r in identity_rows()))
     return [h for h in hits if h.valid_until is None or h.valid_until > now]
+
+
+def cosine_spread(*, query_vec: np.ndarray, now: datetime) -> tuple[float, float] | None:
+    """Mean and standard deviation of the query's cosine to every live core and working memory (whisper's scope),
+    from the vector matrix's scan of that query (memory.search.matrix.spread: no new pass when recall just searched
+    the same vector); None with the vec0 index or fewer than two memories."""
+    if not uses_matrix():
+        return None
+    found = matrix.spread(query_vec, Filters(tiers=(str(Tier.CORE), str(Tier.WORKING)), active_at=now))
+    return None if found is None else found[:2]
 
 
 def node_cosines(*, query_vec: np.ndarray, row_ids: Sequence[int]) -> dict[int, float]:

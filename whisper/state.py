@@ -82,6 +82,7 @@ class Candidate:
     affinity: float = 0.0
     space_factor: float = 1.0
     overlap: bool = False
+    standing: float | None = None  # z of its cosine over the scope, when it passed the overlap filter on it
     gate_score: float | None = None
     gate_threshold: float | None = None
     stage: str = STAGE_CANDIDATE
@@ -179,3 +180,5 @@ class Deps:
     reranker: object | None = None  # reranker.Reranker
     warnings: Callable[[list[SearchHit]], list[SearchHit]] = list  # the hits with their recall warnings
     idf: Callable[[list[str]], dict[str, float]] = lambda terms: {}  # recall's IDF of stems in the store (gate input)
+    # (mean, spread) of the query's cosine to every memory in scope (the overlap filter's standout pass), or None
+    spread: Callable[[np.ndarray], tuple[float, float] | None] = lambda vec: None

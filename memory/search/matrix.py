@@ -273,3 +273,23 @@ def cosines(vector: np.ndarray, row_ids: Sequence[int]) -> dict[int, tuple[float
             if len(query) == matrix.dim:
                 out.update(matrix.cosines(query, [r for r in row_ids if r not in skip]))
     return out
+
+
+def spread(vector: np.ndarray, filters: Filters = Filters()) -> tuple[float, float, int] | None:
+    """(mean, standard deviation, count) of the query's cosine to every memory passing `filters`, each memory by its
+    own vector (passages left out); None without a vector table or with fewer than two memories. Reads the scan
+    the matrix keeps for the last query (`Matrix.sims`): right after a search with the same vector, no new pass."""
+    parts = current()
+    if parts is None:
+        return None
+    query = _unit(vector)
+    chunks: list[np.ndarray] = []
+    with _LOCK:
+        for matrix, skip in parts:
+            if matrix.n and len(query) == matrix.dim:
+                keep = matrix.mask(filters, skip) & (matrix.part[:matrix.n] == 0)
+                chunks.append(np.asarray(matrix.sims(query))[keep])
+    sims = np.concatenate(chunks) if chunks else np.zeros(0)
+    if sims.size < 2:
+        return None
+    return float(sims.mean()), float(sims.std()), int(sims.size)

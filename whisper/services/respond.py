@@ -98,6 +98,7 @@ def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, em
         reranker=load_reranker(conf.reranker, model_name=conf.reranker_model, cache_dir=cache_dir),
         warnings=lambda hits: hits_with_warnings(hits, now=now),
         idf=selectors.term_idf,
+        spread=lambda vec: selectors.cosine_spread(query_vec=vec, now=now),
     )
 
 
