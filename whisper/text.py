@@ -303,18 +303,22 @@ def is_recap(prompt: str) -> bool:
     return bool(_RECAP.search(prompt))
 
 
+# "en": Dutch "and" ("en wie controleren dan de boeken?"; the stores hold a Dutch club's notes; session 19).
 _FOLLOW_UP_OPENERS = re.compile(
-    r"^\s*(?:(?:ok(?:ay)?|so|right|great|thanks|cool)[,.!]?\s+)?(?:and|also|plus|but|what about|how about|"
+    r"^\s*(?:(?:ok(?:ay)?|so|right|great|thanks|cool)[,.!]?\s+)?(?:and|en|also|plus|but|what about|how about|"
     r"what of|same for|and the|and what|and how|and where|and when|and who)\b", re.IGNORECASE)
+# "it" and "there" only last ("is it ok to …", "is there a cap …" refer to nothing); "that kind of trip" (session 19)
 _ANAPHORA = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their|that one|the other one|the second time|"
-                       r"the first one|the next one|those|these)\b|\bit\W*$", re.IGNORECASE)  # "it" only last
+                       r"the first one|the next one|those|these|(?:that|this) (?:kind|sort|type) of)\b"
+                       r"|\b(?:it|there)\W*$", re.IGNORECASE)
 FOLLOW_UP_MAX_WORDS = 12
 
 
 def looks_like_follow_up(prompt: str) -> bool:
     """A short prompt that leans on what came before: it opens with "and", "what about", "also", ..., or
-    refers back with a pronoun ("and what does he eat?", "who gets paged for it?"; a bare "it" counts only at the
-    end, since "is it ok to ..." refers to nothing)."""
+    refers back with a pronoun ("and what does he eat?", "who gets paged for it?", "does he like that kind of trip";
+    a bare "it" or "there" counts only at the end, since "is it ok to ..." and "is there a cap" refer to nothing:
+    "wasn't there something I lost there")."""
     if len(prompt.split()) > FOLLOW_UP_MAX_WORDS:
         return False
     return bool(_FOLLOW_UP_OPENERS.search(prompt) or _ANAPHORA.search(prompt))
