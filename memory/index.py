@@ -33,6 +33,7 @@ from memory.index_meta import (  # the index's facts and the vector table's shap
     meta_set,  # noqa: F401
     next_seq,
 )
+from memory.index_insert import insert_rows
 from memory.index_edges import (  # rebuild_all_edges: used as index.*
     rebuild_all_edges,  # noqa: F401
     rebuild_edges,
@@ -142,7 +143,7 @@ def index_nodes(
         chunk = new_paths[i:i + CHUNK]
         if _any_row_at(chunk):  # a plain statement: the ORM's exists() cost ~0.3 ms of every remember
             NodeRow.objects.filter(file_path__in=chunk).delete()  # the ORM's delete: its edges and tags go too
-    NodeRow.objects.bulk_create(new_rows, batch_size=CHUNK)
+    insert_rows(NodeRow, new_rows)  # bulk_create's rows and ids, without its statement building
     for row, changed in updates:
         if changed:
             row.save(update_fields=changed)

@@ -10,6 +10,7 @@ import json
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 
+from memory.index_insert import insert_rows
 from memory.index_rows import CHUNK
 from memory.models import EdgeRow, NodeRow
 
@@ -35,7 +36,7 @@ def rebuild_edges(sources: Iterable[NodeRow], fresh: Collection[int] = ()) -> No
                 source_id=row.id, target_id=target_id, edge_type=c["edge"], weight=c["weight"], reason=c["reason"],
                 valid_from=_instant(c.get("valid_from")), valid_until=_instant(c.get("valid_until")),
             )
-    EdgeRow.objects.bulk_create(edges.values(), batch_size=CHUNK)
+    insert_rows(EdgeRow, list(edges.values()))
 
 
 def rebuild_all_edges() -> None:

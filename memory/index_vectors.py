@@ -17,6 +17,7 @@ from django.db import connection
 from memory.domain import chunking
 from memory.domain.node import Node
 from memory.embeddings import Embedder, embedding_text
+from memory.index_insert import insert_rows
 from memory.index_rows import CHUNK
 from memory.models import EmbeddingCacheRow, NodeRow, PassageRow
 
@@ -142,10 +143,8 @@ def _vectors_for_texts(texts: dict[str, str], embedder: Embedder,
                 _ahead.popitem(last=False)
         found.update(new)
         return found, len(to_embed)
-    EmbeddingCacheRow.objects.bulk_create(
-        [EmbeddingCacheRow(text_hash=k, model_id=embedder.model_id, vector=new[k].tobytes()) for k in missing],
-        ignore_conflicts=True, batch_size=CHUNK,
-    )
+    insert_rows(EmbeddingCacheRow, [EmbeddingCacheRow(text_hash=k, model_id=embedder.model_id, vector=new[k].tobytes())
+                                     for k in missing], ignore_conflicts=True)
     found.update(new)
     return found, len(to_embed)
 
