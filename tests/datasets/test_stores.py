@@ -375,9 +375,11 @@ def test_whisper_batch_eleven_is_cut_among_itself_and_repeats_no_earlier_prompt(
     assert len(eleventh) == 152
     split = assign_splits(data["name"], eleventh, seed=data["split_seed"])
     assert {p["id"]: p["split"] for p in eleventh} == split
-    assert Counter(split.values()) == {"dev": 77, "test": 75}
+    assert Counter(split.values()) == {"dev": 78, "test": 74}
+    # second reading (label11): wq174, wq179, wq180 and wq182 repeat their answer's words (project), wq166 the
+    # memory's own "lost and found" (personal); the per-category cut moved wq174 and wq182 to dev, wp288 to test
     assert Counter(p["category"] for p in eleventh) == {
-        "project": 22, "cross_project": 8, "identity": 14, "personal": 20, "paraphrase": 22, "follow_up": 10,
+        "project": 26, "cross_project": 8, "identity": 14, "personal": 21, "paraphrase": 17, "follow_up": 10,
         "docs": 8, "near_miss": 30, "machine": 10, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3}
     assert Counter(p["kind"] for p in eleventh) == {"inject": 106, "silent": 46}
     assert Counter(p["kind"] for p in eleventh if p["category"] == "machine") == {"silent": 8, "inject": 2}
