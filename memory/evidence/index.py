@@ -20,6 +20,7 @@ from django.db import connection, transaction
 from memory.domain.evidence import EvidenceEvent, EvidenceKind
 from memory.domain.trust import SESSION_STATE_EVENT, SessionStatus
 from memory.evidence.log import EvidenceLog, ReadEvent
+from memory.index_insert import insert_rows
 from memory.models import EvidenceRow, IndexMetaRow, SessionStateRow
 
 META_PREFIX = "evidence:"
@@ -93,7 +94,7 @@ def index_events(reads: Sequence[ReadEvent], report: EvidenceSyncReport | None =
             continue
         known.add(read.event.id)
         fresh.append(read)
-    EvidenceRow.objects.bulk_create([_row(r) for r in fresh], batch_size=CHUNK)
+    insert_rows(EvidenceRow, [_row(r) for r in fresh])  # bulk_create's rows (memory/index_insert.py)
     for read in fresh:
         if is_session_state(read.event):
             _project_session_state(read.event)

@@ -42,4 +42,3 @@ def core_cap_enforce(*, now: datetime | None = None, keep: AbstractSet[str] = fr
             demoted.append(node.id)
     logger.info("Core cap %s: demoted %s memories to working", conf.core_cap, len(demoted))
     return demoted
-

@@ -103,3 +103,27 @@ def test_edges_and_cache_rows_and_conflicts_ignored(rows):
 def test_an_unsaved_related_row_is_refused_as_bulk_create_refuses_it(rows):
     with pytest.raises(ValueError, match="unsaved related object"):
         insert_rows(EdgeRow, [EdgeRow(source=NodeRow(uid="x"), target=rows[0], edge_type="related_to", weight=1.0)])
+
+
+def test_evidence_rows_are_stored_as_bulk_create_stores_them(rows):
+    from memory.domain.evidence import EvidenceEvent, EvidenceKind, new_event_id
+    from memory.evidence.index import _row
+    from memory.evidence.log import ReadEvent
+    from memory.domain.scopes import GLOBAL_SCOPE, Scope, ScopeType
+    from memory.models import EvidenceRow
+
+    def event(n: int, session: str | None) -> ReadEvent:
+        e = EvidenceEvent(id=new_event_id(NOW), kind=EvidenceKind.EXPLICIT_MEMORY, at=NOW, text=f"said {n} — é",
+                          session_id=session, scope=Scope(ScopeType.SESSION, session) if session else
+                          GLOBAL_SCOPE, source="agent:t", data={"title": "T", "n": [n, 1.5, None]})
+        return ReadEvent(event=e, file_name="2026-02-01.jsonl", offset=100 * n)
+
+    mine, theirs = [_row(event(i, s)) for i, s in enumerate(["s1", None])], \
+        [_row(event(i, s)) for i, s in enumerate(["s1", None])]
+    insert_rows(EvidenceRow, mine)
+    EvidenceRow.objects.bulk_create(theirs)
+    for a, b in zip(mine, theirs):
+        got, want = _stored(EvidenceRow, a.id), _stored(EvidenceRow, b.id)
+        assert got.pop("uid") != want.pop("uid")
+        got.pop("id"), want.pop("id")
+        assert got == want
