@@ -10,6 +10,8 @@ import json
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 
+from django.db import connection
+
 from memory.index_insert import insert_rows
 from memory.index_rows import CHUNK
 from memory.models import EdgeRow, NodeRow
@@ -25,7 +27,7 @@ def rebuild_edges(sources: Iterable[NodeRow], fresh: Collection[int] = ()) -> No
     wanted = {(c["target"]) for r in sources for c in json.loads(r.connections_json)}
     if not wanted:  # no connections: nothing to read or insert
         return
-    targets = dict(NodeRow.objects.filter(uid__in=list(wanted)).values_list("uid", "id"))
+    targets = _row_ids(sorted(wanted))
     edges: dict[tuple[int, int, str], EdgeRow] = {}
     for row in sources:
         for c in json.loads(row.connections_json):
@@ -37,6 +39,19 @@ def rebuild_edges(sources: Iterable[NodeRow], fresh: Collection[int] = ()) -> No
                 valid_from=_instant(c.get("valid_from")), valid_until=_instant(c.get("valid_until")),
             )
     insert_rows(EdgeRow, list(edges.values()))
+
+
+def _row_ids(uids: Sequence[str]) -> dict[str, int]:
+    """{uid: row id} of the uids that have a row: plain statements of CHUNK uids (the ORM's values_list built the
+    query for ~0.2 ms of every remember that links)."""
+    out: dict[str, int] = {}
+    with connection.cursor() as cur:
+        for i in range(0, len(uids), CHUNK):
+            chunk = uids[i:i + CHUNK]
+            cur.execute(f"SELECT uid, id FROM {NodeRow._meta.db_table} WHERE uid IN ({', '.join(['%s'] * len(chunk))})",
+                        chunk)
+            out.update(cur.fetchall())
+    return out
 
 
 def rebuild_all_edges() -> None:

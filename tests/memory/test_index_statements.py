@@ -133,3 +133,25 @@ def test_tags_and_citations_are_the_rows_bulk_create_wrote_in_one_plain_insert_e
     # the check for a row at the new file's path is one plain statement, not the ORM's exists()
     assert not [s for s in _sqls(ctx) if 'SELECT 1 AS "a" FROM "memory_noderow"' in s]
     assert [s for s in _sqls(ctx) if s.startswith("SELECT 1 FROM memory_noderow WHERE file_path IN")]
+
+
+def test_edges_find_their_targets_rows_in_one_plain_read(mem):
+    import json
+
+    from memory.index_edges import rebuild_edges
+    from memory.models import EdgeRow
+
+    a = mem("The kiln fires at dawn every Saturday", auto_link=False)
+    b = mem("Glaze batches dry for a day", auto_link=False)
+    source = NodeRow.objects.get(uid=a.id)
+    source.connections_json = json.dumps([
+        {"target": b.id, "edge": "related_to", "weight": 0.8, "reason": "r"},
+        {"target": a.id, "edge": "related_to", "weight": 1.0, "reason": None},  # itself: no edge
+        {"target": "00000000-0000-4000-8000-00000000dead", "edge": "supports", "weight": 0.5, "reason": None},
+        {"target": b.id, "edge": "supports", "weight": 0.6, "reason": None, "valid_from": "2026-01-01T00:00:00Z"}])
+    with CaptureQueriesContext(connection) as ctx:
+        rebuild_edges([source])
+    edges = sorted(EdgeRow.objects.filter(source=source).values_list("target__uid", "edge_type", "weight"))
+    assert edges == [(b.id, "related_to", 0.8), (b.id, "supports", 0.6)]
+    reads = [s for s in _sqls(ctx) if s.startswith("SELECT") and "memory_noderow" in s]
+    assert len(reads) == 1 and reads[0].startswith("SELECT uid, id FROM memory_noderow WHERE uid IN")
