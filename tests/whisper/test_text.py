@@ -22,6 +22,7 @@ from whisper.text import (
     ("[Request interrupted by user for tool use]", "[request interrupted by user"),
     ("This session is being continued from a previous conversation that ran out of context.",
      "this session is being continued from a previous conversation"),
+    ("Stop hook feedback:\n[npm test]: 2 tests failed in src/cart.test.ts", "stop hook feedback:"),
 ])
 def test_machine_generated_prompts_are_recognised(prompt, marker):
     assert synthetic_match(prompt) == marker
@@ -32,6 +33,7 @@ def test_machine_generated_prompts_are_recognised(prompt, marker):
     "<ide_opened_file>src/app.py</ide_opened_file> why does this fail?",
     "<system-reminder>be brief</system-reminder> what port do we use?",
     "please look at the <task-notification> parser",
+    "why is the stop hook feedback: so noisy?",
 ])
 def test_human_prompts_and_wrapped_prompts_are_not_synthetic(prompt):
     assert synthetic_match(prompt) is None

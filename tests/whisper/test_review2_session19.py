@@ -1,0 +1,29 @@
+"""Session 19's review (review2): three small misreadings, each checked end to end on a small invented store with the
+real recall, embedder and gate (docs/whisper.md stage 1 and 2). Each case marked "old" was read otherwise by main
+b39a5f7 (checked by hand: the fix undone, the test run)."""
+
+from __future__ import annotations
+
+import pytest
+
+from whisper.services import whisper_respond
+
+
+@pytest.fixture
+def store(mem):
+    return {
+        "coffee": mem("I drink my coffee black, one espresso before nine; no coffee after 2pm.", title="Coffee",
+                      type="preference", about_self=True, auto_link=False),
+        "release": mem("tripkit 1.0.0 was released on 14 September 2026 with the new Track.split_trip method.",
+                       title="tripkit 1.0 released", type="event", auto_link=False),
+        "lint": mem("Run `uv run ruff check` and `uv run pytest` before every push; CI runs the same.",
+                    title="Checks before a push", type="procedure", auto_link=False),
+    }
+
+
+# ---- a Stop hook's feedback is the machine's turn
+
+def test_a_stop_hooks_feedback_is_silent(store):
+    prompt = "Stop hook feedback:\n[uv run ruff check]: src/tripkit/split.py:41:5: F841 Local variable `gap` unused"
+    out = whisper_respond(prompt=prompt, session_id="r2a")  # old: injected the checks note
+    assert out.node_ids == () and out.decision == "silent:synthetic"
