@@ -27,6 +27,11 @@ _GOES_ON = re.compile(r"^(?:and|or|also|plus|what about|how about|same)\b", re.I
 # An exclamation in a question's words: "oh what a mess", "ah how nice"; not "oh how come", "ok how long".
 _EXCLAIMS = re.compile(r"^(?:what\s+an?\s+\w+|how\s+(?!(?:come|so|long|much|many|often|far|old|big|soon)\b)\w+)\W*$",
                        re.IGNORECASE)
+# After a greeting, one word and "first" is the person's own plan for the day, not a task: "morning! coffee first",
+# "gm, shower first then the standup" (a noun read as a verb by is_request; session 19, review2). "ok, rebase first",
+# with no greeting, stays a request, and so does any clause with more words ("morning! fix the build first").
+_GREETING = re.compile(r"^\s*(?:good\s+)?(?:morning|evening|afternoon|gm|hi|hey|hello)(?=[\s,.!;:]|$)", re.IGNORECASE)
+_OWN_PLAN = re.compile(r"^[A-Za-z][\w'\u2019-]*\s+first$", re.IGNORECASE)
 _CLAUSE = re.compile(r"[,.;!]+(?:\s+|$)|\s+(?:then|and|but)\s+", re.IGNORECASE)
 
 
@@ -45,4 +50,6 @@ def is_remark(prompt: str) -> bool:
         return False
     # the clauses after the opener ("march, ok. I'll book it": the word said back is no request to "march")
     clauses = [_OPENER.sub("", c).strip() for c in _CLAUSE.split(rest) if c and c.strip()]
-    return not any(is_request(c) for c in clauses if c)  # a clause of interjections alone ("thx") requests nothing
+    greeted = bool(_GREETING.match(text))
+    # a clause of interjections alone ("thx") requests nothing
+    return not any(is_request(c) and not (greeted and _OWN_PLAN.match(c)) for c in clauses if c)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from whisper.remark import is_remark
 from whisper.services import whisper_respond
 
 
@@ -27,3 +28,23 @@ def test_a_stop_hooks_feedback_is_silent(store):
     prompt = "Stop hook feedback:\n[uv run ruff check]: src/tripkit/split.py:41:5: F841 Local variable `gap` unused"
     out = whisper_respond(prompt=prompt, session_id="r2a")  # old: injected the checks note
     assert out.node_ids == () and out.decision == "silent:synthetic"
+
+
+# ---- a greeting and one word + "first" is the person's plan, not a task
+
+@pytest.mark.parametrize(("prompt", "remark"), [
+    ("morning! coffee first", True),  # old: False
+    ("gm, shower first then the standup", True),  # old: False
+    ("good morning. breakfast first, then the standup", True),  # old: False
+    ("morning! fix the build first", False),  # a request with an object
+    ("morning! deploy staging first", False),
+    ("ok, rebase first", False),  # no greeting: a request
+    ("morning, what is first on the list?", False),  # a question
+])
+def test_a_greeting_and_a_thing_first_is_a_remark(prompt, remark):
+    assert is_remark(prompt) is remark
+
+
+def test_morning_coffee_first_gets_no_memory(store):
+    assert whisper_respond(prompt="morning! coffee first", session_id="r2b").node_ids == ()  # old: the coffee note
+    assert store["coffee"].id in whisper_respond(prompt="how do I take my coffee?", session_id="r2c").node_ids
