@@ -51,6 +51,10 @@ _ACK = re.compile(
 )
 
 TOKEN = re.compile(r"\b[a-zA-Z][a-zA-Z0-9_-]{2,}\b")
+# A version or other dotted number ("1.0", "v2.1.3", "0.9.2"): a key word of its own, which TOKEN (a letter first)
+# cuts; "when did 1.0 come out?" meets "tripkit 1.0.0 was released". Trailing ".0" parts past the second are folded
+# away ("1.0.0" and "v1.0" are "1.0"; "0.9.2" stays).
+VERSION = re.compile(r"(?<![\w.])[vV]?(\d+(?:\.\d+)+)(?![\w.]*\w)")
 
 STOP_WORDS = frozenset("""
 a about above after again against all also am an and any are aren't as at be because been before being below
@@ -169,6 +173,12 @@ def topic_tokens(text: str, *, exclude: Iterable[str] = ()) -> set[str]:
                 folded = fold(part)
                 if folded not in excluded:
                     tokens.add(folded)
+    for m in VERSION.finditer(text):
+        version = m.group(1)
+        while version.count(".") > 1 and version.endswith(".0"):
+            version = version[:-2]
+        if version not in excluded:
+            tokens.add(version)
     return tokens
 
 

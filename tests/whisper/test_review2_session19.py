@@ -8,6 +8,7 @@ import pytest
 
 from whisper.remark import is_remark
 from whisper.services import whisper_respond
+from whisper.text import topic_tokens
 
 
 @pytest.fixture
@@ -48,3 +49,29 @@ def test_a_greeting_and_a_thing_first_is_a_remark(prompt, remark):
 def test_morning_coffee_first_gets_no_memory(store):
     assert whisper_respond(prompt="morning! coffee first", session_id="r2b").node_ids == ()  # old: the coffee note
     assert store["coffee"].id in whisper_respond(prompt="how do I take my coffee?", session_id="r2c").node_ids
+
+
+# ---- a version number is a key word
+
+@pytest.mark.parametrize(("text", "version"), [
+    ("when did 1.0 come out?", "1.0"),
+    ("tripkit 1.0.0 was released.", "1.0"),
+    ("is v1.0 out yet", "1.0"),
+    ("user says split_trip is missing in 0.9.2, bug?", "0.9.2"),
+    ("upgrade to 2.1.0 tomorrow", "2.1"),
+])
+def test_a_version_is_a_key_word(text, version):
+    assert version in topic_tokens(text)
+
+
+@pytest.mark.parametrize("text", ["it is 2.5km away", "file a.b.c", "py3.11 only", "the 3 of us"])
+def test_no_version_where_none_stands_alone(text):
+    assert not any(t[:1].isdigit() for t in topic_tokens(text))
+
+
+def test_when_did_1_0_come_out_reaches_the_gate(store):
+    # old: silent:no_overlap, the note shared no word with the prompt. Now it is the gate's to judge (on this small
+    # store its cosine stays under the gate: "1.0" carries little of the MiniLM vector)
+    assert whisper_respond(prompt="when did 1.0 come out?", session_id="r2d").decision != "silent:no_overlap"
+    # another version shares no key word: no overlap, as before
+    assert whisper_respond(prompt="when did 3.4 come out?", session_id="r2e").decision == "silent:no_overlap"
