@@ -14,9 +14,10 @@ from whisper.text import topic_tokens
 
 # "apart from / aside from / besides / other than / except (for) / excluding X", or "not X" set off by a comma, a
 # semicolon, a colon, a dash or a parenthesis (", not the flags,"), X being one to three words up to the next sign of
-# punctuation or the prompt's end; not a "not" inside a clause ("when I'm not baking", "the file is not found").
+# punctuation or the prompt's end; not a "not" inside a clause ("when I'm not baking", "the file is not found"), nor
+# one before a degree word or a clause, which set no thing aside (", not too heavy", ", not that it matters"; review2).
 _SET_ASIDE = re.compile(
-    r"(?:\b(?:apart from|aside from|besides|other than|except(?: for)?|excluding)|(?:^|[,;:(\u2013\u2014]|\s-)\s*not)"
+    r"(?:\b(?:apart from|aside from|besides|other than|except(?: for)?|excluding)|(?:^|[,;:(\u2013\u2014]|\s-)\s*not(?!\s+(?:too|so|very|quite|really|overly|particularly|that\s+(?:it|i|we|you|they|he|she|anyone|there))\b))"
     r"\s+(?:(?:the|a|an|our|my|your|its|their|his|her|this|that|these|those)\s+)?"
     r"(?P<thing>[\w.'\u2019-]+(?:\s+[\w.'\u2019-]+){0,2})\s*(?=[,;:.?!)\u2013\u2014]|\s-|$)",
     re.IGNORECASE)

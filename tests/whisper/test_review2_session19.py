@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from whisper.excluded import about_set_aside
 from whisper.remark import is_remark
 from whisper.services import whisper_respond
 from whisper.text import topic_tokens
@@ -75,3 +76,23 @@ def test_when_did_1_0_come_out_reaches_the_gate(store):
     assert whisper_respond(prompt="when did 1.0 come out?", session_id="r2d").decision != "silent:no_overlap"
     # another version shares no key word: no overlap, as before
     assert whisper_respond(prompt="when did 3.4 come out?", session_id="r2e").decision == "silent:no_overlap"
+
+
+# ---- ", not too heavy" sets nothing aside (whisper.excluded)
+
+@pytest.mark.parametrize(("prompt", "title", "aside"), [
+    ("what should I cook tonight, not too heavy", "No heavy dinners", None),  # old: "heavy"
+    ("when is the board meeting, not that it matters", "Board meeting matters", None),  # old: "matter"
+    ("what's on my list today, not so urgent", "Urgent list", None),  # old: "urgent"
+    ("what's the wifi password, not the guest one", "Guest wifi", "guest"),
+    ("who may change the config, not the flags, the instance", "Feature flags", "flag"),
+])
+def test_a_degree_word_or_a_clause_after_not_sets_nothing_aside(prompt, title, aside):
+    assert about_set_aside(prompt, title) == aside
+
+
+def test_a_note_on_what_the_not_qualifies_is_whispered(mem):
+    heavy = mem("No heavy dinners after 8pm: soup, salad or an omelette on weekday evenings.", title="No heavy dinners",
+                type="preference", about_self=True, auto_link=False)
+    out = whisper_respond(prompt="what should I cook for dinner tonight, not too heavy", session_id="r2f")
+    assert heavy.id in out.node_ids  # old: dropped as about the thing set aside
