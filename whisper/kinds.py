@@ -56,11 +56,13 @@ _ASKS = {
         r"|\bhow (?:expensive|pricey|cheap)\b"
         r"|\bwhat (?:did|does|do|will|would)\b(?:(?!\b(?:when|if|because|after|before|while|since|until)\b)[^.?!])*"
         r"\b(?:cost|pay(?:ing)?(?!\s+(?:attention|heed|tribute|respects|a visit|off|back)\b)|spend(?:ing)?(?!\s+"
-        r"(?:(?:the|my|our|a|an|this|that|next|last)\s+)?(?:time|hours?|days?|weeks?|weekends?|mornings?|evenings?|"
-        r"afternoons?|nights?|holidays?|summer|winter)\b))\b"
+        r"(?:(?:the|my|our|your|their|his|her|a|an|this|that|next|last|most|much|more|so much|all|all my|all our|"
+        r"a lot of|free|spare|whole|entire)\s+){0,2}(?:time|hours?|days?|weeks?|weekends?|mornings?|evenings?|"
+        r"afternoons?|nights?|holidays?|summer|winter|months?|years?|vacations?|lunch breaks?|(?:mon|tues|wednes|"
+        r"thurs|fri|satur|sun)days?)\b))\b"
         # "what did the trip cost", "what do we pay for the mailing service", "what does the club spend on chalk";
         # not "what did I do when the cost went up" (a clause's own verb), "what do I pay attention to", "what did we
-        # spend the weekend on"
+        # spend the weekend on", "what did I spend my saturday on", "what does the team spend most time on"
         r"|\bwhat(?:'s|\u2019s| is| was| were| are)? (?:the )?(?:total |full |final )?(?:price|fee|fees|bill|cost)\b",
         re.IGNORECASE),
     "time": re.compile(

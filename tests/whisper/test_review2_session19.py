@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from whisper.excluded import about_set_aside
+from whisper.kinds import asked_kinds
 from whisper.remark import is_remark
 from whisper.services import whisper_respond
 from whisper.text import topic_tokens
@@ -96,3 +97,17 @@ def test_a_note_on_what_the_not_qualifies_is_whispered(mem):
                 type="preference", about_self=True, auto_link=False)
     out = whisper_respond(prompt="what should I cook for dinner tonight, not too heavy", session_id="r2f")
     assert heavy.id in out.node_ids  # old: dropped as about the thing set aside
+
+
+# ---- time spent is no money (whisper.kinds)
+
+@pytest.mark.parametrize(("prompt", "money"), [
+    ("what did I spend my saturday on", False),  # old: amount
+    ("what does the team spend most time on", False),  # old: amount
+    ("what do we spend our free time on", False),  # old: amount
+    ("what did we spend the weekend on", False),
+    ("what do I spend on coffee per week", True),
+    ("what did I spend at the dentist", True),
+])
+def test_time_spent_asks_no_amount(prompt, money):
+    assert ("amount" in asked_kinds(prompt)) is money
