@@ -314,9 +314,11 @@ def is_recap(prompt: str) -> bool:
     return bool(_RECAP.search(prompt))
 
 
-# "en": Dutch "and" ("en wie controleren dan de boeken?"; the stores hold a Dutch club's notes; session 19).
+# "en": Dutch "and" ("en wie controleren dan de boeken?"; the stores hold a Dutch club's notes; session 19), not the
+# French of English ("en route to the office, what's the gate code", "en dash or em dash?"; review2).
 _FOLLOW_UP_OPENERS = re.compile(
-    r"^\s*(?:(?:ok(?:ay)?|so|right|great|thanks|cool)[,.!]?\s+)?(?:and|en|also|plus|but|what about|how about|"
+    r"^\s*(?:(?:ok(?:ay)?|so|right|great|thanks|cool)[,.!]?\s+)?(?:and|en(?!\s+(?:route|masse|dash(?:es)?|passant|"
+    r"bloc|suite|garde|vogue|plein|famille)\b)|also|plus|but|what about|how about|"
     r"what of|same for|and the|and what|and how|and where|and when|and who)\b", re.IGNORECASE)
 # "it" and "there" only last ("is it ok to …", "is there a cap …" refer to nothing); "that kind of trip" (session 19)
 _ANAPHORA = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their|that one|the other one|the second time|"

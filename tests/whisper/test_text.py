@@ -131,6 +131,9 @@ def test_is_recap(prompt, expected):
     ("is there a cap on the optimiser", False),  # a "there" that refers to nothing
     ("entries older than a year, can we drop them", True),  # "them"; "entries" is no "en"
     ("enable the cache", False),
+    # review2: English's French "en" opens no follow-up
+    ("en route to the office, what's the gate code", False),
+    ("en dash or em dash in titles?", False),
 ])
 def test_looks_like_follow_up(prompt, expected):
     assert looks_like_follow_up(prompt) is expected
