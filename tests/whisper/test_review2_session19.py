@@ -10,6 +10,7 @@ from whisper.excluded import about_set_aside
 from whisper.kinds import asked_kinds
 from whisper.remark import is_remark
 from whisper.services import whisper_respond
+from whisper.stages.focus import other_version
 from whisper.text import topic_tokens
 
 
@@ -111,3 +112,22 @@ def test_a_note_on_what_the_not_qualifies_is_whispered(mem):
 ])
 def test_time_spent_asks_no_amount(prompt, money):
     assert ("amount" in asked_kinds(prompt)) is money
+
+
+# ---- a tag after a question of its own leaves the question's version asked (whisper.stages.focus)
+
+@pytest.mark.parametrize(("prompt", "other"), [
+    ("when is 1.1 planned, roughly?", "1.1"),  # old: None
+    ("what changed in 1.1, briefly?", "1.1"),  # old: None
+    ("which fixes are in 1.1, any idea?", "1.1"),  # old: None
+    ("user says split_trip is missing in 0.9.2, bug?", None),  # a report and its tag: the version is reported
+    ("someone reports the cli crashes on 2.1, known?", None),
+])
+def test_a_tag_after_a_question_leaves_the_version_asked(prompt, other):
+    release = "tripkit 1.0.0 was released on 14 September 2026 with the new `Track.split_trip` method."
+    assert other_version(prompt, release) == other
+
+
+def test_another_versions_release_note_is_not_whispered_for_a_question_with_a_tag(store):
+    out = whisper_respond(prompt="when is tripkit 1.1 planned, roughly?", session_id="r2g")
+    assert store["release"].id not in out.node_ids  # old: the 1.0 note

@@ -105,6 +105,13 @@ _YES_NO = re.compile(r"(?:^|[.!?]\s+)(?:is|are|was|were|does|do|did|can|could|wi
 # why (session 19).
 _TAG_QUESTION = re.compile(r"(?:[,:;\u2013\u2014]|\s-)\s*(?!(?:what|whats|which|who|whom|whose|where|when|why|how)\b)"
                            r"[A-Za-z][\w'\u2019-]*(?:\s+[A-Za-z][\w'\u2019-]*)?\s*\?", re.IGNORECASE)
+# Not a tag after a question of its own: "when is 1.1 planned, roughly?" asks about 1.1 (review2, session 19).
+_WH_OPENS = re.compile(rf"{kinds.CLAUSE}(?:what|whats|which|who|whom|whose|where|when|why|how)\b", re.IGNORECASE)
+
+
+def _tag_question(prompt: str) -> bool:
+    """Whether the prompt reports something and asks one or two words of yes/no after it ("… in 0.9.2, bug?")."""
+    return any(not _WH_OPENS.search(prompt[:m.start()]) for m in _TAG_QUESTION.finditer(prompt))
 
 
 def _version_key(v: str) -> tuple[int, ...]:
@@ -142,7 +149,7 @@ def other_version(prompt: str, text: str, node_type: str = NodeType.EVENT) -> st
     a version, the memory is a standing rule or procedure (versions there are examples: "3.9 was dropped in 0.9"),
     names no version ("tag vX.Y.Z"), names the prompt's ("3.12" meets "3.12.1", "1.1" meets "1.1.0"), or the prompt is
     a yes/no question ("is routewise on 3.11?" is answered by a note on 3.12)."""
-    if node_type != NodeType.EVENT or _YES_NO.search(prompt) or _TAG_QUESTION.search(prompt):
+    if node_type != NodeType.EVENT or _YES_NO.search(prompt) or _tag_question(prompt):
         return None
     asked = _asking_versions(prompt)
     held = versions(text)
