@@ -10,7 +10,7 @@ from whisper.excluded import about_set_aside
 from whisper.kinds import asked_kinds
 from whisper.remark import is_remark
 from whisper.services import whisper_respond
-from whisper.stages.focus import other_version
+from whisper.stages.focus import other_version, thing_held_by_another
 from whisper.text import topic_tokens
 
 
@@ -131,3 +131,16 @@ def test_a_tag_after_a_question_leaves_the_version_asked(prompt, other):
 def test_another_versions_release_note_is_not_whispered_for_a_question_with_a_tag(store):
     out = whisper_respond(prompt="when is tripkit 1.1 planned, roughly?", session_id="r2g")
     assert store["release"].id not in out.node_ids  # old: the 1.0 note
+
+
+# ---- a prompt asking two things: the memory answering the second is no memory beside the point
+
+@pytest.mark.parametrize(("prompt", "dropped"), [
+    ("which laptop did I buy and where is the receipt?", [False, False]),  # old: [False, True]
+    ("which laptop did I buy? where's the receipt", [False, False]),  # old: [False, True]
+    ("which laptop did I buy last spring", [False, True]),  # one question: the receipts note is beside it
+])
+def test_a_second_question_keeps_the_memory_answering_it(prompt, dropped):
+    texts = [("Laptop", "Bought a ThinkPad X1 laptop in May from Coolblue."),
+             ("Receipts", "All purchase receipts go in the blue folder in the hall cupboard.")]
+    assert thing_held_by_another(prompt, texts) == dropped

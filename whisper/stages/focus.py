@@ -331,12 +331,19 @@ def labels(cand: Candidate) -> tuple[str, ...]:
     return (*(cand.hit.tags if cand.hit is not None else ()), *((cand.space,) if cand.space else ()))
 
 
+# A question word opening a clause: more than one in a prompt asks more than one thing.
+_QUESTION_OPENS = re.compile(rf"{kinds.CLAUSE}(?:how|what|whats|which|who|whom|whose|where|why|when)\b", re.IGNORECASE)
+
+
 def thing_held_by_another(prompt: str, texts: list[tuple[str, str]]) -> list[bool]:
     """Per memory (title, content), whether it names none of the thing a "which / what X" question asks for while
     another memory of the same pool names all of it (`whisper.evidence.thing_evidence`: "what was picked for book
     club" and a note on keeping the club's books beside the book club note saying "next month's pick is …"). A
     memory naming none of the thing is kept when no other names it: the thing is often said in other words ("which
-    town" and "Sintra"), so only the pool's own better answer tells it is beside the point."""
+    town" and "Sintra"), so only the pool's own better answer tells it is beside the point. A prompt asking a second
+    question ("… and where's the receipt?") drops nothing: a memory may answer that one."""
+    if len(_QUESTION_OPENS.findall(prompt)) > 1:  # "which laptop did I buy and where's the receipt?": the receipts
+        return [False] * len(texts)               # note answers the other question (review2, session 19)
     evidence = [thing_evidence(prompt, title=title, content=content) for title, content in texts]
     held = any(e > 0 for e in evidence)
     return [held and e < 0 for e in evidence]
