@@ -271,3 +271,19 @@ def test_follow_up_without_any_overlap_lets_candidates_through(conf):
     run = make_run("and the other one?", pool=[cand("a", title="Port", content="8787", cosine=0.3)],
                    intent=intent("continuation"), follow_up=True, query="and the other one?")
     assert topical_overlap(run, conf, fake_deps()) is None
+
+
+def test_overlap_tokenizes_a_memory_text_once_per_text_and_exclusion(conf):
+    """The candidate's words are computed once per (text, excluded names), not once per candidate and call
+    (session 19, cpu8); a different project's name excluded still gives that project's answer."""
+    from whisper.stages.scoring import memory_words
+    memory_words.cache_clear()
+    prompt = "how does shopfront take payments?"
+    for _ in range(3):
+        run = make_run(prompt, pool=[cand("a", title="Payments", content="shopfront takes payments with Stripe")],
+                       intent=intent(), space="ormah", query=prompt)
+        assert topical_overlap(run, conf, fake_deps()) is None
+    assert (memory_words.cache_info().misses, memory_words.cache_info().hits) == (1, 2)
+    run = make_run(prompt, pool=[cand("a", title="Billing", content="shopfront uses Stripe", space="shopfront")],
+                   intent=intent(), space="ormah", query=prompt)
+    assert topical_overlap(run, conf, fake_deps()) == "silent:no_overlap"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+from functools import lru_cache
 
 from whisper.affinity import AffinityParams, affinity_boost
 from whisper.classifier import IDENTITY
@@ -17,6 +18,19 @@ from whisper.facts import named_facts, question_facts
 from whisper.text import topic_tokens
 
 logger = logging.getLogger(__name__)
+
+
+@lru_cache(maxsize=8192)
+def memory_words(text: str, exclude: tuple[str, ...]) -> frozenset[str]:
+    """A candidate's words for the overlap check (`topic_tokens` less `exclude`, and the closed compounds of its
+    phrasal verbs): both are pure functions of the text, and the same memory's text comes back call after call (and
+    a store's space names as `exclude`), so they are computed once per text, not once per candidate and call."""
+    return frozenset(topic_tokens(text, exclude=exclude) | compounds(text))
+
+
+@lru_cache(maxsize=1024)
+def _space_words(spaces: str) -> frozenset[str]:
+    return frozenset(topic_tokens(spaces))
 
 
 def _identity_only(run: WhisperRun) -> bool:
@@ -88,8 +102,7 @@ def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | Non
         exclude = current + ([cand.space] if cand.space else [])
         labels = (cand.title, *(cand.hit.tags if cand.hit is not None else ()))  # tags name its subject too
         text = " ".join((cand.content, *labels))
-        cand.overlap = bool((wanted - topic_tokens(" ".join(exclude))) & (
-            topic_tokens(text, exclude=exclude) | compounds(text))) or bool(
+        cand.overlap = bool((wanted - _space_words(" ".join(exclude))) & memory_words(text, tuple(exclude))) or bool(
             facts and cand.identity and facts & named_facts(cand.content, labels))
     any_overlap = any(c.overlap for c in run.pool)
 
