@@ -35,17 +35,15 @@ import numpy as np
 
 from bench.whisper_gate_extras import EXTRAS, LONG_CHARS
 
-L2 = 1.0
-CAP = 2
-IDENTITY_GATE = 0.25  # the identity route's cosine gates (whisper/conf.py), not fitted here: with a shared word,
-IDENTITY_GATE_NO_WORD = 0.35  # and without
+L2, CAP = 1.0, 2  # the fit's ridge penalty; whisper's cap on memories per prompt
+IDENTITY_GATE, IDENTITY_GATE_NO_WORD = 0.25, 0.35  # the identity route's cosine gates (whisper/conf.py), not fitted
+# here: with a shared word, and without
 PREFERENCE_GATE, PREFERENCE_GATE_NO_WORD = 0.35, 0.45  # the preference route's, the same way
 FOLLOW_UP_COSINE = 0.35  # whisper/conf.py follow_up_cosine, not fitted here
 STRONG = 0.70  # a recall hit with this raw cosine passes on its own (the overlap filter's cosine floor)
 STRONG_PASS = False  # True: a recall hit at STRONG passes the logistic gate whatever its log-odds (before session 12)
 FOLDS, SHUFFLES = 5, (0, 1, 2)
-FRESH_BATCHES = frozenset({10})  # labelling rounds measured fresh by the lead, never fitted (bench/scorer_pools.py too);
-# batch 9's dev half is ordinary dev data since session 19 (batch 8's since session 17)
+FRESH_BATCHES = frozenset({10})  # measured fresh by the lead, never fitted (and in bench/scorer_pools.py); 9 is fit data
 
 
 def gate_inputs(call: list[dict]) -> None:
