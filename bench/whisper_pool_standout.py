@@ -8,7 +8,7 @@ call it records the prompt's cosine to every stored memory (whole-memory vectors
 and keeps the nearest TOP with their standard score z = (cosine - mean) / spread over all of them, their space and
 type, whether each was in whisper's pool and whether whisper injected it. The replay adds, to what whisper
 injected, the nearest memory of the scope (the prompt's project, global memories, or any space: `--spaces`) when
-its z reaches T and whisper did not inject it; it prints dev 1-9 hit / precision / silence per T and the choice
+its z reaches T and whisper did not inject it; it prints dev fit batches hit / precision / silence per T and the choice
 left out by batch (T chosen on the other eight: the highest hit rate whose precision and silence are not below
 today's on those eight, a tie to the higher T). FRESH_BATCHES are left out of every choice and printed apart,
 aggregates only. Never the test split.
@@ -62,7 +62,7 @@ def dump(path: Path) -> None:
 
 def cpu(overlap_z: float | None, out: Path | None) -> None:
     """Every dev prompt through production whisper, the CPU of each whisper call (its stages, time.process_time)
-    summed; `overlap_z` overrides conf.overlap_z (inf: the standing pass off). Prints the figures of dev 1-9 and of
+    summed; `overlap_z` overrides conf.overlap_z (inf: the standing pass off). Prints the figures of dev fit batches and of
     the fresh batch apart, CPU per call, and how many calls read the scope's spread; `out` gets id -> injected."""
     import time
     from dataclasses import replace
@@ -101,8 +101,8 @@ def cpu(overlap_z: float | None, out: Path | None) -> None:
             outcomes = [run_one(p, ids, now=scenarios.now) for p in scenarios.prompts_in("dev")]
         finally:
             respond.run_stages = original
-        for name, group in (("dev 1-9", [o for o in outcomes if o.prompt.get("batch", 1) not in FRESH_BATCHES]),
-                            ("batch 10 dev", [o for o in outcomes if o.prompt.get("batch", 1) in FRESH_BATCHES])):
+        for name, group in (("dev fit batches", [o for o in outcomes if o.prompt.get("batch", 1) not in FRESH_BATCHES]),
+                            ("fresh batch dev", [o for o in outcomes if o.prompt.get("batch", 1) in FRESH_BATCHES])):
             m = metrics(group)
             print(f"{name}: {m['hit_rate']:.3f} ({m['hits']}/{m['inject']}) / {m['precision']:.3f} "
                   f"({m['correct']}/{m['injected']}) / {m['silence']:.3f} ({m['silent_ok']}/{m['silent']})")
@@ -149,12 +149,12 @@ def replay(path: Path, spaces: str) -> None:
     rows = json.loads(path.read_text())
     dev = [r for r in rows if r["batch"] not in FRESH_BATCHES]
     fresh = [r for r in rows if r["batch"] in FRESH_BATCHES]
-    print(f"spaces={spaces}; today (no rule): dev 1-9 {line(figures(dev, 99.0, spaces))}; "
-          f"batch 10 dev {line(figures(fresh, 99.0, spaces))}")
+    print(f"spaces={spaces}; today (no rule): dev fit batches {line(figures(dev, 99.0, spaces))}; "
+          f"fresh batch dev {line(figures(fresh, 99.0, spaces))}")
     for t in GRID[:-1]:
         gained = sorted(r["id"] for r in dev if (x := added(r, t, spaces)) and x in r["expect"]
                         and not set(r["expect"]) & (set(r["injected"]) | set(r["served_before"])))
-        print(f"  z >= {t}: dev 1-9 {line(figures(dev, t, spaces))}  gained {gained}")
+        print(f"  z >= {t}: dev fit batches {line(figures(dev, t, spaces))}  gained {gained}")
     base = {b: figures([r for r in dev if r["batch"] == b], 99.0, spaces) for b in {r["batch"] for r in dev}}
     total = [0] * 6
     for b in sorted(base):
@@ -169,7 +169,7 @@ def replay(path: Path, spaces: str) -> None:
         f = figures([r for r in dev if r["batch"] == b], best, spaces)
         total = [a + v for a, v in zip(total, f)]
         print(f"  left out batch {b}: T {best} -> {line(f)} (today {line(base[b])})")
-    print(f"  left out by batch, dev 1-9: {line(total)}")
+    print(f"  left out by batch, dev fit batches: {line(total)}")
 
 
 def main(argv: list[str] | None = None) -> int:

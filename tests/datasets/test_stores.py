@@ -408,17 +408,14 @@ def test_whisper_batch_eleven_is_cut_among_itself_and_repeats_no_earlier_prompt(
     assert not [(a, b) for a, b in _near_repeats(eleventh, eleventh) if a != b]
 
 
-def test_batch_eleven_is_sealed_and_no_bench_runs_it_while_batch_ten_stays_runnable():
-    # Batch 10 was sealed in session 18 and opened for its first run in session 19; batch 11, written in session 19,
-    # is sealed until session 20's lead empties SEALED_BATCHES for its first run.
+def test_no_batch_is_sealed_and_every_bench_runs_batch_eleven():
+    # Batch 11, written in session 19, was sealed until session 20's lead emptied SEALED_BATCHES for its first run:
+    # every prompt is runnable again, batch 11's 152 among them.
     from bench.datasets.loader import SEALED_BATCHES, load_whisper
 
     scenarios = load_whisper()
-    assert SEALED_BATCHES == frozenset({11})
-    sealed = [p for p in scenarios.prompts if p.get("batch", 1) in SEALED_BATCHES]
-    assert len(sealed) == 152
+    assert SEALED_BATCHES == frozenset()
     runnable = scenarios.prompts_in("dev") + scenarios.prompts_in("test")
-    assert not [p for p in runnable if p.get("batch", 1) == 11]
-    assert len(runnable) == len(scenarios.prompts) - len(sealed) == 1503
-    assert sum(1 for p in runnable if p.get("batch", 1) == 10) == 154
-    assert scenarios.prompts_in(None) == tuple(p for p in scenarios.prompts if p.get("batch", 1) != 11)
+    assert len(runnable) == len(scenarios.prompts) == 1655
+    assert sum(1 for p in runnable if p.get("batch", 1) == 11) == 152
+    assert scenarios.prompts_in(None) == tuple(scenarios.prompts)
