@@ -7,7 +7,15 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: run test test-pg setup system-deps clean bench lint
+.PHONY: help run test test-pg setup system-deps clean bench lint
+
+help:
+	@echo 'make run      create .venv, install, prepare the model, migrate, then serve on http://127.0.0.1:8787'
+	@echo 'make test     the same setup plus Chromium, then the whole suite on SQLite and the import contracts'
+	@echo 'make test-pg  the suite again on a throwaway PostgreSQL + pgvector cluster (docs/team-server.md)'
+	@echo 'make lint     the import contracts (lint-imports; docs/architecture.md)'
+	@echo 'make bench    the benchmarks (docs/benchmarks.md)'
+	@echo 'make clean    remove .venv and test output'
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +36,10 @@ test: setup system-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 	$(VENV)/bin/lint-imports
 	@[ -n "$$ORMAH_TEST_DATABASE_URL" ] || echo "make test ran on SQLite; the same suite on PostgreSQL is make test-pg (needs PostgreSQL + pgvector: sudo scripts/pg-install.sh)"
+
+# The import contracts of pyproject.toml (layers, the pure core, the write door; docs/architecture.md).
+lint: setup
+	$(VENV)/bin/lint-imports
 
 # The suite on PostgreSQL + pgvector, in a throwaway cluster (needs PostgreSQL with pgvector installed:
 # scripts/pg-install.sh as root; docs/team-server.md). Fault and end-to-end tests run too, each child process on
