@@ -6,6 +6,7 @@ import json
 import logging
 from functools import wraps
 from pathlib import Path
+from typing import ClassVar
 
 import ninja
 from django.core.exceptions import RequestDataTooBig
@@ -16,6 +17,7 @@ from django.utils.html import escape
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError as NinjaValidationError
 from ninja.openapi.docs import DocsBase
+from ninja.params.models import QueryModel
 from ninja.parser import Parser
 from ninja.security import HttpBearer, django_auth_is_staff
 from pydantic import ValidationError
@@ -23,7 +25,7 @@ from pydantic import ValidationError
 from maintenance.api import router as maintenance_router
 from memory.api import admin_router, agent_router
 from memory.domain.requests import is_too_large, validation_message
-from memory.errors import OrmahError
+from memory.errors import OrmahError, ValidationFailed
 from memory.schemas import TOO_LARGE_ERRORS
 from memory.trust_api import router as trust_router
 from ormah_site.tokens import token_matches
@@ -115,6 +117,39 @@ api.add_router("/agent/", trust_router)
 api.add_router("/", maintenance_router)
 
 
+class KnownQueryNames(QueryModel):
+    """First of every operation's parameter models: a query parameter the operation does not declare is a 422.
+
+    django-ninja keeps only the names it knows and drops the rest, so a typo (`GET /api/agent/nodes?type=fact`
+    for `types`) would answer as if no filter were asked for; the Query schemas' `extra="forbid"` never sees them.
+    It declares no field, so the OpenAPI schema is unchanged.
+    """
+
+    known: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def resolve(cls, request: HttpRequest, api: NinjaAPI, path_params: dict):
+        unknown = sorted(set(request.GET) - cls.known)
+        if unknown:
+            allowed = ", ".join(sorted(cls.known)) or "none"
+            raise ValidationFailed(f"unknown query parameter {', '.join(unknown)} (this route takes: {allowed})",
+                                   details={"unknown": unknown, "allowed": sorted(cls.known)})
+        return cls()
+
+
+def _reject_unknown_query_names(ninja_api: NinjaAPI) -> None:
+    for _prefix, router in ninja_api._routers:
+        for path_view in router.path_operations.values():
+            for operation in path_view.operations:
+                if operation.models and operation.models[0].__name__ == KnownQueryNames.__name__:
+                    continue
+                known = frozenset(name for model in operation.models if model.__ninja_param_source__ == "query"
+                                  for name in model.__ninja_flatten_map__)
+                checker = type(KnownQueryNames.__name__, (KnownQueryNames,), {"known": known})
+                operation.models.insert(0, checker)
+
+
+
 @api.get("/docs/assets/{name}", auth=[BearerToken(), django_auth_is_staff], include_in_schema=False,
          url_name="docs-asset")
 def docs_asset(request: HttpRequest, name: str):
@@ -187,3 +222,6 @@ def _unexpected(request, exc: Exception):
     # Trigger: a bug. Why: clients get the one error shape, never a traceback. Outcome: 500, logged with stack.
     logger.exception("Unhandled error on %s %s", request.method, request.path)
     return error_response(request, 500, "internal_error", "Unexpected server error; see the Ormah log")
+
+
+_reject_unknown_query_names(api)  # last: after every route, the docs assets' included
