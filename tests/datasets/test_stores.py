@@ -408,14 +408,17 @@ def test_whisper_batch_eleven_is_cut_among_itself_and_repeats_no_earlier_prompt(
     assert not [(a, b) for a, b in _near_repeats(eleventh, eleventh) if a != b]
 
 
-def test_no_batch_is_sealed_and_every_bench_runs_batch_eleven():
-    # Batch 11, written in session 19, was sealed until session 20's lead emptied SEALED_BATCHES for its first run:
-    # every prompt is runnable again, batch 11's 152 among them.
+def test_batch_twelve_is_sealed_and_no_bench_runs_it_while_batch_eleven_stays_runnable():
+    # Batch 11, written in session 19, was opened by session 20's lead for its first run; batch 12, written in
+    # session 20, is sealed until session 21's lead empties SEALED_BATCHES for its first run.
     from bench.datasets.loader import SEALED_BATCHES, load_whisper
 
     scenarios = load_whisper()
-    assert SEALED_BATCHES == frozenset()
+    assert SEALED_BATCHES == frozenset({12})
+    sealed = [p for p in scenarios.prompts if p.get("batch", 1) in SEALED_BATCHES]
+    assert len(sealed) == 152
     runnable = scenarios.prompts_in("dev") + scenarios.prompts_in("test")
-    assert len(runnable) == len(scenarios.prompts) == 1655
+    assert not [p for p in runnable if p.get("batch", 1) == 12]
+    assert len(runnable) == len(scenarios.prompts) - len(sealed) == 1655
     assert sum(1 for p in runnable if p.get("batch", 1) == 11) == 152
-    assert scenarios.prompts_in(None) == tuple(scenarios.prompts)
+    assert scenarios.prompts_in(None) == tuple(p for p in scenarios.prompts if p.get("batch", 1) != 12)
