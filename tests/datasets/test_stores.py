@@ -117,7 +117,8 @@ def test_whisper_checker_finds_a_dangling_label():
 # never edits these. Batches 1-2 as session 10 left them; 1-3 as session 11 left them; 1-4 as session 12 left them;
 # 1-5 as session 13 left them; 1-6 as session 14 left them; 1-7 as session 15 left them; 1-8 as session 16 left them
 # (batch 8 with wn213 as reworded in 4747ed7); 1-9 as session 17 left them (2b59515); 1-10 as session 18 left them
-# (batch 10 with wq150 and wp252 as reworded in b5c556f).
+# (batch 10 with wq150 and wp252 as reworded in b5c556f); 1-11 as session 19 left them (batch 11 after its second
+# reading, ddd26c8).
 EARLIER_BATCHES_SHA256 = {
     2: (368, "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"),
     3: (486, "c69318ad26c7fe74cdc86ee3c4407117e9f403b704e03333e2ae0c4a48e8213d"),
@@ -128,6 +129,7 @@ EARLIER_BATCHES_SHA256 = {
     8: (1194, "561727388743b2a4c1e65e009d392b661c19df14cc380aa549f07b89123c8fc8"),
     9: (1349, "082c4d9a725dfb4febe3c9f1113d66bd0f2b6c42166427ee0b9bc8f2db8e4329"),
     10: (1503, "4709f2151c3ff4094f42dbdb4a7100baff59b5dc4a4ea977060a4c721ba49f35"),
+    11: (1655, "522a9e2b9ccf6ae67ddd910c322c4b0ee523797046580c48ecc74e24e632f581"),
 }
 
 # The stores the whisper batches 1-6 were labelled against (memories, edges, queries, splits): docs, lifelog and
@@ -406,6 +408,47 @@ def test_whisper_batch_eleven_is_cut_among_itself_and_repeats_no_earlier_prompt(
     assert _near_repeats(eleventh, earlier) == []
     # within the batch too: no two batch 11 prompts ask the same memory in nearly the same words
     assert not [(a, b) for a, b in _near_repeats(eleventh, eleventh) if a != b]
+
+
+def test_whisper_batch_twelve_is_cut_among_itself_and_repeats_no_earlier_prompt():
+    # Batch 12 (session 20, data12) is sealed: this test reads its labels and counts, it never runs whisper on it.
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    twelfth = [p for p in data["prompts"] if p.get("batch") == 12]
+    assert len(twelfth) == 152
+    split = assign_splits(data["name"], twelfth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in twelfth} == split
+    assert Counter(split.values()) == {"dev": 77, "test": 75}
+    assert Counter(p["category"] for p in twelfth) == {
+        "project": 22, "cross_project": 8, "identity": 14, "personal": 20, "paraphrase": 22, "follow_up": 10,
+        "docs": 8, "near_miss": 30, "machine": 10, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3}
+    assert Counter(p["kind"] for p in twelfth) == {"inject": 106, "silent": 46}
+    assert Counter(p["kind"] for p in twelfth if p["category"] == "machine") == {"silent": 8, "inject": 2}
+    silent_categories = {"near_miss", "acknowledgement", "chit_chat", "off_topic"}
+    assert all((p["kind"] == "silent") == (p["category"] in silent_categories)
+               for p in twelfth if p["category"] != "machine")
+    assert all(p.get("expect") for p in twelfth if p["kind"] == "inject")
+    assert not [p["id"] for p in twelfth if p["kind"] == "silent" and (p.get("expect") or p.get("accept"))]
+    assert not [p["id"] for p in twelfth if set(p.get("expect", [])) & set(p.get("accept", []))]
+    store_of = {m["key"]: name for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(store_of[k] for p in twelfth for k in p.get("expect", []))
+    assert all(expected_stores[name] >= 8 for name in data["stores"]), expected_stores
+    assert Counter(p["space"] for p in twelfth) == {
+        None: 57, "kalkzak": 35, "routewise": 26, "gpxkit": 17, "loafbook": 17}
+    outdated = {m["key"] for name in data["stores"] for m in raw_store(name)["memories"] if m.get("valid_until")}
+    assert not [p["id"] for p in twelfth if outdated & set(p.get("expect", []) + p.get("accept", []))]
+    follow_ups = [p for p in twelfth if p["category"] == "follow_up"]
+    assert all(1 <= len(p["history"]) <= 2 for p in follow_ups)
+    assert sum(1 for p in follow_ups if len(p["history"]) == 2) == 1
+    assert not [p["id"] for p in twelfth if "history" in p and p["category"] != "follow_up"]
+    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < 12]
+    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in twelfth)
+    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
+    assert not [p["id"] for p in twelfth if " ".join(p["prompt"].lower().split()) in said_before]
+    assert _near_repeats(twelfth, earlier) == []
+    # within the batch too: no two batch 12 prompts ask the same memory in nearly the same words
+    assert not [(a, b) for a, b in _near_repeats(twelfth, twelfth) if a != b]
 
 
 def test_batch_twelve_is_sealed_and_no_bench_runs_it_while_batch_eleven_stays_runnable():
