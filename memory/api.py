@@ -7,9 +7,11 @@ mapped to the one error shape in ormah_site.api. Recall never counts as use; rea
 from __future__ import annotations
 
 import json
+import logging
 from types import SimpleNamespace
 from typing import Literal
 
+from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 from ninja import Query, Router, Status
 from ninja.responses import NinjaJSONEncoder
@@ -63,6 +65,8 @@ from memory.services import (
 )
 from memory.services.evidence import node_remember, nodes_remember
 from memory.services.surfacing import surfacing_log
+
+logger = logging.getLogger(__name__)
 
 agent_router = Router(tags=["agent"])
 admin_router = Router(tags=["admin"])
@@ -153,7 +157,13 @@ def recall(request: HttpRequest, payload: RecallIn):
     """Hybrid search; the hits are logged as surfaced (for feedback) but do not reinforce the memories."""
     query = payload.to_query()
     hits = search_recall(query=query)
-    surfacing_id = surfacing_log(surface=RECALL_SURFACE, query=query, hits=hits, session_id=payload.session_id)
+    try:
+        surfacing_id = surfacing_log(surface=RECALL_SURFACE, query=query, hits=hits, session_id=payload.session_id)
+    except OperationalError as exc:
+        # Trigger: the index refuses the ledger row (disk full, read-only, locked). Why: a read must not fail because
+        # its ledger write did. Outcome: the hits without a surfacing_id (feedback then has no event to name).
+        logger.warning("Recall answered without its surfacing record: %s", exc)
+        surfacing_id = None
     if payload.format == "text":
         return _rendered({"text": format_hits_text(hits), "surfacing_id": surfacing_id})
     return _rendered({"results": [hit_out(h, full=payload.full) for h in hits], "surfacing_id": surfacing_id})

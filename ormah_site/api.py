@@ -10,6 +10,7 @@ from typing import ClassVar
 
 import ninja
 from django.core.exceptions import RequestDataTooBig
+from django.db import OperationalError
 from django.contrib.auth.views import redirect_to_login
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.urls import reverse
@@ -215,6 +216,21 @@ def _not_found(request, exc: Http404):
 @api.exception_handler(RequestDataTooBig)
 def _too_big(request, exc: RequestDataTooBig):
     return error_response(request, 413, "payload_too_large", "The request body is too large")
+
+
+# SQLite's words for an index it cannot write (a full disk, a read-only home or file, a failing device).
+INDEX_STORAGE_FAILURES = ("database or disk is full", "readonly database", "disk i/o error")
+
+
+@api.exception_handler(OperationalError)
+def _index_storage(request, exc: OperationalError):
+    # Trigger: the index cannot be written. Why: like a full memory folder it is the disk, not a bug: 507, as every
+    # write that fails on the files answers. Outcome: anything else an OperationalError says stays a logged 500.
+    if any(words in str(exc).lower() for words in INDEX_STORAGE_FAILURES):
+        logger.warning("The index cannot be written on %s %s: %s", request.method, request.path, exc)
+        return error_response(request, 507, "storage_error",
+                              f"The index cannot be written ({exc}): is the disk full or the home read-only?")
+    return _unexpected(request, exc)
 
 
 @api.exception_handler(Exception)
