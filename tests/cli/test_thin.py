@@ -13,17 +13,13 @@ import time
 
 import pytest
 
+from tests.support.ports import free_port
+
 pytestmark = pytest.mark.slow
 
 PROBE = ("import sys, atexit; atexit.register(lambda: sys.stderr.write("
          "'\\nMODULES django=%s fastembed=%s\\n' % ('django' in sys.modules, 'fastembed' in sys.modules))); "
          "from ormah_site.cli import main; main()")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

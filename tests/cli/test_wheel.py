@@ -23,14 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.ports import free_port
+
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def sh(*cmd, **kwargs) -> subprocess.CompletedProcess:

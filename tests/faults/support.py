@@ -24,6 +24,7 @@ from pathlib import Path
 
 from maintenance.cluster import JOB_WORKER_NAME
 from tests.support import pg_databases
+from tests.support.ports import free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = str(ROOT / "manage.py")
@@ -70,22 +71,6 @@ def copy_home(template: Path, home: Path) -> Path:
     shutil.copytree(template, home, symlinks=True)
     pg_databases.copy_database(template, home)  # on PostgreSQL the store is in the database: copied too
     return home
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until(predicate, timeout: float, step: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return predicate()
 
 
 # ---------------------------------------------------------------------------

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from datetime import datetime
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import httpx
 import pytest
 
 from tests.maintenance.live import varied
+from tests.support.ports import free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = str(ROOT / "manage.py")
@@ -48,16 +48,6 @@ def query(db: Path, sql: str, params=()) -> list:
         return conn.execute(sql, params).fetchall()
     finally:
         conn.close()
-
-
-def wait_until(predicate, timeout: float, step: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    return predicate()
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -95,12 +85,6 @@ def test_a_real_qcluster_fires_the_auto_cluster_schedule(tmp_path):
     assert query(db, "SELECT job, trigger, status FROM maintenance_jobrunrow") == [("auto_cluster", "schedule", "ok")]
     assert query(db, "SELECT repeats, next_run > datetime('now', '+50 minutes') FROM django_q_schedule "
                      "WHERE name = 'ormah:auto_cluster'") == [(-1, 1)]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.mark.slow
