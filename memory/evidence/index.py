@@ -83,9 +83,7 @@ def index_events(reads: Sequence[ReadEvent], report: EvidenceSyncReport | None =
     """Add rows for events just appended or read (ids already indexed are skipped); returns how many were added."""
     if not reads:
         return 0
-    # no ORDER BY: a set needs none, and the Meta ordering (at, id) made SQLite sort the hits in a temp b-tree
-    known = set(EvidenceRow.objects.filter(uid__in=[r.event.id for r in reads]).order_by()
-                .values_list("uid", flat=True))
+    known = _known_uids([r.event.id for r in reads])
     fresh: list[ReadEvent] = []
     for read in reads:
         if read.event.id in known:
@@ -104,8 +102,37 @@ def index_events(reads: Sequence[ReadEvent], report: EvidenceSyncReport | None =
 def mark_indexed(file_name: str, offset: int) -> None:
     """Record that a day file is indexed up to `offset` bytes (one UPDATE once the day file has its record)."""
     key, value = META_PREFIX + file_name, str(offset)
-    if not IndexMetaRow.objects.filter(key=key).update(value=value):
+    with connection.cursor() as cur:  # a plain statement: the ORM's update cost more than the write (every remember)
+        cur.execute(f"UPDATE {IndexMetaRow._meta.db_table} SET value = %s WHERE key = %s", [value, key])
+        updated = cur.rowcount
+    if not updated:
         IndexMetaRow.objects.update_or_create(key=key, defaults={"value": value})
+
+
+def _known_uids(uids: Sequence[str]) -> set[str]:
+    """Which of `uids` have a row: one plain statement per CHUNK ids (every remember asks it of its one event; the
+    ORM's query building cost more than the read). No ORDER BY: a set needs none."""
+    known: set[str] = set()
+    with connection.cursor() as cur:
+        for at in range(0, len(uids), CHUNK):
+            chunk = list(uids[at:at + CHUNK])
+            cur.execute(f"SELECT uid FROM {EvidenceRow._meta.db_table} WHERE uid IN "
+                        f"({', '.join(['%s'] * len(chunk))})", chunk)
+            known.update(row[0] for row in cur.fetchall())
+    return known
+
+
+def _offsets_of(keys: Sequence[str]) -> dict[str, str]:
+    """{key: value} of the offsets' rows among `keys`: one plain statement per CHUNK keys (every remember reads its
+    day file's offset)."""
+    found: dict[str, str] = {}
+    with connection.cursor() as cur:
+        for at in range(0, len(keys), CHUNK):
+            chunk = list(keys[at:at + CHUNK])
+            cur.execute(f"SELECT key, value FROM {IndexMetaRow._meta.db_table} WHERE key IN "
+                        f"({', '.join(['%s'] * len(chunk))})", chunk)
+            found.update(cur.fetchall())
+    return found
 
 
 def host_prefix(log: EvidenceLog) -> str:
@@ -132,11 +159,11 @@ def sync(log: EvidenceLog, *, full: bool = False, days: Sequence[str] | None = N
             SessionStateRow.objects.filter(event_id__in=mine.values("uid")).delete()
             mine.delete()
             IndexMetaRow.objects.filter(key__startswith=META_PREFIX + prefix).delete()
-        keys = None if days is None or full else [META_PREFIX + prefix + p.name for p in paths]
-        metas = IndexMetaRow.objects.filter(key__startswith=META_PREFIX + prefix)
-        if keys is not None:
-            metas = metas.filter(key__in=keys)
-        offsets = {k.removeprefix(META_PREFIX): int(v) for k, v in metas.values_list("key", "value")}
+        if days is None or full:
+            metas = IndexMetaRow.objects.filter(key__startswith=META_PREFIX + prefix).values_list("key", "value")
+        else:  # the days just appended to (every remember): their keys, each of which starts with the prefix
+            metas = _offsets_of([META_PREFIX + prefix + p.name for p in paths]).items()
+        offsets = {k.removeprefix(META_PREFIX): int(v) for k, v in metas}
         for path in paths:
             name = prefix + path.name
             start = offsets.get(name, 0)
