@@ -1,7 +1,7 @@
 """Whisper's gate routes on the labelled stores: which route let each injected memory through, right and wrong per
 route and labelling batch, and what each cosine route would pass at other thresholds (session 15, issue 11).
 
-    python -m bench.whisper_routes [--split dev] [--batch N] [--json FILE]
+    python -m bench.whisper_routes [--split dev] [--batch N] [--json FILE] [--losses]
 
 Runs the split as bench.whisper_stores does (real services, the scenarios' clock, history first) and reads each
 candidate's route where the gate decides it: the logistic gate, the identity route (with or without a shared word),
@@ -10,6 +10,12 @@ memory recall did not return. Batches 1-4 were tuned on; 5 and 6 are the freshes
 is far below its older batches' is overfitted. The sweeps count candidates at the gate (before the focus stage,
 already served and the cap). Tune on dev only. The held-out batches (whisper_gate_fit.FRESH_BATCHES) have their own column
 in the route table and are left out of everything else.
+
+`--losses` (session 20): for every should-inject prompt whose expected memory is one the self node defines (the
+identity set), where the identity and preference routes lose it, by category: the route not taken (neither an
+identity question about the user nor a preference task with a preference expected), not among the candidates,
+taken off the route by the focus rule, dropped before the gate, below the route's cosine gate, over it but under
+the best route memory's share, dropped after the gate, or found with a wrong memory beside it.
 """
 
 from __future__ import annotations
@@ -102,13 +108,38 @@ def recording_routes(keys: dict[str, str]):
     def run_stages(run, conf, deps, _stages=stages):
         calls.append(None)
         views.clear()
-        return original(run, conf, deps, _stages)
+        decision = original(run, conf, deps, _stages)
+        calls[-1] = (calls[-1] or {"rows": [], "standout": []}) | {"identity": identity_view(run, deps, keys)}
+        return decision
 
     respond.run_stages, conventions.passing = run_stages, passing
     try:
         yield calls
     finally:
         respond.run_stages, conventions.passing = original, real_passing
+
+
+def identity_view(run, deps, keys: dict[str, str]) -> dict | None:
+    """What the identity and preference routes had in one call, after every stage: whether each route was taken,
+    the identity set ranked by cosine to the query ([key, type, cosine]) and, for its members among the candidates,
+    [stage, still on the identity route, gate score, gate threshold]."""
+    from whisper.classifier import IDENTITY
+
+    if run.query_vec is None:
+        return None
+    members = deps.identity()
+    found = deps.cosines(run.query_vec, [h.row_id for h in members])
+    ranked = sorted(([keys.get(h.node_id, h.node_id), str(h.type), round(found.get(h.row_id, 0.0), 4)]
+                     for h in members), key=lambda m: -m[2])
+    question = run.identity_question or (run.intent is not None and run.intent.has(IDENTITY))
+    inset = {m[0] for m in ranked}
+    cands = {}
+    for c in run.candidates:
+        key = keys.get(c.node_id, c.node_id)
+        if key in inset and key not in cands:
+            cands[key] = [c.stage, c.identity, c.gate_score, c.gate_threshold]
+    return {"identity_route": bool(run.about_user and question), "preference_route": bool(
+        run.preference_task and not question), "set": ranked, "candidates": cands}
 
 
 def run_split(prompts, ids: dict[str, str], now) -> list[dict]:
@@ -122,6 +153,7 @@ def run_split(prompts, ids: dict[str, str], now) -> list[dict]:
             calls.clear()
             o = run_one(p, ids, now=now)
             out.append({"id": p["id"], "batch": p.get("batch", 1), "kind": p["kind"], "prompt": p["prompt"],
+                        "category": p.get("category"), "expect": sorted(p.get("expect", [])),
                         "good": sorted(set(p.get("expect", [])) | set(p.get("accept", []))),
                         "injected": o.injected, "gate": calls[-1] if calls else None})
     return out
@@ -175,6 +207,61 @@ def wrong_injections(records: list[dict]) -> list[str]:
     return sorted(out)
 
 
+BEFORE_GATE = ("below_floor", "identity_space", "no_overlap")
+LOSS_CATEGORIES = ("identity", "personal", "paraphrase", "follow_up")
+
+
+def loss_cause(record: dict) -> str | None:
+    """Where the routes lose a should-inject prompt's expected identity-set memory (its best-placed one by cosine),
+    or "right" / "hit, wrong beside"; None when the prompt expects no identity-set memory or is not an inject."""
+    view = (record["gate"] or {}).get("identity")
+    if record["kind"] != "inject" or not view:
+        return None
+    order = [m[0] for m in view["set"]]
+    expected = [k for k in order if k in record.get("expect", ())]
+    if not expected:
+        return None
+    hit = bool(set(record["expect"]) & set(record["injected"]))
+    wrong = any(k not in record["good"] for k in record["injected"])
+    if hit:
+        return "hit, wrong beside" if wrong else "right"
+    key = expected[0]
+    kind = dict((m[0], m[1]) for m in view["set"])[key]
+    if not (view["identity_route"] or (view["preference_route"] and kind.endswith("preference"))):
+        cause = "route not taken"
+    elif key not in view["candidates"]:
+        cause = "not among the candidates"
+    else:
+        stage, on_route, score, threshold = view["candidates"][key]
+        if not on_route:
+            cause = f"off the route (focus rule), then {stage}"
+        elif stage in BEFORE_GATE:
+            cause = f"dropped before the gate ({stage})"
+        elif stage == "below_gate":
+            below = score is not None and threshold is not None and score < threshold
+            cause = "below the route gate" if below else "over the route gate, under the best's share"
+        else:
+            cause = f"passed the gate, dropped at {stage}"
+    return cause + (" (a wrong memory injected)" if wrong else "")
+
+
+def loss_table(records: list[dict]) -> list[str]:
+    """Markdown rows: prompts per cause (loss_cause) and category, the held-out batches left out."""
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    for r in records:
+        cause = None if r["batch"] in HELD_OUT else loss_cause(r)
+        if cause is not None:
+            category = r.get("category") if r.get("category") in LOSS_CATEGORIES else "other"
+            counts[cause, category] += 1
+            counts[cause, "all"] += 1
+    columns = LOSS_CATEGORIES + ("other", "all")
+    lines = ["| where the expected identity-set memory is lost | " + " | ".join(columns) + " |",
+             "|---|" + "---:|" * len(columns)]
+    for cause in sorted({c for c, _ in counts}, key=lambda c: -counts[c, "all"]):
+        lines.append(f"| {cause} | " + " | ".join(str(counts[cause, col]) for col in columns) + " |")
+    return lines
+
+
 def _sweep_line(label: str, items: list[tuple[int, bool]]) -> str:
     old = [sum(ok for b, ok in items if b not in FRESH), sum(1 for b, _ in items if b not in FRESH)]
     fresh = [sum(ok for b, ok in items if b in FRESH), sum(1 for b, _ in items if b in FRESH)]
@@ -221,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("dev", "test"), default="dev")
     parser.add_argument("--batch", type=int, help="only the prompts of this labelling round")
     parser.add_argument("--json", type=Path, help="also write every prompt's record here")
+    parser.add_argument("--losses", action="store_true",
+                        help="also print where the identity and preference routes lose their expected memories")
     args = parser.parse_args(argv)
     os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
     with tempfile.TemporaryDirectory(prefix="ormah-whisper-routes-") as tmp:
@@ -231,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(records))
     print("\n".join(route_table(records) + ["", "wrong injections:"] + wrong_injections(records) + [""]
-                    + sweeps(records)))
+                    + sweeps(records) + (["", *loss_table(records)] if args.losses else [])))
     print("load " + " ".join(open("/proc/loadavg").read().split()[:3]), file=sys.stderr)
     return 0
 
