@@ -127,3 +127,33 @@ def test_evidence_rows_are_stored_as_bulk_create_stores_them(rows):
         assert got.pop("uid") != want.pop("uid")
         got.pop("id"), want.pop("id")
         assert got == want
+
+
+def test_a_surfacing_event_is_stored_as_create_stored_it_in_one_plain_insert(db):
+    from memory.domain.search import SearchHit
+    from memory.models import RetrievalEventRow
+    from memory.services.surfacing import query_hash, surfacing_log
+
+    def hit(uid: str, score: float) -> SearchHit:
+        return SearchHit(node_id=uid, row_id=1, short_id=uid[:8], title="", content="", type="fact", tier="working",
+                         space=None, tags=(), created=NOW, updated=NOW, valid_until=None, confidence=1.0,
+                         score=score, source="hybrid")
+
+    hits = [hit("n-é1", 0.1234567891), hit("n2", 2.0)]
+    with CaptureQueriesContext(connection) as ctx:
+        new_id = surfacing_log(surface="recall-surface-name-longer-than-thirty", query="Kiln fires? ünïcode",
+                               hits=hits, session_id="s1", space="art", now=NOW)
+    assert len(ctx.captured_queries) == 1  # one INSERT, its id read back by an unqualified RETURNING (not the ORM's)
+    assert re.search(r'^INSERT INTO "memory_retrievaleventrow" .* RETURNING "id"$', ctx.captured_queries[0]["sql"])
+    orm = RetrievalEventRow.objects.create(
+        surface="recall-surface-name-longer-than-thirty"[:30], query_hash=query_hash("Kiln fires? ünïcode"),
+        node_uids=["n-é1", "n2"], scores=[0.123457, 2.0], session_id="s1", space="art", created=NOW)
+    ours, theirs = _stored(RetrievalEventRow, new_id), _stored(RetrievalEventRow, orm.id)
+    assert ours.pop("id") == new_id and theirs.pop("id") == orm.id
+    assert ours == theirs
+    for session, space in ((None, None), ("", "")):  # no session and no space are stored as create stores them
+        new_id = surfacing_log(surface="whisper", query="q", hits=[], session_id=session, space=space, now=NOW)
+        orm = RetrievalEventRow.objects.create(surface="whisper", query_hash=query_hash("q"), node_uids=[], scores=[],
+                                               session_id=session or None, space=space, created=NOW)
+        ours, theirs = _stored(RetrievalEventRow, new_id), _stored(RetrievalEventRow, orm.id)
+        assert {**ours, "id": 0} == {**theirs, "id": 0}
