@@ -125,8 +125,11 @@ def test_serve_remember_about_self_manual_edits_and_clean_stop(served):
     assert wait_until(lambda: index_rows(db, "SELECT count(*) FROM memory_noderow WHERE uid = ?", (node_id,))
                       == [(0,)], 30.0)
 
-    # Ctrl-C stops the web server and the job cluster cleanly
+    # Ctrl-C stops the web server and the job cluster cleanly: each part stops its own children, none waits out the
+    # grace period (a SIGTERM to the cluster's whole group deadlocked its main until the 15 s kill)
     os.killpg(proc.pid, signal.SIGINT)
     assert proc.wait(timeout=60) == 0
+    said = proc.stdout.read()
+    assert "did not stop" not in said and "Ormah stopped." in said, said
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0
