@@ -29,6 +29,7 @@ from memory.domain.requests import is_too_large, validation_message
 from memory.errors import OrmahError, ValidationFailed
 from memory.schemas import TOO_LARGE_ERRORS
 from memory.trust_api import router as trust_router
+from ormah_site import __version__
 from ormah_site.tokens import token_matches
 from whisper.api import router as whisper_router
 
@@ -106,7 +107,7 @@ class LocalSwagger(DocsBase):
         return HttpResponse(html)
 
 
-api = NinjaAPI(title="Ormah", version="0.1.0", auth=BearerToken(), urls_namespace="api",
+api = NinjaAPI(title="Ormah", version=__version__, auth=BearerToken(), urls_namespace="api",
                parser=StrictJSONParser(), docs=LocalSwagger(), docs_decorator=docs_access,
                description="Local-first long-term memory for AI agents. Every route needs "
                            "`Authorization: Bearer <token>` (the `api_token` file in ORMAH_HOME, or a "

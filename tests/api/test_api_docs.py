@@ -25,3 +25,10 @@ def test_the_reference_names_every_body_field_of_remember():
                   "created", "session_id"):
         assert f"| `{field}`" in section, field
     assert "`GET /api/agent/nodes`" in text and "`POST /api/agent/proposals/{proposal_id}`" in text
+
+
+def test_the_schema_carries_the_package_version():
+    from ormah_site import __version__
+    from ormah_site.api import api
+
+    assert api.get_openapi_schema(path_params={})["info"]["version"] == __version__
