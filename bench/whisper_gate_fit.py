@@ -196,11 +196,14 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
     return [c["key"] for c in kept[:CAP]]
 
 
-def evaluate(dump: list[dict], logits: dict[tuple, float], t: float, categories: bool = False):
-    """(hit rate, precision, silence) at threshold t, history served as in bench.whisper_stores.run_one."""
+def evaluate(dump: list[dict], logits: dict[tuple, float], t: float, categories: bool = False, keep=None, counts=False):
+    """(hit rate, precision, silence) at threshold t, history served as in bench.whisper_stores.run_one (`keep`: only
+    these prompts' indices; `counts`: hits, should inject, right injected, injected, silent kept, silent)."""
     hits = inject = silent = silent_ok = injected = correct = 0
     by_category: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for pi, item in enumerate(dump):
+        if keep is not None and pi not in keep:
+            continue
         p, calls = item["prompt"], item["calls"]
         texts = list(p.get("history", ())) + [p["prompt"]]  # each call's own prompt: the history's, then the prompt
         served: set[str] = set()
@@ -225,6 +228,8 @@ def evaluate(dump: list[dict], logits: dict[tuple, float], t: float, categories:
             silent_ok += right
         by_category[p["category"]][0] += right
         by_category[p["category"]][1] += 1
+    if counts:
+        return hits, inject, correct, injected, silent_ok, silent
     scores = (hits / inject, correct / injected if injected else 1.0, silent_ok / silent)
     return (scores, dict(sorted(by_category.items()))) if categories else scores
 
