@@ -24,7 +24,8 @@ gate back; changed after that first run).
 A variant is `inputs:l2`, inputs `nine` or names of whisper.stages.gate.GATE_INPUTS joined by `+` (`g`, `cosine`,
 `best`, `margin`, `own_titled`, `overview`, `thing_missing`, `memory_cover`, `prompt_words`); `-a-b` is the nine
 without a and b. `--loss`: each variant's log-loss and AUC over all hits, every batch scored by the fit on the others,
-with the difference to the nine-input fit and its standard error over the batches (paired). `--curve`: the variant's
+with the difference to the nine-input fit and its standard error over the batches (paired; `--group store`: each
+store left out instead, docs, lifelog, devprojects, club and prompts about nothing stored). `--curve`: the variant's
 pooled left-out counts per threshold (one model per fold, one threshold everywhere; `today`: today's weights) and
 what each step up costs in hits per silent prompt kept. `--routes`: the follow-up, identity and preference routes'
 gates each chosen per fold by the same rule, the logistic gate as shipped. `--final`: the variant fitted on every
@@ -145,6 +146,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--variants", default="nine:0.3,nine:1,nine:3,nine:10",
                         help="inputs:l2, comma-separated (nine:0.3,nine:1,nine:3,nine:10)")
     parser.add_argument("--loss", action="store_true", help="LOBO log-loss and AUC of each variant, not the rule")
+    parser.add_argument("--group", choices=("batch", "store"), default="batch",
+                        help="with --loss: leave out a batch (default) or a store (bench/whisper_gate_fit.group_of)")
     parser.add_argument("--curve", help="one variant: its LOBO counts per threshold")
     parser.add_argument("--final", help="one variant fitted on every batch, its threshold by the rule (for a run)")
     parser.add_argument("--routes", help="route gates chosen per fold by the rule: all, or names of ROUTES")
@@ -160,7 +163,8 @@ def main(argv: list[str]) -> int:
     print(f"{len(dump)} prompts, {len(y)} hits judged, {int(y.sum())} right; batches {', '.join(batches)}")
     variants = [parse_variant(v) for v in args.variants.split(",") if v]
     if args.loss:
-        return loss_table(x, y, groups, variants, today)
+        by = np.array([gf.group_of(dump[w[0]]["prompt"], args.group) for w in where])
+        return loss_table(x, y, by, variants, today)
     if args.routes:
         route_gates(dump, as_dict(today, where), GATE_LOGIT, list(ROUTES) if args.routes == "all" else
                     args.routes.split(","))
@@ -230,7 +234,9 @@ def route_gates(dump: list[dict], today: dict[tuple, float], t: float, names: li
 
 
 def loss_table(x: np.ndarray, y: np.ndarray, groups: np.ndarray, variants: list, today: np.ndarray) -> int:
-    batches = sorted(set(groups), key=int)
+    """Each variant's log-loss with every group (a batch, or with --group store a store) scored by the fit on the
+    other groups, beside the nine-input fit's on the same groups."""
+    batches = sorted(set(groups))
 
     def per_batch(z: np.ndarray) -> np.ndarray:
         loss = np.logaddexp(0, np.clip(z, -30, 30)) - y * np.clip(z, -30, 30)
@@ -239,7 +245,8 @@ def loss_table(x: np.ndarray, y: np.ndarray, groups: np.ndarray, variants: list,
     ref = per_batch(left_out(x, y, groups, tuple(range(len(NAMES))), gf.L2, set(batches)))
     print(f"today's weights (fitted on dev 1-8, in sample for those): log-loss {per_batch(today).sum() / len(y):.4f}, "
           f"AUC {gf.auc(today, y):.3f}")
-    print("| variant | inputs | LOBO log-loss | minus nine:1 (SE over batches) | LOBO AUC |\n|---|---:|---:|---|---:|")
+    print("| variant | inputs | left-out log-loss | minus nine:1 (SE over groups) | left-out AUC |\n"
+          "|---|---:|---:|---|---:|")
     for name, cols, l2 in variants:
         z = left_out(x, y, groups, cols, l2, set(batches))
         pb = per_batch(z)

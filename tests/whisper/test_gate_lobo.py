@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bench import whisper_gate_fit as gf
-from bench.whisper_gate_lobo import GRID, choose, columns, nested
+from bench.whisper_gate_lobo import GRID, choose, columns, loss_table, nested
 
 
 def row(key: str, score: float, inputs: list[float]) -> dict:
@@ -100,3 +100,11 @@ def test_a_variant_names_gate_inputs():
         columns("g+cosin")
     with pytest.raises(ValueError, match="unknown gate input"):
         columns("-overveiw")
+
+
+def test_the_loss_table_leaves_out_stores_as_well_as_batches(capsys):
+    dump = dump_of(3, per_batch=9)
+    x, y, _ = gf.rows(dump)
+    stores = np.array(["docs", "lifelog", "none"] * (len(y) // 3) + ["docs"] * (len(y) % 3))
+    assert loss_table(x, y, stores, [("g+cosine:1", (0, 1), 1.0)], 0.8 * x[:, 0]) == 0
+    assert "| g+cosine:1 | 2 |" in capsys.readouterr().out
