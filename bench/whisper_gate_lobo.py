@@ -23,7 +23,8 @@ gate back; changed after that first run).
 
 A variant is `inputs:l2`, inputs `nine` or names of whisper.stages.gate.GATE_INPUTS joined by `+` (`g`, `cosine`,
 `best`, `margin`, `own_titled`, `overview`, `thing_missing`, `memory_cover`, `prompt_words`); `-a-b` is the nine
-without a and b. `--loss`: each variant's log-loss and AUC over all hits, every batch scored by the fit on the others,
+without a and b; `offset`: today's six nearness weights kept, the bias and the other three refitted (session 18).
+`--loss`: each variant's log-loss and AUC over all hits, every batch scored by the fit on the others,
 with the difference to the nine-input fit and its standard error over the batches (paired; `--group store`: each
 store left out instead, docs, lifelog, devprojects, club and prompts about nothing stored). `--curve`: the variant's
 pooled left-out counts per threshold (one model per fold, one threshold everywhere; `today`: today's weights) and
@@ -50,6 +51,8 @@ def columns(spec: str) -> tuple[int, ...]:
     """Input columns of a variant's inputs part: `nine`, `a+b+...`, or `-a-b` (the nine without them)."""
     if spec == "nine":
         return tuple(range(len(NAMES)))
+    if spec == "offset":
+        return OFFSET
     if spec.startswith("-"):
         out = [n for n in spec[1:].split("-") if n]
         unknown = [n for n in out if n not in NAMES]
@@ -70,8 +73,17 @@ def parse_variant(text: str) -> tuple[str, tuple[int, ...], float]:
     return text, columns(spec), float(l2 or gf.L2)
 
 
+OFFSET = ()  # the columns of `offset`: today's six nearness weights kept, the bias and the other three refitted
+
+
 def fitted(x: np.ndarray, y: np.ndarray, cols: tuple[int, ...], l2: float, rows: np.ndarray) -> np.ndarray:
-    """Weights (bias first, a 0 for every input left out) fitted on the given rows."""
+    """Weights (bias first, a 0 for every input left out) fitted on the given rows; `OFFSET`: session 18's way
+    (bench/whisper_gate_refit.fit_variant "offset" on today's weights)."""
+    if cols is OFFSET:
+        from bench.whisper_gate_refit import fit_variant
+        from whisper.conf import GATE_WEIGHTS
+
+        return fit_variant(x[rows], y[rows], "offset", np.array(GATE_WEIGHTS, dtype=float), l2)
     w = gf.fit(x[rows][:, cols], y[rows], l2)
     full = np.zeros(1 + x.shape[1])
     full[0] = w[0]
@@ -252,7 +264,8 @@ def loss_table(x: np.ndarray, y: np.ndarray, groups: np.ndarray, variants: list,
         pb = per_batch(z)
         d = (pb - ref) / len(y)  # each batch's share of the mean loss's difference
         se = float(np.sqrt(len(d) * np.var(d, ddof=1)))
-        print(f"| {name} | {len(cols)} | {pb.sum() / len(y):.4f} | {d.sum():+.4f} ({se:.4f}) | {gf.auc(z, y):.3f} |")
+        print(f"| {name} | {len(cols) or len(NAMES)} | {pb.sum() / len(y):.4f} | {d.sum():+.4f} ({se:.4f}) | "
+              f"{gf.auc(z, y):.3f} |")
     return 0
 
 

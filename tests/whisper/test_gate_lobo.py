@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bench import whisper_gate_fit as gf
-from bench.whisper_gate_lobo import GRID, choose, columns, loss_table, nested
+from bench.whisper_gate_lobo import GRID, OFFSET, choose, columns, fitted, loss_table, nested
 
 
 def row(key: str, score: float, inputs: list[float]) -> dict:
@@ -96,6 +96,7 @@ def test_a_variant_names_gate_inputs():
     assert columns("nine") == tuple(range(9))
     assert columns("-g-thing_missing") == (1, 2, 3, 4, 5, 7, 8)
     assert columns("g+cosine+prompt_words") == (0, 1, 8)
+    assert columns("offset") is OFFSET
     with pytest.raises(ValueError, match="unknown gate input.*known: g, cosine"):
         columns("g+cosin")
     with pytest.raises(ValueError, match="unknown gate input"):
@@ -108,3 +109,12 @@ def test_the_loss_table_leaves_out_stores_as_well_as_batches(capsys):
     stores = np.array(["docs", "lifelog", "none"] * (len(y) // 3) + ["docs"] * (len(y) % 3))
     assert loss_table(x, y, stores, [("g+cosine:1", (0, 1), 1.0)], 0.8 * x[:, 0]) == 0
     assert "| g+cosine:1 | 2 |" in capsys.readouterr().out
+
+
+def test_the_offset_variant_keeps_todays_six_nearness_weights():
+    from whisper.conf import GATE_WEIGHTS
+
+    x, y, _ = gf.rows(dump_of(4))
+    w = fitted(x, y, OFFSET, 1.0, np.ones(len(y), dtype=bool))
+    assert w[1:7] == pytest.approx(GATE_WEIGHTS[1:7])
+    assert w[0] != pytest.approx(GATE_WEIGHTS[0])
