@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal
 
 from ninja import Schema
-from pydantic import BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from memory.domain import requests as domain
@@ -22,6 +22,12 @@ TOO_LARGE_ERRORS = frozenset({domain.CONTENT_TOO_LARGE, BATCH_TOO_LARGE})
 
 
 NO_NUL = r"^[^\x00]*$"  # PostgreSQL text holds no NUL; content and titles refuse it in memory.domain.requests
+CLOCK_SKEW = timedelta(days=1)  # how far ahead of this machine's clock a `created` may be (another machine's clock)
+
+
+def _utc(value: datetime) -> datetime:
+    """An aware datetime (a naive one is UTC, as the domain reads it), so naive and aware values compare."""
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
 
 
 # ---------------------------------------------------------------------------
@@ -37,6 +43,13 @@ class NodeIn(domain.NodeCreate):
     model_config = ConfigDict(extra="forbid", frozen=True, title="NodeIn")
 
     session_id: str | None = Field(default=None, max_length=MAX_SESSION_CHARS, pattern=NO_NUL)
+
+    @model_validator(mode="after")
+    def _created_not_ahead(self) -> NodeIn:
+        """A memory from the future (a typo in a year: 2062 for 2026) would rank and decay as if it were new forever."""
+        if self.created is not None and _utc(self.created) > datetime.now(timezone.utc) + CLOCK_SKEW:
+            raise ValueError(f"created: {self.created.isoformat()} is in the future (back-date with a past date)")
+        return self
 
     def to_create(self) -> domain.NodeCreate:
         """The create request without the API-only fields."""
@@ -72,6 +85,15 @@ class RecallIn(SearchQuery):
     format: Literal["json", "text"] = "json"
     session_id: str | None = Field(default=None, max_length=MAX_SESSION_CHARS, pattern=NO_NUL)
     full: bool = Field(default=False, description="JSON hits carry their full content instead of a snippet")
+
+    @model_validator(mode="after")
+    def _window_not_inverted(self) -> RecallIn:
+        """after > before matches nothing: say so rather than answer an empty list that looks like no memory."""
+        after, before = self.created_after, self.created_before
+        if after is not None and before is not None and _utc(after) > _utc(before):
+            raise ValueError(f"created_after ({after.isoformat()}) is later than created_before ({before.isoformat()}):"
+                             " no memory can match")
+        return self
 
     def to_query(self) -> SearchQuery:
         """The search part of the request."""

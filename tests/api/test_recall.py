@@ -40,6 +40,17 @@ def test_recall_with_nothing_found_says_so(api, billing):
     assert response.json()["text"] == "No good match for this query."
 
 
+def test_an_inverted_date_window_is_a_422_not_an_empty_answer(api, billing):
+    response = api.post("/api/agent/recall", {"query": "billing database", "created_after": "2026-12-01",
+                                              "created_before": "2026-01-01T00:00:00Z"})
+    assert response.status_code == 422
+    assert response.json()["message"] == ("created_after (2026-12-01T00:00:00) is later than created_before "
+                                          "(2026-01-01T00:00:00+00:00): no memory can match")
+    ordered = api.post("/api/agent/recall", {"query": "billing database", "created_after": "2026-01-01",
+                                             "created_before": "2026-01-01"})
+    assert ordered.status_code == 200
+
+
 def test_recall_logs_the_surfacing_with_the_session(api, billing):
     response = api.post("/api/agent/recall", {"query": "billing database", "session_id": "s-1",
                                               "default_space": "billing"})

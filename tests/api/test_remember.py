@@ -62,6 +62,8 @@ def test_remember_uses_the_space_as_given(api):
     ({"content": "x", "tags": "db"}, 422, "validation_failed", "tags: Input should be a valid list"),
     ({"content": "x", "colour": "red"}, 422, "validation_failed", "colour: Extra inputs are not permitted"),
     ({"content": "x", "space": "a/b"}, 422, "validation_failed", "space: must not contain slashes or control characters"),
+    ({"content": "x", "created": "2062-03-01T09:00:00Z"}, 422, "validation_failed",
+     "created: 2062-03-01T09:00:00+00:00 is in the future (back-date with a past date)"),
     ({"content": "x" * (MAX_CONTENT_BYTES + 1)}, 413, "payload_too_large",
      f"content: must be at most {MAX_CONTENT_BYTES} bytes of UTF-8 (got {MAX_CONTENT_BYTES + 1})"),
 ])
