@@ -18,7 +18,7 @@ from ninja.responses import NinjaJSONEncoder
 
 from memory import runtime
 from memory.domain.search import SearchHit
-from memory.errors import ValidationFailed
+from memory.errors import StorageError, ValidationFailed
 from memory.node_list import nodes_page
 from memory.schemas import (
     BatchIn,
@@ -239,7 +239,13 @@ def node_detail(request: HttpRequest, node_id: str, use: bool = True):
     (a person looking at it, as `ormah show` does)."""
     if not use:
         return _detail(node_get(store=runtime.store(), ref=node_id))
-    return _detail(node_confirm_use(ref=node_id, source="recall_node"))
+    try:
+        return _detail(node_confirm_use(ref=node_id, source="recall_node"))
+    except (StorageError, OperationalError) as exc:
+        # Trigger: the use cannot be written (a full or read-only disk). Why: the person asked to read the memory, and
+        # it is there. Outcome: the memory as it is, its use not recorded (logged).
+        logger.warning("Recall by id answered without recording the use: %s", exc)
+        return _detail(node_get(store=runtime.store(), ref=node_id))
 
 
 @agent_router.patch("/nodes/{node_id}", response=_answers(NodeOut, 404, 409, 413), summary="Update a memory")

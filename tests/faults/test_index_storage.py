@@ -33,10 +33,12 @@ def test_a_full_or_read_only_index_answers_507_for_writes_and_still_serves_recal
             full = {"remember": api.call("POST", "/api/agent/remember", {"content": "Written on a full disk"}),
                     "recall": api.call("POST", "/api/agent/recall", {"query": "deploys"}),
                     "whisper": api.call("POST", "/api/agent/whisper", {"prompt": "when do we deploy?"}),
-                    "check": api.call("POST", "/api/agent/verifications", check)}
+                    "check": api.call("POST", "/api/agent/verifications", check),
+                    "show": api.call("GET", f"/api/agent/nodes/{body['node']['id']}")}
         with read_only(home):
             frozen = {"recall": api.call("POST", "/api/agent/recall", {"query": "deploys"}),
-                      "whisper": api.call("POST", "/api/agent/whisper", {"prompt": "when do we deploy?"})}
+                      "whisper": api.call("POST", "/api/agent/whisper", {"prompt": "when do we deploy?"}),
+                      "show": api.call("GET", f"/api/agent/nodes/{body['node']['id']}")}
         server.kill_all()
     assert (full["remember"][0], full["remember"][1]["error"]) == (507, "storage_error")
     assert full["recall"][0] == 200, full["recall"]
@@ -45,3 +47,6 @@ def test_a_full_or_read_only_index_answers_507_for_writes_and_still_serves_recal
     assert full["whisper"][0] == 200  # silent (whisper keeps its own errors from the agent)
     assert frozen["recall"][0] == 200
     assert frozen["whisper"][0] == 200
+    # a recall by id still answers the memory; only its use goes unrecorded
+    for show in (full["show"], frozen["show"]):
+        assert (show[0], show[1]["node"]["content"]) == (200, "Deploys happen on Tuesdays"), show
