@@ -17,6 +17,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
 from memory.domain.enums import EdgeType, NodeType, Tier
+from ormah_site import __version__
 from ormah_site.mcp_text import (
     context_pack_text,
     listed_text,
@@ -65,7 +66,12 @@ def _sentence(tool: str, exc: Exception) -> str:
 
 
 class OrmahMCP(FastMCP):
-    """FastMCP whose tool errors are one sentence an agent can act on."""
+    """FastMCP whose tool errors are one sentence an agent can act on, and whose serverInfo names Ormah's version
+    (FastMCP's default is the mcp package's own)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._mcp_server.version = __version__
 
     async def call_tool(self, name: str, arguments: dict[str, Any]):
         try:

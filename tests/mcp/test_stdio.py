@@ -14,6 +14,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from memory.models import NodeRow
+from ormah_site import __version__
 from tests.mcp.conftest import TOKEN
 
 pytestmark = pytest.mark.slow
@@ -32,12 +33,13 @@ def _session(ormah_server: str, cwd: Path, client_home: Path, **env) -> StdioSer
 
 async def _round_trip(params: StdioServerParameters) -> dict:
     async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
-        await client.initialize()
+        started = await client.initialize()
         tools = await client.list_tools()
         remembered = await client.call_tool("remember", {"content": "The billing service retries webhooks "
                                                                     "five times with exponential backoff"})
         recalled = await client.call_tool("recall", {"query": "how many times are webhooks retried"})
-        return {"tools": [t.name for t in tools.tools], "remembered": remembered, "recalled": recalled}
+        return {"tools": [t.name for t in tools.tools], "remembered": remembered, "recalled": recalled,
+                "server": started.serverInfo}
 
 
 def test_remember_then_recall_over_stdio(ormah_server, tmp_path):
@@ -46,6 +48,7 @@ def test_remember_then_recall_over_stdio(ormah_server, tmp_path):
     (project / "src").mkdir()
     result = asyncio.run(asyncio.wait_for(_round_trip(_session(ormah_server, project / "src", tmp_path)), 60))
     assert result["tools"][:3] == ["remember", "recall", "recall_node"] and len(result["tools"]) == 13
+    assert (result["server"].name, result["server"].version) == ("ormah", __version__)  # not the mcp package's
     assert not result["remembered"].isError, result["remembered"].content[0].text
     node_id = result["remembered"].content[0].text.split("ID: ")[1].split()[0]
     assert NodeRow.objects.get(uid=node_id).space == "billing-service"
