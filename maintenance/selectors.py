@@ -113,13 +113,18 @@ def decided_at_by_key(kind: str) -> dict[str, object]:
     return out
 
 
-def proposals_list(*, status: str | None = "pending", kind: str | None = None, limit: int = 50) -> list[ProposalRow]:
+def _proposals(status: str | None, kind: str | None):
+    """Proposals of one status and one kind (None or blank: any)."""
     rows = ProposalRow.objects.all()
     if status:
         rows = rows.filter(status=status)
     if kind:
         rows = rows.filter(kind=kind)
-    return list(rows.order_by("-priority", "-created_at")[:limit])
+    return rows
+
+
+def proposals_list(*, status: str | None = "pending", kind: str | None = None, limit: int = 50) -> list[ProposalRow]:
+    return list(_proposals(status, kind).order_by("-priority", "-created_at")[:limit])
 
 
 def proposal_get(*, proposal_id: str) -> ProposalRow | None:
@@ -138,11 +143,7 @@ def proposal_group_list(*, status: str | None = "pending", kind: str | None = No
 
     A proposal of no group is listed alone under the key `proposal:<id>`, which proposal_group_decide accepts too.
     """
-    rows = ProposalRow.objects.all()
-    if status:
-        rows = rows.filter(status=status)
-    if kind:
-        rows = rows.filter(kind=kind)
+    rows = _proposals(status, kind)
     groups: dict[str, dict] = {}
     for key, label, kind_, pid, priority, created in rows.order_by("-priority", "-created_at", "-id").values_list(
             "group_key", "group_label", "kind", "proposal_id", "priority", "created_at"):
