@@ -3,6 +3,7 @@ the parser, and every target the Makefile declares has a rule (a phony target wi
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 from pathlib import Path
@@ -34,3 +35,10 @@ def test_every_declared_make_target_has_a_rule():
 def test_make_help_lists_the_two_commands_of_the_readme():
     out = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert "make run" in out and "make test" in out and "make lint" in out
+
+
+def test_every_module_the_makefile_runs_exists():
+    makefile = (ROOT / "Makefile").read_text()
+    modules = re.findall(r"\$\(PY\) -m ([a-z_][\w.]*)", makefile)
+    assert "bench.recall_quality" in modules
+    assert [m for m in modules if importlib.util.find_spec(m) is None] == []
