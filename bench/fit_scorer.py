@@ -1,14 +1,15 @@
-"""Fit the recall scorer (memory/ranking/weights-v3.json): logistic regression on labelled candidate pools, with
+"""Fit the recall scorer (memory/ranking/weights-v5.json): logistic regression on labelled candidate pools, with
 cross-validation grouped by conversation / query / prompt, the thresholds of memory.ranking.thresholds, and a
 reliability table.
 
-    python -m bench.fit_scorer [--write | --out weights-NAME.json] [--l2 10] [--whisper-weight 5] [--no-silent]
+    python -m bench.fit_scorer [--write | --out weights-NAME.json] [--l2 10] [--whisper-weight 1] [--no-silent]
                                [--embedder DOTTED] [--compare weights-v2.json]
 
 The pools (bench/scorer_pools.py) are exactly what recall scores, on dev splits only: LoCoMo dev questions, the
 project's own set and the labelled stores' questions, and the recall calls whisper makes for the whisper dev
 prompts (tasks, commands and statements asked inside a project, with its space). Rows of whisper pools weigh
-`--whisper-weight` each (a whisper pool holds ~100 candidates, a LoCoMo one ~350, and there are 10x fewer);
+`--whisper-weight` each (a whisper pool holds ~100 candidates, a LoCoMo one ~350; with batches 1-10 there are
+~1,500 whisper calls to 923 questions, so they weigh as questions do);
 the pools of should-stay-silent prompts are negatives unless `--no-silent`.
 
 `--write` writes the weights file and the "Recall scorer" section of docs/benchmarks.md. `--embedder` builds the
@@ -37,10 +38,10 @@ from bench.scorer_pools import FOLDS, WHISPER_EMBEDDER, Pool, collect
 from memory.ranking.features import FEATURES
 from memory.ranking.scorer import WEIGHTS_FILE, load_scorer
 
-WEIGHTS = REPO / "memory" / "ranking" / "weights-v3.json"
-VERSION = "v3"  # bump when the features or the pipeline under them change
+WEIGHTS = REPO / "memory" / "ranking" / "weights-v5.json"  # WEIGHTS_FILE: what recall reads
+VERSION = "v5"  # bump when the features, the pipeline under them or the pools change
 L2 = 10.0
-WHISPER_WEIGHT = 5.0
+WHISPER_WEIGHT = 1.0  # v5 (session 20): with 1,511 whisper calls, 5 (v3, v4) let them outweigh LoCoMo
 MIN_SCALE = 0.1
 FLOOR_DROPS = 0.01  # share of the relevant top-10 hits the recall floor may drop
 WHISPER_CAP = 2  # whisper injects at most this many memories (whisper/conf.py max_nodes)

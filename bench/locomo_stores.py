@@ -40,8 +40,9 @@ def setup_django(base: Path, *, embedder: str | None = None, model: str | None =
 
 def use_scorer(name: str | None = None) -> None:
     """Make recall in this process read the packaged scorer file `name` (memory/ranking/), by default the one
-    ORMAH_BENCH_SCORER names (neither: leave the default). Bench only: recall and the thresholds call
-    `load_scorer()` without a name, so its default argument is what changes; the package's WEIGHTS_FILE stays.
+    ORMAH_BENCH_SCORER names (neither: leave the default), whisper's recall calls included (its pin,
+    memory.ranking.scorer.PINNED, follows). Bench only: recall and the thresholds call `load_scorer()` without a
+    name, so the default it falls back to is what changes; the package's WEIGHTS_FILE stays.
     bench.stores_recall's stores and bench.whisper_stores (through bench.whisper_quality.setup_django) call it."""
     name = name or os.environ.get("ORMAH_BENCH_SCORER")
     if not name:
@@ -49,8 +50,8 @@ def use_scorer(name: str | None = None) -> None:
     from memory.ranking import scorer
 
     scorer.load_scorer(name)  # fails here, not mid-run, when the file is missing or names unknown features
-    scorer.load_scorer.__wrapped__.__defaults__ = (name,)
-    scorer.load_scorer.cache_clear()
+    scorer._default[0] = name
+    scorer.PINNED.update(dict.fromkeys(scorer.PINNED, name))
 
 
 def use_store(home: Path, database: str | None = None) -> None:

@@ -7,8 +7,8 @@ Every pool is exactly what recall scores for one query (`memory.search.recall_po
   bench/datasets/split.py) and the dev splits of bench/datasets/ (lifelog, devprojects, docs, club): questions;
 * whisper (bench/datasets/whisper.json, dev split): prompts an agent receives while its user works, most of them
   tasks and statements, not questions. The four stores (docs, lifelog, devprojects, club) are loaded into one home
-  as bench/whisper_stores.py does; each dev prompt of batches 1-6 (its history first, in one session; a batch in
-  FRESH_BATCHES is measured, never fitted) goes through the real whisper_respond once, and every SearchQuery whisper
+  as bench/whisper_stores.py does; each dev prompt (its history first, in one session; a batch in FRESH_BATCHES
+  is measured, never fitted; v5 took batches 1-10) goes through the real whisper_respond once, and every SearchQuery whisper
   hands recall for the final prompt is kept (its project space, tiers and limit included).
   Expected memories are relevant, accepted ones are left out of the fit (weight 0), the rest are not relevant;
   the pools of should-stay-silent prompts are all negatives.

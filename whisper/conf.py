@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from memory.ranking import thresholds
+from memory.ranking.scorer import pinned_for
 
 
 # The logistic gate on recall's hits (bench/whisper_gate_fit.py, fitted on the dev split's candidates): bias, then
@@ -123,9 +124,12 @@ def get_conf() -> WhisperConf:
         return default if value is None else type(default)(value)
 
     def calibrated(key: str, threshold: str) -> float:
-        """A probability threshold: the setting when given, else the value in the scorer file."""
+        """A probability threshold: the setting when given, else the value in the scorer file whisper pins."""
         value = o.get(f"WHISPER_{key}")
-        return float(value) if value is not None else thresholds.threshold(threshold)
+        if value is not None:
+            return float(value)
+        with pinned_for("whisper"):
+            return thresholds.threshold(threshold)
 
     return WhisperConf(
         enabled=pick("ENABLED", d.enabled),

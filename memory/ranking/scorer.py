@@ -8,6 +8,9 @@ thresholds every consumer reads (memory.ranking.thresholds), so a refit moves th
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -16,8 +19,7 @@ import numpy as np
 
 from memory.ranking.features import FEATURES
 
-WEIGHTS_FILE = "weights-v2.json"  # the scorer recall uses; the others in the package stay loadable by name
-NEXT_FILE = "weights-v3.json"  # fitted, chosen on dev; held back: whisper on it trails v2 (docs/benchmarks.md)
+WEIGHTS_FILE = "weights-v5.json"  # the scorer recall uses; the others in the package stay loadable by name
 
 
 @dataclass(frozen=True)
@@ -59,8 +61,33 @@ class Scorer:
         )
 
 
+# A consumer that fits something of its own on the scorer's probabilities (whisper's logistic gate,
+# bench/whisper_gate_fit.py) pins the file it was fitted on, so a refit of recall's scorer does not move it unseen.
+PINNED = {"whisper": "weights-v2.json"}
+_pinned: ContextVar[str | None] = ContextVar("ormah_scorer_pinned", default=None)
+_default = [WEIGHTS_FILE]  # bench only: bench.locomo_stores.use_scorer swaps it (ORMAH_BENCH_SCORER)
+
+
+@contextmanager
+def pinned_for(consumer: str) -> Iterator[str]:
+    """Within the block, `load_scorer()` (recall, its thresholds) reads the file `consumer` pins (PINNED), else the
+    default; yields the file's name. ValueError for a consumer PINNED does not name."""
+    if consumer not in PINNED:
+        raise ValueError(f"unknown scorer consumer {consumer!r}; known: {sorted(PINNED)}")
+    token = _pinned.set(PINNED[consumer])
+    try:
+        yield PINNED[consumer]
+    finally:
+        _pinned.reset(token)
+
+
+def load_scorer(name: str | None = None) -> Scorer:
+    """A packaged scorer file by name; without one, the file pinned by the running consumer (`pinned_for`) or
+    the one recall uses (WEIGHTS_FILE). Each file is read once per process."""
+    return _load(name or _pinned.get() or _default[0])
+
+
 @cache
-def load_scorer(name: str = WEIGHTS_FILE) -> Scorer:
-    """A packaged scorer file by name, by default the one recall uses (each read once per process)."""
+def _load(name: str) -> Scorer:
     text = resources.files("memory.ranking").joinpath(name).read_text(encoding="utf-8")
     return Scorer.from_dict(json.loads(text))

@@ -11,7 +11,7 @@ import pytest
 from memory.domain.search import SearchQuery
 from memory.ranking import thresholds
 from memory.ranking.features import FEATURES, Candidate, feature_matrix, query_facts, stem
-from memory.ranking.scorer import NEXT_FILE, WEIGHTS_FILE, Scorer, load_scorer
+from memory.ranking.scorer import WEIGHTS_FILE, Scorer, load_scorer
 from memory.search import recall, related_memories
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
@@ -90,11 +90,14 @@ def test_rare_is_the_rarest_shared_word_and_info_long_marks_only_long_memories()
     assert info_long[0] == 0.0 and info_long[2] == 0.0 and info_long[1] > 1.0
 
 
-def test_the_next_scorer_file_loads_with_every_feature():
-    scorer = load_scorer(NEXT_FILE)
-    assert scorer.version.startswith("v3")
-    assert scorer.features == FEATURES
-    assert set(scorer.thresholds) == set(thresholds.DEFAULTS)
+def test_recall_reads_scorer_v5_and_the_held_back_files_still_load_with_every_feature():
+    assert load_scorer().version.startswith("v5") and load_scorer().features == FEATURES
+    assert load_scorer().meta["whisper_weight"] == 1.0  # session 20: rows of whisper calls weigh as questions do
+    for name, version in (("weights-v3.json", "v3"), ("weights-v4.json", "v4")):
+        scorer = load_scorer(name)
+        assert scorer.version.startswith(version)
+        assert scorer.features == FEATURES
+        assert set(scorer.thresholds) == set(thresholds.DEFAULTS)
 
 
 def test_the_previous_scorer_file_still_loads_and_scores_todays_features():

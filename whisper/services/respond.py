@@ -15,6 +15,7 @@ from memory import runtime
 from memory.conf import get_conf as memory_conf
 from memory.context.warnings import hits_with_warnings
 from memory.domain.node import as_utc, utcnow
+from memory.ranking.scorer import pinned_for
 from memory.search import recall
 from memory.services.surfacing import surfacing_log
 from whisper import selectors
@@ -76,6 +77,12 @@ def _maintenance_due(dotted: str | None):
     return due
 
 
+def _recall_pinned(query, now: datetime, embedder):
+    """recall with the scorer file whisper's gate was fitted on (memory.ranking.scorer.PINNED)."""
+    with pinned_for("whisper"):
+        return recall(query=query, now=now, embedder=embedder, warnings=False)
+
+
 def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, embedder=None) -> Deps:
     """The real collaborators of the stages: the embedder, recall, the index, the ledger."""
     mconf = memory_conf()  # built once for both
@@ -84,7 +91,7 @@ def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, em
     return Deps(
         embed=emb.embed_query,
         archetypes=lambda: archetype_matrices(emb),
-        search=lambda query: recall(query=query, now=now, embedder=emb, warnings=False),
+        search=lambda query: _recall_pinned(query, now, emb),
         cosines=lambda vec, row_ids: selectors.node_cosines(query_vec=vec, row_ids=row_ids),
         identity=lambda: selectors.identity_hits(now=now),
         feedback=lambda uids: selectors.feedback_samples(node_uids=uids),
