@@ -12,12 +12,13 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import sys
 import urllib.error
 import urllib.parse
 import urllib.request
 
-from ormah_site.cli.env import api_token, server_url
+from ormah_site.cli.env import api_token, ormah_home, server_url
 
 HTTP_TIMEOUT = 120.0  # a remember embeds and auto-links; a busy machine can take seconds
 
@@ -52,6 +53,16 @@ def _decode(status: int, raw: bytes) -> dict | list:
     return data
 
 
+def _refused(token: str | None) -> ApiError:
+    """The server's 401, said so that the person can act: no token at all, or one of another home."""
+    if token is None:
+        where = os.environ.get("ORMAH_TOKEN_FILE", "").strip() or str(ormah_home() / "api_token")
+        return ApiError(401, "unauthorized", f"No API token: ORMAH_API_TOKEN is not set and {where} is missing or "
+                                             "empty (`ormah init` writes a new one)")
+    return ApiError(401, "unauthorized", f"The server at {server_url()} refused the API token: is it serving "
+                                         "another ORMAH_HOME? (set ORMAH_URL or ORMAH_PORT)")
+
+
 def http_call(method: str, path: str, body: dict | None = None, query: dict | None = None) -> dict | list:
     """Call the running server; ServerDown when nothing listens there."""
     url = server_url() + _path(path, query)
@@ -69,8 +80,7 @@ def http_call(method: str, path: str, body: dict | None = None, query: dict | No
             return _decode(response.status, response.read())
     except urllib.error.HTTPError as exc:
         if exc.code == 401:
-            raise ApiError(401, "unauthorized", f"The server at {server_url()} refused the API token: is it serving "
-                                                "another ORMAH_HOME? (set ORMAH_URL or ORMAH_PORT)") from None
+            raise _refused(token) from None
         return _decode(exc.code, exc.read())
     except urllib.error.URLError as exc:
         if isinstance(exc.reason, (ConnectionRefusedError, FileNotFoundError)) or "refused" in str(exc.reason):

@@ -88,3 +88,14 @@ def test_writes_without_a_server_and_errors_both_ways(served):
     assert out == f"Marked {node_id} outdated\n"
     out, _ = output(run(served, "forget", node_id, server=False))
     assert out.startswith(f"Forgot {node_id}")
+
+
+def test_a_missing_token_file_is_named_not_blamed_on_another_home(served, tmp_path):
+    nowhere = tmp_path / "no_token"
+    missing = run({**served, "ORMAH_TOKEN_FILE": str(nowhere)}, "recall", "deploys")
+    assert missing.returncode == 1
+    assert missing.stderr.startswith(f"ormah: No API token: ORMAH_API_TOKEN is not set and {nowhere} is missing or "
+                                     "empty (`ormah init` writes a new one)"), missing.stderr
+    wrong = run({**served, "ORMAH_API_TOKEN": "not-this-home-s-token"}, "recall", "deploys")
+    assert wrong.returncode == 1
+    assert wrong.stderr.startswith("ormah: The server at http://127.0.0.1:"), wrong.stderr
