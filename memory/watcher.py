@@ -15,7 +15,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 logger = logging.getLogger(__name__)
@@ -24,6 +27,10 @@ logger = logging.getLogger(__name__)
 # Events that change a folder or a file. Opening and closing without writing are not changes: the sync itself
 # opens files, and reacting to that made the watcher re-sync forever while a malformed file existed.
 CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed"})
+# The file events those are, asked of the OS (the inotify mask): opens, reads' closes and the folder's own events are
+# never delivered, where watchdog built, queued and dispatched each only for the handler to drop it (six events a
+# remember reached the handler, one a node file's open; every read of a node file by another process added two).
+EVENT_FILTER = [FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent]
 
 
 class _Handler(FileSystemEventHandler):
@@ -58,8 +65,8 @@ class NodeFolderWatcher:
 
     def start(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._observer.schedule(_Handler(self._wake, self._changed, self._changed_lock), str(self.folder),
-                                recursive=False)
+        self._watch = self._observer.schedule(_Handler(self._wake, self._changed, self._changed_lock),
+                                              str(self.folder), recursive=False, event_filter=EVENT_FILTER)
         self._observer.start()
         self._thread.start()
         logger.info("Watching %s for manual edits", self.folder)

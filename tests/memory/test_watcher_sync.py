@@ -95,3 +95,34 @@ def test_the_paths_of_a_failed_pass_are_kept_for_the_next(tmp_path):
     finally:
         watcher.stop()
     assert folder / "edited.md" in seen[0] and folder / "edited.md" in seen[1]
+
+
+def test_reads_of_node_files_and_the_folders_own_events_are_not_delivered(tmp_path):
+    from pathlib import Path
+
+    from watchdog.events import FileSystemEventHandler
+
+    folder = tmp_path / "nodes"
+    folder.mkdir()
+    (folder / "kept.md").write_text("a memory\n")
+    seen: list[tuple[str, str]] = []
+
+    class Recorder(FileSystemEventHandler):  # a second handler on the watcher's watch: every event it is delivered
+        def on_any_event(self, event):
+            seen.append((event.event_type, Path(str(event.src_path)).name))
+
+    watcher = NodeFolderWatcher(folder, lambda: None, sync_changed=lambda paths: None, debounce=0.02, sweep=3600)
+    watcher.start()
+    try:
+        watcher._observer.add_handler_for_watch(Recorder(), watcher._watch)
+        for _ in range(3):
+            (folder / "kept.md").read_text()  # another process reading a memory (a backup, the CLI, a sync)
+        (folder / "new.md").write_text("a hand edit\n")
+        deadline = time.monotonic() + 10
+        while ("closed", "new.md") not in seen and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        watcher.stop()
+    assert ("created", "new.md") in seen and ("closed", "new.md") in seen  # a write is still seen
+    # the reads' opens and closes and the folder's own "modified" were delivered only for the handler to drop them
+    assert [e for e in seen if e[0] in ("opened", "closed_no_write") or e[1] == "nodes"] == []
