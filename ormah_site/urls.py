@@ -9,6 +9,8 @@ from ormah_site import views as site_views
 from ormah_site.api import api
 from ormah_site.api_errors import api_not_found
 
+admin.site.login_form = site_views.AdminSignInForm  # the sign-in limit of the UI's form, on the admin's too
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),

@@ -2,17 +2,57 @@
 
 from __future__ import annotations
 
+import hashlib
+
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+
+MAX_FAILED_SIGN_INS = 10  # per account name, in one window; then even the right password waits for the window's end
+FAILED_SIGN_IN_WINDOW = 15 * 60  # seconds from the first failure (the database cache: shared by every web worker)
 
 
-class SignInForm(AuthenticationForm):
+def _failures_key(username: str | None) -> str:
+    name = (username or "").strip().lower().encode("utf-8", "surrogatepass")
+    return "sign-in-failures:" + hashlib.sha256(name).hexdigest()
+
+
+class LimitedSignIn:
+    """At most MAX_FAILED_SIGN_INS wrong passwords per account name and window, for the UI's and the admin's sign-in
+    forms alike (a password set with `ormah init --password` may be short; the generated one is 24 characters)."""
+
+    def clean(self):
+        """Django's check, once the account name has not failed too often."""
+        key = _failures_key(self.cleaned_data.get("username"))
+        if cache.get(key, 0) >= MAX_FAILED_SIGN_INS:
+            raise ValidationError(f"Too many failed sign-ins for this account: try again in "
+                                  f"{FAILED_SIGN_IN_WINDOW // 60} minutes.", code="throttled")
+        try:
+            cleaned = super().clean()
+        except ValidationError:
+            if not cache.add(key, 1, FAILED_SIGN_IN_WINDOW):
+                try:
+                    cache.incr(key)
+                except ValueError:  # the window ended between add and incr
+                    cache.add(key, 1, FAILED_SIGN_IN_WINDOW)
+            raise
+        cache.delete(key)
+        return cleaned
+
+
+class SignInForm(LimitedSignIn, AuthenticationForm):
     """Django's authentication form with the attributes browsers and password managers expect."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["username"].widget.attrs.update({"autocomplete": "username", "autocapitalize": "none"})
         self.fields["password"].widget.attrs.update({"autocomplete": "current-password"})
+
+
+class AdminSignInForm(LimitedSignIn, AdminAuthenticationForm):
+    """The admin's sign-in form (staff only), with the same limit (set on admin.site in ormah_site/urls.py)."""
 
 
 login = auth_views.LoginView.as_view(template_name="registration/login.html", authentication_form=SignInForm,

@@ -91,3 +91,40 @@ def test_requests_for_another_host_name_are_refused(users, api_token, host):
     client.force_login(users["superuser"])
     assert client.get("/stats/").status_code == 400
     assert client.get("/api/admin/health", HTTP_AUTHORIZATION=f"Bearer {api_token}").status_code == 400
+
+
+def test_wrong_passwords_are_limited_per_account(users):
+    from ormah_site.views import MAX_FAILED_SIGN_INS
+
+    client = Client()
+    for _ in range(MAX_FAILED_SIGN_INS):
+        assert client.post("/login/", {"username": "ormah", "password": "wrong"}).status_code == 200
+    refused = client.post("/login/", {"username": "Ormah ", "password": PASSWORD})  # the name as typed, any case
+    assert refused.status_code == 200 and "Too many failed sign-ins" in refused.content.decode()
+    assert client.get("/stats/").status_code == 302
+    other = Client()  # another account is not locked by this one's failures
+    assert other.post("/login/", {"username": "staffer", "password": PASSWORD}).status_code == 302
+
+
+def test_a_right_password_clears_the_failures(users):
+    from ormah_site.views import MAX_FAILED_SIGN_INS
+
+    client = Client()
+    for _ in range(MAX_FAILED_SIGN_INS - 1):
+        client.post("/login/", {"username": "ormah", "password": "wrong"})
+    assert client.post("/login/", {"username": "ormah", "password": PASSWORD}).status_code == 302
+    client.post("/logout/")
+    for _ in range(MAX_FAILED_SIGN_INS - 1):
+        client.post("/login/", {"username": "ormah", "password": "wrong"})
+    assert client.post("/login/", {"username": "ormah", "password": PASSWORD}).status_code == 302
+
+
+def test_the_admin_sign_in_has_the_same_limit(users):
+    from ormah_site.views import MAX_FAILED_SIGN_INS
+
+    client = Client()
+    for _ in range(MAX_FAILED_SIGN_INS):
+        client.post("/admin/login/", {"username": "ormah", "password": "wrong"})
+    refused = client.post("/admin/login/", {"username": "ormah", "password": PASSWORD})
+    assert refused.status_code == 200 and "Too many failed sign-ins" in refused.content.decode()
+    assert client.post("/login/", {"username": "ormah", "password": PASSWORD}).status_code == 200  # one count
