@@ -45,8 +45,12 @@ def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool = Fal
 
 
 def _segment(node_id: str) -> str:
-    """A node id as one path segment (the API rejects anything but hex and dashes)."""
-    return quote(node_id.strip(), safe="") or "-"
+    """An id as one path segment (the API rejects anything but hex and dashes; one with a slash would match no route
+    and read "No such route", so it is refused here)."""
+    ref = node_id.strip()
+    if "/" in ref:
+        raise ToolError(f"'{ref}' is not an id or an id prefix (hex digits and dashes).")
+    return quote(ref, safe="") or "-"
 
 
 def _iso(value: datetime | None) -> str | None:

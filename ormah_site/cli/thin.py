@@ -13,7 +13,7 @@ import sys
 import urllib.parse
 
 from ormah_site.cli import render
-from ormah_site.cli.client import call
+from ormah_site.cli.client import ApiError, call
 
 GLOBAL = "global"
 
@@ -24,7 +24,13 @@ def _list(value: str | None) -> list[str] | None:
 
 
 def _ref(value: str) -> str:
-    return urllib.parse.quote(value.strip(), safe="")
+    """A memory's id or prefix as one path segment; one with a slash can match no route, so it is refused here with
+    the API's own words (the server would answer "No such route")."""
+    ref = value.strip()
+    if "/" in ref:
+        raise ApiError(422, "validation_failed",
+                       f"'{ref}' is not a node id or an id prefix of at least 4 hex characters")
+    return urllib.parse.quote(ref, safe="")
 
 
 def _default_space(given: str | None) -> str | None:

@@ -93,7 +93,9 @@ def test_api_errors_come_back_as_tool_errors(tools):
     result = _call(tools, "recall_node", {"node_id": "ffffffff"})
     assert result.isError
     assert _text(result) == "No memory with id ffffffff."
-    assert _call(tools, "recall_node", {"node_id": "../../admin/rebuild"}).isError
+    traversal = _call(tools, "recall_node", {"node_id": "../../admin/rebuild"})
+    assert traversal.isError
+    assert _text(traversal) == "'../../admin/rebuild' is not an id or an id prefix (hex digits and dashes)."
 
 
 def test_a_wrong_token_says_how_to_fix_it(ormah_server):
