@@ -34,7 +34,7 @@ import numpy as np
 
 from bench import locomo
 from bench._common import REPO
-from bench.scorer_pools import FOLDS, WHISPER_EMBEDDER, Pool, collect
+from bench.scorer_pools import FOLDS, FRESH_BATCHES, WHISPER_EMBEDDER, Pool, collect
 from memory.ranking.features import FEATURES
 from memory.ranking.scorer import WEIGHTS_FILE, load_scorer
 
@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                      or not args.out.endswith(".json") or "/" in args.out):
         parser.error(f"--out takes a new weights-*.json name other than {WEIGHTS_FILE}, without --write")
     started = time.process_time()
-    questions, offtopic, w_inject, w_silent, model_id = collect(args.refresh, embedder=args.embedder)
+    questions, offtopic, w_inject, w_silent, w_fresh, model_id = collect(args.refresh, embedder=args.embedder)
     for p in w_inject + w_silent:
         p.weight = args.whisper_weight
     whisper = w_inject + ([] if args.no_silent else w_silent)
@@ -346,6 +346,15 @@ def main(argv: list[str] | None = None) -> int:
               f"(the best {WHISPER_CAP} at or above it; a proxy: bench.whisper_stores measures the real path):", "",
               "| gate | hit rate | precision | silence |", "|---:|---:|---:|---:|"]
     lines += [f"| {g:.2f} | {h:.3f} | {pr:.3f} | {si:.3f} |" for g, h, pr, si, _ in sweep]
+    fresh_fit = recall_table(w_fresh, [final.probabilities(p.matrix) if len(p.labels) else np.zeros(0)
+                                       for p in w_fresh]) if w_fresh else {}
+    fresh_file = recall_table(w_fresh, [compared.probabilities(p.matrix) if len(p.labels) else np.zeros(0)
+                                        for p in w_fresh]) if w_fresh else {}
+    if ("whisper", "overall") in fresh_fit:
+        lines += ["", f"Transfer: the should-inject recall calls of the dev prompts of FRESH_BATCHES "
+                  f"{sorted(FRESH_BATCHES)} ({len(w_fresh)} calls, never fitted), R@5 / R@10 / R@30: this fit "
+                  f"{_fmt(fresh_fit[('whisper', 'overall')])}, {args.compare} as it is "
+                  f"{_fmt(fresh_file[('whisper', 'overall')])}."]
     lines += ["", "Thresholds (memory.ranking.thresholds): " + ", ".join(
         f"{k} {v}" for k, v in th.items() if not k.startswith("_")) +
         f" (whisper_gate kept from the file: bench/whisper_gate_fit.py and bench.whisper_stores tune it on the "

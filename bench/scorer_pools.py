@@ -214,16 +214,25 @@ def _whisper_calls(prompts, now: datetime) -> dict[str, list[dict]]:
     return out
 
 
-def whisper_pools(embedder) -> tuple[list[Pool], list[Pool]]:
-    """Pools of the recall calls whisper makes for the dev scenarios: (should-inject, should-stay-silent)."""
+def fit_prompts(prompts, fresh: bool = False) -> list[dict]:
+    """The dev prompts the fit reads (no batch of FRESH_BATCHES), or with `fresh` only those of FRESH_BATCHES: scored
+    by the fitted scorer, never fitted (bench/fit_scorer.py's transfer line). Sealed batches never come in
+    (WhisperSet.prompts_in)."""
+    return [p for p in prompts if (p.get("batch", 1) in FRESH_BATCHES) == fresh]
+
+
+def whisper_pools(embedder, fresh: bool = False) -> tuple[list[Pool], list[Pool]]:
+    """Pools of the recall calls whisper makes for the dev scenarios: (should-inject, should-stay-silent); with
+    `fresh`, those of the dev prompts of FRESH_BATCHES instead (see fit_prompts)."""
     from bench.datasets.loader import load_whisper
     from bench.whisper_stores import seed_stores
     from memory.domain.search import SearchQuery
     from memory.models import NodeRow
 
     scenarios = load_whisper()
-    prompts = [p for p in scenarios.prompts_in("dev") if p.get("batch", 1) not in FRESH_BATCHES]
-    home = FIT_CACHE / locomo.model_slug(embedder.model_id) / f"whisper-{code_hash()}"  # new prompts: new calls
+    prompts = fit_prompts(scenarios.prompts_in("dev"), fresh)
+    home = FIT_CACHE / locomo.model_slug(embedder.model_id) / \
+        f"whisper{'-fresh' if fresh else ''}-{code_hash()}"  # new prompts: new calls
     marker = home / "built.json"
     locomo.use_store(home)
     if marker.is_file():
@@ -248,9 +257,10 @@ def whisper_pools(embedder) -> tuple[list[Pool], list[Pool]]:
 
 
 def collect(refresh: bool = False, embedder: str = WHISPER_EMBEDDER,
-            ) -> tuple[list[Pool], list[Pool], list[Pool], list[Pool], str]:
-    """(answerable question pools, off-topic pools, whisper should-inject pools, whisper silent pools, model id),
-    with the embedder class at the dotted path `embedder` (by default the real MiniLM-L6 with cached documents)."""
+            ) -> tuple[list[Pool], list[Pool], list[Pool], list[Pool], list[Pool], str]:
+    """(answerable question pools, off-topic pools, whisper should-inject pools, whisper silent pools, the fresh
+    batches' should-inject pools (never fitted), model id), with the embedder class at the dotted path `embedder`
+    (by default the real MiniLM-L6 with cached documents)."""
     locomo.setup_django(locomo.CACHE, embedder=embedder)
     from memory import runtime
 
@@ -259,7 +269,8 @@ def collect(refresh: bool = False, embedder: str = WHISPER_EMBEDDER,
     base.mkdir(parents=True, exist_ok=True)
     embedder = locomo.CachedQueries(inner, base / "queries.json")
     parts = []
-    for name, build in (("locomo", locomo_pools), ("labelled", labelled_pools), ("whisper", whisper_pools)):
+    for name, build in (("locomo", locomo_pools), ("labelled", labelled_pools), ("whisper", whisper_pools),
+                        ("whisper-fresh", lambda e: whisper_pools(e, fresh=True))):
         cache = FIT_CACHE / locomo.model_slug(inner.model_id) / f"{name}-{code_hash()}.pkl"
         if cache.is_file() and not refresh:
             parts.append(pickle.loads(cache.read_bytes()))
@@ -268,5 +279,5 @@ def collect(refresh: bool = False, embedder: str = WHISPER_EMBEDDER,
         embedder.save()
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_bytes(pickle.dumps(parts[-1]))
-    (a1, o1), (a2, o2), (wi, ws) = parts
-    return a1 + a2, o1 + o2, wi, ws, inner.model_id
+    (a1, o1), (a2, o2), (wi, ws), (fresh, _) = parts
+    return a1 + a2, o1 + o2, wi, ws, fresh, inner.model_id

@@ -61,3 +61,11 @@ def test_the_gate_fit_leaves_the_fresh_batch_out_of_a_dump():
     dump = [{"prompt": {"id": f"w{b}", "batch": b, "kind": "silent", "category": "off_topic"}, "calls": [None]}
             for b in (1, 10, 11)]
     assert [item["prompt"]["batch"] for item in prepared(dump, False)] == [1, 10]
+
+
+def test_the_fit_reads_no_fresh_batch_and_the_transfer_line_reads_only_the_fresh_batch():
+    from bench.scorer_pools import fit_prompts
+
+    prompts = [{"id": f"w{b}", "batch": b} for b in (1, 10, *sorted(FRESH_BATCHES))] + [{"id": "w-first"}]
+    assert [p["id"] for p in fit_prompts(prompts)] == ["w1", "w10", "w-first"]  # no batch: batch 1
+    assert [p["id"] for p in fit_prompts(prompts, fresh=True)] == [f"w{b}" for b in sorted(FRESH_BATCHES)]
