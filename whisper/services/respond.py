@@ -15,6 +15,7 @@ from memory import runtime
 from memory.conf import get_conf as memory_conf
 from memory.context.warnings import hits_with_warnings
 from memory.domain.node import as_utc, utcnow
+from memory.index_insert import insert_rows
 from memory.ranking.scorer import pinned_for
 from memory.search import recall
 from memory.services.surfacing import surfacing_log
@@ -161,7 +162,7 @@ def _record(request: WhisperRequest, run: WhisperRun | None, decision: str, elap
     injected = decision == INJECTED
     row = _decision_row(request, run, decision, elapsed_ms, conf.reranker or "")
     with transaction.atomic():
-        row.save(force_insert=True)
+        insert_rows(WhisperDecisionRow, [row])  # the row `save` inserts, without the query compiler (issue 13)
         if injected and run is not None:
             expected = run.estimated_tokens
             _with_log_id(run, row.id)
@@ -169,8 +170,8 @@ def _record(request: WhisperRequest, run: WhisperRun | None, decision: str, elap
                 row.estimated_tokens = run.estimated_tokens
                 row.save(update_fields=["estimated_tokens"])
         if run is not None and run.candidates:
-            WhisperCandidateRow.objects.bulk_create([WhisperCandidateRow(
-                decision=row, node_uid=c.node_id, short_id=c.short_id, title=c.display_title[:300], source=c.source,
+            insert_rows(WhisperCandidateRow, [WhisperCandidateRow(
+                decision_id=row.id, node_uid=c.node_id, short_id=c.short_id, title=c.display_title[:300], source=c.source,
                 retrieval_rank=c.retrieval_rank, retrieval_score=c.retrieval_score, raw_cosine=c.raw_cosine,
                 ce_raw=c.ce_raw, ce_abs=c.ce_abs, affinity=c.affinity, gate_score=c.gate_score,
                 gate_threshold=c.gate_threshold, stage=c.stage,
