@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from memory.domain.requests import auto_title
+from memory.domain.wording import counted
 
 
 def title_of(item: dict) -> str:
@@ -54,7 +55,7 @@ def self_text(data: dict) -> str:
 
 
 def context_pack_text(data: dict) -> str:
-    footer = f"-- {data['estimated_tokens']}/{data['budget_tokens']} tokens, {len(data['items'])} items"
+    footer = f"-- {data['estimated_tokens']}/{data['budget_tokens']} tokens, {counted(len(data['items']), 'item')}"
     return (data["text"].rstrip("\n") + "\n" + footer) if data["items"] else "Nothing to pack.\n" + footer
 
 
@@ -67,7 +68,7 @@ def listed_text(data: dict) -> str:
     rows = data["results"]
     if not rows:
         return "No memories match."
-    lines = [f"{len(rows)} memories, newest first:", ""]
+    lines = [f"{counted(len(rows), 'memory')}, newest first:", ""]
     for r in rows:
         when = r["updated"][:16].replace("T", " ")
         lines.append(f"- [{r['type']}] {title_of(r)} (id: {r['short_id']}, {r['space'] or 'global'}, {when})")
@@ -80,7 +81,7 @@ def listed_text(data: dict) -> str:
 def proposals_text(rows: list[dict]) -> str:
     if not rows:
         return "No proposals waiting for review."
-    lines = [f"{len(rows)} proposals:", ""]
+    lines = [f"{counted(len(rows), 'proposal')}:", ""]
     for p in rows:
         nodes = ", ".join(f"{n.get('short_id') or str(n.get('id', ''))[:8]} {n.get('title') or ''}".strip()
                           for n in p["nodes"])

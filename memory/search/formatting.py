@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from memory.domain.search import SearchHit
 from memory.domain.trust import warning_line
+from memory.domain.wording import counted
 
 EMPTY = "No good match for this query."  # nothing reached the calibrated threshold (docs/recall.md)
 SNIPPET_CHARS = 200
@@ -41,7 +42,7 @@ def format_hits_text(hits: Sequence[SearchHit]) -> str:
     related = [h for h in hits if h.source == "activated"]
     conflicts = [h for h in hits if h.source == "conflict"]
     extra = len(related) + len(conflicts)
-    header = f"Found {len(direct)} memories" + (f" (+{extra} related):" if extra else ":")
+    header = f"Found {counted(len(direct), 'memory')}" + (f" (+{extra} related):" if extra else ":")
     lines = [header, ""]
     number = 0
     for title, group in ((None, direct), ("--- Related (via graph) ---", related),

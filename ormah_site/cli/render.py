@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
+from memory.domain.wording import counted
+
 
 def _when(value: str | None) -> str:
     return datetime.fromisoformat(value).strftime("%Y-%m-%d %H:%M") if value else ""
@@ -31,7 +33,7 @@ def remembered(data: dict) -> str:
     node = data["node"]
     lines = [f"Remembered [{node['type']}]: {node['title'] or node['content'][:60]}", f"ID: {node['id']}"]
     if data["auto_links"]:
-        lines.append(f"Auto-linked to {len(data['auto_links'])} related memories:")
+        lines.append(f"Auto-linked to {counted(len(data['auto_links']), 'related memory')}:")
         lines += [f"  -> {link['title']} ({link['similarity']:.0%} similar)" for link in data["auto_links"]]
     return "\n".join(lines)
 
@@ -42,7 +44,7 @@ def shown_json(node: dict) -> str:
 
 def self_text(data: dict) -> str:
     defined = data["defines"]
-    lines = [node_text(data["node"]), f"\nDefined by {len(defined)} memories:" if defined else "\nNo identity memories yet."]
+    lines = [node_text(data["node"]), f"\nDefined by {counted(len(defined), 'memory')}:" if defined else "\nNo identity memories yet."]
     lines += [f"  [{row['type']}] {row['title'] or row['content'][:60]}  ({row['short_id']}, {row['tier']})"
               for row in defined]
     return "\n".join(lines)
@@ -50,4 +52,4 @@ def self_text(data: dict) -> str:
 
 def pack_text(data: dict) -> str:
     text = data["text"].rstrip("\n") or "Nothing to pack."
-    return f"{text}\n-- {data['estimated_tokens']}/{data['budget_tokens']} tokens, {len(data['items'])} items"
+    return f"{text}\n-- {data['estimated_tokens']}/{data['budget_tokens']} tokens, {counted(len(data['items']), 'item')}"

@@ -31,7 +31,7 @@ def test_recall_answers_hits_with_the_documented_fields(api, billing):
 def test_recall_as_text_is_what_an_agent_reads(api, billing):
     response = api.post("/api/agent/recall", {"query": "billing database invoices", "format": "text"})
     text = response.json()["text"]
-    assert text.startswith("Found 1 memories:")
+    assert text.startswith("Found 1 memory:")
     assert f"ID: {billing.id}" in text
 
 

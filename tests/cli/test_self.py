@@ -23,7 +23,7 @@ def test_self_prints_the_node_and_what_defines_it(mem):
     tabs = mem("Dana prefers tabs over spaces", type="preference", about_self=True, auto_link=False)
     text = run()
     assert text.startswith(f"[person] Dana\nID: {me.id} | Tier: core | Space: global")
-    assert f"Defined by 1 memories:\n  [preference] Dana prefers tabs over spaces  ({tabs.short_id}, working)" in text
+    assert f"Defined by 1 memory:\n  [preference] Dana prefers tabs over spaces  ({tabs.short_id}, working)" in text
 
 
 def test_self_json(mem):

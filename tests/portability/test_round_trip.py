@@ -55,7 +55,7 @@ def test_cli_export_and_import_report_counts(varied, home, settings, tmp_path):
     assert json.loads(run("export", str(archive), "--json")[0])["counts"] == {"nodes": 4, "deleted": 1}
     _fresh_home(settings, tmp_path / "fresh")
     out, _ = run("import", str(archive))
-    assert out.strip() == "Imported 4 memories and 1 forgotten ones"
+    assert out.strip() == "Imported 4 memories and 1 forgotten one"
 
 
 def test_a_second_self_node_is_merged_into_the_existing_one(varied, home, settings, tmp_path):

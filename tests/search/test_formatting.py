@@ -33,7 +33,7 @@ def test_direct_related_and_conflicting_sections():
             score=0.1, valid_until=datetime(2026, 1, 1, tzinfo=UTC)),
     ])
     assert text == (
-        "Found 1 memories (+2 related):\n"
+        "Found 1 memory (+2 related):\n"
         "\n"
         "1. [decision] Per-tenant invoice numbers\n"
         "   ID: 00000001-0000-4000-8000-000000000000 | Tier: working | Score: 0.812 | Created: 2026-11-19T15:10:05\n"

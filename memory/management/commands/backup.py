@@ -1,5 +1,6 @@
 import json
 
+from memory.domain.wording import counted
 from memory.management.base import OrmahCommand
 from memory.services import backup_create, backup_list
 
@@ -29,5 +30,5 @@ class Command(OrmahCommand):
         if o["json"]:
             self.stdout.write(json.dumps(info.as_dict()))
             return
-        self.stdout.write(f"Backed up {info.counts.get('nodes', 0)} memories and {info.counts.get('deleted', 0)} "
-                          f"forgotten ones to {info.path}")
+        self.stdout.write(f"Backed up {counted(info.counts.get('nodes', 0), 'memory')} and "
+                          f"{counted(info.counts.get('deleted', 0), 'forgotten one')} to {info.path}")

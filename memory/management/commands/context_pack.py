@@ -4,6 +4,7 @@ from memory.conf import get_conf
 from memory.context.pack import context_pack_build
 from memory.domain.packing import PackPolicy, pack_text
 from memory.domain.trust_requests import ContextPackIn
+from memory.domain.wording import counted
 from memory.management.base import OrmahCommand
 from memory.trust_schemas import ContextPackOut
 
@@ -37,4 +38,4 @@ class Command(OrmahCommand):
             self.stdout.write(json.dumps(ContextPackOut.model_validate(data).model_dump(mode="json")))
             return
         self.stdout.write(text.rstrip("\n") or "Nothing to pack.")
-        self.stdout.write(f"-- {result.estimated_tokens}/{result.budget_tokens} tokens, {len(result.items)} items")
+        self.stdout.write(f"-- {result.estimated_tokens}/{result.budget_tokens} tokens, {counted(len(result.items), 'item')}")

@@ -1,6 +1,7 @@
 import json
 from pathlib import Path
 
+from memory.domain.wording import counted
 from memory.management.base import OrmahCommand
 from memory.services import memory_export
 
@@ -17,5 +18,5 @@ class Command(OrmahCommand):
         if o["json"]:
             self.stdout.write(json.dumps(report.as_dict()))
             return
-        self.stdout.write(f"Exported {report.counts['nodes']} memories and {report.counts['deleted']} forgotten "
-                          f"ones to {report.path}")
+        self.stdout.write(f"Exported {counted(report.counts['nodes'], 'memory')} and "
+                          f"{counted(report.counts['deleted'], 'forgotten one')} to {report.path}")

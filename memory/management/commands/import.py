@@ -1,6 +1,7 @@
 import json
 from pathlib import Path
 
+from memory.domain.wording import counted
 from memory.management.base import OrmahCommand, progress_bar
 from memory.services import memory_import
 
@@ -19,10 +20,10 @@ class Command(OrmahCommand):
         if o["json"]:
             self.stdout.write(json.dumps(report.as_dict()))
             return
-        line = f"Imported {len(report.imported)} memories and {len(report.forgotten)} forgotten ones"
+        line = f"Imported {counted(len(report.imported), 'memory')} and {counted(len(report.forgotten), 'forgotten one')}"
         if report.updated or report.unchanged or report.duplicates or report.links or report.unresolved:
-            line += (f"; updated {len(report.updated)}, unchanged {report.unchanged}, {len(report.duplicates)} "
-                     f"duplicates skipped, {report.links} links ({len(report.unresolved)} unresolved)")
+            line += (f"; updated {len(report.updated)}, unchanged {report.unchanged}, {counted(len(report.duplicates), 'duplicate')} "
+                     f"skipped, {counted(report.links, 'link')} ({len(report.unresolved)} unresolved)")
         self.stdout.write(line)
         for note, target in report.unresolved:
             self.stderr.write(f"Unresolved link in {note}: {target}")

@@ -1,5 +1,6 @@
 import json
 
+from memory.domain.wording import counted
 from memory.management.base import OrmahCommand, progress_bar
 from memory.services import evidence_sync, index_sync
 
@@ -22,7 +23,7 @@ class Command(OrmahCommand):
             return
         self.stdout.write(f"Indexed {report.indexed}, unchanged {report.unchanged}, removed {report.removed}, "
                           f"embedded {report.embedded}")
-        self.stdout.write(f"Evidence: indexed {evidence.indexed} events from {evidence.files} day files")
+        self.stdout.write(f"Evidence: indexed {counted(evidence.indexed, 'event')} from {counted(evidence.files, 'day file')}")
         for file_name, offset, reason in evidence.malformed:
             self.stderr.write(f"Malformed evidence line (skipped, left untouched): {file_name}@{offset}: {reason}")
         for path, reason in report.malformed:

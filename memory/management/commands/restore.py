@@ -1,5 +1,6 @@
 import json
 
+from memory.domain.wording import counted
 from memory.management.base import OrmahCommand
 from memory.services import backup_restore
 
@@ -16,7 +17,7 @@ class Command(OrmahCommand):
         if o["json"]:
             self.stdout.write(json.dumps(report.as_dict()))
             return
-        self.stdout.write(f"Restored {report.name}: {report.counts.get('nodes', 0)} memories, "
+        self.stdout.write(f"Restored {report.name}: {counted(report.counts.get('nodes', 0), 'memory')}, "
                           f"{report.counts.get('deleted', 0)} forgotten; index {report.index}")
         self.stdout.write(f"The memory as it was is kept in backup {report.pre_restore} "
                           f"(undo with: ormah restore {report.pre_restore})")

@@ -3,6 +3,7 @@ import json
 from django.core.management.base import CommandError
 
 from memory import runtime
+from memory.domain.wording import counted
 from memory.management.base import OrmahCommand, node_text
 from memory.schemas import SelfOut
 from memory.selectors import self_get
@@ -24,6 +25,6 @@ class Command(OrmahCommand):
             self.stdout.write(SelfOut.model_validate({"node": node, "defines": defined}).model_dump_json())
             return
         self.stdout.write(node_text(node))
-        self.stdout.write(f"\nDefined by {len(defined)} memories:" if defined else "\nNo identity memories yet.")
+        self.stdout.write(f"\nDefined by {counted(len(defined), 'memory')}:" if defined else "\nNo identity memories yet.")
         for row in defined:
             self.stdout.write(f"  [{row.type}] {row.title or row.content[:60]}  ({row.short_id}, {row.tier})")
