@@ -18,7 +18,7 @@ from ninja.responses import NinjaJSONEncoder
 
 from memory import runtime
 from memory.domain.search import SearchHit
-from memory.errors import StorageError, ValidationFailed
+from memory.errors import MalformedNodeFile, NodeNotFound, StorageError, ValidationFailed
 from memory.node_list import nodes_page
 from memory.schemas import (
     BatchIn,
@@ -51,6 +51,7 @@ from memory.selectors import (
     node_get,
     node_identical,
     node_neighbours,
+    node_read_error,
     node_row_get,
     self_get,
 )
@@ -241,6 +242,8 @@ def node_detail(request: HttpRequest, node_id: str, use: bool = True):
         return _detail(node_get(store=runtime.store(), ref=node_id))
     try:
         return _detail(node_confirm_use(ref=node_id, source="recall_node"))
+    except (NodeNotFound, MalformedNodeFile) as exc:
+        raise node_read_error(store=runtime.store(), ref=node_id, error=exc) from None
     except (StorageError, OperationalError) as exc:
         # Trigger: the use cannot be written (a full or read-only disk). Why: the person asked to read the memory, and
         # it is there. Outcome: the memory as it is, its use not recorded (logged).

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from django.db import connection
 from django.db.models import Count, Q
@@ -15,12 +17,13 @@ from memory.backends import backend
 from memory.conf import get_conf
 from memory.domain.markdown import parse
 from memory.domain.node import Node
-from memory.errors import AmbiguousNodeRef, MalformedNodeFile, NodeMerged, NodeNotFound, ValidationFailed
+from memory.errors import AmbiguousNodeRef, MalformedNodeFile, NodeMerged, NodeNotFound, OrmahError, ValidationFailed
 from memory.index import META_MODEL
 from memory.models import EdgeRow, IndexMetaRow, MergeHistoryRow, NodeRow, NodeTagRow
 from memory.store import MAX_READ_BYTES, MarkdownStore, StoredFile, content_hash
 
 MIN_PREFIX = 4
+_NAMED_TAIL = re.compile(r"_[0-9a-f]{8}\.md\Z")  # the `_<short id>.md` every file name ends with
 MAX_MERGE_HOPS = 16  # a chain of merges (A into B, B into C) is followed this far at most
 
 
@@ -180,8 +183,50 @@ def _shared_read(store: MarkdownStore, row: NodeRow, local_hash: str | None) -> 
 
 
 def node_get(*, store: MarkdownStore, ref: str) -> Node:
-    """The node for an id or unique prefix, read from its markdown file."""
-    return node_read(store=store, row=node_row_get(ref=ref))[0]
+    """The node for an id or unique prefix, read from its markdown file.
+
+    Raises NodeNotFound (NodeMerged), AmbiguousNodeRef, ValidationFailed, and MalformedNodeFile when the memory's
+    file is malformed, whether the index still holds its row or a sync has dropped it (node_read_error).
+    """
+    try:
+        return node_read(store=store, row=node_row_get(ref=ref))[0]
+    except (NodeNotFound, MalformedNodeFile) as exc:
+        raise node_read_error(store=store, ref=ref, error=exc) from None
+
+
+def node_read_error(*, store: MarkdownStore, ref: str, error: OrmahError) -> OrmahError:
+    """The error a read by id answers when `error` stopped it: a malformed file for `ref` as a MalformedNodeFile that
+    names the file relative to the home and what to do, never a plain "No memory with id" (a sync drops the row of
+    a file that stopped parsing, and the file is left untouched); any other error as it is.
+
+    Once the row is gone the file is found by its name (`..._<first 8 hex of the id>.md`, docs/file-format.md), so a
+    malformed file renamed by hand is not found and the answer stays NodeNotFound.
+    """
+    if isinstance(error, MalformedNodeFile):
+        return _malformed_answer(store, ref, Path(error.path), error.reason)
+    if type(error) is not NodeNotFound:  # NodeMerged names the keeper: that is the answer
+        return error
+    ref = (ref or "").strip().lower()
+    short = ref.replace("-", "")[:8] if len(ref) >= 8 else ref
+    for path in sorted(store.nodes_dir.glob(f"*_{short}*.md")):
+        if not _NAMED_TAIL.search(path.name) or not path.name[-11:-3].startswith(short):
+            continue
+        try:
+            store.read(path)
+        except MalformedNodeFile as exc:
+            return _malformed_answer(store, ref, path, exc.reason)
+        except (OSError, OrmahError):
+            continue
+    return error
+
+
+def _malformed_answer(store: MarkdownStore, ref: str, path: Path, reason: str) -> MalformedNodeFile:
+    home = get_conf().home
+    shown = path.relative_to(home) if path.is_relative_to(home) else path
+    return MalformedNodeFile(
+        f"The file of memory {ref} is malformed and left untouched: {shown}: {reason}. Fix it in an editor and the "
+        "next sync indexes it again; `ormah doctor` lists it under malformed_files",
+        path=shown, reason=reason)
 
 
 @dataclass(frozen=True)
