@@ -219,7 +219,7 @@ def choose_thresholds(answerable: list[Pool], a_probs, offtopic: list[Pool], o_p
     kept = [not (pr.max() < good or p.unknown_words(unknown)) for p, pr in zip(answerable, a_probs)
             if len(pr) and ranked_labels(p, pr)[:10].any()]
     return {"recall_floor": round(floor, 4), "no_good_match": round(good, 4), "whisper_gate": gate,
-            "auto_link": 0.5, "unknown_words_cosine": unknown, "_offtopic_silenced": float(silent.mean()),
+            "unknown_words_cosine": unknown, "_offtopic_silenced": float(silent.mean()),
             "_offtopic_by_words": float(by_words.mean()), "_nonsense_silenced": float(silent[nonsense].mean()),
             "_answerable_kept": float(np.mean(kept))}
 

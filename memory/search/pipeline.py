@@ -123,16 +123,6 @@ def recall_pool(*, query: SearchQuery, now: datetime | None = None, embedder: Em
     return _pool(plan, query.limit, query_vector(plan.text, embedder), now, conf)
 
 
-def related_memories(*, text: str, limit: int = 6, now: datetime | None = None,
-                     embedder: Embedder | None = None) -> list[tuple[int, float]]:
-    """(row id, probability) of the memories a text would recall at or above the calibrated auto-link threshold
-    (memory.ranking.thresholds.auto_link_threshold), best first: what auto-linking and link detectors can read
-    instead of a raw cosine. The text's own memory, if stored, is among them; callers drop it."""
-    query = SearchQuery(query=text[:2000], limit=limit, activation=False,
-                        min_score=thresholds.auto_link_threshold())
-    return [(c.row_id, c.score) for c in recall_scored(query=query, now=now, embedder=embedder)]
-
-
 def unknown_words(pool: CandidatePool) -> bool:
     """True when the store holds none of the query's words, the query names no time, and no memory is close in
     meaning (cosine under the calibrated `unknown_words_cosine`): nonsense, or a field the store knows nothing of.
