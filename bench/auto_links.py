@@ -1,5 +1,6 @@
 """Auto-links measured on labelled links: raw cosine (what a remember links on) against the scorer's probability
-(memory.search.related_memories), with each method's threshold chosen on a dev half and reported on a test half.
+(what memory.search.related_memories read until session 20 removed it on these figures), with each method's
+threshold chosen on a dev half and reported on a test half.
 
     python -m bench.auto_links [--write]
 
@@ -11,7 +12,8 @@ its fixed `now`. Every memory is then used as the query for the others, two ways
 - cosine: exactly what memory.services.links does at a remember: the memory's own vector against the index, the
   nearest AUTO_LINK_CANDIDATES + 1 rows, the memory itself dropped, the cross-space penalty subtracted;
 - probability: the scorer's calibrated probability of recall for the memory's text as the query (recall_scored
-  with activation off and no floor, the call related_memories makes), its best AUTO_LINK_CANDIDATES others.
+  with activation off and no floor, the call the removed related_memories made), its best AUTO_LINK_CANDIDATES
+  others.
 
 A pair's score for a method is the better of its two directions (a remember links the later memory to the
 earlier; the maintenance job looks both ways). Pairs are undirected. The split, written before any run: a labelled
@@ -176,7 +178,8 @@ def render(results: dict, seconds: float, cpu: float) -> str:
         "club stores, each store in its own fresh home (real MiniLM-L6 int8 embedder, auto-linking off, labelled "
         "edges not written). Every memory is the query for the others: **cosine** = a remember's auto-link "
         "search (own vector, nearest 7 rows, cross-space penalty 0.1), **probability** = the scorer's "
-        "probability for the memory's text as a recall query (the call of the removed related_memories: activation off, no floor). A pair "
+        "probability for the memory's text as a recall query (the call of the removed related_memories: "
+        "activation off, no floor). A pair "
         "scores the better of its two directions, at most 6 others per memory. Threshold rule, fixed before the "
         "run: best F1 on the dev half (ties to the higher); reported on the test half. Precision is a lower "
         "bound (labels are the links their writers meant, not every related pair).",
@@ -208,16 +211,17 @@ def render(results: dict, seconds: float, cpu: float) -> str:
     cost = {m: sum(r["cpu_ms"][m] * r["memories"] for r in results.values())
             / sum(r["memories"] for r in results.values()) for m in (*METHODS, "embed")}
     lines += ["", f"Stores: {per_store}. CPU per memory searched (mean): cosine {cost['cosine']:.2f} ms, "
-              f"probability {cost['probability']:.2f} ms for the recall once the text's query vector is in the embedder's "
-              f"LRU, plus {cost['embed']:.2f} ms to embed it (the cosine reads the memory's own vector, which a "
-              f"remember computes anyway). Run time {seconds:.0f} s wall, {cpu:.0f} s CPU, load "
+              f"probability {cost['probability']:.2f} ms for the recall once the text's query vector is in the "
+              f"embedder's LRU, plus {cost['embed']:.2f} ms to embed it (the cosine reads the memory's own vector, "
+              f"which a remember computes anyway). Run time {seconds:.0f} s wall, {cpu:.0f} s CPU, load "
               f"average {os.getloadavg()[0]:.1f}."]
     return "\n".join(lines)
 
 
 def _one_process(name: str, home: Path) -> dict:
     """Each store in a child process with its own home, so Django's settings and caches start clean."""
-    code = ("import json, sys; from pathlib import Path; import bench.stores_recall as s; import bench.auto_links as b; "
+    code = ("import json, sys; from pathlib import Path; import bench.stores_recall as s; "
+            "import bench.auto_links as b; "
             "s._django(Path(sys.argv[1])); from django.core.management import call_command; "
             "call_command('migrate', verbosity=0, interactive=False); "
             "print('RESULT' + json.dumps(b._run_store(sys.argv[2])))")
