@@ -181,11 +181,23 @@ def soft_delete(store: MarkdownStore, node_id: str, *, now: datetime, expected_h
 
     The live file is first renamed aside (atomically taking whatever is there), so an edit on disk that lands
     meanwhile is seen: with `expected_hash`, a file that is not the one read is put back and WriteConflict is
-    raised. Raises NodeNotFound.
+    raised. Every other live file holding the same id (a copy made by hand, which `ormah doctor` reports as a
+    duplicate id) goes to deleted/ too, each as it is now, so no copy brings the memory back on the next sync and
+    no text is lost (docs/file-format.md). Raises NodeNotFound.
     """
     path = store.path_for(node_id)
     if path is None:
         raise NodeNotFound(f"No memory file for {node_id}")
+    dest = _to_deleted(store, path, node_id, now=now, expected_hash=expected_hash, journal=journal)
+    while (copy := store.path_for(node_id)) is not None:
+        _to_deleted(store, copy, node_id, now=now, expected_hash=None, journal=journal, copy=True)
+    _LAST_PATH[node_id] = dest
+    return dest
+
+
+def _to_deleted(store: MarkdownStore, path: Path, node_id: str, *, now: datetime, expected_hash: str | None,
+                journal: Journal | None, copy: bool = False) -> Path:
+    """One live file of `node_id` moved to deleted/ as soft_delete says; a copy never replaces a tombstone."""
     node, stored = store.read(path)
     if stored.truncated:
         raise PayloadTooLarge(f"{path.name} is too large to forget safely ({stored.size:,} bytes); move it by hand",
@@ -203,7 +215,7 @@ def soft_delete(store: MarkdownStore, node_id: str, *, now: datetime, expected_h
         raise WriteConflict(f"{path.name} changed on disk while it was being forgotten; it was not forgotten",
                             details={"path": str(path)})
     dest = store.deleted_dir / path.name
-    if os.path.lexists(dest) and _id_of(dest) != node_id:
+    if os.path.lexists(dest) and (copy or _id_of(dest) != node_id):
         dest = _free_path(store.deleted_dir, path.name)
     try:
         write_bytes(store, dest, _encode(replace(node, deleted_at=as_utc(now))), node_id, journal=journal)
@@ -213,7 +225,6 @@ def soft_delete(store: MarkdownStore, node_id: str, *, now: datetime, expected_h
     discard(hold)
     forget_id(path)
     _note(journal, path, data, None)
-    _LAST_PATH[node_id] = dest
     return dest
 
 
