@@ -160,9 +160,25 @@ def phrased(text: str) -> str:
     return text
 
 
+# The rule modules ask for the same texts' tokens again and again (~40 times a call, mostly the same candidates'
+# titles and contents, call after call; docs/benchmarks.md, "Whisper CPU, session 20"): a pure function of the
+# text, so kept per process; a page longer than this is worked out afresh rather than held.
+TOPIC_CACHE_CHARS = 4000
+
+
 def topic_tokens(text: str, *, exclude: Iterable[str] = ()) -> set[str]:
-    """Distinctive folded tokens (3+ chars, not stop words, not in `exclude`) of a text."""
-    excluded = {fold(e) for e in exclude if e}
+    """Distinctive folded tokens (3+ chars, not stop words, not in `exclude`) of a text: a new set each call (the
+    callers may change it), from the text's tokens worked out once per process (`_topic_tokens`)."""
+    tokens = set(_topic_tokens(text)) if len(text) <= TOPIC_CACHE_CHARS else set(_topic_tokens.__wrapped__(text))
+    if exclude:
+        tokens -= {fold(e) for e in exclude if e}
+    return tokens
+
+
+@lru_cache(maxsize=8192)
+def _topic_tokens(text: str) -> frozenset[str]:
+    """Every topic token of a text, nothing excluded: `topic_tokens` takes the excluded ones out afterwards (a word
+    and a version number are both left out exactly when they are in the excluded set, before or after)."""
     tokens = set()
     for raw in TOKEN.findall(phrased(text)):
         low = raw.lower()
@@ -170,16 +186,13 @@ def topic_tokens(text: str, *, exclude: Iterable[str] = ()) -> set[str]:
             continue
         for part in ({low, *re.split(r"[-_]", low)} if "-" in low or "_" in low else (low,)):
             if len(part) >= 3 and part not in STOP_WORDS:
-                folded = fold(part)
-                if folded not in excluded:
-                    tokens.add(folded)
+                tokens.add(fold(part))
     for m in VERSION.finditer(text):
         version = m.group(1)
         while version.count(".") > 1 and version.endswith(".0"):
             version = version[:-2]
-        if version not in excluded:
-            tokens.add(version)
-    return tokens
+        tokens.add(version)
+    return frozenset(tokens)
 
 
 def estimate_tokens(text: str) -> int:

@@ -1,0 +1,34 @@
+"""whisper.text.topic_tokens works a text's tokens out once per process (issue 13, session 20: ~40 calls a whisper
+call, mostly on the same candidates' texts) and still hands every caller a set of its own, exclusions applied."""
+
+from __future__ import annotations
+
+from whisper.text import TOPIC_CACHE_CHARS, _topic_tokens, topic_tokens
+
+TEXT = "Deploying routewise-api v2.1.0 to the build_box on Python 3.12.0, for a living"
+ALL = {"2.1", "3.12", "api", "box", "build", "build_box", "deploy", "job", "python", "routewis", "routewise-api"}
+
+
+def test_a_texts_tokens_are_worked_out_once_and_exclusions_taken_out_after():
+    _topic_tokens.cache_clear()
+    assert topic_tokens(TEXT) == ALL
+    # a word and a version are left out as before: by their folded form, empty names skipped, any iterable
+    assert topic_tokens(TEXT, exclude=["Routewise", "2.1", "", "boxes"]) == ALL - {"routewis", "2.1", "box"}
+    assert topic_tokens(TEXT, exclude=(w for w in ["python"])) == ALL - {"python"}
+    info = _topic_tokens.cache_info()
+    assert (info.misses, info.hits) == (1, 2)
+
+
+def test_every_call_gets_a_set_of_its_own():
+    first = topic_tokens(TEXT)
+    first.add("changed")
+    first.discard("deploy")
+    assert topic_tokens(TEXT) == ALL
+    assert isinstance(topic_tokens(TEXT), set)
+
+
+def test_a_long_page_is_not_held():
+    _topic_tokens.cache_clear()
+    page = (TEXT + " ") * (TOPIC_CACHE_CHARS // len(TEXT) + 1)
+    assert topic_tokens(page) == ALL
+    assert _topic_tokens.cache_info().currsize == 0
