@@ -12,6 +12,7 @@ def plural_of(noun: str) -> str:
     return noun + "s"
 
 
-def counted(number: int, noun: str) -> str:
-    """`number` and the noun in the number it takes: 1 is singular, everything else (0 too) plural."""
-    return f"{number} {noun if number == 1 else plural_of(noun)}"
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """`number` and the noun in the number it takes: 1 is singular, everything else (0 too) plural (`plural`, else
+    the regular plural of the last word: "related memory" -> "related memories")."""
+    return f"{number} {noun if number == 1 else plural or plural_of(noun)}"

@@ -45,7 +45,7 @@ def test_a_conflict_is_reported_and_exits_non_zero_after_keeping_both(mem, tmp_p
     with pytest.raises(CommandError) as exc:
         call_command("sync", str(root), stdout=io.StringIO(), stderr=err)
 
-    assert str(exc.value) == "1 conflicts need a look (see above)"
+    assert str(exc.value) == "1 conflict needs a look (see above)"
     assert err.getvalue().count("Kept the losing version of a conflict as ") == 2
     assert len(list((root / "conflicts").glob("*.md"))) == 1
 
@@ -65,7 +65,7 @@ def test_a_malformed_file_exits_non_zero_and_names_the_file(mem, tmp_path):
     (root / "nodes").mkdir(parents=True)
     (root / "nodes" / "notes.md").write_text("just a note without front matter\n")
     err = io.StringIO()
-    with pytest.raises(CommandError, match="1 malformed files need a look"):
+    with pytest.raises(CommandError, match="1 malformed file needs a look"):
         call_command("sync", str(root), stdout=io.StringIO(), stderr=err)
     assert "Malformed (left untouched): nodes/notes.md: no front matter" in err.getvalue()
     assert (root / "nodes" / "notes.md").read_text() == "just a note without front matter\n"

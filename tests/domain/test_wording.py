@@ -24,3 +24,8 @@ def test_counted_takes_the_singular_only_for_one(number, noun, expected):
 ])
 def test_plural_of_regular_nouns(noun, expected):
     assert plural_of(noun) == expected
+
+
+def test_counted_takes_an_explicit_plural_when_the_noun_is_not_last():
+    assert (counted(1, "memory left alone", "memories left alone"),
+            counted(2, "memory left alone", "memories left alone")) == ("1 memory left alone", "2 memories left alone")

@@ -6,6 +6,7 @@ from pathlib import Path
 from memory import runtime
 from memory.backends import backend
 from memory.conf import get_conf
+from memory.domain.wording import counted
 from memory.management.base import OrmahCommand
 from memory.ranking.scorer import load_scorer
 from memory.selectors import dangling_connections, index_drift
@@ -106,7 +107,7 @@ class Command(OrmahCommand):
         def dangling():
             found = dangling_connections()
             if found:
-                raise RuntimeError(f"{len(found)} connection(s) to memories that are gone (`ormah doctor --heal` "
+                raise RuntimeError(f"{counted(len(found), 'connection')} to memories that are gone (`ormah doctor --heal` "
                                    f"prunes them): {json.dumps(found[:20])}")
             return "none"
 

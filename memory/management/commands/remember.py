@@ -2,6 +2,7 @@ import json
 import sys
 
 from memory.domain.requests import NodeCreate
+from memory.domain.wording import counted
 from memory.management.base import OrmahCommand
 from memory.services import node_remember
 
@@ -37,6 +38,6 @@ class Command(OrmahCommand):
             return
         self.stdout.write(f"Remembered [{node.type}]: {node.title or node.content[:60]}\nID: {node.id}")
         if result.auto_links:
-            self.stdout.write(f"Auto-linked to {len(result.auto_links)} related memories:")
+            self.stdout.write(f"Auto-linked to {counted(len(result.auto_links), 'related memory')}:")
             for link in result.auto_links:
                 self.stdout.write(f"  -> {link.title} ({link.similarity:.0%} similar)")

@@ -4,6 +4,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from memory.domain.folder_sync import SyncItem, SyncStep
+from memory.domain.wording import counted
 from memory.management.base import OrmahCommand
 from memory.services.folder_sync import folder_sync
 
@@ -33,10 +34,13 @@ class Command(OrmahCommand):
         else:
             self._text(report)
         if not report.clean:
-            what = [f"{n} {k}" for n, k in ((len(report.conflicts), "conflicts"), (len(report.errors), "errors"),
-                                            (len(report.malformed), "malformed files"),
-                                            (len(report.held), "memories left alone")) if n]
-            raise CommandError(f"{', '.join(what)} {'would need' if report.dry_run else 'need'} a look (see above)")
+            what = [counted(n, *k) for n, k in ((len(report.conflicts), ("conflict",)),
+                                               (len(report.errors), ("error",)),
+                                               (len(report.malformed), ("malformed file",)),
+                                               (len(report.held), ("memory left alone", "memories left alone"))) if n]
+            one = len(what) == 1 and what[0].startswith("1 ")
+            verb = "would need" if report.dry_run else "needs" if one else "need"
+            raise CommandError(f"{', '.join(what)} {verb} a look (see above)")
 
     def _text(self, report) -> None:
         c = report.counts()
@@ -44,7 +48,7 @@ class Command(OrmahCommand):
         self.stdout.write(
             f"{verb} {report.path}: {c['to_folder']} to the folder, {c['to_store']} into the store, {c['forget']} "
             f"forgotten, {c['remove'] + c['drop']} removed from the folder, "
-            f"{c['conflict'] + c['keep'] + c['restore']} conflicts, {c['in_step']} in step"
+            f"{counted(c['conflict'] + c['keep'] + c['restore'], 'conflict')}, {c['in_step']} in step"
             + (f", {c['held']} left alone" if c["held"] else "")
             + (" (dry run: nothing written)" if report.dry_run else ""))
         for item in report.changes:

@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 
 from memory import runtime
 from memory.conf import get_conf
+from memory.domain.wording import counted
 from memory.embeddings import DEFAULT_MODEL, prepare_default_model
 from memory.management.base import OrmahCommand, progress_bar
 from memory.services import index_sync, self_ensure
@@ -52,7 +53,7 @@ class Command(OrmahCommand):
         if o["quiet"]:
             return
         self.stdout.write(f"Ormah home: {conf.home}")
-        self.stdout.write(f"Memories:   {conf.memory_dir} ({report.indexed + report.unchanged} files indexed)")
+        self.stdout.write(f"Memories:   {conf.memory_dir} ({counted(report.indexed + report.unchanged, 'file')} indexed)")
         self.stdout.write(f"Self node:  {me.title} ({me.id})")
         self.stdout.write(f"API token:  {token_file()} (mode 0600)" if not conf.api_token else "API token:  from ORMAH_API_TOKEN")
         self.stdout.write(ui_line)
