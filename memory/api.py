@@ -278,7 +278,10 @@ def node_outdated(request: HttpRequest, node_id: str, payload: OutdatedIn | None
 @agent_router.post("/connect", response=_answers(ConnectOut, 404, 409), summary="Connect two memories")
 def connect(request: HttpRequest, payload: ConnectIn):
     """A typed, weighted edge stored in the source memory's file (same source, target and type: replaced)."""
-    source = node_row_get(ref=payload.source_id).uid
+    try:
+        source = node_row_get(ref=payload.source_id).uid
+    except NodeNotFound as exc:  # a malformed source file answers as a read of it does (422 malformed_file)
+        raise node_read_error(store=runtime.store(), ref=payload.source_id, error=exc) from None
     conn = edge_create(source_ref=source, target_ref=payload.target_id, edge=payload.edge, weight=payload.weight,
                        reason=payload.reason)
     return {"source_id": source, "target_id": conn.target, "edge": conn.edge, "weight": conn.weight,

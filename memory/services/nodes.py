@@ -221,8 +221,8 @@ def connect_in(
         raise ValidationFailed("valid_until must be after valid_from")
     if not 0.0 <= weight <= 1.0:
         raise ValidationFailed("weight must be between 0 and 1")
-    source_row = node_row_get(ref=source_ref)
-    target_row = node_row_get(ref=target_ref)
+    source_row = unit.row(source_ref)
+    target_row = unit.row(target_ref)
     if source_row.uid == target_row.uid:
         raise ValidationFailed("A memory cannot connect to itself")
     node, stored = unit.read_row(source_row)

@@ -8,7 +8,7 @@ from collections import defaultdict
 from datetime import datetime
 
 from memory.domain.node import utcnow, without_connection
-from memory.errors import NodeNotFound, WriteConflict
+from memory.errors import MalformedNodeFile, NodeNotFound, WriteConflict
 from memory.models import NodeRow
 from memory.selectors import dangling_connections
 from memory.services.merge import merges_settle_pending
@@ -48,7 +48,7 @@ def connections_prune_dangling(*, now: datetime | None = None) -> list[dict]:
         for source, targets in sorted(by_source.items()):
             try:
                 node, stored = unit.read(source)
-            except NodeNotFound:
+            except (NodeNotFound, MalformedNodeFile):  # a file gone or malformed: left as it is (doctor reports it)
                 continue
             new = node
             for target in sorted(targets - live):

@@ -37,9 +37,9 @@ from memory.conf import MemoryConf, get_conf
 from memory.domain.node import Node
 from memory.domain.slug import node_filename
 from memory.index_rows import row_only_change
-from memory.errors import PayloadTooLarge, WriteConflict
+from memory.errors import MalformedNodeFile, NodeNotFound, PayloadTooLarge, WriteConflict
 from memory.models import NodeRow
-from memory.selectors import node_read, node_row_get
+from memory.selectors import node_read, node_read_error, node_row_get
 from memory.audit import audit_note_many, audit_record
 from memory.locking import held as _lock_held
 from memory.locking import write_lock
@@ -72,12 +72,29 @@ class WriteUnit:
     # -- reading ------------------------------------------------------------
 
     def read(self, ref: str) -> tuple[Node, StoredFile]:
-        """The node for an id or unique prefix as its file says now, with the file's hash; raises NodeNotFound."""
-        return node_read(store=self.store, row=node_row_get(ref=ref))
+        """The node for an id or unique prefix as its file says now, with the file's hash; raises NodeNotFound, and
+        MalformedNodeFile naming the file when the memory's file is malformed, before or after a sync dropped its row
+        (memory.selectors.node_read_error: an edit answers as a read does, and the file is left untouched)."""
+        try:
+            return node_read(store=self.store, row=node_row_get(ref=ref))
+        except (NodeNotFound, MalformedNodeFile) as exc:
+            raise node_read_error(store=self.store, ref=ref, error=exc) from None
 
     def read_row(self, row: NodeRow) -> tuple[Node, StoredFile]:
-        """The node of an index row as its file says now; raises NodeNotFound when the file is gone."""
-        return node_read(store=self.store, row=row)
+        """The node of an index row as its file says now; raises NodeNotFound when the file is gone, MalformedNodeFile
+        (as `read`) when it is malformed."""
+        try:
+            return node_read(store=self.store, row=row)
+        except (NodeNotFound, MalformedNodeFile) as exc:
+            raise node_read_error(store=self.store, ref=row.uid, error=exc) from None
+
+    def row(self, ref: str) -> NodeRow:
+        """The index row for an id or unique prefix (memory.selectors.node_row_get); a memory whose row a sync dropped
+        because its file is malformed answers MalformedNodeFile naming the file, not NodeNotFound."""
+        try:
+            return node_row_get(ref=ref)
+        except NodeNotFound as exc:
+            raise node_read_error(store=self.store, ref=ref, error=exc) from None
 
     # -- writing files ------------------------------------------------------
 
