@@ -77,7 +77,7 @@ def get_conf() -> MaintenanceConf:
         batch_size=int(o.get("MAINTENANCE_BATCH_SIZE", 25)),
         max_edges_per_run=int(o.get("MAINTENANCE_MAX_EDGES_PER_RUN", 500)),
         auto_merge_threshold=float(o.get("MAINTENANCE_AUTO_MERGE_THRESHOLD", 0.85)),
-        auto_link_threshold=float(o.get("AUTO_LINK_THRESHOLD", 0.65)),
+        auto_link_threshold=float(o["AUTO_LINK_THRESHOLD"]),  # one default: settings
         cross_space_penalty=float(o.get("CROSS_SPACE_PENALTY", 0.1)),
         audit_retention_days=int(o.get("MAINTENANCE_AUDIT_RETENTION_DAYS", 180)),
         audit_max_rows=int(o.get("MAINTENANCE_AUDIT_MAX_ROWS", 50_000)),

@@ -58,7 +58,7 @@ def test_backup_list_cli(mem, backups):
     mem("One memory", auto_link=False)
     backup_create(now=T0)
     out, _ = run("backup", "--list")
-    assert out == "memory_2026-07-01_12-00-00  2026-07-01T12:00:00.000000Z  manual  1 nodes, 0 deleted\n"
+    assert out == "memory_2026-07-01_12-00-00  2026-07-01T12:00:00.000000Z  manual  1 memory, 0 forgotten ones\n"
 
 
 @sqlite_only(reason="the index snapshot is a SQLite file; PostgreSQL backups hold none (tests/postgres/test_backend.py)")

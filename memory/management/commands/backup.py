@@ -20,7 +20,8 @@ class Command(OrmahCommand):
                 self.stdout.write(json.dumps([b.as_dict() for b in backups]))
                 return
             for b in backups:
-                counts = ", ".join(f"{v} {k}" for k, v in b.counts.items())
+                counts = f"{counted(_count(b.counts, 'nodes'), 'memory')}, " \
+                         f"{counted(_count(b.counts, 'deleted'), 'forgotten one')}"
                 note = "" if b.restorable else "  (original format: use `ormah import`)"
                 self.stdout.write(f"{b.name}  {b.created_at}  {b.reason}  {counts}{note}")
             if not backups:
@@ -32,3 +33,9 @@ class Command(OrmahCommand):
             return
         self.stdout.write(f"Backed up {counted(info.counts.get('nodes', 0), 'memory')} and "
                           f"{counted(info.counts.get('deleted', 0), 'forgotten one')} to {info.path}")
+
+
+def _count(counts: dict, folder: str) -> int:
+    """A folder's file count as a backup's manifest records it (0 when absent or not a number)."""
+    value = counts.get(folder, 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
