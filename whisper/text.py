@@ -164,12 +164,13 @@ def phrased(text: str) -> str:
 # titles and contents, call after call; docs/benchmarks.md, "Whisper CPU, session 20"): a pure function of the
 # text, so kept per process; a page longer than this is worked out afresh rather than held.
 TOPIC_CACHE_CHARS = 4000
+PAGE_CACHE_TEXTS = 64
 
 
 def topic_tokens(text: str, *, exclude: Iterable[str] = ()) -> set[str]:
     """Distinctive folded tokens (3+ chars, not stop words, not in `exclude`) of a text: a new set each call (the
     callers may change it), from the text's tokens worked out once per process (`_topic_tokens`)."""
-    tokens = set(_topic_tokens(text)) if len(text) <= TOPIC_CACHE_CHARS else set(_topic_tokens.__wrapped__(text))
+    tokens = set(_topic_tokens(text) if len(text) <= TOPIC_CACHE_CHARS else _page_topic_tokens(text))
     if exclude:
         tokens -= {fold(e) for e in exclude if e}
     return tokens
@@ -193,6 +194,11 @@ def _topic_tokens(text: str) -> frozenset[str]:
             version = version[:-2]
         tokens.add(version)
     return frozenset(tokens)
+
+
+# A page's tokens (imported documentation, up to tens of KB): the few pages a store's prompts keep meeting
+# (`thing_evidence` reads a hit's whole content), held in a small cache of their own.
+_page_topic_tokens = lru_cache(maxsize=PAGE_CACHE_TEXTS)(_topic_tokens.__wrapped__)
 
 
 def estimate_tokens(text: str) -> int:

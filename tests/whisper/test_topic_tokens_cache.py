@@ -3,7 +3,7 @@ call, mostly on the same candidates' texts) and still hands every caller a set o
 
 from __future__ import annotations
 
-from whisper.text import TOPIC_CACHE_CHARS, _topic_tokens, topic_tokens
+from whisper.text import PAGE_CACHE_TEXTS, TOPIC_CACHE_CHARS, _page_topic_tokens, _topic_tokens, topic_tokens
 
 TEXT = "Deploying routewise-api v2.1.0 to the build_box on Python 3.12.0, for a living"
 ALL = {"2.1", "3.12", "api", "box", "build", "build_box", "deploy", "job", "python", "routewis", "routewise-api"}
@@ -27,8 +27,12 @@ def test_every_call_gets_a_set_of_its_own():
     assert isinstance(topic_tokens(TEXT), set)
 
 
-def test_a_long_page_is_not_held():
+def test_a_long_page_is_held_in_the_small_cache_of_pages():
     _topic_tokens.cache_clear()
+    _page_topic_tokens.cache_clear()
     page = (TEXT + " ") * (TOPIC_CACHE_CHARS // len(TEXT) + 1)
     assert topic_tokens(page) == ALL
+    assert topic_tokens(page, exclude=["python"]) == ALL - {"python"}
     assert _topic_tokens.cache_info().currsize == 0
+    info = _page_topic_tokens.cache_info()
+    assert (info.misses, info.hits, info.maxsize) == (1, 1, PAGE_CACHE_TEXTS)
