@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import views as auth_views
@@ -19,6 +20,14 @@ def _failures_key(username: str | None) -> str:
     return "sign-in-failures:" + hashlib.sha256(name).hexdigest()
 
 
+def _failures(key: str) -> tuple[int, float]:
+    """The failures counted under `key` and when their window ends (time.time()); (0, 0.0) outside a window."""
+    entry = cache.get(key)
+    if not (isinstance(entry, tuple) and len(entry) == 2) or entry[1] <= time.time():
+        return 0, 0.0
+    return entry
+
+
 class LimitedSignIn:
     """At most MAX_FAILED_SIGN_INS wrong passwords per account name and window, for the UI's and the admin's sign-in
     forms alike (a password set with `ormah init --password` may be short; the generated one is 24 characters)."""
@@ -26,17 +35,19 @@ class LimitedSignIn:
     def clean(self):
         """Django's check, once the account name has not failed too often."""
         key = _failures_key(self.cleaned_data.get("username"))
-        if cache.get(key, 0) >= MAX_FAILED_SIGN_INS:
+        count, until = _failures(key)
+        if count >= MAX_FAILED_SIGN_INS:
             raise ValidationError(f"Too many failed sign-ins for this account: try again in "
                                   f"{FAILED_SIGN_IN_WINDOW // 60} minutes.", code="throttled")
         try:
             cleaned = super().clean()
         except ValidationError:
-            if not cache.add(key, 1, FAILED_SIGN_IN_WINDOW):
-                try:
-                    cache.incr(key)
-                except ValueError:  # the window ended between add and incr
-                    cache.add(key, 1, FAILED_SIGN_IN_WINDOW)
+            # The window's end is kept with the count and each write expires then: the cache's incr would re-set
+            # the entry with the cache's default timeout (300 s), moving the end to five minutes after each failure.
+            now = time.time()
+            if count == 0:
+                until = now + FAILED_SIGN_IN_WINDOW
+            cache.set(key, (count + 1, until), max(until - now, 1))
             raise
         cache.delete(key)
         return cleaned

@@ -128,3 +128,24 @@ def test_the_admin_sign_in_has_the_same_limit(users):
     refused = client.post("/admin/login/", {"username": "ormah", "password": PASSWORD})
     assert refused.status_code == 200 and "Too many failed sign-ins" in refused.content.decode()
     assert client.post("/login/", {"username": "ormah", "password": PASSWORD}).status_code == 200  # one count
+
+
+def test_the_lock_lasts_the_window_from_the_first_failure(users):
+    from datetime import timedelta
+    from datetime import timezone as tz
+
+    from django.core.cache import cache
+    from django.db import connection
+    from django.utils import timezone
+
+    from ormah_site.views import FAILED_SIGN_IN_WINDOW, MAX_FAILED_SIGN_INS, _failures_key
+
+    client = Client()
+    for _ in range(MAX_FAILED_SIGN_INS):
+        client.post("/login/", {"username": "ormah", "password": "wrong"})
+    with connection.cursor() as cursor:  # the database cache's own expiry of the count (not the default 300 s)
+        cursor.execute("SELECT expires FROM ormah_cache WHERE cache_key = %s", [cache.make_key(_failures_key("ormah"))])
+        (expires,) = cursor.fetchone()
+    if timezone.is_naive(expires):
+        expires = timezone.make_aware(expires, tz.utc)
+    assert expires - timezone.now() > timedelta(seconds=FAILED_SIGN_IN_WINDOW - 60)
