@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,7 @@ from memory.search import vectors
 from memory.store import MarkdownStore, StoredFile
 
 logger = logging.getLogger(__name__)
+_NAMED_TAIL = re.compile(r"_[0-9a-f]{8}\.md\Z")  # the `_<short id>.md` a memory's file is named with at its first save
 
 Progress = Callable[[int, int], None]
 VEC_METADATA = frozenset({"type", "tier", "space"})  # the row's columns vec0 keeps beside each vector
@@ -252,7 +254,7 @@ def sync(store: MarkdownStore, *, embedder: Embedder, progress: Progress | None 
     if ensure_vector_table(embedder):
         report.reembedded_for_model = embedder.model_id
     known = {r[0]: r for r in NodeRow.objects.values_list("file_path", "uid", "file_mtime_ns", "file_size")}
-    paths = store.iter_paths()
+    paths = reading_order(store.iter_paths())
     seen_paths: set[str] = set()
     seen_ids: dict[str, str] = {}
     pending: list[tuple[Node, StoredFile]] = []
@@ -266,8 +268,11 @@ def sync(store: MarkdownStore, *, embedder: Embedder, progress: Progress | None 
         except FileNotFoundError:
             continue
         if row is not None and row[2] == st.st_mtime_ns and row[3] == st.st_size:
-            seen_ids[row[1]] = rel
-            report.unchanged += 1
+            if row[1] in seen_ids:  # a copy indexed before the original was read: the original wins now
+                _duplicate(report, path, row[1], seen_ids)
+            else:
+                seen_ids[row[1]] = rel
+                report.unchanged += 1
         else:
             try:
                 node, stored = store.read(path)
@@ -277,9 +282,7 @@ def sync(store: MarkdownStore, *, embedder: Embedder, progress: Progress | None 
                     logger.warning("Skipping malformed memory file %s: %s", path, exc.reason)
             else:
                 if node.id in seen_ids:
-                    reason = f"duplicate id {node.id} (also in {seen_ids[node.id]})"
-                    report.malformed.append((str(path), reason))
-                    logger.warning("Skipping memory file %s: %s", path, reason)
+                    _duplicate(report, path, node.id, seen_ids)
                 else:
                     seen_ids[node.id] = rel
                     pending.append((node, stored))
@@ -296,6 +299,20 @@ def sync(store: MarkdownStore, *, embedder: Embedder, progress: Progress | None 
     if NodeRow.objects.filter(embed_hash="").exists():
         _reembed_all(store, embedder, report, progress)
     return report
+
+
+def reading_order(paths: Sequence[Path]) -> list[Path]:
+    """The node files in the order a sync or rebuild reads them, which decides which of several files holding one id
+    is indexed (the first read): files whose name ends in `_<8 hex>.md`, the name every memory gets at its first save,
+    before the others, each group by name. So the original wins over a hand copy such as "note copy.md" or
+    "note_1a2b3c4d (2).md" whichever sorts first by name; the others are reported (docs/file-format.md)."""
+    return sorted(paths, key=lambda p: (_NAMED_TAIL.search(p.name) is None, p.name))
+
+
+def _duplicate(report: SyncReport, path: Path, uid: str, seen_ids: Mapping[str, str]) -> None:
+    reason = f"duplicate id {uid} (also in {seen_ids[uid]})"
+    report.malformed.append((str(path), reason))
+    logger.warning("Skipping memory file %s: %s", path, reason)
 
 
 def files_in_step(store: MarkdownStore, paths: Collection[Path]) -> bool:

@@ -57,7 +57,7 @@ def _read_all(store: MarkdownStore, report: SyncReport, progress: Progress | Non
     pairs: list = []
     kept: dict[str, str] = {}
     seen_ids: dict[str, str] = {}
-    paths = store.iter_paths()
+    paths = index.reading_order(store.iter_paths())  # an original before its hand copies (the first read is indexed)
     for i, path in enumerate(paths, 1):
         if progress and i % 100 == 0:
             progress(i, 3 * len(paths))

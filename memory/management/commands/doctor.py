@@ -86,8 +86,8 @@ class Command(OrmahCommand):
                     owners[item.node.id].append(str(item.path.relative_to(store.root)))
             found = {uid: paths for uid, paths in owners.items() if len(paths) > 1}
             if found:
-                raise RuntimeError(f"{len(found)} id(s) held by more than one file (only the first by name is "
-                                   f"indexed; give the others new ids or delete them): {json.dumps(found)}")
+                raise RuntimeError(f"{len(found)} id(s) held by more than one file (one is indexed: a name ending in "
+                                   f"_<8 hex>.md first, then by name; give the others new ids or delete them): {json.dumps(found)}")
             return "none"
 
         def large():
