@@ -12,8 +12,8 @@ from memory import runtime
 from memory.cards import AuditEntry, NodeOption, node_audit, node_label, node_suggest, nodes_titled
 from memory.domain.enums import EdgeType
 from memory.domain.node import Node, utcnow
-from memory.errors import OrmahError
-from memory.selectors import Neighbour, node_neighbours, node_read, node_row_get
+from memory.errors import MalformedNodeFile, NodeNotFound, OrmahError
+from memory.selectors import Neighbour, node_neighbours, node_read, node_read_error, node_row_get
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,16 @@ def _edge_view(n: Neighbour) -> EdgeView:
 def node_detail(*, ref: str, now: datetime | None = None) -> NodeDetail:
     """The node panel's data for an id or unique prefix; the node itself is read from its markdown file.
 
-    Raises NodeNotFound or AmbiguousNodeRef.
+    Raises NodeNotFound, AmbiguousNodeRef, or MalformedNodeFile naming the file (relative to the home) when the
+    memory's file is malformed, before or after a sync dropped its row (memory.selectors.node_read_error).
     """
     now = now or utcnow()
-    row = node_row_get(ref=ref)
-    node, stored = node_read(store=runtime.store(), row=row)
+    store = runtime.store()
+    try:
+        row = node_row_get(ref=ref)
+        node, stored = node_read(store=store, row=row)
+    except (NodeNotFound, MalformedNodeFile) as exc:
+        raise node_read_error(store=store, ref=ref, error=exc) from None
     neighbours = sorted(node_neighbours(row=row), key=lambda n: (n.edge_type, -n.weight, n.row.uid))
     return NodeDetail(
         node=node, file_path=row.file_path, file_hash=stored.hash, label=node_label(node.title or "", node.content),
@@ -72,7 +77,11 @@ def node_detail(*, ref: str, now: datetime | None = None) -> NodeDetail:
 
 def node_file_hash(*, ref: str) -> str:
     """The hash of a memory's file as it is on disk now (to detect edits made while a form was open)."""
-    return node_read(store=runtime.store(), row=node_row_get(ref=ref))[1].hash
+    store = runtime.store()
+    try:
+        return node_read(store=store, row=node_row_get(ref=ref))[1].hash
+    except (NodeNotFound, MalformedNodeFile) as exc:  # as a read by id answers: the malformed file named (422)
+        raise node_read_error(store=store, ref=ref, error=exc) from None
 
 
 @dataclass(frozen=True)
