@@ -14,12 +14,13 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
+from pathlib import Path
 
 from pydantic import ValidationError
 
 from memory import runtime
 from memory.domain.enums import TIER_ORDER, EdgeType, NodeType, Tier
-from memory.domain.markdown import format_timestamp, render
+from memory.domain.markdown import format_timestamp, parse, render
 from memory.domain.node import Connection, Node, as_utc, utcnow
 from memory.domain.requests import ABOUT_SELF_TAG, ConnectionIn, NodeCreate, NodePatch, validation_message
 from memory.errors import (
@@ -234,10 +235,13 @@ def merge_undo(*, ref: str, now: datetime | None = None) -> MergeHistoryRow:
         # Byte-exact: the snapshots' own bytes go back, never a re-render (hand-formatted files stay as they were).
         unit.put_bytes(keep_path, history.kept_before, history.kept_uid, expected=current_stored)
         unit.put_bytes(removed_path, history.removed_before, history.removed_uid)
+        copies = _copy_tombstones(store, history)
         try:
             unit.purge(history.removed_uid)
         except NodeNotFound:
             pass
+        for path, text in copies:  # the purge takes every tombstone of the id: a copy's goes back byte for byte
+            unit.put_bytes(path, text, history.removed_uid)
         for nb in history.neighbours:
             path = store.path_for(nb["uid"])
             if path is None:
@@ -289,6 +293,25 @@ def _settle(unit: WriteUnit, history: MergeHistoryRow) -> bool:
     history.delete()
     logger.warning("Merge %s was interrupted before it reached the disk: put back", history.merge_id[:8])
     return False
+
+
+def _copy_tombstones(store: MarkdownStore, history: MergeHistoryRow) -> list[tuple[Path, str]]:
+    """The removed memory's tombstones other than the merge's own, with their text: copies of its file made by hand,
+    which the merge's forget archived each with its own text (memory/files.py soft_delete). An undo keeps them in
+    deleted/, as a restore does; a copy whose text is the restored one's is taken with the merge's tombstone."""
+    try:
+        restored = render(parse(history.removed_before))
+    except MalformedNodeFile:
+        restored = None
+    kept = []
+    for path in sorted(store.deleted_dir.glob("*.md")):
+        try:
+            node, _ = store.read(path)
+            if node.id == history.removed_uid and render(replace(node, deleted_at=None)) != restored:
+                kept.append((path, path.read_bytes().decode("utf-8")))
+        except (OSError, UnicodeDecodeError, MalformedNodeFile, StorageError):
+            continue
+    return kept
 
 
 def _tombstone_of(store: MarkdownStore, history: MergeHistoryRow) -> bool:
