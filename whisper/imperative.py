@@ -112,6 +112,8 @@ i we he she it they there you this that these those the a an my our your his her
 ik wij je jij u hij zij ze het er de een dit dat deze die mijn onze ons jullie iemand iets
 """.split())
 _YOU = frozenset("you je jij u".split())
+_PERSONAL = frozenset("i we he she it they you ik wij je jij u hij zij ze".split())
+_ADVERBIAL = frozenset("when where how wanneer waar hoe".split())  # they open clauses of time, place and manner too
 _POLITE = frozenset("can could would will kun kunt kan wil wilt zou zoudt".split())
 _CLAUSE_OPENERS = frozenset("and so ok okay also then now but or en dus maar of".split())
 _CLAUSE_BREAK = re.compile(r"[,:]\s+|\s+[-\u2013\u2014]\s+")
@@ -120,19 +122,23 @@ _SENTENCE_END = re.compile(r"[.!?;](?:\s+|$)")
 _TELL_ME = re.compile(r"^\s*(?:\S+\s+){0,2}(?:me|us|mij|ons)\s*$", re.IGNORECASE)  # "remind me", "also tell us"
 
 
-def asks_in_clause(clause: str) -> bool:
+def asks_in_clause(clause: str, marked: bool = True) -> bool:
     """Whether a clause is a question by its grammar: it opens (after "and", "so", "en", "maar", …) with a question
     word ("what's our current account", "hoeveel staat er …") or with an auxiliary before its subject ("is the hall
-    free", "heeft de club al betaald"); not "can you …" / "kun je …", which asks for a task."""
+    free", "heeft de club al betaald"); not "can you …" / "kun je …", which asks for a task. Without a question mark
+    (`marked` False) a question word before a personal pronoun, or a "when / where / how / wanneer / waar / hoe" not
+    followed by an auxiliary, opens a clause of time, place or manner, not a question ("deploy it, when you are
+    ready", "write the migration, when done run the tests", "wanneer je klaar bent")."""
     words = [w.lower().replace("\u2019", "'") for w in _CLAUSE_WORD.findall(clause)[:6]]
     while words and words[0] in _CLAUSE_OPENERS:
         words = words[1:]
     if not words:
         return False
     first = words[0]
-    if first in QUESTION_WORDS or first.split("'")[0] in QUESTION_WORDS:
-        return True
     subject = words[1] if len(words) > 1 else ""
+    if first in QUESTION_WORDS or first.split("'")[0] in QUESTION_WORDS:
+        subordinate = subject in _PERSONAL or (first in _ADVERBIAL and subject not in _AUXILIARIES)
+        return marked or "'" in first or not subordinate
     if first in _AUXILIARIES and subject in _ASKED_SUBJECTS:
         return not (first in _POLITE and subject in _YOU)
     return False
@@ -150,7 +156,7 @@ def closes_as_question(prompt: str) -> bool:
     clauses = [c for c in _CLAUSE_BREAK.split(sentence) if c.strip()]
     if len(clauses) > 1 and _TELL_ME.match(clauses[-2]):
         return False
-    return bool(clauses) and asks_in_clause(clauses[-1])
+    return bool(clauses) and asks_in_clause(clauses[-1], marked=bool(end) and end.group().startswith("?"))
 
 
 def is_request(prompt: str) -> bool:

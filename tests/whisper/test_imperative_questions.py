@@ -29,6 +29,7 @@ QUESTIONS = [
     "heeft de verhuurder de borg al teruggestort?",
     "snel tussendoor: de sponsor wil iets overmaken, welk rekeningnummer geef ik door?",
     "waar liggen de sleutels van het clubhuis?",
+    "fix the footer link, where is the style guide",  # no question mark, but an auxiliary follows "where"
 ]
 REQUESTS = [
     "can you draft a linkedin headline for me?",  # a polite request phrased as a question
@@ -38,6 +39,12 @@ REQUESTS = [
     "book the usual table for friday",
     "rewrite the invoice export; how do I test it?",  # a semicolon ends the request's sentence
     "tell me, when does the hall booking end",  # the question is what the request asks to be told
+    # no question mark: "when / where / how" before a subject or without an auxiliary opens a clause of time, place
+    # or manner (review4, session 20: these read as questions after ask1's change)
+    "deploy it, when you are ready",
+    "write the migration, when done run the tests",
+    "merge the branch, where you think it fits",
+    "ping me on slack, when the build is green",
 ]
 
 
