@@ -38,6 +38,7 @@ from memory.domain.slug import node_filename
 from memory.errors import Conflict, MalformedNodeFile, NodeNotFound, PayloadTooLarge, StorageError, WriteConflict
 from memory.store import (
     _LAST_PATH,
+    _STANDARD_TAIL,
     TEMP_PREFIX,
     TEMP_SUFFIX,
     MarkdownStore,
@@ -45,6 +46,7 @@ from memory.store import (
     _encode,
     _free_path,
     _id_of,
+    _md_files,
     _remember,
     _stored,
     content_hash,
@@ -175,17 +177,24 @@ def write_bytes(store: MarkdownStore, path: Path, data: bytes, node_id: str | No
     return stored
 
 
+# Front-matter key a forget stamps on the tombstone of each hand-made copy (every live file of the id but the one
+# that was indexed), so restore brings back the indexed file's tombstone, never a copy's (docs/file-format.md).
+COPY_MARK = "forgotten_copy"
+
+
 def soft_delete(store: MarkdownStore, node_id: str, *, now: datetime, expected_hash: str | None = None,
-                journal: Journal | None = None) -> Path:
+                journal: Journal | None = None, indexed: Path | None = None) -> Path:
     """Move a node to deleted/ with `deleted_at` stamped (the purge clock); returns the tombstone.
 
     The live file is first renamed aside (atomically taking whatever is there), so an edit on disk that lands
     meanwhile is seen: with `expected_hash`, a file that is not the one read is put back and WriteConflict is
     raised. Every other live file holding the same id (a copy made by hand, which `ormah doctor` reports as a
     duplicate id) goes to deleted/ too, each as it is now, so no copy brings the memory back on the next sync and
-    no text is lost (docs/file-format.md). Raises NodeNotFound.
+    no text is lost (docs/file-format.md). `indexed`: the live file the memory was read from (its row's file); it
+    goes first, and every other file's tombstone is marked COPY_MARK, which restore skips. Raises NodeNotFound.
     """
-    path = store.path_for(node_id)
+    path = indexed if indexed is not None and indexed.parent == store.nodes_dir and _id_of(indexed) == node_id \
+        else store.path_for(node_id)
     if path is None:
         raise NodeNotFound(f"No memory file for {node_id}")
     dest = _to_deleted(store, path, node_id, now=now, expected_hash=expected_hash, journal=journal)
@@ -197,7 +206,8 @@ def soft_delete(store: MarkdownStore, node_id: str, *, now: datetime, expected_h
 
 def _to_deleted(store: MarkdownStore, path: Path, node_id: str, *, now: datetime, expected_hash: str | None,
                 journal: Journal | None, copy: bool = False) -> Path:
-    """One live file of `node_id` moved to deleted/ as soft_delete says; a copy never replaces a tombstone."""
+    """One live file of `node_id` moved to deleted/ as soft_delete says; a copy never replaces a tombstone and its
+    tombstone gets COPY_MARK."""
     node, stored = store.read(path)
     if stored.truncated:
         raise PayloadTooLarge(f"{path.name} is too large to forget safely ({stored.size:,} bytes); move it by hand",
@@ -218,7 +228,8 @@ def _to_deleted(store: MarkdownStore, path: Path, node_id: str, *, now: datetime
     if os.path.lexists(dest) and (copy or _id_of(dest) != node_id):
         dest = _free_path(store.deleted_dir, path.name)
     try:
-        write_bytes(store, dest, _encode(replace(node, deleted_at=as_utc(now))), node_id, journal=journal)
+        extra = {**node.extra, COPY_MARK: True} if copy else _unmarked(node).extra
+        write_bytes(store, dest, _encode(replace(node, deleted_at=as_utc(now), extra=extra)), node_id, journal=journal)
     except BaseException:
         put_back(store, hold, path)
         raise
@@ -229,8 +240,13 @@ def _to_deleted(store: MarkdownStore, path: Path, node_id: str, *, now: datetime
 
 
 def restore(store: MarkdownStore, node_id: str, *, journal: Journal | None = None) -> Path:
-    """Move a tombstone back to nodes/ without `deleted_at`; raises NodeNotFound, or Conflict if a live file exists."""
-    tomb = store._find(store.deleted_dir, node_id)
+    """Move a tombstone back to nodes/ without `deleted_at`; raises NodeNotFound, or Conflict if a live file exists.
+
+    The first tombstone by name without COPY_MARK is brought back: the file that was indexed when the memory was
+    forgotten (the forget marks the copies' tombstones). Tombstones of an older forget have no mark: then the
+    first by name is, as before (docs/file-format.md). The other tombstones of the id stay in deleted/.
+    """
+    tomb = _tombstone_to_restore(store, node_id)
     if tomb is None:
         raise NodeNotFound(f"No deleted memory {node_id}")
     live = store.path_for(node_id)
@@ -238,10 +254,33 @@ def restore(store: MarkdownStore, node_id: str, *, journal: Journal | None = Non
         raise Conflict(f"Memory {node_id} already has a live file {live.name}", details={"path": str(live)})
     node, _ = store.read(tomb)
     dest = _free_path(store.nodes_dir, tomb.name)
-    write_bytes(store, dest, _encode(replace(node, deleted_at=None)), node_id, journal=journal)
+    write_bytes(store, dest, _encode(_unmarked(node)), node_id, journal=journal)
     remove(store, tomb, journal=journal)
     _LAST_PATH[node_id] = dest
     return dest
+
+
+def _unmarked(node: Node) -> Node:
+    """The node without `deleted_at` and without COPY_MARK: what a live file of it holds."""
+    if COPY_MARK not in node.extra:
+        return replace(node, deleted_at=None)
+    return replace(node, deleted_at=None, extra={k: v for k, v in node.extra.items() if k != COPY_MARK})
+
+
+def _tombstone_to_restore(store: MarkdownStore, node_id: str) -> Path | None:
+    """The first tombstone of `node_id` without COPY_MARK (as store._find orders them), else store._find's."""
+    first = store._find(store.deleted_dir, node_id)
+    if first is None:
+        return None
+    named = sorted(store.deleted_dir.glob(f"*_{node_id[:8]}.md"))
+    others = [p for p in _md_files(store.deleted_dir) if not _STANDARD_TAIL.search(p.name)]
+    for candidate in [first, *named, *others]:
+        if _id_of(candidate) != node_id:
+            continue
+        node = _peek(store, candidate)
+        if node is not None and node.id == node_id and COPY_MARK not in node.extra:
+            return candidate
+    return first
 
 
 def purge(store: MarkdownStore, node_id: str, *, journal: Journal | None = None) -> list[Path]:
@@ -356,7 +395,7 @@ def _peek(store: MarkdownStore, path: Path) -> Node | None:
 
 def _same_node(store: MarkdownStore, path: Path, node: Node) -> bool:
     other = _peek(store, path)
-    return other is not None and replace(other, deleted_at=None) == replace(node, deleted_at=None)
+    return other is not None and _unmarked(other) == _unmarked(node)
 
 
 def sync_folders(folders: Iterable[Path]) -> None:

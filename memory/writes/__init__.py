@@ -157,7 +157,7 @@ class WriteUnit:
         """
         _refuse_truncated(expected)
         dest = files.soft_delete(self.store, node_id, now=now, expected_hash=expected.hash if expected else None,
-                                 journal=self._journal)
+                                 journal=self._journal, indexed=expected.path if expected else None)
         self._staged.pop(node_id, None)
         self._row_only.pop(node_id, None)
         self._removed[node_id] = None

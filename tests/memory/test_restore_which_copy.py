@@ -1,10 +1,13 @@
 """Restoring a memory forgotten with a hand-made copy brings back the memory's own text (the file the index held),
-not the copy that sorts first by name. FAILS on main 31ad73a: memory/files.py restore takes store._find's first
-tombstone by name ('x-2_<id>.md' sorts before 'x_<id>.md'). Left for memory/files.py's owner (fix2)."""
+not the copy that sorts first by name. Failed on main 31ad73a: memory/files.py restore took store._find's first
+tombstone by name ('x-2_<id>.md' sorts before 'x_<id>.md'); now a forget marks the copies' tombstones."""
 
 from __future__ import annotations
 
-from memory.services import node_forget, node_restore
+from memory.files import COPY_MARK
+from memory.models import NodeRow
+from memory.services import index_sync, node_forget, node_restore
+from memory.store import _LAST_PATH
 from tests.memory.test_forget_copies import copied  # noqa: F401 (the fixture)
 
 
@@ -14,3 +17,32 @@ def test_restore_brings_back_the_forgotten_text(copied):  # noqa: F811
     node_restore(node_id=node.id)
     [live] = (root / "nodes").glob("*.md")
     assert "after the release checklist" in live.read_text()
+
+
+def test_restore_in_a_new_process_brings_back_the_indexed_file_and_keeps_the_copy(copied):  # noqa: F811
+    """A forget in a fresh process (no path remembered from the last write: the CLI) starts from the indexed file,
+    not the copy that sorts first; the copies' tombstones keep their own text."""
+    node, root = copied
+    _LAST_PATH.clear()
+    node_forget(ref=node.id)
+    _LAST_PATH.clear()
+    node_restore(node_id=node.id)
+    [live] = (root / "nodes").glob("*.md")
+    assert "after the release checklist" in live.read_text()
+    assert COPY_MARK not in live.read_text()
+    assert any("and on Thursdays" in p.read_text() for p in (root / "deleted").glob("*.md"))
+    index_sync()
+    assert NodeRow.objects.get(uid=node.id).file_path == f"nodes/{live.name}"
+
+
+def test_tombstones_of_an_older_forget_restore_the_first_by_name(mem, home):
+    """Tombstones without the copy mark (written before it existed) keep the old rule: the first by name."""
+    node = mem("Deploys happen on Tuesdays after the release checklist", auto_link=False)
+    node_forget(ref=node.id)
+    deleted = home / "memory" / "deleted"
+    [tomb] = deleted.glob("*.md")
+    older = tomb.with_name(tomb.name.replace(f"_{node.short_id}.md", f"-2_{node.short_id}.md"))
+    older.write_text(tomb.read_text().replace("after the release checklist", "and on Thursdays"))
+    node_restore(node_id=node.id)
+    [live] = (home / "memory" / "nodes").glob("*.md")
+    assert "and on Thursdays" in live.read_text()
