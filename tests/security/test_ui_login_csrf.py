@@ -144,8 +144,44 @@ def test_the_lock_lasts_the_window_from_the_first_failure(users):
     for _ in range(MAX_FAILED_SIGN_INS):
         client.post("/login/", {"username": "ormah", "password": "wrong"})
     with connection.cursor() as cursor:  # the database cache's own expiry of the count (not the default 300 s)
-        cursor.execute("SELECT expires FROM ormah_cache WHERE cache_key = %s", [cache.make_key(_failures_key("ormah"))])
+        cursor.execute("SELECT expires FROM ormah_cache WHERE cache_key = %s", [cache.make_key(_failures_key("ormah", "127.0.0.1"))])
         (expires,) = cursor.fetchone()
     if timezone.is_naive(expires):
         expires = timezone.make_aware(expires, tz.utc)
     assert expires - timezone.now() > timedelta(seconds=FAILED_SIGN_IN_WINDOW - 60)
+
+
+def test_a_strangers_failures_do_not_lock_the_owner_at_another_address(users):
+    """Failures count per (account name, client address): a stranger who reaches /login/ locks only the stranger,
+    for this name; the owner signing in from another address is not locked (on /admin/login/ either)."""
+    from ormah_site.views import MAX_FAILED_SIGN_INS
+
+    stranger = Client(REMOTE_ADDR="192.0.2.7")
+    for _ in range(MAX_FAILED_SIGN_INS):
+        stranger.post("/login/", {"username": "ormah", "password": "wrong"})
+    refused = stranger.post("/login/", {"username": "ormah", "password": PASSWORD})
+    assert refused.status_code == 200 and "Too many failed sign-ins" in refused.content.decode()
+    owner = Client(REMOTE_ADDR="127.0.0.1")
+    assert owner.post("/login/", {"username": "ormah", "password": PASSWORD}).status_code == 302
+    assert Client(REMOTE_ADDR="127.0.0.1").post("/admin/login/", {"username": "ormah", "password": PASSWORD},
+                                                ).status_code == 302
+
+
+def test_an_address_guessing_across_names_is_limited(users):
+    """The wider limit: MAX_FAILED_SIGN_INS_PER_ADDRESS failures from one address, any names, lock that address
+    (every name, the right password included); another address is not locked. X-Forwarded-For is not trusted."""
+    from ormah_site.views import MAX_FAILED_SIGN_INS, MAX_FAILED_SIGN_INS_PER_ADDRESS
+
+    stranger = Client(REMOTE_ADDR="192.0.2.7")
+    names = [f"guess{i}" for i in range(MAX_FAILED_SIGN_INS_PER_ADDRESS // (MAX_FAILED_SIGN_INS - 1) + 1)]
+    tries = 0
+    for name in names:
+        for _ in range(MAX_FAILED_SIGN_INS - 1):
+            if tries < MAX_FAILED_SIGN_INS_PER_ADDRESS:
+                stranger.post("/login/", {"username": name, "password": "wrong"})
+                tries += 1
+    refused = stranger.post("/login/", {"username": "ormah", "password": PASSWORD},
+                            HTTP_X_FORWARDED_FOR="127.0.0.1")
+    assert refused.status_code == 200 and "Too many failed sign-ins" in refused.content.decode()
+    assert Client(REMOTE_ADDR="198.51.100.4").post("/login/", {"username": "ormah", "password": PASSWORD},
+                                                   ).status_code == 302
