@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from memory import nameless
@@ -242,9 +242,10 @@ def _to_deleted(store: MarkdownStore, path: Path, node_id: str, *, now: datetime
 def restore(store: MarkdownStore, node_id: str, *, journal: Journal | None = None) -> Path:
     """Move a tombstone back to nodes/ without `deleted_at`; raises NodeNotFound, or Conflict if a live file exists.
 
-    The first tombstone by name without COPY_MARK is brought back: the file that was indexed when the memory was
-    forgotten (the forget marks the copies' tombstones). Tombstones of an older forget have no mark: then the
-    first by name is, as before (docs/file-format.md). The other tombstones of the id stay in deleted/.
+    The tombstone without COPY_MARK of the latest forget (latest `deleted_at`; the first by name among equals) is
+    brought back: the file that was indexed when the memory was forgotten (the forget marks the copies'
+    tombstones). Tombstones of an older forget have no mark: then the first by name is, as before
+    (docs/file-format.md). The other tombstones of the id stay in deleted/.
     """
     tomb = _tombstone_to_restore(store, node_id)
     if tomb is None:
@@ -268,19 +269,24 @@ def _unmarked(node: Node) -> Node:
 
 
 def _tombstone_to_restore(store: MarkdownStore, node_id: str) -> Path | None:
-    """The first tombstone of `node_id` without COPY_MARK (as store._find orders them), else store._find's."""
+    """The tombstone of `node_id` without COPY_MARK from the latest forget (a copy's tombstone left unmarked by an
+    older forget loses to it), the first by name (as store._find orders them) among equals; else store._find's."""
     first = store._find(store.deleted_dir, node_id)
     if first is None:
         return None
     named = sorted(store.deleted_dir.glob(f"*_{node_id[:8]}.md"))
     others = [p for p in _md_files(store.deleted_dir) if not _STANDARD_TAIL.search(p.name)]
-    for candidate in [first, *named, *others]:
+    best: tuple[Path, datetime] | None = None
+    for candidate in dict.fromkeys([first, *named, *others]):
         if _id_of(candidate) != node_id:
             continue
         node = _peek(store, candidate)
-        if node is not None and node.id == node_id and COPY_MARK not in node.extra:
-            return candidate
-    return first
+        if node is None or node.id != node_id or COPY_MARK in node.extra:
+            continue
+        stamp = as_utc(node.deleted_at) if node.deleted_at is not None else datetime.min.replace(tzinfo=UTC)
+        if best is None or stamp > best[1]:
+            best = (candidate, stamp)
+    return first if best is None else best[0]
 
 
 def purge(store: MarkdownStore, node_id: str, *, journal: Journal | None = None) -> list[Path]:

@@ -46,3 +46,21 @@ def test_tombstones_of_an_older_forget_restore_the_first_by_name(mem, home):
     node_restore(node_id=node.id)
     [live] = (home / "memory" / "nodes").glob("*.md")
     assert "and on Thursdays" in live.read_text()
+
+
+def test_a_copys_unmarked_tombstone_from_an_older_forget_loses_to_the_latest_forget(mem, home):
+    """A copy's tombstone left by a forget before the mark existed (no `forgotten_copy`, an older `deleted_at`, a
+    name that sorts first) does not come back in place of the memory forgotten since."""
+    node = mem("Deploys happen on Tuesdays after the release checklist", auto_link=False)
+    [path] = (home / "memory" / "nodes").glob("*.md")
+    deleted = home / "memory" / "deleted"
+    deleted.mkdir(exist_ok=True)
+    old = deleted / path.name.replace(f"_{node.short_id}.md", f"-2_{node.short_id}.md")
+    head, body = path.read_text().split("\n---\n", 1)
+    old.write_text(head + "\ndeleted_at: 2026-01-01T00:00:00Z\n---\n" + body.replace("after the release checklist",
+                                                                                  "and on Thursdays"))
+    node_forget(ref=node.id)
+    node_restore(node_id=node.id)
+    [live] = (home / "memory" / "nodes").glob("*.md")
+    assert "after the release checklist" in live.read_text()
+    assert "and on Thursdays" in old.read_text()
