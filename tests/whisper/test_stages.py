@@ -287,3 +287,21 @@ def test_overlap_tokenizes_a_memory_text_once_per_text_and_exclusion(conf):
     run = make_run(prompt, pool=[cand("a", title="Billing", content="shopfront uses Stripe", space="shopfront")],
                    intent=intent(), space="ormah", query=prompt)
     assert topical_overlap(run, conf, fake_deps()) == "silent:no_overlap"
+
+
+def test_overlap_holds_a_long_page_in_the_small_cache_of_pages(conf):
+    """A page longer than TOPIC_CACHE_CHARS (imported documentation) is held in a cache of PAGE_CACHE_TEXTS, not in
+    the big cache of memory texts, whose bytes are then bounded (session 20, rss1); the answer is the same."""
+    from whisper.stages.scoring import _page_memory_words, memory_words
+    from whisper.text import PAGE_CACHE_TEXTS, TOPIC_CACHE_CHARS
+    memory_words.cache_clear()
+    _page_memory_words.cache_clear()
+    prompt = "how does shopfront take payments?"
+    page = "shopfront takes payments with Stripe. " * (TOPIC_CACHE_CHARS // 38 + 1)
+    for _ in range(2):
+        run = make_run(prompt, pool=[cand("a", title="Payments", content=page)], intent=intent(), space="ormah",
+                       query=prompt)
+        assert topical_overlap(run, conf, fake_deps()) is None
+    assert memory_words.cache_info().currsize == 0
+    info = _page_memory_words.cache_info()
+    assert (info.misses, info.hits, info.maxsize) == (1, 1, PAGE_CACHE_TEXTS)

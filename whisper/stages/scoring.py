@@ -15,17 +15,28 @@ from whisper.state import (
 )
 from whisper.compounds import compounds
 from whisper.facts import named_facts, question_facts
-from whisper.text import topic_tokens
+from whisper.text import PAGE_CACHE_TEXTS, TOPIC_CACHE_CHARS, topic_tokens
 
 logger = logging.getLogger(__name__)
 
 
-@lru_cache(maxsize=8192)
-def memory_words(text: str, exclude: tuple[str, ...]) -> frozenset[str]:
+def _memory_words(text: str, exclude: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(topic_tokens(text, exclude=exclude) | compounds(text))
+
+
+# Held per process, as whisper.text holds its texts' tokens: a text of up to TOPIC_CACHE_CHARS in the big cache, a
+# longer page (imported documentation, up to tens of KB) in a cache of PAGE_CACHE_TEXTS, so that what the big cache
+# holds is bounded in bytes (8,192 x 4,000 characters) rather than by the pages a store holds (session 20, rss1:
+# the dev stores' keys went up to 41,259 characters).
+memory_words = lru_cache(maxsize=8192)(_memory_words)
+_page_memory_words = lru_cache(maxsize=PAGE_CACHE_TEXTS)(_memory_words)
+
+
+def candidate_words(text: str, exclude: tuple[str, ...]) -> frozenset[str]:
     """A candidate's words for the overlap check (`topic_tokens` less `exclude`, and the closed compounds of its
     phrasal verbs): both are pure functions of the text, and the same memory's text comes back call after call (and
     a store's space names as `exclude`), so they are computed once per text, not once per candidate and call."""
-    return frozenset(topic_tokens(text, exclude=exclude) | compounds(text))
+    return (memory_words if len(text) <= TOPIC_CACHE_CHARS else _page_memory_words)(text, exclude)
 
 
 @lru_cache(maxsize=1024)
@@ -102,7 +113,7 @@ def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | Non
         exclude = current + ([cand.space] if cand.space else [])
         labels = (cand.title, *(cand.hit.tags if cand.hit is not None else ()))  # tags name its subject too
         text = " ".join((cand.content, *labels))
-        cand.overlap = bool((wanted - _space_words(" ".join(exclude))) & memory_words(text, tuple(exclude))) or bool(
+        cand.overlap = bool((wanted - _space_words(" ".join(exclude))) & candidate_words(text, tuple(exclude))) or bool(
             facts and cand.identity and facts & named_facts(cand.content, labels))
     any_overlap = any(c.overlap for c in run.pool)
 
