@@ -3,23 +3,20 @@
     python -m bench.whisper_stores --split dev --gate-dump /tmp/dev-gate.json   # production path and settings
     python -m bench.whisper_gate_fit /tmp/dev-gate.json                          # weights and operating point
     python -m bench.whisper_gate_fit /tmp/dev-gate.json --inputs long            # with a candidate input (EXTRAS)
-    python -m bench.whisper_gate_fit /tmp/dev-gate.json --open-overlap --inputs overlap  # recall hits skip the
-                                                                                 # overlap filter
+    python -m bench.whisper_gate_fit /tmp/dev-gate.json --open-overlap --inputs overlap  # recall hits skip overlap
     python -m bench.whisper_gate_fit /tmp/dev-gate.json --page-penalty 0.5       # pages re-weighed offline
 
 The dump holds, per dev prompt and per whisper call (history prompts first), every candidate that reached the gate
-with the gate's own inputs (whisper.stages.gate.gate_inputs), so the fit sees exactly what production sees: the
-overlap filter and the other stages ran with their production settings. A logistic model (numpy, L2, Newton
-steps) is fitted on "expected or accepted memory" over recall's hits outside the identity route. Its quality is
-reported in sample, out of fold by prompt (5 folds, 3 shuffles) and grouped: left out by batch (each labelling round
-scored by a model fitted on the others) and by store (docs, lifelog, devprojects, prompts about nothing stored). The
-operating point is the threshold with the highest grouped hit rate among those where the grouped precision (each
-measure's lower figure of the two groupings) is >= 0.9 and silence >= 0.95 (`--margin` asks more), applied as
-production does (identity gate, strong cosine, the focus stage, already served, cap; a broad recap skips the gate
-and the focus stage), so today's weights on a fresh dump give the figures of `python -m bench.whisper_stores --split
-dev`. The optimism printed is in sample minus grouped; bench/whisper_gate_study.py drops inputs and rules one by one.
-Prints the numbers for whisper/conf.py (GATE_WEIGHTS, GATE_LOGIT).
-The candidate inputs of `--inputs` (measured, not kept) are in bench/whisper_gate_extras.py.
+with the gate's own inputs (whisper.stages.gate.gate_inputs): the fit sees what production sees. A logistic model
+(numpy, L2, Newton steps) is fitted on "expected or accepted memory" over recall's hits outside the identity route,
+and scored in sample, out of fold by prompt (5 folds, 3 shuffles) and grouped: left out by batch and by store
+(docs, lifelog, devprojects, prompts about nothing stored). The operating point is the threshold with the highest
+grouped hit rate where grouped precision (each measure's lower figure of the two groupings) is >= 0.9 and silence
+>= 0.95 (`--margin` asks more), applied as production does (identity gate, strong cosine, the focus stage, already
+served, cap; a broad recap skips the gate and the focus stage), so today's weights on a fresh dump give the figures
+of `python -m bench.whisper_stores --split dev`. Optimism: in sample minus grouped; bench/whisper_gate_study.py
+drops inputs and rules one by one. Prints the numbers for whisper/conf.py (GATE_WEIGHTS, GATE_LOGIT); the candidate
+inputs of `--inputs` (measured, not kept) are in bench/whisper_gate_extras.py.
 """
 
 from __future__ import annotations
@@ -36,8 +33,7 @@ import numpy as np
 from bench.whisper_gate_extras import EXTRAS, LONG_CHARS
 
 L2, CAP = 1.0, 2  # the fit's ridge penalty; whisper's cap on memories per prompt
-IDENTITY_GATE, IDENTITY_GATE_NO_WORD = 0.25, 0.35  # the identity route's cosine gates (whisper/conf.py), not fitted
-# here: with a shared word, and without
+IDENTITY_GATE, IDENTITY_GATE_NO_WORD = 0.25, 0.35  # identity cosine gates (whisper/conf.py): shared word, no word
 PREFERENCE_GATE, PREFERENCE_GATE_NO_WORD = 0.35, 0.45  # the preference route's, the same way
 FOLLOW_UP_COSINE = 0.35  # whisper/conf.py follow_up_cosine, not fitted here
 STRONG = 0.70  # a recall hit with this raw cosine passes on its own (the overlap filter's cosine floor)
@@ -182,8 +178,7 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
     kept = [(k, c) for k, c in enumerate(call) if ok(k, c) or k == follow]
     # As the gate's _best_identity_only: identity-route memories below `share` x the best one's stay out.
     best = max((_id_score(c) for _, c in kept if c["route"] in ("identity", "preference")), default=0.0)
-    # Then as focus_check (whisper.stages.focus: a memory off the question's focus is dropped after the gate) and
-    # already_served.
+    # Then as focus_check (whisper.stages.focus: off-focus memories are dropped after the gate) and already_served.
     kept = [(k, c) for k, c in kept if c["key"] not in served and not c.get("off_focus") and (
         c["route"] not in ("identity", "preference") or c.get("standout")
         or _id_score(c) >= c.get("share", 0.0) * best)]
@@ -250,10 +245,9 @@ def out_of_fold(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, l2:
     return {k: float(np.mean(v)) for k, v in got.items()}
 
 
-# Grouped estimates. Out of fold by prompt holds one prompt out but fits on its siblings: prompts of the same
-# labelling round and store, written by one person from the same memories, share their phrasing and their traps,
-# and the inputs and rules were chosen by reading these rows. Test prompts are new phrasings; leaving out a whole
-# batch, or a whole store, comes nearer to that. The grouped estimate takes each measure's lower figure of the two.
+# Grouped estimates. Out of fold by prompt fits on a prompt's siblings (same labelling round and store, one writer,
+# same memories: shared phrasing and traps), and the inputs and rules were chosen by reading these rows. Test prompts
+# are new phrasings; leaving out a whole batch or store comes nearer. Grouped: each measure's lower figure of the two.
 STORE_OF_KEY = {"d": "docs", "l": "lifelog", "p": "devprojects", "c": "club"}
 NO_STORE = frozenset({"machine", "acknowledgement", "chit_chat", "off_topic"})
 GROUPINGS = ("batch", "store")

@@ -43,6 +43,7 @@ from memory.schemas import (
     SelfQuery,
     SNIPPET_CHARS,
 )
+from memory.malformed import node_read_error
 from memory.search import format_hits_text
 from memory.search import recall as search_recall
 from memory.selectors import (
@@ -51,7 +52,6 @@ from memory.selectors import (
     node_get,
     node_identical,
     node_neighbours,
-    node_read_error,
     node_row_get,
     self_get,
 )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -20,7 +19,6 @@ from pathlib import Path
 
 from memory import nameless
 from memory.atomic import (
-    _keep,
     aside,
     atomic_create,
     atomic_write,
@@ -29,7 +27,6 @@ from memory.atomic import (
     discard,
     fsync_folder,
     guarded_write,
-    link_new,
     put_back,
     remove_path,
 )
@@ -39,8 +36,6 @@ from memory.errors import Conflict, MalformedNodeFile, NodeNotFound, PayloadTooL
 from memory.store import (
     _LAST_PATH,
     _STANDARD_TAIL,
-    TEMP_PREFIX,
-    TEMP_SUFFIX,
     MarkdownStore,
     StoredFile,
     _encode,
@@ -53,8 +48,8 @@ from memory.store import (
     forget_id,
 )
 
-__all__ = ["Change", "Journal", "SetAside", "conflict_copy", "purge", "put_back_set_aside", "remove", "restore",
-           "restore_bytes", "soft_delete", "sync_folders", "write_bytes", "write_new_nodes", "write_node"]
+__all__ = ["Change", "Journal", "conflict_copy", "purge", "remove", "restore", "restore_bytes", "soft_delete",
+           "sync_folders", "write_bytes", "write_new_nodes", "write_node"]
 
 
 @dataclass(frozen=True)
@@ -326,65 +321,6 @@ def remove(store: MarkdownStore, path: Path, *, expected_hash: str | None = None
 def restore_bytes(store: MarkdownStore, path: Path, data: bytes) -> None:
     """Recreate a removed file with `data`, never over a file that appeared meanwhile (rollback of a removal)."""
     atomic_create(store, path, data)
-
-
-# ---------------------------------------------------------------------------
-# Files a killed write left aside
-# ---------------------------------------------------------------------------
-
-_ASIDE = re.compile(re.escape(f"{TEMP_PREFIX}aside.") + r"(?P<name>.+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + r"\Z")
-
-
-@dataclass(frozen=True)
-class SetAside:
-    """One file a killed write had renamed aside, and what became of it: "restored" (linked back to `dest`),
-    "discarded" (the same node is in its live file or tombstone) or "kept" (moved to conflicts/ as `dest`)."""
-
-    path: Path
-    outcome: str
-    dest: Path | None = None
-
-
-def put_back_set_aside(store: MarkdownStore) -> list[SetAside]:
-    """Recover the files a write killed mid-way left renamed aside (`.ormah_aside.<name>.<random>.tmp`).
-
-    A soft delete, a guarded removal or the portable guarded write renames the live file aside before its next
-    step; a SIGKILL in between leaves the node only in that hidden file, which the store ignores. For each one, in
-    nodes/ and deleted/: when no live file and no tombstone hold its node, it is linked back under its own name
-    (kept in conflicts/ if that name was taken meanwhile); when one of them holds the same node (a tombstone only
-    differs by `deleted_at`: the delete got as far as the discard) it is discarded; otherwise (a different version
-    was written meanwhile, or the file does not parse) it is kept in conflicts/. An aside whose content exists
-    nowhere else is never deleted. Must run under the write lock: then no live write has a file aside.
-    Raises StorageError when the disk refuses.
-    """
-    done: list[SetAside] = []
-    for folder in (store.nodes_dir, store.deleted_dir):
-        try:
-            names = sorted(e.name for e in os.scandir(folder)
-                           if _ASIDE.match(e.name) and e.is_file(follow_symlinks=False))
-        except FileNotFoundError:
-            continue
-        for name in names:
-            done.append(_recover_aside(store, folder / name, folder / _ASIDE.match(name)["name"]))
-    return done
-
-
-def _recover_aside(store: MarkdownStore, hold: Path, target: Path) -> SetAside:
-    node = _peek(store, hold)
-    if node is None and not os.path.lexists(hold):
-        return SetAside(path=hold, outcome="discarded")
-    copies = [] if node is None else [p for p in (store.path_for(node.id), store._find(store.deleted_dir, node.id))
-                                      if p is not None]
-    if node is not None and not copies:
-        if not link_new(hold, target):
-            return SetAside(path=hold, outcome="kept", dest=_keep(store, hold, target, "aside"))
-        fsync_folder(target.parent, target)
-        discard(hold)
-        return SetAside(path=hold, outcome="restored", dest=target)
-    if node is not None and any(_same_node(store, p, node) for p in copies):
-        discard(hold)
-        return SetAside(path=hold, outcome="discarded")
-    return SetAside(path=hold, outcome="kept", dest=_keep(store, hold, target, "aside"))
 
 
 def _peek(store: MarkdownStore, path: Path) -> Node | None:

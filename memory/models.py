@@ -164,7 +164,7 @@ class MergeHistoryRow(models.Model):
     merged_at = models.DateTimeField(db_index=True)
     undone_at = models.DateTimeField(null=True, blank=True)
     # True from just before the merge writes its first file until its index transaction commits: a row left
-    # pending by a kill is settled from the files by the next sync (memory.services.merge.merges_settle_pending).
+    # pending by a kill is settled from the files by the next sync (memory.services.merge_undo.merges_settle_pending).
     pending = models.BooleanField(default=False, db_index=True)
 
     class Meta:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from django.db import connection
 from django.db.models import Count, Q
@@ -17,13 +15,13 @@ from memory.backends import backend
 from memory.conf import get_conf
 from memory.domain.markdown import parse
 from memory.domain.node import Node
-from memory.errors import AmbiguousNodeRef, MalformedNodeFile, NodeMerged, NodeNotFound, OrmahError, ValidationFailed
+from memory.errors import AmbiguousNodeRef, MalformedNodeFile, NodeMerged, NodeNotFound, ValidationFailed
 from memory.index import META_MODEL
+from memory.malformed import malformed_files, node_read_error
 from memory.models import EdgeRow, IndexMetaRow, MergeHistoryRow, NodeRow, NodeTagRow
 from memory.store import MAX_READ_BYTES, MarkdownStore, StoredFile, content_hash
 
 MIN_PREFIX = 4
-_NAMED_TAIL = re.compile(r"_[0-9a-f]{8}\.md\Z")  # the `_<short id>.md` every file name ends with
 MAX_MERGE_HOPS = 16  # a chain of merges (A into B, B into C) is followed this far at most
 
 
@@ -194,41 +192,6 @@ def node_get(*, store: MarkdownStore, ref: str) -> Node:
         raise node_read_error(store=store, ref=ref, error=exc) from None
 
 
-def node_read_error(*, store: MarkdownStore, ref: str, error: OrmahError) -> OrmahError:
-    """The error a read by id answers when `error` stopped it: a malformed file for `ref` as a MalformedNodeFile that
-    names the file relative to the home and what to do, never a plain "No memory with id" (a sync drops the row of
-    a file that stopped parsing, and the file is left untouched); any other error as it is.
-
-    Once the row is gone the file is found by its name (`..._<first 8 hex of the id>.md`, docs/file-format.md), so a
-    malformed file renamed by hand is not found and the answer stays NodeNotFound.
-    """
-    if isinstance(error, MalformedNodeFile):
-        return _malformed_answer(store, ref, Path(error.path), error.reason)
-    if type(error) is not NodeNotFound:  # NodeMerged names the keeper: that is the answer
-        return error
-    ref = (ref or "").strip().lower()
-    short = ref.replace("-", "")[:8] if len(ref) >= 8 else ref
-    for path in sorted(store.nodes_dir.glob(f"*_{short}*.md")):
-        if not _NAMED_TAIL.search(path.name) or not path.name[-11:-3].startswith(short):
-            continue
-        try:
-            store.read(path)
-        except MalformedNodeFile as exc:
-            return _malformed_answer(store, ref, path, exc.reason)
-        except (OSError, OrmahError):
-            continue
-    return error
-
-
-def _malformed_answer(store: MarkdownStore, ref: str, path: Path, reason: str) -> MalformedNodeFile:
-    home = get_conf().home
-    shown = path.relative_to(home) if path.is_relative_to(home) else path
-    return MalformedNodeFile(
-        f"The file of memory {ref} is malformed and left untouched: {shown}: {reason}. Fix it in an editor and the "
-        "next sync indexes it again; `ormah doctor` lists it under malformed_files",
-        path=shown, reason=reason)
-
-
 @dataclass(frozen=True)
 class FileSnapshot:
     """A memory's file as it is now: its text and hash (what an undo puts back, see services.revert)."""
@@ -362,12 +325,6 @@ def batch_connection_problems(*, requests: list) -> list[dict]:
             except (NodeNotFound, AmbiguousNodeRef, ValidationFailed) as exc:
                 problems.append({"loc": f"nodes.{i}.connections.{j}.target", "msg": exc.message})
     return problems
-
-
-def malformed_files(*, store: MarkdownStore) -> list[dict]:
-    """Node files that cannot be parsed, with the reason (they are left untouched)."""
-    return [{"path": os.path.relpath(item.path, store.root), "reason": item.error}
-            for item in store.scan() if item.error]
 
 
 def index_extensions() -> dict:

@@ -26,13 +26,12 @@ __all__ = [
 from memory.services.audit import audit_note_many, audit_prune, audit_record  # noqa: E402
 from memory.services.merge import (  # noqa: E402
     MergeResult,
-    merge_history_get,
     merge_history_prune,
-    merge_undo,
     node_merge,
     nodes_consolidate,
     nodes_importance_set,
 )
+from memory.services.merge_undo import merge_history_get, merge_undo  # noqa: E402
 
 __all__ += [
     "MergeResult", "audit_note_many", "audit_prune", "audit_record", "merge_history_get", "merge_history_prune",

@@ -11,7 +11,7 @@ from memory.domain.node import utcnow, without_connection
 from memory.errors import MalformedNodeFile, NodeNotFound, WriteConflict
 from memory.models import NodeRow
 from memory.selectors import dangling_connections
-from memory.services.merge import merges_settle_pending
+from memory.services.merge_undo import merges_settle_pending
 from memory.writes import WriteUnit, write_unit
 
 logger = logging.getLogger(__name__)

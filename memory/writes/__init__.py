@@ -32,14 +32,15 @@ from pathlib import Path
 
 from django.db import transaction
 
-from memory import documents, files, index, runtime
+from memory import documents, files, index, runtime, set_aside
 from memory.conf import MemoryConf, get_conf
 from memory.domain.node import Node
 from memory.domain.slug import node_filename
 from memory.index_rows import row_only_change
 from memory.errors import MalformedNodeFile, NodeNotFound, PayloadTooLarge, WriteConflict
 from memory.models import NodeRow
-from memory.selectors import node_read, node_read_error, node_row_get
+from memory.malformed import node_read_error
+from memory.selectors import node_read, node_row_get
 from memory.audit import audit_note_many, audit_record
 from memory.locking import held as _lock_held
 from memory.locking import write_lock
@@ -74,7 +75,7 @@ class WriteUnit:
     def read(self, ref: str) -> tuple[Node, StoredFile]:
         """The node for an id or unique prefix as its file says now, with the file's hash; raises NodeNotFound, and
         MalformedNodeFile naming the file when the memory's file is malformed, before or after a sync dropped its row
-        (memory.selectors.node_read_error: an edit answers as a read does, and the file is left untouched)."""
+        (memory.malformed.node_read_error: an edit answers as a read does, and the file is left untouched)."""
         try:
             return node_read(store=self.store, row=node_row_get(ref=ref))
         except (NodeNotFound, MalformedNodeFile) as exc:
@@ -179,10 +180,10 @@ class WriteUnit:
         write keeps the app's version; returns the copy. Not journalled: a rollback never drops a kept version."""
         return files.conflict_copy(self.store, target, data)
 
-    def put_back_set_aside(self) -> list[files.SetAside]:
-        """Recover the files a killed write left renamed aside (memory.files.put_back_set_aside); the caller syncs
+    def put_back_set_aside(self) -> list[set_aside.SetAside]:
+        """Recover the files a killed write left renamed aside (memory.set_aside.put_back_set_aside); the caller syncs
         the index afterwards. Not journalled: a rollback never hides a memory again."""
-        return files.put_back_set_aside(self.store)
+        return set_aside.put_back_set_aside(self.store)
 
     def match_vector_table(self) -> None:
         """Make the vec0 table match the embedder (memory.index.ensure_vector_table), once per unit: the unit's

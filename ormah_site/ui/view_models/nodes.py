@@ -13,7 +13,8 @@ from memory.cards import AuditEntry, NodeOption, node_audit, node_label, node_su
 from memory.domain.enums import EdgeType
 from memory.domain.node import Node, utcnow
 from memory.errors import MalformedNodeFile, NodeNotFound, OrmahError
-from memory.selectors import Neighbour, node_neighbours, node_read, node_read_error, node_row_get
+from memory.malformed import node_read_error
+from memory.selectors import Neighbour, node_neighbours, node_read, node_row_get
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def node_detail(*, ref: str, now: datetime | None = None) -> NodeDetail:
     """The node panel's data for an id or unique prefix; the node itself is read from its markdown file.
 
     Raises NodeNotFound, AmbiguousNodeRef, or MalformedNodeFile naming the file (relative to the home) when the
-    memory's file is malformed, before or after a sync dropped its row (memory.selectors.node_read_error).
+    memory's file is malformed, before or after a sync dropped its row (memory.malformed.node_read_error).
     """
     now = now or utcnow()
     store = runtime.store()
