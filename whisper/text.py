@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 
 from whisper.imperative import is_request, preference_task  # noqa: F401 (whisper.text is where routes are read)
 from whisper.lexicon import OTHER_PEOPLE, PHRASES, SAME_FACT
+from whisper.memo import FOLD_BYTES, PAGE_TOPIC_BYTES, TOPIC_BYTES, args_cost, byte_lru
 
 # Prompts an agent harness writes by itself (reference §2.2 and §11.5): matched at the start of the left-trimmed
 # prompt, case-insensitively. Wrappers that prefix a real prompt (<ide_opened_file>, <system-reminder>) are not here.
@@ -132,7 +132,7 @@ def is_acknowledgement(prompt: str) -> bool:
     return len(text) <= 80 and bool(_ACK.match(text))
 
 
-@lru_cache(maxsize=16384)
+@byte_lru(maxsize=16384, max_bytes=FOLD_BYTES, cost=args_cost)
 def fold(token: str) -> str:
     """A crude, deterministic stem: lowercase, words of SAME_FACT to theirs, one common English suffix off, an
     agent noun's "-er" off (when 5 letters stay), then a final "e" off (cached: the same words recur in every
@@ -176,7 +176,7 @@ def topic_tokens(text: str, *, exclude: Iterable[str] = ()) -> set[str]:
     return tokens
 
 
-@lru_cache(maxsize=8192)
+@byte_lru(maxsize=8192, max_bytes=TOPIC_BYTES, cost=args_cost)
 def _topic_tokens(text: str) -> frozenset[str]:
     """Every topic token of a text, nothing excluded: `topic_tokens` takes the excluded ones out afterwards (a word
     and a version number are both left out exactly when they are in the excluded set, before or after)."""
@@ -198,7 +198,8 @@ def _topic_tokens(text: str) -> frozenset[str]:
 
 # A page's tokens (imported documentation, up to tens of KB): the few pages a store's prompts keep meeting
 # (`thing_evidence` reads a hit's whole content), held in a small cache of their own.
-_page_topic_tokens = lru_cache(maxsize=PAGE_CACHE_TEXTS)(_topic_tokens.__wrapped__)
+_page_topic_tokens = byte_lru(maxsize=PAGE_CACHE_TEXTS, max_bytes=PAGE_TOPIC_BYTES, cost=args_cost)(
+    _topic_tokens.__wrapped__)
 
 
 def estimate_tokens(text: str) -> int:

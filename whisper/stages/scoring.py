@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import math
-from functools import lru_cache
 
 from whisper.affinity import AffinityParams, affinity_boost
 from whisper.classifier import IDENTITY
@@ -15,6 +14,7 @@ from whisper.state import (
 )
 from whisper.compounds import compounds
 from whisper.facts import named_facts, question_facts
+from whisper.memo import MEMORY_WORDS_BYTES, PAGE_MEMORY_WORDS_BYTES, SPACE_WORDS_BYTES, args_cost, byte_lru
 from whisper.text import PAGE_CACHE_TEXTS, TOPIC_CACHE_CHARS, topic_tokens
 
 logger = logging.getLogger(__name__)
@@ -28,8 +28,9 @@ def _memory_words(text: str, exclude: tuple[str, ...]) -> frozenset[str]:
 # longer page (imported documentation, up to tens of KB) in a cache of PAGE_CACHE_TEXTS, so that what the big cache
 # holds is bounded in bytes (8,192 x 4,000 characters) rather than by the pages a store holds (session 20, rss1:
 # the dev stores' keys went up to 41,259 characters).
-memory_words = lru_cache(maxsize=8192)(_memory_words)
-_page_memory_words = lru_cache(maxsize=PAGE_CACHE_TEXTS)(_memory_words)
+memory_words = byte_lru(maxsize=8192, max_bytes=MEMORY_WORDS_BYTES, cost=args_cost)(_memory_words)
+_page_memory_words = byte_lru(maxsize=PAGE_CACHE_TEXTS, max_bytes=PAGE_MEMORY_WORDS_BYTES, cost=args_cost)(
+    _memory_words)
 
 
 def candidate_words(text: str, exclude: tuple[str, ...]) -> frozenset[str]:
@@ -39,7 +40,7 @@ def candidate_words(text: str, exclude: tuple[str, ...]) -> frozenset[str]:
     return (memory_words if len(text) <= TOPIC_CACHE_CHARS else _page_memory_words)(text, exclude)
 
 
-@lru_cache(maxsize=1024)
+@byte_lru(maxsize=1024, max_bytes=SPACE_WORDS_BYTES, cost=args_cost)
 def _space_words(spaces: str) -> frozenset[str]:
     return frozenset(topic_tokens(spaces))
 
