@@ -16,10 +16,10 @@ from whisper.evidence import asked_thing, memory_cover, thing_evidence
 
 
 def test_the_study_judges_the_newest_batch_the_fit_still_sees():
-    # Batch 11 is fresh since session 20 (never fitted, never in a prepared dump): the study's freshest round is
-    # batch 10 (session 19: 10 fresh, 9 freshest; it once read a stale "5").
-    assert gf.FRESH_BATCHES == frozenset({11})
-    assert study.FRESHEST == "10"
+    # Batch 12 is fresh since session 21 (never fitted, never in a prepared dump): the study's freshest round is
+    # batch 11 (session 20: 11 fresh, 10 freshest; it once read a stale "5").
+    assert gf.FRESH_BATCHES == frozenset({12})
+    assert study.FRESHEST == "11"
 
 
 @pytest.mark.parametrize(("prompt", "title", "content", "value"), [
