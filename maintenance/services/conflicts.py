@@ -6,17 +6,15 @@ import logging
 
 from maintenance.detectors import conflicts as cf
 from maintenance.detectors.similarity import nearest
-from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
 from maintenance.llm.judges import judge_conflicts
 from maintenance.registry import maintenance_job
 from maintenance.selectors import facts_all, linked_keys, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
-from maintenance.services.pairs import edge_apply, pairs_by_node
+from maintenance.services.pairs import edge_apply, llm_verdicts, pair_chunks
 from maintenance.services.proposals import propose
 from memory.errors import OrmahError
 
 logger = logging.getLogger(__name__)
-CHUNK = 16
 
 
 @maintenance_job("conflict_detector", every_minutes=1440, cycle=40, uses_llm=True,
@@ -32,12 +30,8 @@ def conflicts_run(ctx: RunContext) -> None:
                          allowed=beliefs)
     linked = linked_keys(tuple(cf.CONFLICT_EDGES))
     seen: set[str] = set()
-    for start in range(0, len(work.candidates), CHUNK):
-        if ctx.out_of_time():
-            break
-        chunk = work.candidates[start:start + CHUNK]
-        by_node = pairs_by_node(chunk, facts, neighbours, seen=seen, gone=set())
-        pairs = cf.conflict_candidates([p for ps in by_node.values() for p in ps], linked=linked, min_cos=min_cos)
+    for chunk, near in pair_chunks(ctx, work, facts, neighbours, seen=seen, gone=set()):
+        pairs = cf.conflict_candidates(near, linked=linked, min_cos=min_cos)
         judged = [p for p in pairs if not cf.distinct_items(p)]  # recurring dated entries never reach the LLM
         if len(judged) < len(pairs):
             ctx.counts["distinct"] += len(pairs) - len(judged)
@@ -50,14 +44,8 @@ def conflicts_run(ctx: RunContext) -> None:
                     propose(ctx, draft)
             work.done.extend(chunk)
             continue
-        try:
-            verdicts = judge_conflicts(ctx.llm, pairs, per_call=ctx.conf.llm.pairs_per_call) if pairs else {}
-        except LLMBudgetExhausted:
-            ctx.stop()
-            break
-        except LLMUnavailable:
-            ctx.counts["llm_failures"] += 1
-            ctx.stop()
+        verdicts = llm_verdicts(ctx, judge_conflicts, pairs)
+        if verdicts is None:
             continue
         undecided = {p.a.uid for i, p in enumerate(pairs) if i not in verdicts}
         for i, verdict in verdicts.items():

@@ -30,6 +30,7 @@ class RunContext:
     counts: Counter = field(default_factory=Counter)
     complete: bool = True
     queue_floor: float | None = None  # a full review queue refused drafts of this priority (see propose)
+    llm_spent: bool = False  # the run's LLM calls or time are used up (see maintenance.services.pairs.llm_verdicts)
 
     def out_of_time(self) -> bool:
         """True (and the run marked incomplete) once the run's time bound has passed."""

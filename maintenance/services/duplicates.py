@@ -8,18 +8,16 @@ from maintenance.detectors import duplicates as dup
 from maintenance.detectors.conflicts import distinct_items
 from maintenance.detectors.facts import Pair
 from maintenance.detectors.similarity import nearest
-from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
 from maintenance.llm.judges import judge_duplicates
 from maintenance.registry import maintenance_job
 from maintenance.selectors import facts_all, pending_proposal_uids, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
-from maintenance.services.pairs import pairs_by_node
+from maintenance.services.pairs import llm_verdicts, pair_chunks
 from maintenance.services.proposals import propose, proposals_expire_stale
 from memory.errors import OrmahError
 from memory.services import node_merge
 
 logger = logging.getLogger(__name__)
-CHUNK = 16
 
 
 @maintenance_job("duplicate_merger", every_minutes=1440, cycle=30, uses_llm=True,
@@ -37,28 +35,16 @@ def duplicates_run(ctx: RunContext) -> None:
     if stale:
         ctx.counts["stale_expired"] = stale
     pending = pending_proposal_uids("merge")
-    for start in range(0, len(work.candidates), CHUNK):
-        if ctx.out_of_time():
-            break
-        chunk = work.candidates[start:start + CHUNK]
-        by_node = pairs_by_node(chunk, facts, neighbours, seen=seen, gone=gone)
+    for chunk, pairs in pair_chunks(ctx, work, facts, neighbours, seen=seen, gone=gone):
         min_composite = dup.CANDIDATE_MIN_COMPOSITE if ctx.llm else dup.LIKELY_MIN_COMPOSITE
-        scored = dup.duplicate_candidates([p for ps in by_node.values() for p in ps], min_cos=min_cos,
-                                          min_composite=min_composite)
+        scored = dup.duplicate_candidates(pairs, min_cos=min_cos, min_composite=min_composite)
         judged = [(p, sc) for p, sc in scored if not distinct_items(p)]  # dated entries of one event: both true
         if len(judged) < len(scored):
             ctx.counts["distinct"] += len(scored) - len(judged)
         scored = judged
         ctx.counts["pairs"] += len(scored)
-        try:
-            verdicts = judge_duplicates(ctx.llm, [p for p, _ in scored], per_call=ctx.conf.llm.pairs_per_call) \
-                if ctx.llm and scored else {}
-        except LLMBudgetExhausted:
-            ctx.stop()
-            break
-        except LLMUnavailable:
-            ctx.counts["llm_failures"] += 1
-            ctx.stop()
+        verdicts = llm_verdicts(ctx, judge_duplicates, [p for p, _ in scored])
+        if verdicts is None:
             continue
         undecided = set()
         for i, (pair, score) in enumerate(scored):

@@ -7,17 +7,15 @@ import logging
 from maintenance.detectors import links as lk
 from maintenance.detectors.facts import EdgeDraft, Pair
 from maintenance.detectors.similarity import nearest
-from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
 from maintenance.llm.judges import judge_links
 from maintenance.registry import maintenance_job
 from maintenance.selectors import facts_all, linked_keys, vector_table
 from maintenance.services.context import RunContext, work_begin, work_finish
-from maintenance.services.pairs import edges_apply, pairs_by_node
+from maintenance.services.pairs import edges_apply, llm_verdicts, pair_chunks
 from maintenance.services.proposals import propose
 from memory.services.batches import PER_HOLD
 
 logger = logging.getLogger(__name__)
-CHUNK = 16
 
 
 @maintenance_job("auto_linker", every_minutes=1440, cycle=50, uses_llm=True,
@@ -31,29 +29,17 @@ def links_run(ctx: RunContext) -> None:
     neighbours = nearest(vector_table(), [f.row_id for f in work.candidates], k=lk.NEIGHBOURS, min_cos=threshold)
     linked = linked_keys()
     seen: set[str] = set()
-    for start in range(0, len(work.candidates), CHUNK):
-        if ctx.out_of_time():
-            break
+    for chunk, pairs in pair_chunks(ctx, work, facts, neighbours, seen=seen, gone=set()):
         if ctx.counts["edges"] >= ctx.conf.max_edges_per_run:
             ctx.stop()
             break
-        chunk = work.candidates[start:start + CHUNK]
-        by_node = pairs_by_node(chunk, facts, neighbours, seen=seen, gone=set())
-        link, cross = lk.link_candidates([p for ps in by_node.values() for p in ps], linked=linked,
-                                           threshold=threshold, penalty=penalty)
+        link, cross = lk.link_candidates(pairs, linked=linked, threshold=threshold, penalty=penalty)
         for pair, sim in cross:
             propose(ctx, lk.link_draft(pair, sim))
         if ctx.out_of_time():
             break
-        try:
-            verdicts = judge_links(ctx.llm, [p for p, _ in link], per_call=ctx.conf.llm.pairs_per_call) \
-                if ctx.llm and link else {}
-        except LLMBudgetExhausted:
-            ctx.stop()
-            break
-        except LLMUnavailable:
-            ctx.counts["llm_failures"] += 1
-            ctx.stop()
+        verdicts = llm_verdicts(ctx, judge_links, [p for p, _ in link])
+        if verdicts is None:
             continue
         undecided = set()
         todo: list[tuple[Pair, EdgeDraft]] = []

@@ -1,14 +1,51 @@
-"""Candidate pairs for a chunk of nodes, and the edge writes the pair jobs share."""
+"""What the pair jobs (duplicate_merger, auto_linker, conflict_detector) share: their candidates a chunk at a time
+with each chunk's new pairs, the LLM's verdicts on a chunk's pairs, and the edge writes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
+from typing import TypeVar
 
 from maintenance.detectors.facts import EdgeDraft, NodeFacts, Pair
+from maintenance.errors import LLMBudgetExhausted, LLMUnavailable
+from maintenance.services.context import RunContext, Work
 from memory.domain.enums import EdgeType
 from memory.errors import OrmahError
 from memory.services import EdgeSpec, audit_note_many, edge_create, edges_create
+
+CHUNK = 16  # candidates a pair job takes between two checks of its time bound (and per round of LLM calls)
+V = TypeVar("V")
+
+
+def pair_chunks(
+    ctx: RunContext, work: Work, facts: dict[int, NodeFacts], neighbours: dict[int, list[tuple[int, float]]], *,
+    seen: set[str], gone: set[str],
+) -> Iterator[tuple[list[NodeFacts], list[Pair]]]:
+    """The work's candidates CHUNK at a time, each chunk with its new pairs (`pairs_by_node`, flattened), until the
+    run is out of time or its LLM budget is spent (`llm_verdicts`)."""
+    for start in range(0, len(work.candidates), CHUNK):
+        if ctx.llm_spent or ctx.out_of_time():
+            break
+        chunk = work.candidates[start:start + CHUNK]
+        by_node = pairs_by_node(chunk, facts, neighbours, seen=seen, gone=gone)
+        yield chunk, [p for ps in by_node.values() for p in ps]
+
+
+def llm_verdicts(ctx: RunContext, judge: Callable[..., dict[int, V]], pairs: Sequence[Pair]) -> dict[int, V] | None:
+    """`judge`'s verdicts on `pairs` by position ({} without an LLM or without pairs); None when the LLM gave none:
+    the run is marked incomplete, and either the call failed (counted in `llm_failures`; the next chunk asks again)
+    or the run's LLM budget is spent (`ctx.llm_spent`: `pair_chunks` ends). The chunk then stays unfinished."""
+    if not (ctx.llm and pairs):
+        return {}
+    try:
+        return judge(ctx.llm, pairs, per_call=ctx.conf.llm.pairs_per_call)
+    except LLMBudgetExhausted:
+        ctx.llm_spent = True
+    except LLMUnavailable:
+        ctx.counts["llm_failures"] += 1
+    ctx.stop()
+    return None
 
 
 def pairs_by_node(
