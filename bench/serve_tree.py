@@ -16,8 +16,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bench._common import REPO, Memory
+from bench.procfs import CLOCK_TICKS, children, cmdline, comm, cpu_seconds, niceness, rss_kib  # noqa: F401
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 JOB_WORKER_NAME = "ormah-job"  # maintenance.cluster (not imported: `--repo` / `--before` serve other checkouts)
 
 
@@ -67,37 +67,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def children(pid: int) -> list[int]:
-    """The live child processes of `pid`, oldest first."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                raw = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            fields = raw[raw.rindex(")") + 2:].split()
-            if int(fields[1]) == pid and fields[0] != "Z":
-                found.append((int(fields[19]), int(entry)))
-    return [p for _, p in sorted(found)]
-
-
-def cmdline(pid: int) -> str:
-    """A process's command line ("" when it is gone)."""
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def comm(pid: int) -> str:
-    """A process's name (/proc/PID/comm), "" when it is gone."""
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
-
-
 def job_workers(supervisor: int) -> set[int]:
     """The pids of the server's job workers that named themselves (none with a checkout whose workers do not)."""
     return {pid for pid, role in roles(supervisor, name_cluster_children=True).items()
@@ -106,32 +75,8 @@ def job_workers(supervisor: int) -> set[int]:
 
 def rss_mib(pid: int) -> float | None:
     """A process's resident memory in MiB, or None when it is gone."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """User plus system CPU time of a process so far (its threads included), or None when it is gone."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = raw[raw.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-
-
-def niceness(pid: int) -> int | None:
-    """A process's nice value, or None when it is gone."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return int(raw[raw.rindex(")") + 2:].split()[16])
+    kib = rss_kib(pid)
+    return None if kib is None else kib / 1024
 
 
 def pressure(kind: str) -> float:

@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.procfs import alive, children, cmdline, comm, niceness  # noqa: F401 (niceness: re-exported)
 from maintenance.cluster import JOB_WORKER_NAME
 from tests.support import pg_databases
 from tests.support.ports import free_port, wait_until
@@ -74,63 +75,8 @@ def copy_home(template: Path, home: Path) -> Path:
 
 
 # ---------------------------------------------------------------------------
-# /proc
+# Processes (the /proc readers are bench.procfs's)
 # ---------------------------------------------------------------------------
-
-def _stat(pid: int) -> list[str] | None:
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return raw[raw.rindex(")") + 2:].split()  # fields from the state on (field 3 of proc(5))
-
-
-def alive(pid: int) -> bool:
-    fields = _stat(pid)
-    return fields is not None and fields[0] != "Z"
-
-
-def children(pid: int) -> list[int]:
-    """Live children of pid, oldest first."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = _stat(int(entry))
-            if fields and fields[0] != "Z" and int(fields[1]) == pid:
-                found.append((int(fields[19]), int(entry)))  # starttime, pid
-    return [pid for _, pid in sorted(found)]
-
-
-def cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def comm(pid: int) -> str:
-    """The process's name (/proc/PID/comm: the executable's, or what the process set), "" when it is gone."""
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
-
-
-def niceness(pid: int | None) -> int | None:
-    """The process's niceness, None when there is no such process (a job worker ends after each task)."""
-    fields = _stat(pid) if pid is not None else None
-    return int(fields[16]) if fields else None  # field 19 of proc(5)
-
-
-def rss_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
 
 def kill(pid: int | None, sig: int = signal.SIGKILL) -> None:
     if pid is None:
