@@ -483,3 +483,63 @@ def test_batch_thirteen_is_sealed_and_no_bench_runs_it_while_batch_twelve_stays_
     assert len(runnable) == len(scenarios.prompts) - len(sealed) == 1807
     assert sum(1 for p in runnable if p.get("batch", 1) == 12) == 152
     assert scenarios.prompts_in(None) == tuple(p for p in scenarios.prompts if p.get("batch", 1) != 13)
+
+
+# Function words a first-person memory rarely holds ("she", "get", "there"): not content a paraphrase could give away.
+_FUNCTION_WORDS = frozenset({"a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "get", "he",
+                             "her", "his", "how", "i", "in", "is", "it", "of", "on", "or", "she", "so", "that", "the",
+                             "there", "they", "to", "we", "what", "when", "where", "which", "who", "with"})
+
+
+def test_whisper_batch_thirteen_is_cut_among_itself_and_repeats_no_earlier_prompt():
+    # Batch 13 (session 21, data13) is sealed: this test reads its labels and counts, it never runs whisper on it.
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    thirteenth = [p for p in data["prompts"] if p.get("batch") == 13]
+    assert len(thirteenth) == 152
+    assert {p["id"] for p in thirteenth} == {
+        *(f"wp{i}" for i in range(315, 337)), *(f"wx{i}" for i in range(111, 119)),
+        *(f"wi{i}" for i in range(149, 163)), *(f"wl{i}" for i in range(227, 247)),
+        *(f"wq{i}" for i in range(209, 231)), *(f"wf{i}" for i in range(121, 131)),
+        *(f"wd{i}" for i in range(102, 110)), *(f"wn{i}" for i in range(339, 369)),
+        *(f"wm{i}" for i in range(98, 108)), *(f"wa{i}" for i in range(62, 67)), *(f"wo{i}" for i in range(58, 61))}
+    split = assign_splits(data["name"], thirteenth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in thirteenth} == split
+    assert Counter(split.values()) == {"dev": 77, "test": 75}
+    assert Counter(p["category"] for p in thirteenth) == {
+        "project": 22, "cross_project": 8, "identity": 14, "personal": 20, "paraphrase": 22, "follow_up": 10,
+        "docs": 8, "near_miss": 30, "machine": 10, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3}
+    assert Counter(p["kind"] for p in thirteenth) == {"inject": 106, "silent": 46}
+    assert Counter(p["kind"] for p in thirteenth if p["category"] == "machine") == {"silent": 8, "inject": 2}
+    silent_categories = {"near_miss", "acknowledgement", "chit_chat", "off_topic"}
+    assert all((p["kind"] == "silent") == (p["category"] in silent_categories)
+               for p in thirteenth if p["category"] != "machine")
+    assert all(p.get("expect") for p in thirteenth if p["kind"] == "inject")
+    assert not [p["id"] for p in thirteenth if p["kind"] == "silent" and (p.get("expect") or p.get("accept"))]
+    assert not [p["id"] for p in thirteenth if set(p.get("expect", [])) & set(p.get("accept", []))]
+    memories = {m["key"]: (name, m) for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(memories[k][0] for p in thirteenth for k in p.get("expect", []))
+    assert expected_stores == {"devprojects": 42, "lifelog": 38, "club": 24, "docs": 8}
+    assert Counter(p["space"] for p in thirteenth) == {
+        None: 58, "kalkzak": 36, "routewise": 28, "gpxkit": 15, "loafbook": 15}
+    near = [p for p in thirteenth if p["category"] == "near_miss"]
+    assert sum(1 for p in near if p["space"]) == 18
+    outdated = {k for k, (_, m) in memories.items() if m.get("valid_until")}
+    assert not [p["id"] for p in thirteenth if outdated & set(p.get("expect", []) + p.get("accept", []))]
+    follow_ups = [p for p in thirteenth if p["category"] == "follow_up"]
+    assert all(1 <= len(p["history"]) <= 2 for p in follow_ups)
+    assert sum(1 for p in follow_ups if len(p["history"]) == 2) == 1
+    assert not [p["id"] for p in thirteenth if "history" in p and p["category"] != "follow_up"]
+    # a paraphrase gives away no content word of its answer that fewer than three written memories hold
+    words = {k: _words(f"{m.get('title', '')} {m['content']}") for k, (name, m) in memories.items() if name != "docs"}
+    rare = [(p["id"], w) for p in thirteenth if p["category"] == "paraphrase" for k in p["expect"]
+            for w in (_words(p["prompt"]) & words[k]) - _FUNCTION_WORDS if sum(w in v for v in words.values()) < 3]
+    assert rare == []
+    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < 13]
+    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in thirteenth)
+    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
+    assert not [p["id"] for p in thirteenth if " ".join(p["prompt"].lower().split()) in said_before]
+    assert _near_repeats(thirteenth, earlier) == []
+    # within the batch too: no two batch 13 prompts ask the same memory in nearly the same words
+    assert not [(a, b) for a, b in _near_repeats(thirteenth, thirteenth) if a != b]
