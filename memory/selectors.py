@@ -293,6 +293,13 @@ def index_drift(*, store: MarkdownStore) -> Drift:
     return drift
 
 
+def rows_without_vector(*, limit: int = 20) -> tuple[int, list[str]]:
+    """How many memories have no vector (an empty embed_hash: a model switch's re-embed that was interrupted, whose
+    next sync resumes it), and the ids of the first `limit`. Semantic search cannot find them meanwhile."""
+    rows = NodeRow.objects.filter(embed_hash="")
+    return rows.count(), list(rows.order_by("uid").values_list("uid", flat=True)[:limit])
+
+
 def dangling_connections() -> list[dict]:
     """Connections whose target is no live memory (forgotten, or its file deleted by hand), from the index rows.
 

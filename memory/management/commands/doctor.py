@@ -9,7 +9,7 @@ from memory.conf import get_conf
 from memory.domain.wording import counted
 from memory.management.base import OrmahCommand
 from memory.ranking.scorer import load_scorer
-from memory.selectors import dangling_connections, index_drift
+from memory.selectors import dangling_connections, index_drift, rows_without_vector
 from memory.store import MAX_READ_BYTES
 from memory.services import connections_prune_dangling, index_sync
 
@@ -79,6 +79,14 @@ class Command(OrmahCommand):
                 raise RuntimeError(json.dumps(d.as_dict()))
             return "files and index agree"
 
+        def without_vector():
+            count, ids = rows_without_vector()
+            if count:
+                raise RuntimeError(f"{counted(count, 'memory')} {'has' if count == 1 else 'have'} no vector, so semantic search cannot "
+                                   "find them (a re-embed after a model switch was interrupted?); `ormah doctor --heal` "
+                                   f"or the running server's next sync embeds them: {json.dumps(ids)}")
+            return "every memory has one"
+
         def duplicates():
             owners = defaultdict(list)
             for item in items:
@@ -125,7 +133,7 @@ class Command(OrmahCommand):
 
         results = [_check(n, f) for n, f in [("extensions", extensions), ("model", model), ("scorer", scorer),
                                                ("home", home),
-                                               ("malformed_files", malformed), ("drift", drift),
+                                               ("malformed_files", malformed), ("drift", drift), ("vectors", without_vector),
                                                ("duplicate_ids", duplicates), ("large_files", large),
                                                ("set_aside_files", left_aside), ("dangling_connections", dangling)]]
         ok = all(r["ok"] for r in results)
