@@ -152,6 +152,11 @@ class ConnectionOut(Schema):
     source_event_ids: list[str] = []
 
 
+def _from_provenance(name: str) -> staticmethod:
+    """A ninja resolver (`resolve_<field>`) that reads the field from the memory's provenance."""
+    return staticmethod(lambda obj: getattr(obj.provenance, name))
+
+
 class NodeOut(Schema):
     """A memory as its markdown file holds it."""
 
@@ -185,25 +190,11 @@ class NodeOut(Schema):
     authority: int = 0
     read_only: bool = False
 
-    @staticmethod
-    def resolve_workspace_path(obj) -> str | None:
-        return obj.provenance.workspace_path
-
-    @staticmethod
-    def resolve_git_branch(obj) -> str | None:
-        return obj.provenance.git_branch
-
-    @staticmethod
-    def resolve_git_commit(obj) -> str | None:
-        return obj.provenance.git_commit
-
-    @staticmethod
-    def resolve_file_path(obj) -> str | None:
-        return obj.provenance.file_path
-
-    @staticmethod
-    def resolve_content_sha256(obj) -> str | None:
-        return obj.provenance.content_sha256
+    resolve_workspace_path = _from_provenance("workspace_path")
+    resolve_git_branch = _from_provenance("git_branch")
+    resolve_git_commit = _from_provenance("git_commit")
+    resolve_file_path = _from_provenance("file_path")
+    resolve_content_sha256 = _from_provenance("content_sha256")
 
 
 class AutoLinkOut(Schema):
