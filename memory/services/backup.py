@@ -254,7 +254,10 @@ def _write_files(root: Path, files: list[MemoryFile]) -> None:
     for f in files:
         folder = root / f.folder
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with open(folder / f.name, "wb") as fh:
+        # 0600 like every memory file (docs/security.md), not the umask's mode; a file left there is truncated
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        with os.fdopen(os.open(folder / f.name, flags, 0o600), "wb") as fh:
+            os.fchmod(fh.fileno(), 0o600)
             fh.write(f.data)
             fh.flush()
             os.fsync(fh.fileno())
