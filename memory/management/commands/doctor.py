@@ -1,4 +1,5 @@
 import json
+import os
 import stat
 from collections import defaultdict
 from pathlib import Path
@@ -16,6 +17,21 @@ from memory.services import connections_prune_dangling, index_sync
 
 class Warning_(Exception):  # noqa: N801
     """A finding that does not fail the doctor (exit 0) but is shown as WARN."""
+
+
+def unread_files(folder: Path, *, limit: int = 1000) -> list[str]:
+    """Memory-looking files under `folder` (nodes/) that no sync reads, relative to it: `.md` files in its subfolders
+    and names ending in `.md` in another case (`.MD`); hidden files and folders (editors', a trash) are left out.
+    At most `limit` folders are walked."""
+    found: list[str] = []
+    for i, (where, dirs, names) in enumerate(os.walk(folder)):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        if i >= limit:
+            break
+        top = Path(where) == folder
+        found += [os.path.relpath(os.path.join(where, n), folder) for n in sorted(names)
+                  if not n.startswith(".") and n.lower().endswith(".md") and not (top and n.endswith(".md"))]
+    return found
 
 
 def _check(name, fn):
@@ -105,6 +121,14 @@ class Command(OrmahCommand):
                                f"served, and Ormah never rewrites them; split them: {', '.join(big)}")
             return "none"
 
+        def unread():
+            found = unread_files(store.nodes_dir)
+            if found:
+                raise Warning_(f"{counted(len(found), 'file')} under nodes/ {'is' if len(found) == 1 else 'are'} never "
+                               "read: only files directly in nodes/ whose names end in .md are memories (move them "
+                               f"up, or rename them): {', '.join(found[:20])}")
+            return "none"
+
         def left_aside():
             found = sorted(p.name for p in store.nodes_dir.glob(".ormah_aside.*") if p.is_file())
             if found:
@@ -135,7 +159,7 @@ class Command(OrmahCommand):
                                                ("home", home),
                                                ("malformed_files", malformed), ("drift", drift), ("vectors", without_vector),
                                                ("duplicate_ids", duplicates), ("large_files", large),
-                                               ("set_aside_files", left_aside), ("dangling_connections", dangling)]]
+                                               ("unread_files", unread), ("set_aside_files", left_aside), ("dangling_connections", dangling)]]
         ok = all(r["ok"] for r in results)
         if o["json"]:
             self.stdout.write(json.dumps({"ok": ok, "checks": results, "healed": healed}))
