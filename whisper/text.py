@@ -7,10 +7,10 @@ whisper.imperative, and re-exported here.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
 
+from memory.domain.packing import clip_words as truncate_words, estimate_tokens  # noqa: F401 (one copy of each)
 from whisper.imperative import is_request, preference_task  # noqa: F401 (whisper.text is where routes are read)
 from whisper.lexicon import OTHER_PEOPLE, PHRASES, SAME_FACT
 from whisper.memo import FOLD_BYTES, PAGE_TOPIC_BYTES, TOPIC_BYTES, args_cost, byte_lru
@@ -200,26 +200,6 @@ def _topic_tokens(text: str) -> frozenset[str]:
 # (`thing_evidence` reads a hit's whole content), held in a small cache of their own.
 _page_topic_tokens = byte_lru(maxsize=PAGE_CACHE_TEXTS, max_bytes=PAGE_TOPIC_BYTES, cost=args_cost)(
     _topic_tokens.__wrapped__)
-
-
-def estimate_tokens(text: str) -> int:
-    """A conservative token estimate: the larger of chars/4 and words*4/3 (English-ish text)."""
-    if not text:
-        return 0
-    return max(math.ceil(len(text) / 4), math.ceil(len(text.split()) * 4 / 3))
-
-
-def truncate_words(text: str, max_chars: int) -> str:
-    """The text cut at a word boundary to at most max_chars, with "…" when anything was cut."""
-    text = " ".join(text.split())
-    if len(text) <= max_chars:
-        return text
-    if max_chars <= 1:
-        return ""
-    head = text[: max_chars]
-    cut = head.rfind(" ")
-    head = head[:cut] if cut > max_chars // 2 else head[: max_chars - 1]
-    return head.rstrip(" ,.;:") + "…"
 
 
 _RECAP = re.compile(
