@@ -9,14 +9,12 @@ class JobBusy(Conflict):
     """Another job that changes memories holds the maintenance lock."""
 
     code = "busy"
-    http_status = 409
 
 
 class StaleProposal(Conflict):
     """A memory a proposal was made from changed or vanished since; the proposal has expired."""
 
     code = "stale_proposal"
-    http_status = 409
 
 
 class UnknownJob(NodeNotFound):

@@ -84,7 +84,6 @@ class WriteConflict(Conflict):
     """The file changed on disk since it was read; the app's version went to `details["conflict_path"]`."""
 
     code = "write_conflict"
-    http_status = 409
 
 
 class ProtectedNode(OrmahError):
