@@ -227,6 +227,9 @@ def notes_import(*, folder: Path, space: str | None = None, progress=None) -> Im
         raise ValidationFailed(f"{folder} is not a folder")
     report, node_files, plain = ImportReport(), [], []
     for path in sorted(folder.rglob("*.md")):
+        if path.is_symlink():  # as in nodes/ and in archives: never followed (it may lead out of the folder)
+            report.skipped.append((str(path), "a symbolic link: skipped, never followed"))
+            continue
         try:
             data = path.read_bytes()
             text = data.decode("utf-8")
