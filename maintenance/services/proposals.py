@@ -37,6 +37,14 @@ SINGLE_PREFIX = "proposal:"  # the group key under which a proposal of no group 
 ACTIONS = {"approve": "approved", "approved": "approved", "reject": "rejected", "rejected": "rejected"}
 
 
+def _status_of(action: str | None) -> str:
+    """The status a decision sets ("approved" or "rejected"); raises ValidationFailed for any other action."""
+    status = ACTIONS.get((action or "").strip().lower())
+    if status is None:
+        raise ValidationFailed("action must be approve or reject")
+    return status
+
+
 def draft_priority(draft: ProposalDraft) -> float:
     """The draft's score (0-1) times its kind's weight."""
     return round(draft.score * KIND_WEIGHT.get(draft.kind, 0.5), 4)
@@ -128,9 +136,7 @@ def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent",
     applicable because its memories changed or vanished; the proposal then expires).
     """
     now = now or utcnow()
-    status = ACTIONS.get((action or "").strip().lower())
-    if status is None:
-        raise ValidationFailed("action must be approve or reject")
+    status = _status_of(action)
     row = ProposalRow.objects.filter(proposal_id=proposal_id).first()
     if row is None:
         raise ProposalNotFound(f"No proposal {proposal_id}")
@@ -198,9 +204,7 @@ def proposal_group_decide(*, group_key: str, action: str, decided_by: str = "age
     action) and ProposalNotFound when the group has no pending proposal (among `proposal_ids`).
     """
     now = now or utcnow()
-    status = ACTIONS.get((action or "").strip().lower())
-    if status is None:
-        raise ValidationFailed("action must be approve or reject")
+    status = _status_of(action)
     pending = ProposalRow.objects.filter(status="pending")
     if group_key.startswith(SINGLE_PREFIX):  # a proposal of no group, listed on its own
         pending = pending.filter(group_key="", proposal_id=group_key.removeprefix(SINGLE_PREFIX))
