@@ -239,7 +239,7 @@ def notes_import(*, folder: Path, space: str | None = None, progress=None) -> Im
         try:
             parse(text, source=str(path))
         except MalformedNodeFile:
-            plain.append((path, text))
+            plain.append((path, text.removeprefix("\ufeff")))  # a byte order mark would hide front matter and heading
         else:
             node_files.append(MemoryFile(NODES_DIR, path.name, data, path.stat().st_mtime_ns, str(path)))
     if node_files:
