@@ -75,11 +75,13 @@ def day_of(event_id: str) -> str | None:
     return f"{d[:4]}-{d[4:6]}-{d[6:]}"
 
 
-def _plain(value: Any) -> Any:
+def plain_data(value: Any) -> Any:
+    """An event's data as plain JSON values: every mapping (FrozenMapping too) a dict with text keys, every tuple a
+    list (the day file's line and the index's data column hold it so)."""
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_data(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain_data(v) for v in value]
     return value
 
 
@@ -92,7 +94,7 @@ def encode_event(event: EvidenceEvent) -> str:
     if event.source:
         data["source"] = event.source
     if event.data:
-        data["data"] = _plain(event.data)
+        data["data"] = plain_data(event.data)
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 

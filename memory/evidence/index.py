@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from django.db import connection, transaction
 
-from memory.domain.evidence import EvidenceEvent, EvidenceKind
+from memory.domain.evidence import EvidenceEvent, EvidenceKind, plain_data
 from memory.domain.trust import SESSION_STATE_EVENT, SessionStatus
 from memory.evidence.log import EvidenceLog, ReadEvent
 from memory.index_insert import insert_rows
@@ -42,16 +42,8 @@ class EvidenceSyncReport:
 def _row(read: ReadEvent) -> EvidenceRow:
     e = read.event
     return EvidenceRow(uid=e.id, kind=e.kind.value, at=e.at, session_id=e.session_id, scope_type=e.scope.type.value,
-                       scope_id=e.scope.id, source=e.source, text=e.text, data=_plain(e.data),
+                       scope_id=e.scope.id, source=e.source, text=e.text, data=plain_data(e.data),
                        file_name=read.file_name, offset=read.offset)
-
-
-def _plain(value):
-    if hasattr(value, "items"):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 def is_session_state(event: EvidenceEvent) -> bool:
