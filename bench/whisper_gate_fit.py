@@ -99,6 +99,7 @@ def prepared(dump: list[dict], open_overlap: bool, served_out: bool = False) -> 
 
 
 BY_LOGIT = False  # --by-logit: arrange orders the logistic gate's hits by their log-odds, not recall's score
+SECOND_LOGIT: float | None = None  # a logistic-route memory after the first needs these log-odds (None: the gate's)
 
 
 def rows(dump: list[dict], extras: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]:
@@ -187,6 +188,9 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
                                   else -kc[1]["score"]))
     else:  # as arrange: recall's hits first, by score
         kept.sort(key=lambda kc: (not kc[1]["recall"], -kc[1]["score"]))
+    if SECOND_LOGIT is not None:  # bench/whisper_gate_operating.py: the second memory's own threshold
+        kept = kept[:1] + [(k, c) for k, c in kept[1:] if c["route"] != "logistic" or c.get("standout")
+                           or k == follow or logits[k] >= SECOND_LOGIT]
     kept = [c for _, c in kept]
     return [c["key"] for c in kept[:CAP]]
 
