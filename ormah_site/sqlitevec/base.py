@@ -55,6 +55,8 @@ class DatabaseWrapper(_sqlite.DatabaseWrapper):
     display_name = f"SQLite+sqlite-vec ({DRIVER})"
 
     def get_new_connection(self, conn_params):
+        if not self.is_in_memory_db():
+            _private(str(self.settings_dict["NAME"]))
         conn = super().get_new_connection(conn_params)
         try:
             conn.enable_load_extension(True)
@@ -68,3 +70,19 @@ class DatabaseWrapper(_sqlite.DatabaseWrapper):
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
         return conn
+
+
+def _private(path: str) -> None:
+    """The index file 0600, and its WAL and shared-memory files (SQLite gives them the database file's mode): it
+    holds every memory's text, so it must not depend on the home folder being 0700. Created empty when missing (an
+    empty file is a new database to SQLite); an existing one readable by others is made private again."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        for name in (path, f"{path}-wal", f"{path}-shm"):
+            try:
+                if os.stat(name).st_mode & 0o077:
+                    os.chmod(name, 0o600)
+            except FileNotFoundError:
+                continue
+    except OSError:  # a read-only home or a file of another owner: SQLite's own open gives the real error
+        pass
