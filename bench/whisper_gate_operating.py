@@ -70,6 +70,8 @@ def operating(dump, x, y, where, groups, today: np.ndarray, today_t: float) -> i
     print(f"| nine:1, 3c (inner LOBO) | {' '.join(f'{t:+.2f}' for t in ch.values())} | "
           f"{lobo.figures(gf.evaluate(dump, lobo.as_dict(sh, where), 0.0, counts=True))} |")
     second(dump, today_d, today_t, prompts, batches)
+    print(f"\nWhere the unanswered should-inject prompts' expected memories are (today's gate at {today_t:+.2f}): "
+          + ", ".join(f"{k} {v}" for k, v in headroom(dump, today_d, today_t).items()))
     return 0
 
 
@@ -129,3 +131,45 @@ def second(dump, today_d: dict, today_t: float, prompts: dict, batches: list[str
             print(f"| +{d:.2f} everywhere | | {lobo.figures(gf.evaluate(dump, today_d, today_t, counts=True))} |")
     finally:
         gf.SECOND_LOGIT = None
+
+
+def headroom(dump, logits: dict, t: float) -> dict[str, int]:
+    """Where each should-inject prompt the gate leaves unanswered (its last call, today's replay at t) has its
+    expected memory: not among the calls' candidates at all; among them on another route; among the logistic gate's
+    hits and first of them by log-odds (only the threshold stands between); or behind a wrong hit (a better ranking
+    is needed, not a lower threshold). The log-odds margins a lower threshold would need are counted by band."""
+    out = {"missed": 0, "not a candidate": 0, "another route": 0, "first by log-odds": 0, "behind a wrong hit": 0,
+           "first, within 0.5": 0, "first, within 1.0": 0}
+    served_none: frozenset[str] = frozenset()
+    for pi, item in enumerate(dump):
+        p = item["prompt"]
+        if p["kind"] != "inject":
+            continue
+        got, served = [], set()
+        texts = list(p.get("history", ())) + [p["prompt"]]
+        for ci, call in enumerate(item["calls"]):
+            lg = {k: logits.get((pi, ci, k), -99.0) for k in range(len(call or ()))}
+            if ci < len(item["calls"]) - 1:
+                served |= set(gf.passed(call or [], lg, t, prompt=texts[ci]))
+            else:
+                got = gf.passed(call or [], lg, t, served_none | served, texts[-1])
+        expect = set(p["expect"])
+        if expect & (set(got) | served):
+            continue
+        out["missed"] += 1
+        ci = len(item["calls"]) - 1
+        call = item["calls"][ci] or []
+        rows = [(logits.get((pi, ci, k), -99.0), c) for k, c in enumerate(call) if c["route"] == "logistic"]
+        if not any(c["key"] in expect for c in call):
+            out["not a candidate"] += 1
+        elif not any(c["key"] in expect for _, c in rows):
+            out["another route"] += 1
+        else:
+            best = max(z for z, c in rows if c["key"] in expect)
+            if all(z <= best for z, c in rows if c["key"] not in expect):
+                out["first by log-odds"] += 1
+                out["first, within 0.5"] += best >= t - 0.5
+                out["first, within 1.0"] += best >= t - 1.0
+            else:
+                out["behind a wrong hit"] += 1
+    return out

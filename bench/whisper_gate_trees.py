@@ -313,6 +313,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--per-batch", help="also each row's left-out counts of these batches (comma-separated)")
     parser.add_argument("--final", help="one variant fitted on every batch, its threshold by the rule")
     parser.add_argument("--operating", action="store_true", help="item 3: the threshold held out, the second memory")
+    parser.add_argument("--curve", help="variants (comma-separated): left-out counts per threshold beside today's")
     args = parser.parse_args(argv)
     lobo.GRID[:] = sorted(set(lobo.GRID) | {GATE_LOGIT})
     dump, x, y, where, groups = load(args.dump)
@@ -326,6 +327,8 @@ def main(argv: list[str]) -> int:
         from bench.whisper_gate_operating import operating
 
         return operating(dump, x, y, where, groups, today, GATE_LOGIT)
+    if args.curve:
+        return curve(dump, x, y, where, groups, [v for v in args.curve.split(",") if v], today)
     show = [b for b in (args.per_batch or "").split(",") if b]
     prompts = batch_prompts(dump)
     print("| gate | thresholds per left-out batch | LOBO hit / precision / silence | LOBO log-loss | minus nine:1 "
@@ -344,6 +347,23 @@ def main(argv: list[str]) -> int:
     for spec in [v for v in args.variants.split(",") if v]:
         shifted, raw, chosen = lobo_run(dump, x, y, where, groups, trainer(spec), today, GATE_LOGIT)
         line(spec, lobo.as_dict(shifted, where), " ".join(f"{t:+.2f}" for t in chosen.values()), raw)
+    return 0
+
+
+def curve(dump, x, y, where, groups, specs: list[str], today: np.ndarray) -> int:
+    """Not the rule: one threshold for every left-out batch (each scored by the fit on the others), so that variants
+    can be read beside today's weights at the same number of answers."""
+    cols = {"today's": lobo.as_dict(today, where)}
+    for spec in specs:
+        z = np.full(len(y), np.nan)
+        for b in sorted(set(groups), key=int):
+            m = groups != b
+            z[~m] = trainer(spec)(x[m], y[m], groups[m])(x[~m])
+        cols[spec] = lobo.as_dict(z, where)
+    print("| log-odds >= | " + " | ".join(cols) + " |\n|---:|" + "---|" * len(cols))
+    for t in [t for t in lobo.GRID if -0.3 <= t <= 1.0]:
+        print(f"| {t:+.2f} | " + " | ".join(lobo.figures(gf.evaluate(dump, lg, t, counts=True)) for lg in cols.values())
+              + " |")
     return 0
 
 

@@ -146,3 +146,20 @@ def test_the_target_needs_both_precision_and_silence():
     assert reaches((10, 20, 17, 20, 9, 10))
     assert not reaches((10, 20, 16, 20, 9, 10))  # precision 0.80
     assert not reaches((10, 20, 17, 20, 8, 10))  # silence 0.80
+
+
+def test_headroom_tells_a_threshold_miss_from_a_ranking_miss():
+    from bench.whisper_gate_operating import headroom
+
+    def prompt(i: int, keys: list[str]) -> dict:
+        p = {"id": str(i), "prompt": "q", "kind": "inject", "category": "project", "expect": ["m"], "accept": []}
+        return {"prompt": p, "calls": [[row(k, 0.9 - 0.1 * j, [0.0] * 9) for j, k in enumerate(keys)]]}
+
+    dump = [prompt(0, ["m", "w"]), prompt(1, ["w", "m"]), prompt(2, ["w"]), prompt(3, ["m"])]
+    logits = {(0, 0, 0): 0.1, (0, 0, 1): -1.0,  # the answer first, below the gate by 0.23
+              (1, 0, 0): 0.2, (1, 0, 1): 0.0,  # a wrong hit above the answer
+              (2, 0, 0): 0.0,  # the answer never reached the gate
+              (3, 0, 0): 0.5}  # answered
+    got = headroom(dump, logits, 0.33)
+    assert got["missed"] == 3 and got["not a candidate"] == 1 and got["behind a wrong hit"] == 1
+    assert got["first by log-odds"] == 1 and got["first, within 0.5"] == 1
