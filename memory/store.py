@@ -277,6 +277,8 @@ def _parse_bytes(data: bytes, path: Path) -> Node:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MalformedNodeFile(path=path, reason=f"not valid UTF-8 (byte {exc.start})") from None
+    if "\x00" in text:  # PostgreSQL refuses NUL in text (every sync would fail), and the API refuses it in any field
+        raise MalformedNodeFile(path=path, reason=f"holds a NUL byte (byte {data.index(0)})")
     return parse(text, source=str(path))
 
 
