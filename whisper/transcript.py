@@ -122,6 +122,9 @@ def parse_transcript(data: bytes, *, start_offset: int = 0, session_id: str | No
             turn = _codex_turn(entry)
         else:
             turn = _plain_turn(entry)
+        if turn is not None and "\x00" in turn.text:  # pasted binary output: no memory or event may hold a NUL
+            text = turn.text.replace("\x00", "").strip()
+            turn = Turn(role=turn.role, text=text) if text else None
         if turn is not None:
             turns.append(turn)
     return TranscriptResult(session_id=session_id, source=source, turns=tuple(turns),
