@@ -38,6 +38,7 @@ _central: dict[tuple, dict[int, float]] = {}  # centrality per row, per store si
 _doc_counts: dict[tuple, dict[tuple[str, int], int]] = {}  # document count per (term, cap), latest store state
 _counts: dict[tuple, int] = {}  # the number of memories, for the latest store state seen
 _signatures: dict[tuple, tuple] = {}  # the centroid's store signature, for the latest store state seen
+_held: dict[str, tuple[str, dict[str, np.ndarray]]] = {}  # per database: (model, embed_hash -> vector) of the sample
 _DF_LOCK = threading.Lock()  # the web worker's threads share the cache
 DF_CACHE_TERMS = 50_000
 
@@ -180,15 +181,44 @@ def centroid(total: int, dim: int, state: tuple | None = None) -> tuple[np.ndarr
     with connection.cursor() as cur:
         # The sample is the first CENTROID_SAMPLE by uid (uuid4: a uniform sample, read from its unique index), so
         # every process draws the same one from the same rows; random() made centrality differ between processes.
-        cur.execute("SELECT id FROM memory_noderow ORDER BY uid LIMIT %s", [CENTROID_SAMPLE])
-        ids = [r[0] for r in cur.fetchall()]
+        cur.execute("SELECT id, embed_hash FROM memory_noderow ORDER BY uid LIMIT %s", [CENTROID_SAMPLE])
+        rows = cur.fetchall()
+        cur.execute("SELECT value FROM memory_indexmetarow WHERE key = %s", [vectors.META_MODEL_KEY])
+        model = (cur.fetchone() or (None,))[0]
+    ids = [r[0] for r in rows]
     # Summed in the sample's own order and in float64: get_many returns cache hits before vec0's rows, so the order
     # (and a float32 sum's last bits) followed each process's cache state, and centrality with it.
-    found = vectors.get_many(ids)
+    found = _sample_vectors(rows, model, sig[0], keep=total <= CENTROID_SAMPLE)
     vecs = [found[i] for i in ids if i in found and found[i].shape[0] == dim]
     total_vec = np.sum(np.stack(vecs).astype(np.float64), axis=0) if vecs else np.zeros(dim)
     _centroids[(sig[0], str(dim))] = (total, len(vecs), total_vec.astype(np.float32), sig)
     return total_vec.astype(np.float32), len(vecs), sig
+
+
+def _sample_vectors(rows: list[tuple[int, str]], model: str | None, db: str, *, keep: bool) -> dict[int, np.ndarray]:
+    """The stored vector of each sample row (row id, embed_hash), as `vectors.get_many` reads them.
+
+    A store within the sample sums every memory again after each write (its signature names every embed_hash), so
+    the embedding cache's vectors of the last sample are kept per database and model (`keep`): a cache row is
+    keyed by (text hash, model) and never rewritten, so the kept vector is the one the cache would give. Only the
+    rows not kept are read: after one new memory, one vector instead of the whole sample (~5.7 ms at 2,000
+    memories). Rows without a cache row are read through `get_many` every time (vec0) and not kept. A larger
+    store sums again only when its count moves by a tenth, so nothing is kept for it."""
+    held_model, held = _held.get(db, (None, {}))
+    if held_model != model or model is None:
+        held = {}
+    out = {row_id: held[h] for row_id, h in rows if h and h in held}
+    wanted = [h for row_id, h in rows if h and row_id not in out]
+    fresh = vectors.cached_vectors(model, wanted) if model is not None else {}
+    out.update((row_id, fresh[h]) for row_id, h in rows if row_id not in out and h in fresh)
+    rest = [row_id for row_id, _ in rows if row_id not in out]
+    if rest:
+        out.update(vectors.get_many(rest))
+    if keep and model is not None:
+        _held[db] = (model, {h: v for h, v in ((h, held.get(h)) for _, h in rows) if v is not None} | fresh)
+    else:
+        _held.pop(db, None)
+    return out
 
 
 def centrality(cosine_to_sum: dict[int, float], sum_norm: float, sampled: int, total: int) -> dict[int, float]:

@@ -110,6 +110,21 @@ META_MODEL_KEY = "embedding_model_id"
 META_SEQ_KEY = "seq"
 
 
+def cached_vectors(model_id: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+    """The embedding cache's vectors of some text hashes for one model (hashes without a cache row are left out), 500
+    hashes a statement, each vector as `get_many` makes it."""
+    out: dict[str, np.ndarray] = {}
+    hashes = list(dict.fromkeys(text_hashes))
+    with connection.cursor() as cur:
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start:start + 500]
+            cur.execute("SELECT text_hash, vector FROM memory_embeddingcacherow WHERE model_id = %s AND text_hash IN "
+                        f"({', '.join(['%s'] * len(chunk))})", [model_id, *chunk])
+            for text_hash, blob in cur.fetchall():
+                out[text_hash] = np.frombuffer(bytes(blob), dtype=np.float32)
+    return out
+
+
 def get_many(row_ids: Sequence[int]) -> dict[int, np.ndarray]:
     """Stored vectors of some rows: from the embedding cache (one B-tree lookup each), else vec0 point lookups.
 
