@@ -6,6 +6,7 @@ import json
 import os
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import connection
 from django.db.models import Count, Q
@@ -298,6 +299,14 @@ def rows_without_vector(*, limit: int = 20) -> tuple[int, list[str]]:
     next sync resumes it), and the ids of the first `limit`. Semantic search cannot find them meanwhile."""
     rows = NodeRow.objects.filter(embed_hash="")
     return rows.count(), list(rows.order_by("uid").values_list("uid", flat=True)[:limit])
+
+
+def rows_dated_after(*, when: datetime, limit: int = 20) -> list[dict]:
+    """Memories whose `created`, `updated` or `last_accessed` is later than `when` (a hand edit's typo: the API
+    refuses such dates), as [{"id", "created", "updated", "last_accessed"}], the first `limit` by id."""
+    rows = NodeRow.objects.filter(Q(created__gt=when) | Q(updated__gt=when) | Q(last_accessed__gt=when))
+    return [{"id": uid, **{k: v.isoformat() for k, v in zip(("created", "updated", "last_accessed"), times)}}
+            for uid, *times in rows.order_by("uid").values_list("uid", "created", "updated", "last_accessed")[:limit]]
 
 
 def dangling_connections() -> list[dict]:

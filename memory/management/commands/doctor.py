@@ -7,10 +7,12 @@ from pathlib import Path
 from memory import runtime
 from memory.backends import backend
 from memory.conf import get_conf
+from memory.domain.node import utcnow
 from memory.domain.wording import counted
 from memory.management.base import OrmahCommand
 from memory.ranking.scorer import load_scorer
-from memory.selectors import dangling_connections, index_drift, rows_without_vector
+from memory.schemas import CLOCK_SKEW
+from memory.selectors import dangling_connections, index_drift, rows_dated_after, rows_without_vector
 from memory.store import MAX_READ_BYTES
 from memory.services import connections_prune_dangling, index_sync
 
@@ -129,6 +131,13 @@ class Command(OrmahCommand):
                                f"up, or rename them): {', '.join(found[:20])}")
             return "none"
 
+        def dated_ahead():
+            found = rows_dated_after(when=utcnow() + CLOCK_SKEW)
+            if found:
+                raise Warning_("memories dated more than a day ahead of this machine's clock (a typo in a year?) "
+                               "rank and decay as new until then; fix the dates in their files: " + json.dumps(found))
+            return "none"
+
         def left_aside():
             found = sorted(p.name for p in store.nodes_dir.glob(".ormah_aside.*") if p.is_file())
             if found:
@@ -159,7 +168,7 @@ class Command(OrmahCommand):
                                                ("home", home),
                                                ("malformed_files", malformed), ("drift", drift), ("vectors", without_vector),
                                                ("duplicate_ids", duplicates), ("large_files", large),
-                                               ("unread_files", unread), ("set_aside_files", left_aside), ("dangling_connections", dangling)]]
+                                               ("unread_files", unread), ("dated_ahead", dated_ahead), ("set_aside_files", left_aside), ("dangling_connections", dangling)]]
         ok = all(r["ok"] for r in results)
         if o["json"]:
             self.stdout.write(json.dumps({"ok": ok, "checks": results, "healed": healed}))
