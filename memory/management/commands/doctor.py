@@ -138,6 +138,16 @@ class Command(OrmahCommand):
                                "rank and decay as new until then; fix the dates in their files: " + json.dumps(found))
             return "none"
 
+        def conflicts():
+            found = sorted(p.name for p in store.conflicts_dir.glob("*.md") if p.is_file())
+            if found:
+                displaced = sum(name.endswith((".hand.md", ".aside.md")) for name in found)
+                raise Warning_(f"{counted(len(found), 'version')} in {store.conflicts_dir} ({displaced} of them a file "
+                               "a write displaced (.hand: a hand edit, .aside: set aside), the others an app write that "
+                               "met a newer hand edit): merge what you want into the live file, then delete each: "
+                               + ", ".join(found[:20]))
+            return "none"
+
         def left_aside():
             found = sorted(p.name for p in store.nodes_dir.glob(".ormah_aside.*") if p.is_file())
             if found:
@@ -168,7 +178,7 @@ class Command(OrmahCommand):
                                                ("home", home),
                                                ("malformed_files", malformed), ("drift", drift), ("vectors", without_vector),
                                                ("duplicate_ids", duplicates), ("large_files", large),
-                                               ("unread_files", unread), ("dated_ahead", dated_ahead), ("set_aside_files", left_aside), ("dangling_connections", dangling)]]
+                                               ("unread_files", unread), ("dated_ahead", dated_ahead), ("conflict_files", conflicts), ("set_aside_files", left_aside), ("dangling_connections", dangling)]]
         ok = all(r["ok"] for r in results)
         if o["json"]:
             self.stdout.write(json.dumps({"ok": ok, "checks": results, "healed": healed}))
