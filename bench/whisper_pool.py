@@ -8,8 +8,12 @@ expected memory is in whisper's pool (the candidates), its rank in a wider recal
 WIDE, same tiers and project), its rank by BM25 alone (memory.search.fts over every memory, AND then OR) and by
 cosine alone (the query vector against every stored vector), and that cosine. Prints the whisper figures for
 the dev batches and the fresh batch (bench.whisper_gate_fit.FRESH_BATCHES) apart, and the pool table: in the pool /
-fused rank beyond it up to WIDE / nowhere in WIDE, with the legs' ranks of the best-placed expected memory. --show
-lists the fresh batch's misses only when asked for by --batch (design on the others; issue 11). Never the test split.
+fused rank beyond it up to WIDE / nowhere in WIDE, with the legs' ranks of the best-placed expected memory. --stages
+adds, per category, where each prompt's expected memories stopped (the furthest-going one: `lost_at`): before
+retrieval, not in recall's WIDE, ranked past the pool, or in the pool and dropped at the floor, the overlap filter,
+the gate, focus, ...; and whisper's CPU per call (time.process_time around the stages, the retrieve stage apart; the
+bench's own wide recall and leg ranks are not counted). --show lists the fresh batch's misses only when asked for by
+--batch (design on the others; issue 11). Never the test split.
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ import json
 import os
 import sys
 import tempfile
+import time
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 
 from bench.whisper_gate_fit import FRESH_BATCHES
+from bench.whisper_pool_variants import variant
 from bench.whisper_quality import setup_django
 from bench.whisper_stores import EMBEDDER, metrics, run_one, seed_stores
 
@@ -56,7 +63,10 @@ def recording_pool(ids: dict[str, str], top: int = 0):
     calls: list[dict] = []
 
     def observed(run, conf, deps):
+        started = time.process_time()
         decision = retrieve_module.retrieve(run, conf, deps)
+        cpu = time.process_time() - started
+        observing = time.process_time()
         wide = deps.search(SearchQuery(query=run.query or run.prompt, limit=WIDE, tiers=[Tier.CORE, Tier.WORKING],
                                        default_space=run.target_space, min_score=0.0, activation=conf.activation))
         cos, nearest = {}, []
@@ -74,14 +84,23 @@ def recording_pool(ids: dict[str, str], top: int = 0):
                       "wide": [keys.get(h.node_id, h.node_id) for h in wide],
                       "cos": {keys.get(u, u): cos.get(r) for u, r in row_of.items() if r in cos},
                       "fts": {keys.get(u, u): fts.get(r) for u, r in row_of.items() if r in fts},
-                      "route": route(run), "top": nearest, "target": run.target_space})
+                      "route": route(run), "top": nearest, "target": run.target_space,
+                      "prompt": run.prompt, "run": run, "retrieve_cpu": cpu})
+        calls[-1]["observer_cpu"] = time.process_time() - observing
         return decision
 
     stages = tuple(observed if s is retrieve_module.retrieve else s for s in pipeline.STAGES)
     original = respond.run_stages
 
     def run_stages(run, conf, deps, _stages=stages):
-        return original(run, conf, deps, _stages)
+        started = time.process_time()
+        before = len(calls)
+        try:
+            return original(run, conf, deps, _stages)
+        finally:
+            cpu = time.process_time() - started
+            if len(calls) > before:  # the observer's own wide recall and leg ranks are not whisper's
+                calls[-1]["stages_cpu"] = cpu - calls[-1].pop("observer_cpu", 0.0)
 
     respond.run_stages = run_stages
     try:
@@ -120,6 +139,99 @@ def placement(prompt: dict, call: dict | None) -> dict:
     return best[1]
 
 
+# Where an expected memory stopped, furthest last: before retrieval (the call ended earlier), not among recall's WIDE,
+# ranked past whisper's pool, then the stage that dropped it from the pool (whisper.state's STAGE_* names), "pool"
+# when it was still in the pool when a stage ended the call silent, and "injected".
+LOSS_ORDER = ("before retrieval", "not in 50", "rank 7-50", "below_floor", "below_post_rerank_floor",
+              "identity_space", "no_overlap", "below_gate", "off_focus", "pool", "already_served", "cap", "budget",
+              "injected")
+_INJECTED = ("injected", "exploration")
+
+
+def final_call(prompt_text: str, calls: list[dict]) -> dict | None:
+    """The call of the prompt itself (not of a history prompt before it), or None when it ended before retrieval."""
+    from whisper.text import slash_command_text
+
+    typed = slash_command_text(prompt_text) or prompt_text
+    return calls[-1] if calls and calls[-1].get("prompt") in (prompt_text, typed) else None
+
+
+def lost_at(expect: list[str], call: dict | None, stage_of: dict[str, str] | None = None) -> str:
+    """Where the furthest-going of the expected memories stopped (a LOSS_ORDER label). `stage_of`: each pool
+    memory's key -> the stage it ended at (Candidate.stage; "candidate" when no stage dropped it)."""
+    if call is None:
+        return LOSS_ORDER[0]
+    stage_of = stage_of or {}
+    best = 1
+    for key in expect:
+        if key in stage_of:
+            stage = stage_of[key]
+            label = "injected" if stage in _INJECTED else "pool" if stage == "candidate" else stage
+        elif key in call["wide"][:WIDE]:
+            label = "rank 7-50"
+        else:
+            label = "not in 50"
+        best = max(best, LOSS_ORDER.index(label))
+    return LOSS_ORDER[best]
+
+
+def stages_of(call: dict | None, keys: dict[str, str]) -> dict[str, str]:
+    """Each candidate's key -> the stage it ended at, read off the recorded run after the call."""
+    if call is None or "run" not in call:
+        return {}
+    return {keys.get(c.node_id, c.node_id): c.stage for c in call["run"].candidates}
+
+
+def gate_margin(expect: list[str], call: dict | None, keys: dict[str, str]) -> tuple[str, int, float] | None:
+    """For a prompt whose expected memories stopped at the gate: the best one's gate route ("logistic": the
+    logistic gate, in log-odds; "cosine": the identity and preference routes, in cosine; "other"), recall rank and
+    gate score less its threshold; None when none reached the gate with a threshold."""
+    from whisper.conf import get_conf
+    from whisper.stages.gate import identity_route
+
+    if call is None or "run" not in call:
+        return None
+    logit, best = get_conf().gate_logit, None
+    for c in call["run"].candidates:
+        if keys.get(c.node_id) in expect and c.gate_score is not None and c.gate_threshold is not None:
+            kind = ("cosine" if identity_route(c, call["run"]) else
+                    "logistic" if c.gate_threshold == logit else "other")
+            row = (kind, c.retrieval_rank or 0, round(c.gate_score - c.gate_threshold, 3))
+            best = row if best is None or row[2] > best[2] else best
+    return best
+
+
+MARGINS = {"logistic": (-0.25, -0.5, -1.0, -2.0), "cosine": (-0.05, -0.1, -0.2), "other": (-0.1, -0.5)}
+
+
+def print_margins(margins: list[tuple[str, int, float]], pool_size: int = 6) -> None:
+    """How far below its threshold the gate put the expected memories of prompts lost at the gate, per route (its
+    own units), by whether recall ranked them within whisper's first `pool_size` or past them (a wider pool)."""
+    for kind, steps in MARGINS.items():
+        for label, mine in (("recall rank 1-6", [m for k, r, m in margins if k == kind and r <= pool_size]),
+                            ("recall rank 7+", [m for k, r, m in margins if k == kind and r > pool_size])):
+            if not mine:
+                continue
+            edges = [0.0, *steps]
+            counts = [sum(lo <= m < hi for m in mine) for hi, lo in zip(edges, edges[1:])]
+            print(f"  {kind}, {label} ({len(mine)}): " + ", ".join(
+                f"[{lo}, {hi}) {n}" for (hi, lo), n in zip(zip(edges, edges[1:]), counts))
+                + f", below {edges[-1]} {sum(m < edges[-1] for m in mine)}")
+
+
+def print_losses(rows: list[tuple[dict, bool, str]]) -> None:
+    """Per category: should-inject prompts, hits, and where the misses' expected memories stopped."""
+    shown = [label for label in LOSS_ORDER if label != "injected"]
+    print("| category | should inject | hit | " + " | ".join(shown) + " |")
+    print("|---|" + "---:|" * (2 + len(shown)))
+    cats = sorted({r[0].get("category", "-") for r in rows})
+    for cat in ["all", *cats]:
+        mine = [r for r in rows if cat == "all" or r[0].get("category", "-") == cat]
+        missed = Counter(r[2] for r in mine if not r[1])
+        print(f"| {cat} | {len(mine)} | {sum(r[1] for r in mine)} | "
+              + " | ".join(str(missed.get(label, 0)) for label in shown) + " |")
+
+
 def where(row: dict) -> str:
     if row["pool"]:
         return "pool"
@@ -130,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, help="only this batch's dev prompts")
     parser.add_argument("--show", action="store_true", help="print every should-inject prompt's placement")
+    parser.add_argument("--stages", action="store_true",
+                        help="per category, where the misses' expected memories stopped; whisper's CPU per call")
+    parser.add_argument("--variant", default="base",
+                        help="a change to the pool (bench.whisper_pool_variants: limit:N, v5:N, vec:K, sentences)")
     parser.add_argument("--outcomes", type=Path, help="write every prompt's id, decision and injected keys (JSON)")
     args = parser.parse_args(argv)
     os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
@@ -137,15 +253,23 @@ def main(argv: list[str] | None = None) -> int:
         setup_django(Path(tmp))
         ids, scenarios = seed_stores()
         prompts = [p for p in scenarios.prompts_in("dev") if args.batch in (None, p.get("batch", 1))]
-        outcomes, rows = [], []
-        with recording_pool(ids) as calls:
+        outcomes, rows, losses, cpu, margins = [], [], [], [], []
+        keys = {v: k for k, v in ids.items()}
+        with variant(args.variant), recording_pool(ids) as calls:
             for p in prompts:
                 calls.clear()
                 outcome = run_one(p, ids, now=scenarios.now)
                 outcomes.append(outcome)
+                call = final_call(p["prompt"], calls)
+                cpu += [(c.get("retrieve_cpu", 0.0), c.get("stages_cpu", 0.0)) for c in calls]
                 if p["kind"] == "inject":
                     hit = bool(set(p["expect"]) & set(outcome.injected)) or bool(outcome.served_before)
-                    rows.append((p, hit, placement(p, calls[-1] if calls else None)))
+                    rows.append((p, hit, placement(p, call)))
+                    losses.append((p, hit, lost_at(p["expect"], call, stages_of(call, keys))))
+                    if not hit and losses[-1][2] == "below_gate" and p.get("batch", 1) not in FRESH_BATCHES:
+                        margins.append(gate_margin(p["expect"], call, keys))
+                for c in calls:
+                    c.pop("run", None)  # the run's candidates hold recall hits: not kept past the prompt
         for name, member in GROUPS:
             group = [o for o in outcomes if member(o.prompt.get("batch", 1))]
             if not group:
@@ -159,6 +283,20 @@ def main(argv: list[str] | None = None) -> int:
                 counts = {k: sum(where(r[2]) == k for r in subset) for k in ("pool", "wide", "nowhere")}
                 print(f"  {label} ({len(subset)}): expected in pool {counts['pool']}, fused rank past the pool "
                       f"within {WIDE} {counts['wide']}, not in {WIDE} {counts['nowhere']}")
+        if args.stages:
+            fit = [r for r in losses if r[0].get("batch", 1) not in FRESH_BATCHES]
+            print(f"where the misses' expected memories stopped, dev batches outside {sorted(FRESH_BATCHES)}:")
+            print_losses(fit)
+            print("gate score less threshold of the misses lost at the gate:")
+            print_margins([m for m in margins if m is not None])
+            fresh = [r for r in losses if r[0].get("batch", 1) in FRESH_BATCHES]
+            if fresh:  # the held-out batch: aggregates only
+                missed = Counter(r[2] for r in fresh if not r[1])
+                print(f"fresh batch misses: {dict(sorted(missed.items(), key=lambda kv: LOSS_ORDER.index(kv[0])))}")
+            if cpu:
+                spent = [1000 * sum(c[i] for c in cpu) / len(cpu) for i in (0, 1)]
+                print(f"whisper CPU per call (ms, {len(cpu)} calls reaching retrieval): retrieve stage "
+                      f"{spent[0]:.1f}, all stages {spent[1]:.1f}")
         if args.outcomes:
             args.outcomes.write_text(json.dumps({o.prompt["id"]: [o.decision, o.injected] for o in outcomes}))
         if args.show:

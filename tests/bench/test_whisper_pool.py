@@ -37,3 +37,39 @@ def test_the_route_a_prompt_took():
     assert route(run) == "technical:IU"
     run.target_space, run.intent = "tidewater", None
     assert route(run) == "-:IUN"
+
+
+def test_where_an_expected_memory_stopped_the_furthest_going_one_counts():
+    from bench.whisper_pool import lost_at
+
+    stage_of = {"a": "below_gate", "b": "no_overlap"}
+    assert lost_at(["b", "a"], CALL, stage_of) == "below_gate"
+    assert lost_at(["b"], CALL, stage_of) == "no_overlap"
+    assert lost_at(["c"], CALL, stage_of) == "rank 7-50"
+    assert lost_at(["d"], CALL, stage_of) == "not in 50"
+    assert lost_at(["d"], None) == "before retrieval"
+    assert lost_at(["a"], CALL, {"a": "candidate"}) == "pool"
+    assert lost_at(["a", "b"], CALL, {"a": "injected", "b": "cap"}) == "injected"
+
+
+def test_the_prompts_own_call_not_a_history_prompts():
+    from bench.whisper_pool import final_call
+
+    history = {**CALL, "prompt": "what did we decide on the cache?"}
+    assert final_call("and the retry limit?", [history]) is None
+    own = {**CALL, "prompt": "and the retry limit?"}
+    assert final_call("and the retry limit?", [history, own]) is own
+    assert final_call("anything", []) is None
+
+
+def test_gate_margins_are_counted_per_route_in_its_own_units(capsys):
+    from bench.whisper_pool import print_margins
+
+    print_margins([("logistic", 2, -0.1), ("logistic", 9, -3.0), ("cosine", 11, -0.07)])
+    out = capsys.readouterr().out.splitlines()
+    steps = "[-0.25, 0.0) {}, [-0.5, -0.25) 0, [-1.0, -0.5) 0, [-2.0, -1.0) 0, below -2.0 {}"
+    assert out == [
+        "  logistic, recall rank 1-6 (1): " + steps.format(1, 0),
+        "  logistic, recall rank 7+ (1): " + steps.format(0, 1),
+        "  cosine, recall rank 7+ (1): [-0.05, 0.0) 0, [-0.1, -0.05) 1, [-0.2, -0.1) 0, below -0.2 0",
+    ]
