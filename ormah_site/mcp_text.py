@@ -9,7 +9,8 @@ from memory.domain.wording import counted
 
 
 def title_of(item: dict) -> str:
-    return item.get("title") or auto_title(item.get("content", ""))
+    """One line: a title with line breaks (a hand-edited or synced file) cannot forge a heading or an item."""
+    return " ".join((item.get("title") or auto_title(item.get("content", ""))).split())
 
 
 def remembered_text(data: dict) -> str:
@@ -21,7 +22,7 @@ def remembered_text(data: dict) -> str:
     links = data.get("auto_links") or []
     if links:
         lines.append(f"Auto-linked to {len(links)} related memories:")
-        lines += [f"  → {link['title']} ({link['similarity']:.0%} similar)" for link in links]
+        lines += [f"  → {title_of(link)} ({link['similarity']:.0%} similar)" for link in links]
     return "\n".join(lines)
 
 
@@ -48,7 +49,8 @@ def self_text(data: dict) -> str:
     defined = data.get("defines") or []
     if defined:
         lines += ["", f"### What defines them ({len(defined)})"]
-        lines += [f"- [{m['type']}] {title_of(m)}: {m['content'][:200]} (id: {m['short_id']})" for m in defined]
+        lines += [f"- [{m['type']}] {title_of(m)}: {' '.join(m['content'][:200].split())} (id: {m['short_id']})"
+                  for m in defined]
     else:
         lines += ["", "No identity memories yet; remember facts about the user with about_self=true."]
     return "\n".join(lines)
@@ -83,8 +85,8 @@ def proposals_text(rows: list[dict]) -> str:
         return "No proposals waiting for review."
     lines = [f"{counted(len(rows), 'proposal')}:", ""]
     for p in rows:
-        nodes = ", ".join(f"{n.get('short_id') or str(n.get('id', ''))[:8]} {n.get('title') or ''}".strip()
-                          for n in p["nodes"])
+        nodes = ", ".join(f"{n.get('short_id') or str(n.get('id', ''))[:8]} {' '.join((n.get('title') or '').split())}"
+                          .strip() for n in p["nodes"])
         lines.append(f"- {p['id'][:8]} [{p['kind']}, {p['status']}] {p['action_summary']}")
         lines.append(f"  why: {p['reason']} | memories: {nodes}")
     return "\n".join(lines)

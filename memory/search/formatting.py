@@ -23,7 +23,8 @@ def _entry(number: int, hit: SearchHit) -> list[str]:
            f"{hit.created.strftime('%Y-%m-%dT%H:%M:%S')}"
     if hit.valid_until is not None:
         meta += f" | Outdated since: {hit.valid_until.strftime('%Y-%m-%dT%H:%M:%S')}"
-    lines = [f"{number}. [{hit.type}] {hit.title}", f"   {meta}"]
+    title = " ".join(hit.title.split())  # one line: a title from a hand-edited file cannot forge a heading or an item
+    lines = [f"{number}. [{hit.type}] {title}", f"   {meta}"]
     seed = (hit.activated_by or "")[:8]
     if hit.source == "activated":
         lines.append(f"   via {hit.activation_edge} from {seed}...")
