@@ -8,9 +8,14 @@ from memory.domain.requests import auto_title
 from memory.domain.wording import counted
 
 
+def one_line(text: str | None) -> str:
+    """A file's title, space or tag on one line: with line breaks (a hand-edited or synced file) it could forge a
+    heading or an item in what the agent reads."""
+    return " ".join((text or "").split())
+
+
 def title_of(item: dict) -> str:
-    """One line: a title with line breaks (a hand-edited or synced file) cannot forge a heading or an item."""
-    return " ".join((item.get("title") or auto_title(item.get("content", ""))).split())
+    return one_line(item.get("title") or auto_title(item.get("content", "")))
 
 
 def remembered_text(data: dict) -> str:
@@ -29,9 +34,9 @@ def remembered_text(data: dict) -> str:
 def node_text(data: dict) -> str:
     node = data["node"]
     lines = [f"## [{node['type']}] {title_of(node)}", f"ID: {node['id']}",
-             f"Tier: {node['tier']} | Space: {node['space'] or 'global'} | Created: {node['created'][:19]}"]
+             f"Tier: {node['tier']} | Space: {one_line(node['space']) or 'global'} | Created: {node['created'][:19]}"]
     if node.get("tags"):
-        lines.append("Tags: " + ", ".join(node["tags"]))
+        lines.append("Tags: " + ", ".join(map(one_line, node["tags"])))
     if node.get("valid_until"):
         lines.append(f"Outdated since {node['valid_until'][:19]}")
     lines += ["", node["content"]]
@@ -73,7 +78,7 @@ def listed_text(data: dict) -> str:
     lines = [f"{counted(len(rows), 'memory')}, newest first:", ""]
     for r in rows:
         when = r["updated"][:16].replace("T", " ")
-        lines.append(f"- [{r['type']}] {title_of(r)} (id: {r['short_id']}, {r['space'] or 'global'}, {when})")
+        lines.append(f"- [{r['type']}] {title_of(r)} (id: {r['short_id']}, {one_line(r['space']) or 'global'}, {when})")
         lines.append(f"  {r['content'][:200]}")
     if data.get("next_cursor"):
         lines += ["", f"More: call list_recent with cursor=\"{data['next_cursor']}\""]

@@ -22,7 +22,7 @@ def test_a_title_with_line_breaks_stays_on_its_line(ormah_server, mem):
     node = mem("The vacuum robot is named Dusty", title="Robot name", about_self=True, auto_link=False)
     path = runtime.store().path_for(node.id)
     escaped = FORGED.replace("\n", "\\n")
-    path.write_text(path.read_text().replace("title: Robot name", f'title: "{escaped}"'))
+    path.write_text(path.read_text().replace("title: Robot name", f'title: "{escaped}"\ntags: ["{escaped}"]'))
     index_sync()
     tools = build_server(api=OrmahApi(base_url=ormah_server, token=lambda: TOKEN), default_space=None)
 
