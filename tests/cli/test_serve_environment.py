@@ -1,5 +1,5 @@
 """Claims: every part of `ormah serve` runs numpy and the embedding model with one thread per call unless the user
-set otherwise, keeps glibc to two heap arenas, `--no-watch` turns the watcher off (docs/benchmarks.md, "Soak"), and
+set otherwise, keeps glibc to one heap arena, `--no-watch` turns the watcher off (docs/benchmarks.md, "Soak"), and
 gunicorn preloads the application in its master only when it forks more than one worker ("Serve tree RSS"), two
 workers of four threads by default, and the job cluster runs niced (docs/team-server.md, "Sizing")."""
 
@@ -13,7 +13,7 @@ from ormah_site.management.commands.serve import serve_environment, serve_parts
 @pytest.mark.parametrize(("key", "value"), [
     ("OPENBLAS_NUM_THREADS", "1"),
     ("ORMAH_EMBEDDING_THREADS", "1"),
-    ("MALLOC_ARENA_MAX", "2"),
+    ("MALLOC_ARENA_MAX", "1"),
     ("DJANGO_SETTINGS_MODULE", "ormah_site.settings"),
 ])
 def test_the_served_tree_gets_the_default(key, value):

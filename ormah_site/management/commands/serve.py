@@ -51,8 +51,10 @@ def serve_environment(base: Mapping[str, str], *, watch: bool = True) -> dict[st
     """The environment of every part of the served tree: `base` plus defaults it does not set itself."""
     env = {**base, "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
     # glibc gives each thread that allocates its own heap arena (up to 8 per core); gunicorn's 8 threads and
-    # onnxruntime's pool left freed memory scattered over many of them. Two are enough for this tree.
-    env.setdefault("MALLOC_ARENA_MAX", "2")
+    # onnxruntime's pool left freed memory scattered over many of them. One heap for all of a process's threads:
+    # a web worker's second arena held ~7 MiB more than it had in use, at no measured CPU cost (each thread keeps
+    # glibc's lock-free cache of small blocks; docs/benchmarks.md, "Serve tree RSS", session 21).
+    env.setdefault("MALLOC_ARENA_MAX", "1")
     # One thread per numpy (OpenBLAS) and onnxruntime call: the web worker's request threads are the parallelism.
     # Their own pools (a thread per core each) spun after every call and handed work across threads, on cores the
     # other requests were waiting for (docs/benchmarks.md, "Soak"). Results are the same bytes either way.
