@@ -84,11 +84,14 @@ def valid_file_name(name: str) -> bool:
 
 
 def memory_folder_files(root: Path) -> list[MemoryFile]:
-    """The node files and tombstones of a memory folder (`nodes/*.md`, `deleted/*.md`), sorted by path."""
+    """The node files and tombstones of a memory folder (`nodes/*.md`, `deleted/*.md`), sorted by path; symbolic
+    links are left out, never followed (as everywhere: docs/file-format.md)."""
     store = MarkdownStore(root)
     files = []
     for folder, paths in ((NODES_DIR, store.iter_paths()), (DELETED_DIR, store.deleted_paths())):
         for path in paths:
+            if path.is_symlink():
+                continue
             try:
                 data, st = path.read_bytes(), path.stat()
             except OSError as exc:
