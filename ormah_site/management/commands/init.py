@@ -11,6 +11,7 @@ from memory import runtime
 from memory.conf import get_conf
 from memory.domain.wording import counted
 from memory.embeddings import DEFAULT_MODEL, prepare_default_model
+from memory.errors import MalformedNodeFile
 from memory.management.base import OrmahCommand, progress_bar
 from memory.services import index_sync, self_ensure
 from ormah_site.tokens import token_ensure, token_file
@@ -47,14 +48,21 @@ class Command(OrmahCommand):
         call_command("createcachetable", verbosity=0)
         runtime.embedder(conf).embed_query("warm up")
         report = index_sync(progress=None if o["quiet"] else progress_bar())
-        me = self_ensure(name=o["name"])
+        try:
+            me = self_ensure(name=o["name"])
+            self_line = f"Self node:  {me.title} ({me.id})"
+        except MalformedNodeFile as exc:  # no second self node; everything else is prepared, and `serve` can start
+            self_line = (f"Self node:  its file {exc.path} is malformed ({exc.reason}); no new one was made: fix the "
+                         "file and run `ormah init` again")
+            if o["quiet"]:
+                self.stderr.write(self_line)
         token_ensure()
         ui_line = self._ui_account(conf.home, ask=o["password"], regenerate=o["new_password"])
         if o["quiet"]:
             return
         self.stdout.write(f"Ormah home: {conf.home}")
         self.stdout.write(f"Memories:   {conf.memory_dir} ({counted(report.indexed + report.unchanged, 'file')} indexed)")
-        self.stdout.write(f"Self node:  {me.title} ({me.id})")
+        self.stdout.write(self_line)
         self.stdout.write(f"API token:  {token_file()} (mode 0600)" if not conf.api_token else "API token:  from ORMAH_API_TOKEN")
         self.stdout.write(ui_line)
         for path, reason in report.malformed:
