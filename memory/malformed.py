@@ -13,9 +13,10 @@ from memory.conf import get_conf
 from memory.errors import MalformedNodeFile, NodeNotFound, OrmahError
 from memory.store import MarkdownStore
 
-__all__ = ["malformed_files", "node_read_error"]
+__all__ = ["malformed_files", "malformed_self", "node_read_error"]
 
 _NAMED_TAIL = re.compile(r"_[0-9a-f]{8}\.md\Z")  # the `_<short id>.md` every file name ends with
+SELF_MARK = b"system:self"  # the self node's `source` (memory.domain.identity): how a file says it is the self node
 
 
 def node_read_error(*, store: MarkdownStore, ref: str, error: OrmahError) -> OrmahError:
@@ -57,3 +58,23 @@ def malformed_files(*, store: MarkdownStore) -> list[dict]:
     """Node files that cannot be parsed, with the reason (they are left untouched)."""
     return [{"path": os.path.relpath(item.path, store.root), "reason": item.error}
             for item in store.scan() if item.error]
+
+
+def malformed_self(*, store: MarkdownStore) -> MalformedNodeFile | None:
+    """The error to answer when the self node's file is there but does not parse (a node file saying `system:self`),
+    or None. Ask only when the index holds no self node: this reads every node file."""
+    for path in store.iter_paths():
+        try:
+            if path.is_symlink() or SELF_MARK not in path.read_bytes():
+                continue
+            store.read(path)
+        except MalformedNodeFile as exc:
+            home = get_conf().home
+            shown = path.relative_to(home) if path.is_relative_to(home) else path
+            return MalformedNodeFile(
+                f"The self node's file is malformed and left untouched: {shown}: {exc.reason}. Fix it in an editor "
+                "and the next sync indexes it again (no second self node is made meanwhile)", path=shown,
+                reason=exc.reason)
+        except OSError:
+            continue
+    return None

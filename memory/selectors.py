@@ -18,7 +18,7 @@ from memory.domain.markdown import parse
 from memory.domain.node import Node
 from memory.errors import AmbiguousNodeRef, MalformedNodeFile, NodeMerged, NodeNotFound, ValidationFailed
 from memory.index import META_MODEL
-from memory.malformed import malformed_files, node_read_error
+from memory.malformed import malformed_files, malformed_self, node_read_error
 from memory.models import EdgeRow, IndexMetaRow, MergeHistoryRow, NodeRow, NodeTagRow
 from memory.store import MAX_READ_BYTES, MarkdownStore, StoredFile, content_hash
 
@@ -383,11 +383,11 @@ def health_report(*, store: MarkdownStore) -> dict:
 def self_get(*, store: MarkdownStore, space: str | None = None, limit: int = 50) -> tuple[Node, list[NodeRow]]:
     """The self node (from its file) and the memories it defines, keeping only `space` and global ones if given.
 
-    Raises NodeNotFound when there is no self node yet.
+    Raises NodeNotFound when there is no self node yet, MalformedNodeFile when its file is malformed.
     """
     row = self_row()
     if row is None:
-        raise NodeNotFound("There is no self node yet; run `ormah init`")
+        raise malformed_self(store=store) or NodeNotFound("There is no self node yet; run `ormah init`")
     defined = self_defined_rows(limit=max(limit, 100) if space else limit, me=row)
     if space:
         defined = [r for r in defined if r.space in (None, "", space)]

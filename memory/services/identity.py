@@ -8,12 +8,9 @@ from datetime import datetime
 from memory.domain.identity import build_self_node
 from memory.domain.lifecycle import with_creation_importance
 from memory.domain.node import Node, new_node_id, utcnow
-from memory.errors import MalformedNodeFile
-from memory.selectors import index_drift, self_row
-from memory.store import MarkdownStore
+from memory.malformed import malformed_self
+from memory.selectors import self_row
 from memory.writes import write_unit
-
-SELF_MARK = b"system:self"  # the self node's `source` (memory.domain.identity): how a file says it is the self node
 
 
 def self_ensure(*, name: str | None = None, now: datetime | None = None) -> Node:
@@ -24,7 +21,7 @@ def self_ensure(*, name: str | None = None, now: datetime | None = None) -> Node
     with write_unit() as unit:
         row = self_row()
         if row is None:
-            broken = _malformed_self(unit.store)
+            broken = malformed_self(store=unit.store)
             if broken is not None:
                 raise broken
             # the formula's value at creation (no access, no edges yet), as remember writes it (nodes_create)
@@ -37,19 +34,3 @@ def self_ensure(*, name: str | None = None, now: datetime | None = None) -> Node
             node = replace(node, title=name, updated=now)
             unit.save(node, expected=stored)
         return node
-
-
-def _malformed_self(store: MarkdownStore) -> MalformedNodeFile | None:
-    """The error of a node file that says it is the self node (its `source`) but does not parse; only files the index
-    does not hold are read."""
-    for rel in index_drift(store=store).not_indexed:
-        path = store.root / rel
-        try:
-            if SELF_MARK not in path.read_bytes():
-                continue
-            store.read(path)
-        except MalformedNodeFile as exc:
-            return exc
-        except OSError:
-            continue
-    return None

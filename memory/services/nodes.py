@@ -18,6 +18,7 @@ from memory.domain.lifecycle import creation_degrees, with_creation_importance
 from memory.domain.node import Connection, Node, new_node_id, utcnow, with_connection
 from memory.domain.requests import NodeCreate, NodePatch, apply_patch, build_node
 from memory.errors import NodeNotFound, ProtectedNode, ValidationFailed
+from memory.malformed import malformed_self
 from memory.models import NodeRow
 from memory.selectors import node_row_get, self_row
 from memory.services.guard import guard_write
@@ -115,6 +116,8 @@ def create_in(unit: WriteUnit, *, requests: Sequence[NodeCreate], nows: Sequence
             ))
         results.append(CreateResult(node=node, auto_links=links))
     me = self_row() if any(q.about_self for q in requests) else None  # no memory about the user: no lookup
+    if me is None and any(q.about_self for q in requests) and (broken := malformed_self(store=unit.store)):
+        raise broken  # its `defines` link would be lost: nothing is written until the self node's file is fixed
     defined = {r.node.id for r, q in zip(results, requests) if q.about_self and me and me.uid != r.node.id}
     degrees = creation_degrees([r.node for r in results], defined)  # the importance the next cycle would give
     results = [replace(r, node=with_creation_importance(r.node, degrees[r.node.id])) for r in results]

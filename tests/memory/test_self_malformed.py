@@ -16,6 +16,7 @@ from memory import runtime
 from memory.errors import MalformedNodeFile
 from memory.models import NodeRow
 from memory.services import index_sync, self_ensure
+from tests.api.conftest import TOKEN, ApiClient, api_token  # noqa: F401 (api_token: a fixture)
 
 
 def _break_self(me):
@@ -37,7 +38,7 @@ def test_self_ensure_names_the_malformed_self_file_instead_of_minting_another(me
 
     with pytest.raises(MalformedNodeFile) as caught:
         self_ensure()
-    assert caught.value.path == str(path) and "unknown type" in caught.value.reason
+    assert str(path).endswith(str(caught.value.path)) and "unknown type" in caught.value.reason
     assert _selves() == [path.name]
 
     path.write_text(path.read_text().replace("type: persn", "type: person"))
@@ -53,5 +54,20 @@ def test_init_says_so_and_goes_on(mem):
     call_command("init", stdout=out, stderr=err)
 
     assert _selves() == [path.name]
-    assert f"Self node:  its file {path} is malformed" in out.getvalue()
+    assert f"Self node:  its file memory/nodes/{path.name} is malformed" in out.getvalue()
     assert "API token:" in out.getvalue() and "Web UI:" in out.getvalue()  # the rest of init went on
+
+
+def test_the_api_names_the_file_and_keeps_an_about_self_memory_from_losing_its_link(mem, api_token):
+    api = ApiClient(TOKEN)
+    me = self_ensure(name="Dana")
+    path = _break_self(me)
+
+    got = api.get("/api/agent/self")
+    made = api.post("/api/agent/remember", {"content": "Dana is allergic to peanuts", "about_self": True})
+
+    for answer in (got, made):
+        assert answer.status_code == 422 and answer.json()["error"] == "malformed_file", answer.json()
+        assert f"memory/nodes/{path.name}" in answer.json()["message"]
+    assert not NodeRow.objects.filter(content="Dana is allergic to peanuts").exists()
+    assert api.post("/api/agent/remember", {"content": "The shop opens at nine"}).status_code == 201
