@@ -55,6 +55,11 @@ def links_run(ctx: RunContext) -> None:
                     continue
                 edge = EdgeDraft(pair.a.uid, pair.b.uid, kind, sim, verdicts[i].reason or f"{kind} (LLM)")
             todo.append((pair, edge))
+        room = ctx.conf.max_edges_per_run - ctx.counts["edges"]
+        if len(todo) > room:  # the cap holds within a chunk too; the rest waits for the next run
+            undecided.update(pair.a.uid for pair, _ in todo[room:])
+            todo = todo[:room]
+            ctx.stop()
         for start in range(0, len(todo), PER_HOLD):
             batch = todo[start:start + PER_HOLD]
             if ctx.out_of_time():  # the bound is checked before every hold of the write lock
