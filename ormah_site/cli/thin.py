@@ -38,7 +38,7 @@ def _default_space(given: str | None) -> str | None:
 
 
 def remember(o: argparse.Namespace) -> str:
-    content = sys.stdin.read() if o.content == "-" else o.content
+    content = sys.stdin.read().removeprefix("\ufeff") if o.content == "-" else o.content  # a file saved with a BOM
     body = {"content": content, "title": o.title, "type": o.type, "tier": o.tier, "space": o.space,
             "tags": _list(o.tags) or [], "about_self": o.about_self, "confidence": o.confidence,
             "source": o.source, "session_id": o.session}

@@ -25,7 +25,7 @@ class Command(OrmahCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **o):
-        content = sys.stdin.read() if o["content"] == "-" else o["content"]
+        content = sys.stdin.read().removeprefix("\ufeff") if o["content"] == "-" else o["content"]  # a file's BOM
         request = NodeCreate(
             content=content, title=o["title"], type=o["type"], tier=o["tier"], space=o["space"],
             tags=[t for t in o["tags"].split(",") if t.strip()], about_self=o["about_self"],
