@@ -16,14 +16,18 @@ prompts included). Variants (the base's recall is memory.search.recall with the 
   on. A member v2's WIDE leaves out is dropped. Two recalls per search: the CPU figure is an upper bound.
 * `vec:K`: recall's first 6 as today, and besides them every memory of a v2 recall of WIDE whose vector-leg rank is
   at most K (the memories nearest the query, which BM25 and the word features push out: paraphrases).
+* `v5q:D`: whisper's recall reads scorer v5 (no pin: one recall, as today), and each hit's probability is carried to
+  v2's scale by a quantile map (`mapped`; `--fit-qmap FILE` runs the dev split and writes it from both scorers'
+  probabilities of the same memories over batches outside FRESH_BATCHES; the variant reads the file named by
+  WHISPER_POOL_QMAP), less D log-odds: the gate, fitted on v2, reads v5's ranking on the scale it was fitted on.
 * `sentences`: every query whisper searches (the prompt, a follow-up's joined prompts, the question alone) that
   holds two or more sentences also has each sentence of MIN_LETTERS letters or more searched apart, each memory
   keeping its better hit (today only the question sentences are, whisper.asked).
 
 `--report` prints hit / precision / silence with counts for dev batches 1-11 (bench.whisper_gate_fit.FRESH_BATCHES
 out) and the fresh batch apart, the CPU per prompt, and for each family of settings (`limit:*`, `v5:*`, `vec:*`,
-with `base` as its member of no change) the leave-one-batch-out choice: on each batch b, the setting with the most
-hits on the other ten whose precision and silence there are not below the base's (ties: the base, then the
+`v5q:*`, with `base` as its member of no change) the leave-one-batch-out choice: on each batch b, the setting with
+the most hits on the other ten whose precision and silence there are not below the base's (ties: the base, then the
 smaller setting), scored on b; summed over the eleven. Never the test split.
 """
 
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import tempfile
@@ -44,6 +49,64 @@ from bench.whisper_stores import EMBEDDER, metrics, run_one, seed_stores
 
 WIDE = 50
 COUNTS = ("hits", "inject", "correct", "injected", "silent_ok", "silent")
+QMAP_ENV = "WHISPER_POOL_QMAP"  # the quantile map `v5q` reads (written by --fit-qmap)
+QUANTILES = [0.005 + 0.01 * i for i in range(100)]
+
+
+def logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+def mapped(p: float, qmap: dict[str, list[float]], shift: float = 0.0) -> float:
+    """A v5 probability carried to v2's scale: its log-odds placed at the same quantile of v2's (linear between the
+    map's points, constant past its ends), less `shift` log-odds."""
+    import numpy as np
+
+    z = float(np.interp(logit(p), qmap["v5"], qmap["v2"])) - shift
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def fit_qmap(pairs: list[tuple[float, float]]) -> dict[str, list[float]]:
+    """The quantiles (QUANTILES) of both scorers' log-odds over the same (v2, v5) probability pairs."""
+    import numpy as np
+
+    v2 = np.array([logit(a) for a, _ in pairs])
+    v5 = np.array([logit(b) for _, b in pairs])
+    return {"v5": np.quantile(v5, QUANTILES).tolist(), "v2": np.quantile(v2, QUANTILES).tolist()}
+
+
+def collect_pairs(out: Path) -> None:
+    """Run the dev split as it is; for every recall whisper makes in a batch outside FRESH_BATCHES, both scorers'
+    probabilities of each memory among both scorers' first WIDE; write their quantile map (`fit_qmap`)."""
+    os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
+    pairs: list[tuple[float, float]] = []
+    batch = [None]
+    with tempfile.TemporaryDirectory(prefix="ormah-whisper-variants-") as tmp:
+        setup_django(Path(tmp))
+        ids, scenarios = seed_stores()
+        import whisper.services.respond as respond
+        from memory.search import recall
+
+        original = respond._recall_pinned
+
+        def search(query, now, embedder):
+            hits = original(query, now, embedder)
+            if batch[0] not in FRESH_BATCHES:
+                wide = _wide(query, query.limit)
+                v2 = {h.node_id: h.score for h in original(wide, now, embedder)}
+                v5 = {h.node_id: h.score for h in recall(query=wide, now=now, embedder=embedder, warnings=False)}
+                pairs.extend((v2[n], v5[n]) for n in v2.keys() & v5.keys())
+            return hits
+
+        respond._recall_pinned = search
+        try:
+            for p in scenarios.prompts_in("dev"):
+                batch[0] = p.get("batch", 1)
+                run_one(p, ids, now=scenarios.now)
+        finally:
+            respond._recall_pinned = original
+    out.write_text(json.dumps({**fit_qmap(pairs), "pairs": len(pairs)}))
 
 
 def _wide(query, limit: int):
@@ -80,6 +143,15 @@ def variant(name: str):
                              warnings=False)
             by_id = {h.node_id: h for h in wide}
             return sorted((by_id[h.node_id] for h in members if h.node_id in by_id), key=lambda h: -h.score)
+    elif kind == "v5q":
+        import dataclasses
+
+        qmap = json.loads(Path(os.environ[QMAP_ENV]).read_text())
+        shift = float(arg or 0)
+
+        def search(query, now, embedder):
+            hits = recall(query=query, now=now, embedder=embedder, warnings=False)  # scorer v5: no pin
+            return [dataclasses.replace(h, score=mapped(h.score, qmap, shift)) for h in hits]
     elif kind == "vec":
         def search(query, now, embedder):
             wide = original(_wide(query, query.limit), now, embedder)
@@ -109,7 +181,7 @@ def variant(name: str):
             retrieve._search = searched
         return
     else:
-        raise ValueError(f"unknown variant {name!r}: base, limit:N, v5:N, vec:K, sentences")
+        raise ValueError(f"unknown variant {name!r}: base, limit:N, v5:N, vec:K, v5q:D, sentences")
     respond._recall_pinned = search
     try:
         yield
@@ -195,10 +267,14 @@ def report(paths: list[Path]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", help="base, limit:N, v5:N, vec:K or sentences")
+    parser.add_argument("--variant", help="base, limit:N, v5:N, vec:K, v5q:D or sentences")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--report", type=Path, nargs="+")
+    parser.add_argument("--fit-qmap", type=Path, help="write the v5 -> v2 quantile map `v5:D` variants read")
     args = parser.parse_args(argv)
+    if args.fit_qmap:
+        collect_pairs(args.fit_qmap)
+        return 0
     if args.report:
         report(args.report)
         return 0

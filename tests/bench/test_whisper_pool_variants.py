@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from bench.whisper_gate_fit import FRESH_BATCHES
@@ -42,3 +44,15 @@ def test_a_family_without_its_base_is_not_judged():
                                           (_batch(0, 0, 0), "0.000 (0/10) / 1.000 (0/0) / 1.000 (5/5)")])
 def test_figures(counts, text):
     assert figures(summed({"1": counts}, lambda b: True)) == text
+
+
+def test_the_quantile_map_carries_a_probability_to_the_other_scorers_scale():
+    from bench.whisper_pool_variants import fit_qmap, logit, mapped
+
+    # v5 gives every memory the log-odds v2 gives it less one: the map undoes that, and a shift takes it back.
+    pairs = [(p, 1 / (1 + math.exp(1 - logit(p)))) for p in (0.01 * i for i in range(1, 100))]
+    qmap = fit_qmap(pairs)
+    assert mapped(pairs[49][1], qmap) == pytest.approx(0.5, abs=1e-6)
+    assert logit(mapped(pairs[49][1], qmap, shift=1.0)) == pytest.approx(-1.0, abs=1e-6)
+    last = 1 / (1 + math.exp(-qmap["v2"][-1]))
+    assert mapped(0.999999, qmap) == pytest.approx(last) and mapped(0.9999, qmap) == pytest.approx(last)  # past the end
