@@ -202,6 +202,7 @@ def _snapshot(*, root: Path, folder: Path, name: str, reason: str, now: datetime
         manifest = {"format": BACKUP_FORMAT, "version": BACKUP_VERSION, "created_at": format_timestamp(now),
                     "reason": reason, "counts": file_counts(files), "files": file_entries(files),
                     "index": {"path": INDEX_FILE, "sha256": index_sha} if index_sha else None}
+        _private_file(staging / MANIFEST)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         target = _free_dir(folder, name)
         os.rename(staging, target)
@@ -238,10 +239,21 @@ def _move_aside(root: Path, staging: Path, moved: list[str]) -> None:
             moved.append(child)
 
 
+def _private_file(path: Path) -> None:
+    """Create `path` empty and 0600 (whatever the umask), like every memory file and the live index: the index copy
+    and the manifest then keep that mode (SQLite opens an empty file as a new database and gives its journal the
+    file's mode)."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+
+
 def _index_copy(dest: Path) -> str | None:
     """The engine's copy of the live index into `dest` and its sha256; None when the engine keeps no index file
     (PostgreSQL: pg_dump backs the database up, and a restore rebuilds the index from the files)."""
-    return _file_sha256(dest) if backend().index_copy(dest) else None
+    _private_file(dest)
+    if backend().index_copy(dest):
+        return _file_sha256(dest)
+    dest.unlink()
+    return None
 
 
 def _index_restore(snapshot: Path) -> bool:

@@ -7,6 +7,7 @@ import os
 import stat
 
 import pytest
+from django.db import connection
 
 from memory.services import backup_create, backup_restore
 
@@ -34,3 +35,13 @@ def test_backup_and_restore_keep_memory_files_0600(varied, home, backups, umask_
 
     restored = _modes(home / "memory")
     assert len(restored) == 5 and set(restored.values()) == {"0o600"}, restored
+
+
+def test_backup_index_copy_and_manifest_are_0600(varied, backups, umask_022):
+    info = backup_create()
+    modes = {p.name: oct(stat.S_IMODE(p.stat().st_mode)) for p in info.path.iterdir() if p.is_file()}
+    assert modes.get("backup.json") == "0o600", modes
+    assert set(modes.values()) == {"0o600"}, modes
+    # SQLite's index copy is there and 0600; PostgreSQL keeps no index file, and no empty one is left behind
+    assert ("index.sqlite3" in modes) == (connection.vendor == "sqlite"), modes
+    assert list(info.path.glob("*-journal")) == []
