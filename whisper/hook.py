@@ -38,6 +38,8 @@ STORE_TIMEOUT = 60.0
 ACK_TIMEOUT = 1.0
 SERVER_MARGIN = 0.25  # seconds the server's answer must leave for the way back
 MAX_STDIN = 2 * 1024 * 1024
+MAX_PROMPT_CHARS = 100_000  # the server's limit (whisper/api.py); a longer prompt keeps its end, where the ask is
+MAX_FIELD_CHARS = {"session_id": 200, "cwd": 4096}  # the server's limits; a longer value is dropped
 FINAL_EVENTS = ("PreCompact", "SessionEnd", "Stop")
 
 logger = logging.getLogger("ormah.hook")
@@ -151,10 +153,25 @@ def _post(path: str, payload: dict, *, timeout: float) -> dict:
         return json.loads(response.read().decode("utf-8"))
 
 
+def clean_text(value: object, limit: int | None = None) -> str | None:
+    """A string the server accepts: valid UTF-8 (lone surrogates become U+FFFD), no NUL; None for a non-string."""
+    if not isinstance(value, str):
+        return None
+    text = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace").replace("\x00", "")
+    if limit is not None and len(text) > limit:
+        return None
+    return text
+
+
 def _read_stdin() -> dict:
-    data = json.loads(sys.stdin.read(MAX_STDIN) or "{}")
+    raw = sys.stdin.buffer.read(MAX_STDIN) if hasattr(sys.stdin, "buffer") else sys.stdin.read(MAX_STDIN)
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    data = json.loads(text or "{}")
     if not isinstance(data, dict):
         raise ValueError("hook input is not a JSON object")
+    for name, limit in MAX_FIELD_CHARS.items():
+        if name in data:
+            data[name] = clean_text(data[name], limit)
     return data
 
 
@@ -164,8 +181,8 @@ def _output(text: str) -> str:
 
 def inject(event: dict, *, started: float, limit: float) -> tuple[str | None, dict]:
     """Ask for a whisper: (the hook output JSON or None for silence, the server's answer). Raises on failure."""
-    prompt = event.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
+    prompt = (clean_text(event.get("prompt")) or "")[-MAX_PROMPT_CHARS:]
+    if not prompt.strip():
         return None, {}
     remaining = limit - (time.monotonic() - started)
     answer = _post("/whisper", {
