@@ -33,19 +33,29 @@ def pair_chunks(
 
 
 def llm_verdicts(ctx: RunContext, judge: Callable[..., dict[int, V]], pairs: Sequence[Pair]) -> dict[int, V] | None:
-    """`judge`'s verdicts on `pairs` by position ({} without an LLM or without pairs); None when the LLM gave none:
-    the run is marked incomplete, and either the call failed (counted in `llm_failures`; the next chunk asks again)
-    or the run's LLM budget is spent (`ctx.llm_spent`: `pair_chunks` ends). The chunk then stays unfinished."""
+    """`judge`'s verdicts on `pairs` by position ({} without an LLM or without pairs), `pairs_per_call` pairs a call.
+    A failed call is counted (`llm_failures`) and gives None: the chunk stays unfinished and the next chunk asks
+    again. A spent budget (`ctx.llm_spent`: `pair_chunks` ends) keeps the verdicts of the calls made before it (None
+    when there are none): a chunk that needs more calls than a run may make still moves on, its pairs without a
+    verdict waiting for the next run (before, every run paid its calls for the same chunk and never finished it).
+    Either way the run is marked incomplete."""
     if not (ctx.llm and pairs):
         return {}
-    try:
-        return judge(ctx.llm, pairs, per_call=ctx.conf.llm.pairs_per_call)
-    except LLMBudgetExhausted:
-        ctx.llm_spent = True
-    except LLMUnavailable:
-        ctx.counts["llm_failures"] += 1
-    ctx.stop()
-    return None
+    per_call = ctx.conf.llm.pairs_per_call
+    verdicts: dict[int, V] = {}
+    for start in range(0, len(pairs), per_call):
+        try:
+            got = judge(ctx.llm, pairs[start:start + per_call], per_call=per_call)
+        except LLMBudgetExhausted:
+            ctx.llm_spent = True
+            ctx.stop()
+            return verdicts or None
+        except LLMUnavailable:
+            ctx.counts["llm_failures"] += 1
+            ctx.stop()
+            return None
+        verdicts.update((start + i, verdict) for i, verdict in got.items())
+    return verdicts
 
 
 def pairs_by_node(
