@@ -135,7 +135,11 @@ def _run(query: FtsQuery, match_all: bool, limit: int, where: str | None = None,
     except DatabaseError as exc:
         # Trigger: FTS5 rejects an expression. Why: tokens are quoted, so this is a bug, never user input.
         # Outcome: the FTS leg answers nothing and the vector leg still runs.
-        logger.warning("FTS query failed (%s): %s", exc, query.all_of if match_all else query.any_of)
+        # The expression holds the user's words, and PostgreSQL's message quotes the statement from its second
+        # line on: content only at DEBUG (docs/security.md), the error's first line and a count at WARNING.
+        logger.warning("FTS query failed (%s: %s) on %d terms", type(exc).__name__,
+                       str(exc).partition("\n")[0], len(query.tokens))
+        logger.debug("FTS query that failed: %s (%s)", query.all_of if match_all else query.any_of, exc)
         return None
 
 
