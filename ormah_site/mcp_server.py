@@ -6,11 +6,15 @@ space, calls /api/agent/* with the bearer token, and renders the JSON as short t
 
 from __future__ import annotations
 
+import json
 import logging
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from io import TextIOWrapper
 from pathlib import Path
 
+import anyio
 import httpx
 from django.conf import settings
 from mcp.server.fastmcp import FastMCP
@@ -114,10 +118,59 @@ def build_server(*, api: OrmahApi, default_space: str | None, workspace: str | N
     return server
 
 
+def well_formed_line(line: str) -> str:
+    """A JSON-RPC line with lone surrogate escapes ("\\ud83d" alone: a cut emoji, which JSON allows) replaced by
+    U+FFFD; any other line as it came.
+
+    Trigger: the SDK parses each line with pydantic, which refuses a lone surrogate, and then cannot answer the
+    request (no id), so the client's call waited for a reply that never came. Outcome: the call is answered.
+    """
+    if "\\ud" not in line.lower():
+        return line
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return line
+    return json.dumps(_well_formed(message))
+
+
+def _well_formed(value):
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_well_formed(v) for v in value]
+    if isinstance(value, dict):
+        return {_well_formed(k): _well_formed(v) for k, v in value.items()}
+    return value
+
+
+class _WellFormedLines:
+    """stdin as the SDK's stdio transport reads it (`async for line`), each line through well_formed_line."""
+
+    def __init__(self, lines) -> None:
+        self._lines = lines
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> str:
+        return well_formed_line(await self._lines.__anext__())
+
+
+async def _serve_stdio(server: FastMCP) -> None:
+    from mcp.server.stdio import stdio_server
+
+    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    async with stdio_server(stdin=_WellFormedLines(stdin.__aiter__())) as (read_stream, write_stream):
+        low = server._mcp_server  # noqa: SLF001 (FastMCP.run_stdio_async, with our stdin)
+        await low.run(read_stream, write_stream, low.create_initialization_options())
+
+
 def run_stdio() -> None:
     """Serve the tools on stdin/stdout until the client closes the pipe."""
     space = client_space()
     top = git_toplevel(Path.cwd())
     logger.info("MCP server for %s (space: %s)", api_base_url(), space or "global")
-    build_server(api=OrmahApi(base_url=api_base_url()), default_space=space,
-                 workspace=str(top) if top else None).run("stdio")
+    server = build_server(api=OrmahApi(base_url=api_base_url()), default_space=space,
+                          workspace=str(top) if top else None)
+    anyio.run(_serve_stdio, server)
