@@ -38,7 +38,8 @@ _central: dict[tuple, dict[int, float]] = {}  # centrality per row, per store si
 _doc_counts: dict[tuple, dict[tuple[str, int], int]] = {}  # document count per (term, cap), latest store state
 _counts: dict[tuple, int] = {}  # the number of memories, for the latest store state seen
 _signatures: dict[tuple, tuple] = {}  # the centroid's store signature, for the latest store state seen
-_held: dict[str, tuple[str, dict[str, np.ndarray]]] = {}  # per database: (model, embed_hash -> vector) of the sample
+_held: dict[str, tuple] = {}  # per database: ((model, dim), embed_hash -> slot, stacked vectors) of the sample
+_sample_read: dict[tuple, list[tuple[int, str]]] = {}  # the sample rows a small store's signature was read from
 _DF_LOCK = threading.Lock()  # the web worker's threads share the cache
 DF_CACHE_TERMS = 50_000
 
@@ -159,14 +160,27 @@ def _signature(total: int, state: tuple | None = None) -> tuple:
 def _read_signature(total: int) -> tuple:
     with connection.cursor() as cur:
         if total <= CENTROID_SAMPLE:
-            cur.execute(f"SELECT count(*), max(id), {backend().hash_concat('embed_hash')} FROM memory_noderow")
-            count, newest, *hashes = cur.fetchone()
+            # The sample is the whole store: its rows by uid, which the centroid sums, sign it (kept for that sum).
+            rows = _read_sample(cur)
+            count, newest, hashes = len(rows), max((r[0] for r in rows), default=None), [r[1] for r in rows]
         else:
             # max(id) alone reads one leaf; beside count(*) it read every row. `total` is the caller's count(*).
             cur.execute("SELECT max(id) FROM memory_noderow")
-            count, newest, hashes = total, cur.fetchone()[0], []
-    digest = hashlib.sha1(str(hashes).encode()).hexdigest() if hashes else ""
-    return str(connection.settings_dict.get("NAME")), count, newest, digest
+            count, newest, hashes, rows = total, cur.fetchone()[0], [], None
+    digest = hashlib.sha1(",".join(hashes).encode()).hexdigest() if hashes else ""
+    sig = (str(connection.settings_dict.get("NAME")), count, newest, digest)
+    if rows is not None:
+        with _DF_LOCK:
+            _sample_read.clear()
+            _sample_read[sig] = rows
+    return sig
+
+
+def _read_sample(cur) -> list[tuple[int, str]]:
+    # The sample is the first CENTROID_SAMPLE by uid (uuid4: a uniform sample, read from its unique index), so every
+    # process draws the same one from the same rows; random() made centrality differ between processes.
+    cur.execute("SELECT id, embed_hash FROM memory_noderow ORDER BY uid LIMIT %s", [CENTROID_SAMPLE])
+    return [(int(r[0]), r[1]) for r in cur.fetchall()]
 
 
 def centroid(total: int, dim: int, state: tuple | None = None) -> tuple[np.ndarray, int, tuple]:
@@ -178,44 +192,63 @@ def centroid(total: int, dim: int, state: tuple | None = None) -> tuple[np.ndarr
     if cached is not None and cached[2].shape[0] == dim and (
             cached[3] == sig or (total > CENTROID_SAMPLE and abs(cached[0] - total) <= total / 10)):
         return cached[2], cached[1], cached[3]
+    with _DF_LOCK:
+        rows = _sample_read.get(sig)
     with connection.cursor() as cur:
-        # The sample is the first CENTROID_SAMPLE by uid (uuid4: a uniform sample, read from its unique index), so
-        # every process draws the same one from the same rows; random() made centrality differ between processes.
-        cur.execute("SELECT id, embed_hash FROM memory_noderow ORDER BY uid LIMIT %s", [CENTROID_SAMPLE])
-        rows = cur.fetchall()
+        if rows is None:
+            rows = _read_sample(cur)
         cur.execute("SELECT value FROM memory_indexmetarow WHERE key = %s", [vectors.META_MODEL_KEY])
         model = (cur.fetchone() or (None,))[0]
-    ids = [r[0] for r in rows]
     # Summed in the sample's own order and in float64: get_many returns cache hits before vec0's rows, so the order
     # (and a float32 sum's last bits) followed each process's cache state, and centrality with it.
-    found = _sample_vectors(rows, model, sig[0], keep=total <= CENTROID_SAMPLE)
-    vecs = [found[i] for i in ids if i in found and found[i].shape[0] == dim]
-    total_vec = np.sum(np.stack(vecs).astype(np.float64), axis=0) if vecs else np.zeros(dim)
-    _centroids[(sig[0], str(dim))] = (total, len(vecs), total_vec.astype(np.float32), sig)
-    return total_vec.astype(np.float32), len(vecs), sig
+    stacked = _sample_matrix(rows, model, sig[0], dim, keep=total <= CENTROID_SAMPLE)
+    total_vec = np.sum(stacked.astype(np.float64), axis=0) if len(stacked) else np.zeros(dim)
+    _centroids[(sig[0], str(dim))] = (total, len(stacked), total_vec.astype(np.float32), sig)
+    return total_vec.astype(np.float32), len(stacked), sig
 
 
-def _sample_vectors(rows: list[tuple[int, str]], model: str | None, db: str, *, keep: bool) -> dict[int, np.ndarray]:
-    """The stored vector of each sample row (row id, embed_hash), as `vectors.get_many` reads them.
+def _sample_matrix(rows: list[tuple[int, str]], model: str | None, db: str, dim: int, *,
+                   keep: bool) -> np.ndarray:
+    """The stored vectors of the sample rows (row id, embed_hash) of `dim` dimensions, stacked in the rows' order, as
+    `vectors.get_many` reads them (rows without a vector left out).
 
     A store within the sample sums every memory again after each write (its signature names every embed_hash), so
-    the embedding cache's vectors of the last sample are kept per database and model (`keep`): a cache row is
-    keyed by (text hash, model) and never rewritten, so the kept vector is the one the cache would give. Only the
-    rows not kept are read: after one new memory, one vector instead of the whole sample (~5.7 ms at 2,000
-    memories). Rows without a cache row are read through `get_many` every time (vec0) and not kept. A larger
-    store sums again only when its count moves by a tenth, so nothing is kept for it."""
-    held_model, held = _held.get(db, (None, {}))
-    if held_model != model or model is None:
-        held = {}
-    out = {row_id: held[h] for row_id, h in rows if h and h in held}
-    wanted = [h for row_id, h in rows if h and row_id not in out]
+    the embedding cache's vectors of the last sample are kept per database, model and dimension (`keep`), stacked:
+    a cache row is keyed by (text hash, model) and never rewritten, so a kept vector is the one the cache would
+    give. Only the rows not kept are read: after one new memory, one vector instead of the whole sample (~5.7 ms
+    at 2,000 memories), and the kept ones are taken by one indexing of the kept matrix. Rows without a cache row
+    are read through `get_many` every time (vec0) and not kept. A larger store sums again only when its count
+    moves by a tenth, so nothing is kept for it."""
+    held_key, index, matrix = _held.get(db, (None, {}, None))
+    if held_key != (model, dim) or model is None:
+        index, matrix = {}, None
+    wanted = [h for _, h in rows if h and h not in index]
     fresh = vectors.cached_vectors(model, wanted) if model is not None else {}
-    out.update((row_id, fresh[h]) for row_id, h in rows if row_id not in out and h in fresh)
-    rest = [row_id for row_id, _ in rows if row_id not in out]
-    if rest:
-        out.update(vectors.get_many(rest))
+    rest = [row_id for row_id, h in rows if h not in index and h not in fresh]
+    stored = vectors.get_many(rest) if rest else {}
+    slots: list[int] = []  # per sample row with a vector: its slot in the kept matrix, or -1
+    new: list[np.ndarray] = []  # the vectors of the -1 slots, in order
+    kept: dict[str, int] = {}  # embed_hash -> its row in `out`, for the cache's vectors only
+    for row_id, h in rows:
+        if h and h in index:
+            kept[h] = len(slots)
+            slots.append(index[h])
+            continue
+        vector = fresh[h] if h and h in fresh else stored.get(row_id)
+        if vector is not None and vector.shape[0] == dim:
+            if h and h in fresh:
+                kept[h] = len(slots)
+            slots.append(-1)
+            new.append(vector)
+    at = np.asarray(slots, dtype=np.int64)
+    out = np.empty((len(slots), dim), dtype=np.float32)
+    old = at >= 0
+    if old.any():
+        out[old] = matrix[at[old]]
+    if new:
+        out[~old] = np.stack(new)
     if keep and model is not None:
-        _held[db] = (model, {h: v for h, v in ((h, held.get(h)) for _, h in rows) if v is not None} | fresh)
+        _held[db] = ((model, dim), kept, out)
     else:
         _held.pop(db, None)
     return out

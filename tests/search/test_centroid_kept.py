@@ -78,14 +78,32 @@ def test_a_small_store_reads_only_the_new_memorys_vector_and_sums_as_a_fresh_pro
 def test_the_kept_vectors_are_the_cache_rows_bytes_and_only_the_samples(mem, monkeypatch):
     for text in TEXTS:
         mem(text, auto_link=False)
-    monkeypatch.setattr(candidates, "_held", {}, raising=False)
+    monkeypatch.setattr(candidates, "_held", {})
     _sum(monkeypatch, fresh=False)
-    (model, kept), = candidates._held.values()
+    ((model, dim), index, kept), = candidates._held.values()
     rows = dict(NodeRow.objects.values_list("embed_hash", "id"))
-    assert set(kept) == set(rows)
+    assert set(index) == set(rows) and dim == _dim() and kept.shape == (len(rows), dim)
     stored = vectors.get_many(list(rows.values()))
-    assert all(kept[h].tobytes() == stored[i].tobytes() for h, i in rows.items())
-    assert all(v.dtype == np.float32 for v in kept.values())
+    assert all(kept[index[h]].tobytes() == stored[i].tobytes() for h, i in rows.items())
+    assert kept.dtype == np.float32
+
+
+def test_a_small_stores_signature_and_sample_are_one_read(mem, monkeypatch):
+    """The signature of a store within the sample is its sample's rows (every row by uid): the sum after a write
+    reads them once, not a signature of every embed_hash and then the sample."""
+    for text in TEXTS:
+        mem(text, auto_link=False)
+    dim = _dim()
+    candidates.centroid(len(TEXTS), dim, candidates.store_state())
+    mem("The release checklist lives in docs/release.md", auto_link=False)
+    state = candidates.store_state()
+    total = candidates.memory_count(state)
+    with CaptureQueriesContext(connection) as ctx:
+        summed, sampled, _ = candidates.centroid(total, dim, state)
+    sqls = [q["sql"] for q in ctx.captured_queries]
+    assert sampled == len(TEXTS) + 1
+    assert sum("memory_noderow" in s and "embed_hash" in s for s in sqls) == 1, sqls
+    assert summed.tobytes() == _sum(monkeypatch, fresh=True)[0]
 
 
 def test_a_store_larger_than_the_sample_keeps_nothing(mem, monkeypatch):
