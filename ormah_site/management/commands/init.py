@@ -1,4 +1,5 @@
 import getpass
+import logging
 import os
 import secrets
 from pathlib import Path
@@ -29,6 +30,14 @@ def _write_secret(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _console_warnings_only() -> None:
+    """`--quiet`: the console log handler shows warnings and errors only (the model check's INFO line went to
+    stderr); the log file keeps every level."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+            handler.setLevel(max(handler.level, logging.WARNING))
+
+
 class Command(OrmahCommand):
     help = "Prepare ORMAH_HOME: the embedded model, the database, the index, the self node and the API token."
 
@@ -41,6 +50,8 @@ class Command(OrmahCommand):
                             help=f"generate a new web UI password into ORMAH_HOME/{UI_PASSWORD_FILE}")
 
     def handle(self, *args, **o):
+        if o["quiet"]:
+            _console_warnings_only()
         conf = get_conf()
         if conf.embedding_model == DEFAULT_MODEL:
             prepare_default_model(conf.model_cache_dir)
