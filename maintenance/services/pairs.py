@@ -38,14 +38,24 @@ def llm_verdicts(ctx: RunContext, judge: Callable[..., dict[int, V]], pairs: Seq
     again. A spent budget (`ctx.llm_spent`: `pair_chunks` ends) keeps the verdicts of the calls made before it (None
     when there are none): a chunk that needs more calls than a run may make still moves on, its pairs without a
     verdict waiting for the next run (before, every run paid its calls for the same chunk and never finished it).
-    Either way the run is marked incomplete."""
+    When the calls left cannot cover every pair, the pairs are asked memory by memory. Either way (a failed call, a
+    spent budget) the run is marked incomplete."""
     if not (ctx.llm and pairs):
         return {}
     per_call = ctx.conf.llm.pairs_per_call
+    order = list(range(len(pairs)))
+    if ctx.llm.calls + -(-len(pairs) // per_call) > ctx.conf.llm.max_calls_per_run:
+        # Not every pair can be asked about this run: ask memory by memory (stable), so the verdicts got finish
+        # whole memories (a memory is done only when each of its pairs has one) and the next run goes on from there.
+        first: dict[str, int] = {}
+        for pair in pairs:
+            first.setdefault(pair.a.uid, len(first))
+        order.sort(key=lambda i: first[pairs[i].a.uid])
     verdicts: dict[int, V] = {}
     for start in range(0, len(pairs), per_call):
+        asked = order[start:start + per_call]
         try:
-            got = judge(ctx.llm, pairs[start:start + per_call], per_call=per_call)
+            got = judge(ctx.llm, [pairs[i] for i in asked], per_call=per_call)
         except LLMBudgetExhausted:
             ctx.llm_spent = True
             ctx.stop()
@@ -54,7 +64,7 @@ def llm_verdicts(ctx: RunContext, judge: Callable[..., dict[int, V]], pairs: Seq
             ctx.counts["llm_failures"] += 1
             ctx.stop()
             return None
-        verdicts.update((start + i, verdict) for i, verdict in got.items())
+        verdicts.update((asked[i], verdict) for i, verdict in got.items())
     return verdicts
 
 

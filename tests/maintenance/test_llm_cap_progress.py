@@ -1,9 +1,7 @@
 """A pair job whose chunk needs more LLM calls than a run may make still moves on: the verdicts the run's calls got
 are used and only the pairs left without one wait for the next run. Before, a spent call cap threw the chunk's
 verdicts away, so with a cap smaller than one chunk's calls (ORMAH_LLM_PAIRS_PER_CALL=1 for a small local model,
-or a low ORMAH_LLM_MAX_CALLS_PER_RUN) every run paid its calls for the same chunk and no run ever finished it.
-(duplicate_merger asks about its pairs best first, not memory by memory, so the same small cap can still leave
-every memory of its chunk with a pair unasked: not covered here.)"""
+or a low ORMAH_LLM_MAX_CALLS_PER_RUN) every run paid its calls for the same chunk and no run ever finished it."""
 
 from __future__ import annotations
 
@@ -20,10 +18,12 @@ TOPICS = ["the SQLite index of the markdown files", "the Grafana dashboards of t
 def _answer(kind, user):
     if kind == "links":
         return {"results": [{"pair": n, "relationship": "supports", "reason": "r"} for n in pair_blocks(user)]}
+    if kind == "duplicates":
+        return {"results": [{"pair": n, "is_duplicate": False, "reason": "r"} for n in pair_blocks(user)]}
     return {"results": [{"pair": n, "same_subject": True, "conflict": False, "type": "none"} for n in pair_blocks(user)]}
 
 
-@pytest.mark.parametrize("job", ["auto_linker", "conflict_detector"])
+@pytest.mark.parametrize("job", ["auto_linker", "duplicate_merger", "conflict_detector"])
 def test_runs_with_a_small_call_cap_finish_the_work(llm, remember, settings, job):
     for topic in TOPICS:  # 12 memories: one chunk whose pairs need more calls than the cap
         for text in (f"We decided {topic}.", f"We decided on {topic}", f"Note: we decided {topic}, finally"):
