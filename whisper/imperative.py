@@ -91,88 +91,20 @@ def inflected(word: str) -> bool:
 _REQUEST = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could|would|will) you|i(?:'d| would) like to|i (?:want|need) to|"
                       r"let'?s|help me|go ahead and|(?:kun|kunt|kan|wil|wilt|zou|zoudt) (?:je|jij|u))\b", re.IGNORECASE)
 
-# A question, read by grammar in English and Dutch (the stores hold a Dutch club's notes; session 20): a clause opening
-# with a question word ("what's our current account", "hoeveel staat er op de rekening?") or with an auxiliary before
-# its subject ("is the hall booked?", "heeft de club al betaald?"). An auxiliary asking "you" to do something ("can
-# you draft …?", "kun je … opstellen?") is a polite request, not a question. Closed classes of both languages, no list
-# of a store's words.
-QUESTION_WORDS = frozenset("""
-what when where who whom whose which why how whats wheres whos hows whys
-wat wie wiens waar wanneer waarom hoe hoeveel hoelang hoezo hoezeer welk welke waarmee waarvoor waarover waarop waarin
-waarheen waarvan vanwaar
-""".split())
-_AUXILIARIES = frozenset("""
-is are was were am do does did have has had can could would will shall should may might must
-isn't aren't wasn't weren't don't doesn't didn't haven't hasn't hadn't can't couldn't wouldn't won't shouldn't
-zijn waren ben bent heb hebt heeft hebben hadden kan kun kunt kunnen kon konden moet moeten moest mag mogen mocht
-wil wilt willen wilde zal zult zullen zou zouden wordt worden werd doet doen deed gaat gaan staat staan ligt komt weet
-""".split())
-_ASKED_SUBJECTS = frozenset("""
-i we he she it they there you this that these those the a an my our your his her their its someone anyone anything
-ik wij je jij u hij zij ze het er de een dit dat deze die mijn onze ons jullie iemand iets
-""".split())
-_YOU = frozenset("you je jij u".split())
-_PERSONAL = frozenset("i we he she it they you ik wij je jij u hij zij ze".split())
-_ADVERBIAL = frozenset("when where how wanneer waar hoe".split())  # they open clauses of time, place and manner too
-_POLITE = frozenset("can could would will kun kunt kan wil wilt zou zoudt".split())
-_CLAUSE_OPENERS = frozenset("and so ok okay also then now but or en dus maar of".split())
-_CLAUSE_BREAK = re.compile(r"[,:]\s+|\s+[-\u2013\u2014]\s+")
-# A semicolon joins two sentences that could stand alone ("rewrite the parser; how do I test it?"): it ends one.
-_SENTENCE_END = re.compile(r"[.!?;](?:\s+|$)")
-_TELL_ME = re.compile(r"^\s*(?:\S+\s+){0,2}(?:me|us|mij|ons)\s*$", re.IGNORECASE)  # "remind me", "also tell us"
-
-
-def asks_in_clause(clause: str, marked: bool = True) -> bool:
-    """Whether a clause is a question by its grammar: it opens (after "and", "so", "en", "maar", …) with a question
-    word ("what's our current account", "hoeveel staat er …") or with an auxiliary before its subject ("is the hall
-    free", "heeft de club al betaald"); not "can you …" / "kun je …", which asks for a task. Without a question mark
-    (`marked` False) a question word before a personal pronoun, or a "when / where / how / wanneer / waar / hoe" not
-    followed by an auxiliary, opens a clause of time, place or manner, not a question ("deploy it, when you are
-    ready", "write the migration, when done run the tests", "wanneer je klaar bent")."""
-    words = [w.lower().replace("\u2019", "'") for w in _CLAUSE_WORD.findall(clause)[:6]]
-    while words and words[0] in _CLAUSE_OPENERS:
-        words = words[1:]
-    if not words:
-        return False
-    first = words[0]
-    subject = words[1] if len(words) > 1 else ""
-    if first in QUESTION_WORDS or first.split("'")[0] in QUESTION_WORDS:
-        subordinate = subject in _PERSONAL or (first in _ADVERBIAL and subject not in _AUXILIARIES)
-        return marked or "'" in first or not subordinate
-    if first in _AUXILIARIES and subject in _ASKED_SUBJECTS:
-        return not (first in _POLITE and subject in _YOU)
-    return False
-
-
-def closes_as_question(prompt: str) -> bool:
-    """Whether the prompt's first sentence ends in a question: its last clause (set off by a comma, colon or dash)
-    asks (`asks_in_clause`): "quick club thing: a sponsor wants to wire money, what's our current account",
-    "hoeveel staat er nu op de spaarrekening?". A request that a later sentence (after ".", "!", "?" or ";") follows
-    with a question ("run the tests. why do they fail?", "rewrite the parser; how do I test it?") keeps its request,
-    and so does a question that is the object of a request to tell the user ("remind me, when is the vet appointment":
-    a clause of at most three words ending with "me" or "us" before it, read by `whisper.asked.asks`)."""
-    end = _SENTENCE_END.search(prompt.strip())
-    sentence = prompt.strip()[:end.start()] if end else prompt.strip()
-    clauses = [c for c in _CLAUSE_BREAK.split(sentence) if c.strip()]
-    if len(clauses) > 1 and _TELL_ME.match(clauses[-2]):
-        return False
-    return bool(clauses) and asks_in_clause(clauses[-1], marked=bool(end) and end.group().startswith("?"))
-
 
 def is_request(prompt: str) -> bool:
     """True when the prompt asks for something to be done: it opens with one of the request openers ("can you", "I'd
     like to", "let's", "help me", …), or it is one line opening with a verb in its base form ("fill in the form",
     "bring the charger", "embed the chart"; after "ok", "please", "now", …, and past a word set off by a comma). A
-    question ("what is …?", "does it …?", a first sentence closing with one: "quick club thing: a sponsor wants to
-    wire money, what's our current account", "hoeveel staat er …?"; `closes_as_question`), a statement ("the doctor
-    wants …", "Biscuit limped …", "Yesterday I went …", "writing a test …"), a label ("playwright-cli: …") and
-    pasted output (a traceback, "HTTP/1.1 502 …", several lines) are not requests. No part-of-speech tagger: a
-    statement opening with a plain noun that is also a verb ("cake tastes odd") still reads as a request."""
+    question ("what is …?", "does it …?"), a statement ("the doctor wants …", "Biscuit limped …", "Yesterday I
+    went …", "writing a test …"), a label ("playwright-cli: …") and pasted output (a traceback, "HTTP/1.1 502 …",
+    several lines) are not requests. No part-of-speech tagger: a statement opening with a plain noun that is also
+    a verb ("cake tastes odd") still reads as a request."""
     if _REQUEST.search(prompt):
         return True
     text = prompt.strip()
-    if "\n" in text or closes_as_question(text):
-        return False  # several lines; a question ("…, what's our current account", "hoeveel staat er …?")
+    if "\n" in text:
+        return False
     for _ in range(3):  # a word set off by a comma is read past: "Perfect, now run it", "OK, great, run it"
         m = _FIRST_WORD.search(text)
         if m is None or m.group("after") != ",":

@@ -6,17 +6,14 @@ weekdays, number words, pronouns, prepositions of place) and regular patterns (d
 no store's or bench's words are in them. docs/whisper.md, "The focus rule beyond the identity route".
 
 Kinds: "amount" (an amount of money), "time" (a date or time of day), "number" (a size, duration, port or
-version), "count" ("how many <things>": a number standing alone, not a measure, date or time; session 14), "url" (a
-web address: "what's the dashboard URL"; session 14), "person" (a name, a person word, or a group or role: "the payments team", "the on-call engineer"), "place" (a
-named place, a place phrase, a path, host or URL). "How much is / was the …" asks for a number of any unit (a memory
-limit in MB as much as a price); it asks for money only when the question says so (cost, price, pay, spend, charge,
-a fee or bill, a currency word or sign), and then money stands for the number: "for free" answers it.
+version), "count" ("how many <things>": a number standing alone, not a measure, date or time; session 14), "person" (a
+name, a person word, or a group or role: "the payments team", "the on-call engineer"), "place" (a named place, a
+place phrase, a path, host or URL). "How much is / was the …" asks for a number of any unit (a memory limit in MB
+as much as a price); it asks for money only when the question says so (cost, price, pay, spend, charge, a fee or bill,
+a currency word or sign), and then money stands for the number: "for free" answers it.
 
 The thing a count question counts (session 15): "how many crash mats are there?" is not answered by a note whose only
 counts count other things ("the two highest top-outs"): `counted_thing`, `holds_count_of`.
-
-The dimension of a measure asked (session 16): "how many km did I run?" needs a distance, not any number:
-`asked_dimension`, `holds_measure`.
 
 Only the start of a memory's title and content is read: the first SCAN_CHARS characters, or as many as whisper
 renders (the title and `content_max_chars` of the content, 600 by default) when a user raises that limit past them.
@@ -55,14 +52,7 @@ _ASKS = {
         rf"\bhow (?:much|many)\b[^.?!]*(?:{_MONEY_WORDS})"
         r"|\bhow (?:expensive|pricey|cheap)\b"
         r"|\bwhat (?:did|does|do|will|would)\b(?:(?!\b(?:when|if|because|after|before|while|since|until)\b)[^.?!])*"
-        r"\b(?:cost|pay(?:ing)?(?!\s+(?:attention|heed|tribute|respects|a visit|off|back)\b)|spend(?:ing)?(?!\s+"
-        r"(?:(?:the|my|our|your|their|his|her|a|an|this|that|next|last|most|much|more|so much|all|all my|all our|"
-        r"a lot of|free|spare|whole|entire)\s+){0,2}(?:time|hours?|days?|weeks?|weekends?|mornings?|evenings?|"
-        r"afternoons?|nights?|holidays?|summer|winter|months?|years?|vacations?|lunch breaks?|(?:mon|tues|wednes|"
-        r"thurs|fri|satur|sun)days?)\b))\b"
-        # "what did the trip cost", "what do we pay for the mailing service", "what does the club spend on chalk";
-        # not "what did I do when the cost went up" (a clause's own verb), "what do I pay attention to", "what did we
-        # spend the weekend on", "what did I spend my saturday on", "what does the team spend most time on"
+        r"\bcost\b"  # "what did the trip cost", not "what did I do when the cost went up" (a clause's own verb)
         r"|\bwhat(?:'s|\u2019s| is| was| were| are)? (?:the )?(?:total |full |final )?(?:price|fee|fees|bill|cost)\b",
         re.IGNORECASE),
     "time": re.compile(
@@ -74,21 +64,6 @@ _ASKS = {
         r"|\b(?:what|which)(?:'s|\u2019s| is| was| are)? (?:the |our |its |their |your |my )?(?:[\w-]+ ){0,3}?"
         r"(?:(?:port|number|percentage|size|count|limit|maximum|minimum|timeout|capacity|quota|threshold)s?\b"
         rf"|{VERSION_ASKED})",
-        re.IGNORECASE),
-    # an identifier (session 18): "what's the IBAN", "whats dewi's phone number", "what's the client id the app
-    # uses", "the frame number of the bike"; the noun asked, after "what / which" and up to three words (not "the
-    # number of …", a count; not a port's or a version's number, kinds of their own)
-    "id": re.compile(
-        r"\b(?:what|which)(?:'s|\u2019s| is| was| are| were)? (?:the |our |its |their |your |my |his |her )?"
-        r"(?:[\w'\u2019-]+ ){0,3}?(?:iban|bsn|vin|ids?|identifier|serial|(?:phone|telephone|mobile|account|serial|"
-        r"frame|chassis|member|membership|customer|client|policy|passport|licen[cs]e|plate|registration|order|"
-        r"invoice|tracking|reference|case|tax|vat|employee|staff|student|patient|insurance|contract|card)"
-        r" (?:number|no|nr|id))\b",
-        re.IGNORECASE),
-    # a web address: "what's the dashboard URL", "which link do I send"; named by the noun, not by "where"
-    "url": re.compile(
-        r"\b(?:what|which|where)(?:'s|\u2019s| is| was| are| were)?\b[^.?!]{0,60}?\b"
-        r"(?:urls?|links?|website|homepage|web ?page|domain|endpoint|hostname|web address)\b",
         re.IGNORECASE),
     "person": re.compile(rf"{CLAUSE}(?:who(?:'s|\u2019s)?|whom|whose)\b", re.IGNORECASE),
     "place": re.compile(rf"{CLAUSE}(?:where(?:'s|\u2019s)?)\b", re.IGNORECASE),
@@ -120,13 +95,8 @@ def asked_kinds(prompt: str) -> frozenset[str]:
     if _METHOD.search(prompt) or not asks(prompt):
         return frozenset()
     kinds = {kind for kind, asks in _ASKS.items() if asks.search(prompt)}
-    # An amount of money is the number asked for ("how much did it cost?"): "for free" answers it, no digit needed;
-    # a web address is the place asked for ("where's the dashboard link?").
+    # An amount of money is the number asked for ("how much did it cost?"): "for free" answers it, no digit needed.
     if "amount" in kinds:
-        kinds.discard("number")
-    if "url" in kinds:
-        kinds.discard("place")
-    if "id" in kinds:  # "what's the account number": an identifier, which any digit ("2 accounts") is not
         kinds.discard("number")
     # "how many photos …" asks for a count of things, which a measure ("1600 px", "2 MB", "7 minutes") is not; "how
     # many kilometres / hours …" asks for the measure itself.
@@ -182,28 +152,6 @@ _HOLDS = {
         r"|\b(?:a few|several|many|no)\b", re.IGNORECASE),
     "person": re.compile(rf"{_NAME}|{_GROUP}|\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? [A-Z]|@\w+"
                          r"|(?i:\b(?:i|me|my|myself|we|us|our|he|him|his|she|her|they|them)\b)"),
-    # an identifier: an IBAN ("NL37 RABO 0312 4589 17"), a run of six digits or more with single spaces, dashes
-    # or dots between groups ("06-1234 5678", "123.456.789"; not a date, below), a code of letters and at least two
-    # digits ("WTU1234", "AB-12-CD"; not "OAuth2", "k8s", "N4"; not a measure "50MB"), a number of three digits or
-    # more after "number", "no.", "nr", "id" or "#", or one `code` token
-    "id": re.compile(
-        r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"
-        r"|(?<![\w.-])(?!\d{4}-\d\d-\d\d\b|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}\b)\+?\d(?:[ .-]?\d){5,}(?![\w.-]*\d)"
-        r"|(?<![\w.-])(?=(?:[A-Za-z-]*\d){2})(?=[\dA-Z-]*[A-Z])(?![\d.,]+ ?(?i:[kmgt]i?b|kg|km|mm|cm|px|ms|mhz|ghz|"
-        r"kbps|mbps)\b)[A-Z\d][A-Z\d-]{2,}[A-Z\d]\b(?![.,]\d)"
-        r"|(?i:\b(?:number|no\.?|nr\.?|id)\s*:?\s*|#)\d{3,}\b"  # a labelled number: "member no. 1043", "#4471"
-        r"|`[^`\s]{2,}`"
-        # an id in lower case or hex: a UUID, or a token of eight characters or more holding three digits and a
-        # letter ("7c9e6679-7425-40de-944b-e07fc1f90ae7", "cli_8f3k29x1"; review1, session 18)
-        r"|(?<![\w.-])(?=(?:[A-Za-z_-]*\d){3})(?=[\w-]*?[a-z])[a-z\d][\w-]{6,}[a-z\d](?![\w.-]*\w)"
-        # an e-mail address (an Apple ID, a login) or a value after an id's label and "is", ":" or "=" ("my username
-        # is jdoe", "login: jdevries"; review1)
-        r"|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"
-        r"|(?i:\b(?:id|username|user name|login|handle)\s*(?:is|:|=)\s*[`'\"]?[\w.@+-]{2,})"
-        r"|(?i:\bid\s+(?=[\w.@+]*[-_.\d])[\w.@+-]*\w)"),  # "client id staging-web": a slug or code right after "id"
-    "url": re.compile(
-        r"https?://|\bwww\.|(?i:\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|local|internal|lan|co|eu|nl|be|"
-        r"de|uk|fr|ai|sh|cloud|site|me)\b|\blocalhost\b)|(?:^|[\s(`'\"])/[\w.-]+|:\d{2,5}\b"),
     # a count of things: a number word or a number standing alone, not a measure ("1600 px"), a date ("1 March",
     # "2026"), a time ("14:05"), a version or a part of a name ("B2", "k8s")
     "count": re.compile(
@@ -333,58 +281,3 @@ def number_forms(word: str) -> frozenset[str]:
 
 _BARE_COUNT = re.compile(rf"(?i)(?<![\w.:/-])(?!(?:19|20)\d\d\b){_COUNT_WORD}(?:\s*(?:[.,;:!?)](?!\d)|$)"
                          r"|\s+(?:in total|altogether|of them|all told)\b)")
-
-
-# ---- the dimension of a measure asked (session 16): "how many km did I run" is not met by a note holding no distance
-
-# Units by dimension (closed classes). Time is left out: a duration is met in too many forms ("19:00-22:00", "from 20
-# to 31 December", "a fortnight") for a missing one to say the note cannot answer.
-_DIMENSIONS = {
-    "distance": ("km kms kilometre kilometres kilometer kilometers mile miles mi metre metres meter meters m cm mm "
-                 "feet foot ft inch inches yard yards"),
-    "weight": "kg kgs kilo kilos kilogram kilograms g gram grams mg lb lbs pound pounds stone ton tons tonnes",
-    "data": ("b byte bytes kb kib kilobyte kilobytes mb mib megabyte megabytes gb gib gigabyte gigabytes tb tib "
-             "terabyte terabytes"),
-}
-_DIMENSION_OF = {unit: dim for dim, units in _DIMENSIONS.items() for unit in units.split()}
-_HOW_MUCH_UNIT = re.compile(r"\bhow (?:many|much) ([a-z]+)\b", re.IGNORECASE)
-# A size of a file or disk is a size of data, whatever the question's words ("what's the max file size we accept").
-_DATA_SIZE = re.compile(r"\b(?:file|upload|download|disk|attachment)s?\s+(?:size|space)\b|\bdisk space\b",
-                        re.IGNORECASE)
-
-
-def _measure(units: list[str]) -> re.Pattern[str]:
-    """A number before a unit: digits ("21.1 km", "5-mile") or a number word ("twelve kilometres", "a mile"; a unit
-    of one letter only after digits, so "I am" holds no metre)."""
-    units = sorted(units, key=len, reverse=True)
-    words = [u for u in units if len(u) > 1]
-    return re.compile(rf"(?i)(?:\d[\d.,]*\s?-?(?:{'|'.join(units)})"
-                      rf"|\b(?:{'|'.join(_NUMBER_WORDS.split())}|a|an)[\s-]+(?:{'|'.join(words)}))\b")
-
-
-_MEASURE = {dim: _measure(units.split()) for dim, units in _DIMENSIONS.items()}
-# A run's distance written as runners write it: "the Dam 10k", "a 5K in 24:30", "the 10k race" (one to three digits
-# and a "k" alone, then the sentence's end or a word of a run: race, run, loop, course, route, trail, or a preposition
-# or "and"); not a sum ("€10k", "10k euros", "a 60k salary") nor a count ("10k users").
-_RUN_DISTANCE = re.compile(r"(?i)(?<![\w.,€$£¥₹])\d{1,3}k\b(?=\s*(?:$|[.,;:!?)\n]|(?:races?|runs?|loops?|courses?|"
-                           r"routes?|trails?|in|on|at|with|and|last|this|next)\b))")
-
-
-def asked_dimension(prompt: str) -> str | None:
-    """The dimension of the measure a "how many / much <unit>" question asks ("how many km did I run" ->
-    "distance", "how many MB is the dump" -> "data", "what's the max file size" -> "data"); None for any other
-    question, for a unit of time, and for a
-    question asking money ("how many pounds did the repair cost": pounds sterling, not weight)."""
-    if not asks(prompt) or "amount" in asked_kinds(prompt):
-        return None
-    if _DATA_SIZE.search(prompt):
-        return "data"
-    return next((_DIMENSION_OF[m.group(1).lower()] for m in _HOW_MUCH_UNIT.finditer(prompt)
-                 if m.group(1).lower() in _DIMENSION_OF), None)
-
-
-def holds_measure(text: str, dimension: str, *, limit: int = SCAN_CHARS) -> bool:
-    """Whether a memory's text holds a measure of that dimension: a number before one of its units ("21.1 km",
-    "12 kilometres", "a 5-mile loop", "2 GB"); for a distance also a run's "5k" or "10k" (`_RUN_DISTANCE`)."""
-    text = text[:limit]
-    return bool(_MEASURE[dimension].search(text) or (dimension == "distance" and _RUN_DISTANCE.search(text)))

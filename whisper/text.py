@@ -51,10 +51,6 @@ _ACK = re.compile(
 )
 
 TOKEN = re.compile(r"\b[a-zA-Z][a-zA-Z0-9_-]{2,}\b")
-# A version or other dotted number ("1.0", "v2.1.3", "0.9.2"): a key word of its own, which TOKEN (a letter first)
-# cuts; "when did 1.0 come out?" meets "tripkit 1.0.0 was released". Trailing ".0" parts past the second are folded
-# away ("1.0.0" and "v1.0" are "1.0"; "0.9.2" stays).
-VERSION = re.compile(r"(?<![\w.])[vV]?(\d+(?:\.\d+)+)(?![\w.]*\w)")
 
 STOP_WORDS = frozenset("""
 a about above after again against all also am an and any are aren't as at be because been before being below
@@ -179,7 +175,7 @@ def topic_tokens(text: str, *, exclude: Iterable[str] = ()) -> set[str]:
 @byte_lru(maxsize=8192, max_bytes=TOPIC_BYTES, cost=args_cost)
 def _topic_tokens(text: str) -> frozenset[str]:
     """Every topic token of a text, nothing excluded: `topic_tokens` takes the excluded ones out afterwards (a word
-    and a version number are both left out exactly when they are in the excluded set, before or after)."""
+    is left out exactly when it is in the excluded set, before or after)."""
     tokens = set()
     for raw in TOKEN.findall(phrased(text)):
         low = raw.lower()
@@ -188,11 +184,6 @@ def _topic_tokens(text: str) -> frozenset[str]:
         for part in ({low, *re.split(r"[-_]", low)} if "-" in low or "_" in low else (low,)):
             if len(part) >= 3 and part not in STOP_WORDS:
                 tokens.add(fold(part))
-    for m in VERSION.finditer(text):
-        version = m.group(1)
-        while version.count(".") > 1 and version.endswith(".0"):
-            version = version[:-2]
-        tokens.add(version)
     return frozenset(tokens)
 
 
@@ -314,24 +305,18 @@ def is_recap(prompt: str) -> bool:
     return bool(_RECAP.search(prompt))
 
 
-# "en": Dutch "and" ("en wie controleren dan de boeken?"; the stores hold a Dutch club's notes; session 19), not the
-# French of English ("en route to the office, what's the gate code", "en dash or em dash?"; review2).
 _FOLLOW_UP_OPENERS = re.compile(
-    r"^\s*(?:(?:ok(?:ay)?|so|right|great|thanks|cool)[,.!]?\s+)?(?:and|en(?!\s+(?:route|masse|dash(?:es)?|passant|"
-    r"bloc|suite|garde|vogue|plein|famille)\b)|also|plus|but|what about|how about|"
+    r"^\s*(?:(?:ok(?:ay)?|so|right|great|thanks|cool)[,.!]?\s+)?(?:and|also|plus|but|what about|how about|"
     r"what of|same for|and the|and what|and how|and where|and when|and who)\b", re.IGNORECASE)
-# "it" and "there" only last ("is it ok to …", "is there a cap …" refer to nothing); "that kind of trip" (session 19)
 _ANAPHORA = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their|that one|the other one|the second time|"
-                       r"the first one|the next one|those|these|(?:that|this) (?:kind|sort|type) of)\b"
-                       r"|\b(?:it|there)\W*$", re.IGNORECASE)
+                       r"the first one|the next one|those|these)\b|\bit\W*$", re.IGNORECASE)  # "it" only last
 FOLLOW_UP_MAX_WORDS = 12
 
 
 def looks_like_follow_up(prompt: str) -> bool:
     """A short prompt that leans on what came before: it opens with "and", "what about", "also", ..., or
-    refers back with a pronoun ("and what does he eat?", "who gets paged for it?", "does he like that kind of trip";
-    a bare "it" or "there" counts only at the end, since "is it ok to ..." and "is there a cap" refer to nothing:
-    "wasn't there something I lost there")."""
+    refers back with a pronoun ("and what does he eat?", "who gets paged for it?"; a bare "it" counts only at the
+    end, since "is it ok to ..." refers to nothing)."""
     if len(prompt.split()) > FOLLOW_UP_MAX_WORDS:
         return False
     return bool(_FOLLOW_UP_OPENERS.search(prompt) or _ANAPHORA.search(prompt))

@@ -1,8 +1,8 @@
 """Session 14: the value a question asks for, read from its form, and requests read by sentence form (issue 11, item
-9; docs/whisper.md, "The focus rule beyond the identity route" and stage 4). A question asking for a web address
-needs a memory holding one; a question or request naming a version is not answered by the record of another
-version's release; "whats" typed without its apostrophe is "what's"; nonsense and greetings are no requests. Every
-note and prompt here was written for these tests, not taken from the bench's scenarios; each real-store near miss
+9; docs/whisper.md, "The focus rule beyond the identity route" and stage 4). A question asking for a count needs a
+memory holding one; "whats" typed without its apostrophe is "what's"; nonsense and greetings are no requests (the
+web address kind and another version's release note went in session 21's audit: "Rules audited on fresh
+batches"). Every note and prompt here was written for these tests, not taken from the bench's scenarios; each real-store near miss
 below is whispered by main before this change (checked on a worktree of main 345f92e)."""
 
 from __future__ import annotations
@@ -12,14 +12,10 @@ import pytest
 from whisper.imperative import is_request, preference_task, written_in_words
 from whisper.kinds import asked_kinds, holds_kind, missing_kind
 from whisper.services import whisper_respond
-from whisper.stages.focus import off_focus, other_version, versions
+from whisper.stages.focus import versions
 
 
 @pytest.mark.parametrize(("prompt", "kinds_asked"), [
-    ("what's the status page URL for the billing service?", {"url"}),
-    ("whats the link to the staging dashboard", {"url"}),  # the apostrophe left out
-    ("which endpoint does the uploader post to?", {"url"}),
-    ("where is the runbook link?", {"url"}),  # a web address is the place asked for
     ("where do the backups go?", {"place"}),
     ("whats the port of the cache", {"number"}),  # "whats" is "what's"
     ("wheres the spare charger", {"place"}),
@@ -32,17 +28,6 @@ from whisper.stages.focus import off_focus, other_version, versions
 ])
 def test_the_value_a_question_asks_for(prompt, kinds_asked):
     assert asked_kinds(prompt) == kinds_asked
-
-
-@pytest.mark.parametrize(("text", "holds"), [
-    ("Status page: https://status.example.org, updated by the on-call.", True),
-    ("The dashboard lives at grafana.internal under the Billing folder.", True),
-    ("The uploader posts to /api/v2/uploads with a signed token.", True),
-    ("Run it locally on localhost:8080.", True),
-    ("The billing service is owned by the payments team and retries failed charges twice.", False),
-])
-def test_a_memory_holding_a_web_address(text, holds):
-    assert holds_kind(text, "url") is holds
 
 
 @pytest.mark.parametrize(("prompt", "kinds_asked"), [
@@ -68,39 +53,8 @@ def test_a_memory_holding_a_count(text, holds):
     assert holds_kind(text, "count") is holds
 
 
-def test_a_url_question_and_a_note_without_one():
-    note = "The billing service is owned by the payments team and retries failed charges twice."
-    assert missing_kind("whats the status page url for billing?", note) == "url"
-    assert missing_kind("who owns the billing service?", note) is None
-
-
-@pytest.mark.parametrize(("prompt", "text", "node_type", "missing"), [
-    ("when is harbourmap 2.1 planned?", "harbourmap 2.0.0 was released on 3 May 2026 with tide tables.", "event",
-     "2.1"),
-    ("the crash fix is merged. cut 2.0.1 and do the release", "harbourmap 2.0.0 was released on 3 May 2026.", "event",
-     "2.0.1"),
-    ("when is harbourmap 2.1 planned?", "harbourmap 2.1.0 is planned for June.", "event", None),  # 2.1 is 2.1.0
-    ("which fixes went into 3.12?", "Upgraded the app to Python 3.12.4 on 2 March.", "event", None),
-    # the version sits in a sentence that only tells; the question asks about the last time
-    ("moving to python 3.14 soon. what broke last time we upgraded?", "Upgraded from 3.11 to 3.12 in March.",
-     "event", None),
-    ("is the app on 3.11?", "Upgraded the app to Python 3.12 on 2 March.", "event", None),  # yes/no: answered
-    ("cut 2.0.1 and do the release", "Bump the version, tag vX.Y.Z and push the tag.", "procedure", None),
-    ("drop 3.10 from the classifiers", "We support the Pythons that are not end-of-life; 3.9 went in 0.9.",
-     "decision", None),  # a standing rule names versions as examples
-])
-def test_a_version_named_and_an_event_of_another(prompt, text, node_type, missing):
-    assert other_version(prompt, text, node_type) == missing
-
-
 def test_versions_are_dotted_numbers_not_measures():
     assert versions("2.5 kg of flour, a 0.5 ms budget, v2.3 and 3.12") == {"2.3", "3.12"}
-
-
-def test_off_focus_names_the_version():
-    note = {"title": "harbourmap 2.0 released", "content": "harbourmap 2.0.0 was released on 3 May 2026.",
-            "node_type": "event"}
-    assert off_focus("when is harbourmap 2.1 planned?", **note) == "version: 2.1"
 
 
 @pytest.mark.parametrize(("prompt", "expected"), [
@@ -133,8 +87,6 @@ def store(mem):
 
 
 @pytest.mark.parametrize("prompt", [
-    "whats the status page url for the billing service?",  # the note names no web address
-    "when is harbourmap 2.1 planned?",  # the note is the release of 2.0
     "how many images can a listing have?",  # the note holds a measure, no count
 ])
 def test_a_near_miss_on_the_value_asked_stays_silent(store, prompt):

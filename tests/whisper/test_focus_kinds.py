@@ -127,10 +127,3 @@ def test_a_question_about_a_stored_thing_whose_asked_fact_is_not_stored_stays_si
 def test_a_memory_holding_what_is_asked_is_still_whispered(household, prompt, key):
     result = whisper_respond(prompt=prompt, session_id="focus")
     assert (result.decision, result.node_ids) == ("injected", (household[key].id,))
-
-
-def test_off_focus_reads_the_memory_type_for_the_version_check():
-    # Session 14: an event note of another version misses the question; a standing rule naming versions does not.
-    note = {"title": "harbourmap 2.0", "content": "harbourmap 2.0.0 was released on 3 May 2026."}
-    assert off_focus("when is harbourmap 2.1 planned?", **note, node_type="event") == "version: 2.1"
-    assert off_focus("when is harbourmap 2.1 planned?", **note, node_type="decision") is None

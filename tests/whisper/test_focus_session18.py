@@ -1,7 +1,8 @@
 """Session 18's repairs of the focus rules (docs/whisper.md, "The focus rule beyond the identity route"; issue 11):
-the last occurrence asked only of a rule and only for who / which / when, a question about the goal itself keeps the
-goal, a year only where a date stands ("in 2024", "March 2025", "the 2024 accounts"; not "ticket 2024"), a run's "5k"
-or "10k" is a distance. Each case below that keeps a memory was dropped by main 0dfae92 (checked); the store and
+a question about the goal itself keeps the goal, a year only where a date stands ("in 2024", "March 2025", "the 2024
+accounts"; not "ticket 2024"), the thing counted is never a number. (The last occurrence and the dimension of a
+measure, which items 5 and 8 repaired, went in session 21's audit: docs/whisper.md, "Rules audited on fresh batches
+(session 21)"; the answers they kept are still whispered, below.) Each case below that keeps a memory was dropped by main 0dfae92 (checked); the store and
 prompts were written for these tests."""
 
 from __future__ import annotations
@@ -10,33 +11,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from whisper.kinds import counted_thing, holds_measure
+from whisper.kinds import counted_thing
 from whisper.services import whisper_respond
-from whisper.stages.focus import goal_for_the_past, off_focus, other_year, rule_for_an_occurrence
+from whisper.stages.focus import goal_for_the_past, other_year
 from whisper.when import asked_points, may_name_a_year
 
 CREATED = datetime(2026, 3, 16, 9, 0, tzinfo=UTC)
-
-
-# ---- item 5: the last occurrence, asked of a rule only, by who / which / when only
-
-@pytest.mark.parametrize(("prompt", "text", "node_type", "dropped"), [
-    # a rule (by its type or its words) records no occurrence: dropped, as before
-    ("which notary did we use last time the statuten changed", "Statuten\nChanging them needs a notarial deed.",
-     "fact", True),
-    ("who filed the licence last time it was renewed", "Licence\nThe secretary files it online.", "procedure", True),
-    ("when did we repaint the hall last time", "Hall\nWe repaint with the volunteers, never with a firm.",
-     "decision", True),
-    # a fact or a person's note may name who did it: kept (main dropped them: not an event, no date)
-    ("which notary did we use last time the statuten changed", "Notaris de Vries\nNotary in Utrecht; did our statuten.",
-     "person", False),
-    ("who filed the licence last time it was renewed", "Licence\nAnneke renewed it with Buma.", "fact", False),
-    # not who / which / when: a rule may say how it went ("what do we need" is answered by the rule)
-    ("what did we need last time the statuten changed", "Statuten\nChanging them needs a notarial deed.", "fact",
-     False),
-])
-def test_the_last_occurrence_is_asked_of_a_rule_by_who_which_when(prompt, text, node_type, dropped):
-    assert rule_for_an_occurrence(prompt, text, node_type) is dropped
 
 
 # ---- item 6: a question about the goal itself keeps the goal
@@ -77,30 +57,11 @@ def test_a_ticket_number_does_not_contradict_a_dated_event():
     assert other_year("who closed the ticket in 2024?", text, CREATED, "event") == "2024"
 
 
-# ---- item 8: a run's 5k / 10k is a distance; the thing counted is never a number
-
-@pytest.mark.parametrize(("text", "holds"), [
-    ("Ran the Dam 10k on 12 May, finished in 52:10.", True),
-    ("Did the parkrun 5K in 24:30", True),
-    ("my first 21k race", True),
-    ("Raised 10k for the hospice.", False),  # a sum
-    ("a 60k salary", False),
-    ("€10k for the kitchen", False),
-    ("10k users signed up", False),  # a count
-])
-def test_a_run_s_5k_is_a_distance(text, holds):
-    assert holds_measure(text, "distance") is holds
-
+# ---- item 8: the thing counted is never a number
 
 @pytest.mark.parametrize("prompt", ["how many 5k did I run this year", "how many 10ks did I do"])
 def test_the_thing_counted_is_never_a_number(prompt):
     assert counted_thing(prompt) is None
-
-
-def test_off_focus_keeps_a_10k_for_a_distance_question():
-    race = {"title": "Dam tot Damloop", "content": "Ran the Dam 10k on 12 May 2026, finished in 52:10.",
-            "node_type": "event"}
-    assert off_focus("how many km did I run at the dam tot damloop", **race) is None
 
 
 # ---- end to end: the real store, embedder and recall

@@ -1,14 +1,14 @@
 """Session 18's answer-slot checks (docs/whisper.md, "Session 18: repairs of the focus rules"): a question asking for
-a version keeps a memory only if it names a version (whisper.stages.focus, `no_version`, beside `other_version`); a
-question asking for an identifier (a number, id, serial, IBAN, account number) keeps one only if it holds an
-identifier (whisper.kinds, the "id" kind). Each near miss below is whispered by main 4b24001 (checked); the store
+a version keeps a memory only if it names a version (whisper.stages.focus, `no_version`). The identifier kind (a
+question asking for a number, id, serial, IBAN or account number kept a memory only if it held an identifier) went in
+session 21's audit (docs/whisper.md, "Rules audited on fresh batches (session 21)"); the answers its repairs kept
+are still whispered, below. Each near miss below is whispered by main 4b24001 (checked); the store
 and prompts were written for these tests."""
 
 from __future__ import annotations
 
 import pytest
 
-from whisper.kinds import asked_kinds, holds_kind, missing_kind
 from whisper.services import whisper_respond
 from whisper.stages.focus import holds_version, no_version, off_focus
 
@@ -43,42 +43,6 @@ def test_off_focus_names_the_missing_version():
                      node_type="decision") == "version: none held"
 
 
-# ---- item 10: the identifier asked
-
-@pytest.mark.parametrize(("prompt", "asked"), [
-    ("what's the frame number of the cargo bike, the insurer wants it", True),
-    ("whats dewi's phone number", True),
-    ("what's the club's IBAN?", True),
-    ("what's the client id the dispatch app uses in keycloak", True),
-    ("which account number do we pay the rent from?", True),
-    ("what's the number of members", False),  # a count
-    ("what port number does the server use", False),  # a number of its own kind
-])
-def test_an_identifier_asked(prompt, asked):
-    assert ("id" in asked_kinds(prompt)) is asked
-
-
-@pytest.mark.parametrize(("text", "holds"), [
-    ("current account NL37 RABO 0312 4589 17", True),  # an IBAN
-    ("call her on 06-1234 5678", True),  # a long run of digits
-    ("frame WTU1234567 on the receipt", True),  # letters and digits
-    ("plate AB-12-CD", True),
-    ("member no. 1043", True),  # a labelled number
-    ("client id `dispatch-web`", True),  # a code token
-    ("OAuth2 client credentials from Keycloak; tokens live 5 minutes.", False),
-    ("Bought an Urban Arrow e-cargo bike in March 2026.", False),
-    ("on 2026-03-14 at 14:05", False),  # a date, a time
-    ("files over 50MB", False),  # a measure
-])
-def test_holds_an_identifier(text, holds):
-    assert holds_kind(text, "id") is holds
-
-
-def test_a_note_with_no_identifier_misses_the_kind():
-    assert missing_kind("what's the frame number of the cargo bike",
-                        "Cargo bike\nBought an Urban Arrow e-cargo bike in March 2026, 4 seats.") == "id"
-
-
 # ---- end to end: the real store, embedder and recall
 
 @pytest.fixture
@@ -96,7 +60,6 @@ def store(mem):
 
 
 @pytest.mark.parametrize("prompt", [
-    "what's the frame number of the urban arrow cargo bike, the insurer wants it",
     "which version of lxml does the gpxkit fast extra pin?",
 ])
 def test_the_near_miss_stays_silent(store, prompt):
@@ -115,7 +78,6 @@ def test_the_identifier_is_whispered(store):
     "API key id: ak_9f3e2b71c04d",                                          # a lower-case token with digits
 ])
 def test_an_identifier_in_lower_case_is_held(text):
-    assert holds_kind(text, "id")
     assert off_focus("what's the client id the app uses?", title="OAuth", content=text) is None
 
 

@@ -124,16 +124,10 @@ def test_is_recap(prompt, expected):
     ("deploy loafbook", False),
     ("how do I make loguru safe to use from several processes", False),
     ("and then write a long explanation of every single step we took in the migration so far please", False),
-    # session 19: "there" last, "that kind of …", Dutch "en" ("and")
-    ("didn't I get a parking fine there", True),
-    ("do the kids even like that kind of food", True),
-    ("en wie doet dan de kascontrole?", True),
-    ("is there a cap on the optimiser", False),  # a "there" that refers to nothing
-    ("entries older than a year, can we drop them", True),  # "them"; "entries" is no "en"
+    ("is there a cap on the optimiser", False),  # "there", "that kind of", Dutch "en": session 19's, gone in 21
+    ("entries older than a year, can we drop them", True),  # "them"
     ("enable the cache", False),
-    # review2: English's French "en" opens no follow-up
     ("en route to the office, what's the gate code", False),
-    ("en dash or em dash in titles?", False),
 ])
 def test_looks_like_follow_up(prompt, expected):
     assert looks_like_follow_up(prompt) is expected

@@ -6,14 +6,14 @@ from __future__ import annotations
 from whisper.text import PAGE_CACHE_TEXTS, TOPIC_CACHE_CHARS, _page_topic_tokens, _topic_tokens, topic_tokens
 
 TEXT = "Deploying routewise-api v2.1.0 to the build_box on Python 3.12.0, for a living"
-ALL = {"2.1", "3.12", "api", "box", "build", "build_box", "deploy", "job", "python", "routewis", "routewise-api"}
+ALL = {"api", "box", "build", "build_box", "deploy", "job", "python", "routewis", "routewise-api"}
 
 
 def test_a_texts_tokens_are_worked_out_once_and_exclusions_taken_out_after():
     _topic_tokens.cache_clear()
     assert topic_tokens(TEXT) == ALL
-    # a word and a version are left out as before: by their folded form, empty names skipped, any iterable
-    assert topic_tokens(TEXT, exclude=["Routewise", "2.1", "", "boxes"]) == ALL - {"routewis", "2.1", "box"}
+    # a word is left out as before: by its folded form, empty names skipped, any iterable
+    assert topic_tokens(TEXT, exclude=["Routewise", "", "boxes"]) == ALL - {"routewis", "box"}
     assert topic_tokens(TEXT, exclude=(w for w in ["python"])) == ALL - {"python"}
     info = _topic_tokens.cache_info()
     assert (info.misses, info.hits) == (1, 2)

@@ -1,11 +1,10 @@
 """Early exits before any model runs: empty, short, machine-generated (pasted output included) and acknowledgement
-prompts (a remark that asks nothing included)."""
+prompts."""
 
 from __future__ import annotations
 
 from whisper.conf import WhisperConf
 from whisper.pasted import is_pasted_output
-from whisper.remark import is_remark
 from whisper.state import SILENT_ACK, SILENT_EMPTY, SILENT_SHORT, SILENT_SYNTHETIC, Deps, WhisperRun
 from whisper.text import alnum_count, is_acknowledgement, is_blank, synthetic_match
 
@@ -27,6 +26,6 @@ def early_exit(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     if is_pasted_output(prompt):
         run.matched_pattern = PASTED_OUTPUT
         return SILENT_SYNTHETIC
-    if is_acknowledgement(prompt) or is_remark(prompt):
+    if is_acknowledgement(prompt):
         return SILENT_ACK
     return None

@@ -12,7 +12,6 @@ from whisper.reranker import ce_absolute
 from whisper.state import (
     SILENT_BELOW_FLOOR, SILENT_NO_OVERLAP, STAGE_OVERLAP, STAGE_POST_FLOOR, STAGE_SPACE, Candidate, Deps, WhisperRun,
 )
-from whisper.compounds import compounds
 from whisper.facts import named_facts, question_facts
 from whisper.memo import MEMORY_WORDS_BYTES, PAGE_MEMORY_WORDS_BYTES, SPACE_WORDS_BYTES, args_cost, byte_lru
 from whisper.text import PAGE_CACHE_TEXTS, TOPIC_CACHE_CHARS, topic_tokens
@@ -21,7 +20,7 @@ logger = logging.getLogger(__name__)
 
 
 def _memory_words(text: str, exclude: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(topic_tokens(text, exclude=exclude) | compounds(text))
+    return frozenset(topic_tokens(text, exclude=exclude))
 
 
 # Held per process, as whisper.text holds its texts' tokens: a text of up to TOPIC_CACHE_CHARS in the big cache, a
@@ -34,9 +33,9 @@ _page_memory_words = byte_lru(maxsize=PAGE_CACHE_TEXTS, max_bytes=PAGE_MEMORY_WO
 
 
 def candidate_words(text: str, exclude: tuple[str, ...]) -> frozenset[str]:
-    """A candidate's words for the overlap check (`topic_tokens` less `exclude`, and the closed compounds of its
-    phrasal verbs): both are pure functions of the text, and the same memory's text comes back call after call (and
-    a store's space names as `exclude`), so they are computed once per text, not once per candidate and call."""
+    """A candidate's words for the overlap check (`topic_tokens` less `exclude`): a pure function of the text, and
+    the same memory's text comes back call after call (and a store's space names as `exclude`), so they are computed
+    once per text, not once per candidate and call."""
     return (memory_words if len(text) <= TOPIC_CACHE_CHARS else _page_memory_words)(text, exclude)
 
 
@@ -103,8 +102,7 @@ def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | Non
     if not run.pool:
         return None
     current = [run.request.space] if run.request.space else []
-    # A phrasal verb meets the noun written as one word ("backed up" and "Backups"; whisper.compounds).
-    wanted = topic_tokens(run.query or run.prompt, exclude=current) | compounds(run.query or run.prompt)
+    wanted = topic_tokens(run.query or run.prompt, exclude=current)
     # On a question about the user, an identity memory holding the kind of fact a general word asks for shares it
     # ("what's my job?" and "Works at …"; whisper.lexicon).
     personal = run.identity_question or (run.intent is not None and run.intent.has(IDENTITY))
