@@ -16,7 +16,7 @@ so a large lam gives back the cosine. The raw cosine's AUC (right vs wrong) is c
 by the model fitted without its group: left out by batch (dev 1-11) and left out by store (docs, lifelog,
 devprojects, club, none).
 
-ACCEPTANCE RULE, first version (committed in 5bd2b44 before the first figure): lam fixed in advance at 10. Its
+ACCEPTANCE RULE, first version (committed in 2ffd9d9 before the first figure): lam fixed in advance at 10. Its
 figures showed the choice degenerate: a product q_i m_i is ~1/384 of a cosine, so lam 10 (and 1) holds every v_i
 within 1% of c (in sample the weights are 0.99-1.01 of the cosine's scale): the cosine again, judged on nothing.
 ACCEPTANCE RULE, second version (committed before its figures; the first version's figures are all that was seen):
