@@ -10,11 +10,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory.atomic import _keep, discard, fsync_folder, link_new
+from memory.atomic import _keep, discard, fsync_folder, link_new, storage_error
 from memory.files import _peek, _same_node
-from memory.store import TEMP_PREFIX, TEMP_SUFFIX, MarkdownStore
+from memory.store import TEMP_PREFIX, TEMP_SUFFIX, MarkdownStore, stale_temps
 
-__all__ = ["SetAside", "put_back_set_aside"]
+__all__ = ["SetAside", "put_back_set_aside", "remove_stale_temps"]
 
 
 _ASIDE = re.compile(re.escape(f"{TEMP_PREFIX}aside.") + r"(?P<name>.+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + r"\Z")
@@ -70,3 +70,15 @@ def _recover_aside(store: MarkdownStore, hold: Path, target: Path) -> SetAside:
         discard(hold)
         return SetAside(path=hold, outcome="discarded")
     return SetAside(path=hold, outcome="kept", dest=_keep(store, hold, target, "aside"))
+
+
+def remove_stale_temps(store: MarkdownStore, *, now: float, older_than: float | None = None) -> list[Path]:
+    """Remove the stale temp files (`stale_temps`); returns them. Their write was killed before its rename, so it
+    never took effect (nor answered): a temp file is not a memory. Raises StorageError when the disk refuses."""
+    found = stale_temps(store, now=now, older_than=older_than)
+    for path in found:
+        try:
+            discard(path)
+        except OSError as exc:
+            raise storage_error(exc, path) from exc
+    return found

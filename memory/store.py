@@ -28,6 +28,11 @@ DELETED_DIR = "deleted"
 CONFLICTS_DIR = "conflicts"
 TEMP_PREFIX = ".ormah_"
 TEMP_SUFFIX = ".tmp"
+# A write's temp file: tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX) (memory.atomic.write_temp), whose
+# random part is 8 characters of [a-z0-9_]. Only names of exactly that shape are ours to remove.
+_TEMP = re.compile(re.escape(TEMP_PREFIX) + r"[a-z0-9_]{8}" + re.escape(TEMP_SUFFIX) + r"\Z")
+# A temp file older than this is left by a killed write: a write in flight takes well under a second.
+STALE_TEMP_AGE_S = 3600.0
 # Only the first MAX_READ_BYTES of a node file are ever read (the API's 64 KiB of content plus room for front
 # matter): a 54 MB hand-written file must not be read whole on every request. Such a node is served and indexed
 # truncated, with a note, and the app never rewrites it (docs/file-format.md, "Limits").
@@ -347,3 +352,23 @@ def forget_id(path: Path) -> None:
 def _reason(exc: OSError) -> str:
     return _REASONS.get(exc.errno or 0) or exc.strerror or str(exc)
 
+
+def stale_temps(store: MarkdownStore, *, now: float, older_than: float | None = None) -> list[Path]:
+    """The temp files a write killed between its temp file and the rename left in nodes/, deleted/ and conflicts/:
+    regular files (never a link) named as write_temp names them, whose status changed more than `older_than`
+    seconds (STALE_TEMP_AGE_S) before `now` (ctime, which a write's utime does not set back as it does the mtime).
+    Read only."""
+    older_than = STALE_TEMP_AGE_S if older_than is None else older_than
+    found: list[Path] = []
+    for folder in (store.nodes_dir, store.deleted_dir, store.conflicts_dir):
+        try:
+            entries = [e for e in os.scandir(folder) if _TEMP.match(e.name) and e.is_file(follow_symlinks=False)]
+        except FileNotFoundError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_ctime < now - older_than:
+                    found.append(Path(entry.path))
+            except FileNotFoundError:
+                continue
+    return sorted(found)

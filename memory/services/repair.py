@@ -4,10 +4,12 @@ watcher, startup, `ormah rebuild` and `ormah doctor --heal`), and pruning connec
 from __future__ import annotations
 
 import logging
+import time
 from collections import defaultdict
 from datetime import datetime
 
 from memory.domain.node import utcnow, without_connection
+from memory.domain.wording import counted
 from memory.errors import MalformedNodeFile, NodeNotFound, WriteConflict
 from memory.models import NodeRow
 from memory.selectors import dangling_connections
@@ -21,14 +23,20 @@ def interrupted_writes_recover(*, unit: WriteUnit) -> dict:
     """Recover what a SIGKILLed write left half done, before a sync scans the files; returns what it did.
 
     Files renamed aside by a killed soft delete or guarded write are put back (or discarded when their node is in
-    its live file or tombstone, or kept in conflicts/), then merges left pending are settled from the files.
+    its live file or tombstone, or kept in conflicts/), temp files a killed write left over an hour ago are
+    removed, then merges left pending are settled from the files.
     Needs the write lock (the caller's unit): then nothing in flight has a file aside or a merge pending.
     """
     set_aside = unit.put_back_set_aside()
     for item in set_aside:
         logger.warning("A file set aside by an interrupted write was %s: %s%s", item.outcome, item.path.name,
                        f" -> {item.dest.name}" if item.dest else "")
-    return {"set_aside": [item.outcome for item in set_aside], "merges": merges_settle_pending(unit=unit)}
+    stale = unit.remove_stale_temps(now=time.time())
+    if stale:
+        logger.warning("Removed %s left by interrupted writes (over an hour old): %s",
+                       counted(len(stale), "temp file"), ", ".join(p.name for p in stale[:20]))
+    return {"set_aside": [item.outcome for item in set_aside], "stale_temps": len(stale),
+            "merges": merges_settle_pending(unit=unit)}
 
 
 def connections_prune_dangling(*, now: datetime | None = None) -> list[dict]:

@@ -185,6 +185,10 @@ class WriteUnit:
         the index afterwards. Not journalled: a rollback never hides a memory again."""
         return set_aside.put_back_set_aside(self.store)
 
+    def remove_stale_temps(self, *, now: float) -> list[Path]:
+        """Remove the temp files killed writes left, older than an hour (memory.set_aside.remove_stale_temps)."""
+        return set_aside.remove_stale_temps(self.store, now=now)
+
     def match_vector_table(self) -> None:
         """Make the vec0 table match the embedder (memory.index.ensure_vector_table), once per unit: the unit's
         index writes then do not read the table's shape and the model id again."""

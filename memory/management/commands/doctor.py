@@ -1,6 +1,7 @@
 import json
 import os
 import stat
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from memory.management.base import OrmahCommand
 from memory.ranking.scorer import load_scorer
 from memory.schemas import CLOCK_SKEW
 from memory.selectors import dangling_connections, index_drift, rows_dated_after, rows_without_vector
-from memory.store import MAX_READ_BYTES
+from memory.store import MAX_READ_BYTES, stale_temps
 from memory.services import connections_prune_dangling, index_sync
 
 
@@ -155,6 +156,14 @@ class Command(OrmahCommand):
                                    f"after '.ormah_aside.' if that name is free): {', '.join(found)}")
             return "none"
 
+        def temps_stale():
+            found = stale_temps(store, now=time.time())
+            if found:
+                raise Warning_(f"{counted(len(found), 'temp file')} left by interrupted writes (over an hour old; "
+                               "the next sync, `ormah doctor --heal` or a restart removes them): "
+                               + ", ".join(str(p.relative_to(store.root)) for p in found[:20]))
+            return "none"
+
         def dangling():
             found = dangling_connections()
             if found:
@@ -178,7 +187,7 @@ class Command(OrmahCommand):
                                                ("home", home),
                                                ("malformed_files", malformed), ("drift", drift), ("vectors", without_vector),
                                                ("duplicate_ids", duplicates), ("large_files", large),
-                                               ("unread_files", unread), ("dated_ahead", dated_ahead), ("conflict_files", conflicts), ("set_aside_files", left_aside), ("dangling_connections", dangling)]]
+                                               ("unread_files", unread), ("dated_ahead", dated_ahead), ("conflict_files", conflicts), ("set_aside_files", left_aside), ("stale_temp_files", temps_stale), ("dangling_connections", dangling)]]
         ok = all(r["ok"] for r in results)
         if o["json"]:
             self.stdout.write(json.dumps({"ok": ok, "checks": results, "healed": healed}))
