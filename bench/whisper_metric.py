@@ -10,7 +10,8 @@ calls too), the call's query vector (run.query_vec: the vector the raw cosine is
 vector, the label (the memory is expected or accepted for the prompt) and the prompt's batch and store
 (bench.whisper_gate_fit.group_of). Batches in FRESH_BATCHES (12) and SEALED_BATCHES (13) are never collected.
 
-`fit` fits s(q, m) = a + sum_i v_i q_i m_i (q, m unit vectors) by logistic regression (numpy Newton steps) with the
+`fit` also prints, as a measure with no fit, the AUC of the centred cosine (the home's mean memory vector, a quantity
+any user's store has, taken off the query and the memory before the cosine). It fits s(q, m) = a + sum_i v_i q_i m_i (q, m unit vectors) by logistic regression (numpy Newton steps) with the
 L2 penalty lam * |v - c 1|^2 toward the fitted cosine (a + c cos(q, m), c fitted first on the same training rows),
 so a large lam gives back the cosine. The raw cosine's AUC (right vs wrong) is compared with s's, each pair scored
 by the model fitted without its group: left out by batch (dev 1-11) and left out by store (docs, lifelog,
@@ -69,6 +70,8 @@ def collect(path: Path) -> int:
         from memory.models import NodeRow
 
         row_of = dict(NodeRow.objects.values_list("uid", "id"))  # node id -> row id (stored vectors' key)
+        every = vectors.get_many(sorted(set(row_of.values())))
+        mean = np.mean([v / np.linalg.norm(v) for v in every.values()], axis=0)  # the home's mean memory vector
         row_of.update({k: row_of[v] for k, v in ids.items() if v in row_of})  # the dump's keys too
         from memory.models import PassageRow
 
@@ -129,7 +132,7 @@ def collect(path: Path) -> int:
                 respond.run_stages = recorded
                 recall_pipeline.query_vector = plain_vector
     q, m = np.stack(qs), np.stack(ms)
-    np.savez_compressed(path, q=q, m=m, y=np.array(labels), batch=np.array(batches), store=np.array(stores),
+    np.savez_compressed(path, q=q, m=m, mean=mean, y=np.array(labels), batch=np.array(batches), store=np.array(stores),
                         cosine=np.array(cosines), prompt=np.array(prompt_ix))
     d = np.array(drift)
     print(f"{len(labels)} pairs ({int(sum(labels))} right) from {len(prompts)} dev prompts; |cos - dumped cosine| "
@@ -268,6 +271,13 @@ def run_fit(path: Path, lams: tuple[float, ...]) -> int:
         w = fit(prod, y, lam)
         print(f"in sample, lam {lam:g}: AUC cosine {auc(cos, y):.4f}, learned {auc(w[0] + prod @ w[1:], y):.4f}; "
               f"weights / cosine scale: min {w[1:].min() / cos_fit[1]:.2f}, max {w[1:].max() / cos_fit[1]:.2f}")
+    if "mean" in data:  # measured, no fit: the cosine after taking the home's mean memory vector off both sides
+        mu = data["mean"]
+        qc, mc = q - mu, m - mu
+        centred = (qc * mc).sum(axis=1) / np.linalg.norm(qc, axis=1) / np.linalg.norm(mc, axis=1)
+        parts = [f"{g} {auc(cos[data['store'] == g], y[data['store'] == g]):.3f}->"
+                 f"{auc(centred[data['store'] == g], y[data['store'] == g]):.3f}" for g in np.unique(data["store"])]
+        print(f"centred cosine (no fit): AUC {auc(cos, y):.4f} -> {auc(centred, y):.4f}; " + "; ".join(parts))
     by_batch = judge(prod, y, data["batch"], cos, None, "batch")
     by_store = judge(prod, y, data["store"], cos, None, "store")
     print("  lam chosen inside each training set: " + " ".join(CHOSEN))
