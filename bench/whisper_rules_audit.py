@@ -34,7 +34,11 @@ def _set(target, name, value):
 
 def variants() -> dict[str, callable]:
     """Name -> a function returning the patches that switch one rule off."""
-    from whisper import imperative, kinds, remark, text
+    from whisper import imperative, kinds, text
+    try:
+        from whisper import remark
+    except ImportError:  # removed by the audit: its variants are skipped
+        remark = None
     from whisper.stages import early, focus, gate, retrieve, scoring
     import whisper.pipeline as pipeline
 
@@ -57,7 +61,7 @@ def variants() -> dict[str, callable]:
         r"|\bwhat(?:'s|\u2019s| is| was| were| are)? (?:the )?(?:total |full |final )?(?:price|fee|fees|bill|cost)\b",
         re.IGNORECASE)
     greetings = frozenset("morning evening afternoon goodnight good gm yo howdy hiya bye cheers".split())
-    old_opener = re.compile(r"^\s*(?:" + remark._INTERJECTION + r"[\s,.!;:]*)+", re.IGNORECASE)
+    old_opener = remark and re.compile(r"^\s*(?:" + remark._INTERJECTION + r"[\s,.!;:]*)+", re.IGNORECASE)
     old_openers = re.compile(
         r"^\s*(?:(?:ok(?:ay)?|so|right|great|thanks|cool)[,.!]?\s+)?(?:and|also|plus|but|what about|how about|"
         r"what of|same for|and the|and what|and how|and where|and when|and who)\b", re.IGNORECASE)
@@ -125,6 +129,12 @@ def variants() -> dict[str, callable]:
         "s19 version token (b4d7b16)": lambda: [_set(text, "VERSION", re.compile(r"(?!x)x"))],
         "s19 standout past overlap (1471c5d) [scoring]": lambda: [_set(scoring, "standing", lambda *a, **k: None)],
         "s19 served apart (1e908eb) [gate]": lambda: [_set(gate, "served_apart", lambda *a, **k: frozenset())],
+        # the five rules in other helpers' files whose removal the audit proposes, switched off together
+        "proposed to the lead, together": lambda: [
+            _set(retrieve, "_better_of", lambda a, b, limit, keep=None: better_of(a, b, limit)),
+            _set(retrieve, "user_question", lambda p: p if retrieve.asks_about_user(p) else None),  # as before 2b46231
+            _set(scoring, "standing", lambda *a, **k: None),
+            _set(gate, "served_apart", lambda *a, **k: frozenset())],
         # session 20
         "s20 questions not requests (99d1041)": lambda: [_set(imperative, "closes_as_question", lambda p: False)],
         "s20 clause of time/place/manner (919b03f)": lambda: [
