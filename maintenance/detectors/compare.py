@@ -46,6 +46,9 @@ ID_WORDS = frozenset("section sections chapter step part figure fig table exerci
 CHANGE_MARKERS = ("no longer", "anymore", "switched", "moved", "migrated",
                   "replaced", "now", "changed", "stopped", "stepped down", "raised to", "lowered to", "increased to",
                   "decreased to", "deprecated", "upgraded", "downgraded", "from now on", "these days", "not anymore")
+# Markers that say the stated thing ended ("stopped using port 5433"), not that a value arrived ("port 5433 now"):
+# with the same values on both sides, only these still make a supersession (see `restated_values`).
+ENDING_MARKERS = ("no longer", "anymore", "stopped", "stepped down", "deprecated", "replaced", "not anymore")
 ANTONYMS = frozenset(frozenset(p) for p in (
     ("like", "dislike"), ("likes", "dislikes"), ("like", "hate"), ("likes", "hates"), ("love", "hate"),
     ("loves", "hates"), ("enabled", "disabled"), ("enable", "disable"), ("on", "off"), ("always", "never"),
@@ -155,9 +158,9 @@ def _negated(tokens: list[str]) -> bool:
                                        "cant", "without"} for t in tokens)
 
 
-def _has_marker(text: str) -> bool:
+def _has_marker(text: str, markers: tuple[str, ...] = CHANGE_MARKERS) -> bool:
     low = f" {' '.join(re.findall(r'[a-z]+', text.lower()))} "
-    return any(f" {m} " in low for m in CHANGE_MARKERS)
+    return any(f" {m} " in low for m in markers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +183,9 @@ class Comparison:
     swapped: bool = False  # every change of substance replaces words in place, nothing moved (see the docstring)
     opposed: bool = False  # a replaced span swaps a word for its antonym
     quantities_differ: bool = False  # the numbers, number words or dates of the two sides are not the same set
+    # both sides state the same numbers or dates (some), and neither says a thing ended: a change marker on one
+    # side then restates the value ("port 5433 now" / "listens on port 5433"), it does not change it
+    restated_values: bool = False
 
     @property
     def substitution(self) -> bool:
@@ -253,8 +259,12 @@ def compare(title_a: str, content_a: str, title_b: str, content_b: str) -> Compa
     ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
     replaced = (len(ops) == 1 and ops[0][0] == "replace" and shared >= SLOT_MIN_SHARED
                 and not all(t in STOPWORDS for t in removed + added) and not _variants(removed, added))
+    values_a = {t for t in set_a if is_quantity(t) or is_date(t)}
+    values_b = {t for t in set_b if is_quantity(t) or is_date(t)}
+    restated = (bool(values_a) and values_a == values_b and not _has_marker(f"{title_a} {content_a}", ENDING_MARKERS)
+                and not _has_marker(f"{title_b} {content_b}", ENDING_MARKERS))
     return Comparison(
-        distinct=distinct, replaced=replaced, swapped=swapped, opposed=opposed,
+        restated_values=restated, distinct=distinct, replaced=replaced, swapped=swapped, opposed=opposed,
         quantities_differ={t for t in set_a if is_quantity(t) or is_date(t)}
         != {t for t in set_b if is_quantity(t) or is_date(t)}, slot=slot, quantity_change=quantity_change, date_change=date_change, antonym=antonym,
         negation_only=negation_only, negation_differs=_negated(ta) != _negated(tb), reversed_order=reversed_order,

@@ -67,7 +67,7 @@ def heuristic_conflict(pair: Pair) -> ProposalDraft | None:
     """Without an LLM: a conflict proposal when the pair's difference says so (maintenance/detectors/compare.py).
 
     A changed value in the same sentence or a change marker on one side -> supersession (`evolved_from`
-    newer -> older); an antonym, a one-sided negation or a reversed preference -> tension (`contradicts`).
+    newer -> older), unless both sides state the same values and neither says a thing ended (a restatement); an antonym, a one-sided negation or a reversed preference -> tension (`contradicts`).
     Entries of a recurring event, different identifiers and differently numbered documents are never conflicts.
     """
     if pair.cosine < HEURISTIC_MIN_COS:
@@ -80,7 +80,7 @@ def heuristic_conflict(pair: Pair) -> ProposalDraft | None:
     if slot and (cmp.quantity_change or cmp.date_change):
         old, new = (slot[0], slot[1]) if older is pair.a else (slot[1], slot[0])
         signal, why = "value", f"The newer memory changes {' '.join(old)} to {' '.join(new)}"
-    elif cmp.change_marker and cmp.shared >= MARKER_MIN_SHARED:
+    elif cmp.change_marker and cmp.shared >= MARKER_MIN_SHARED and not cmp.restated_values:
         signal, why = "change", "The newer memory says this changed"
     elif slot and cmp.antonym:
         signal, why = "antonym", f"One says {' '.join(slot[0])}, the other {' '.join(slot[1])}"
