@@ -83,7 +83,8 @@ class FeedbackOut(Schema):
 class TranscriptIn(Schema):
     model_config = ConfigDict(extra="ignore")
 
-    transcript_path: str = Field(min_length=1, max_length=4096)
+    transcript_path: str = Field(min_length=1, max_length=4096, description="absolute path (or ~/...) to a .jsonl file",
+                                 json_schema_extra={"pattern": r"^(/|~/).*[^/]\.jsonl$"})
     session_id: str | None = Field(default=None, max_length=200)
     space: str | None = Field(default=None, max_length=100)
     cwd: str | None = Field(default=None, max_length=4096)

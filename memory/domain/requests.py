@@ -214,8 +214,11 @@ UtcDatetime = Annotated[datetime | None, BeforeValidator(_iso_only), AfterValida
 EventIds = Annotated[list[str], AfterValidator(_event_ids)]
 PathText = Annotated[str | None, AfterValidator(_line(MAX_PATH_CHARS))]
 Branch = Annotated[str | None, AfterValidator(_line(MAX_BRANCH_CHARS))]
-Commit = Annotated[str | None, AfterValidator(_hex(4, 64))]
-Sha256 = Annotated[str | None, AfterValidator(_hex(64, 64))]
+# The patterns only tell the OpenAPI document what _hex accepts (a schema-built body must not be refused; review7).
+Commit = Annotated[str | None, AfterValidator(_hex(4, 64)),
+                   Field(json_schema_extra={"pattern": r"^\s*([0-9a-fA-F]{4,64})?\s*$"})]
+Sha256 = Annotated[str | None, AfterValidator(_hex(64, 64)),
+                   Field(json_schema_extra={"pattern": r"^\s*([0-9a-fA-F]{64})?\s*$"})]
 Edge = Annotated[EdgeType, BeforeValidator(_edge)]
 Authority = Annotated[int, Field(ge=0, le=MAX_AUTHORITY)]
 

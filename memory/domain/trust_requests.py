@@ -92,7 +92,7 @@ class WorkspaceIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    path: PathText
+    path: Annotated[PathText, Field(json_schema_extra={"pattern": r"^\s*/"})]  # what _absolute accepts (review7)
     branch: Branch = None
     commit: Commit = None
 
