@@ -42,10 +42,17 @@ class CaptureResult:
 
 
 def _transcript_path(raw: str) -> Path:
-    path = Path(raw).expanduser()
+    try:
+        path = Path(raw).expanduser()
+    except RuntimeError:  # ~user of no such user
+        path = Path(raw)
     if not path.is_absolute() or path.suffix != ".jsonl":
         raise TranscriptUnreadable(f"{raw}: a transcript must be an absolute path to a .jsonl file")
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError as exc:  # a name past the file system's limit (is_file raises ENAMETOOLONG instead of False)
+        raise TranscriptUnreadable(f"{raw}: {exc.strerror or exc}") from None
+    if not found:
         raise TranscriptUnreadable(f"{raw}: no such file")
     return path
 
