@@ -66,6 +66,7 @@ from memory.services import (
 )
 from memory.services.evidence import node_remember, nodes_remember
 from memory.services.surfacing import surfacing_log
+from memory.writes import exclusive
 
 logger = logging.getLogger(__name__)
 
@@ -96,9 +97,14 @@ def remember(request: HttpRequest, payload: NodeIn, if_exists: Literal["create",
     it (`existing: true`) and write nothing (what the MCP tool does, so an agent never stores a fact twice).
     """
     if if_exists == "return":
-        same = node_identical(content=payload.content, space=payload.space)
-        if same is not None:
-            return Status(200, _existing(node_get(store=runtime.store(), ref=same.uid)))
+        # The check and the write under one hold of the write lock: agents remembering the same text at once store
+        # one memory (review7; each used to find nothing and write its own copy). Such a write runs alone, outside
+        # the group commit (memory.group_commit runs a caller holding the lock by itself).
+        with exclusive():
+            same = node_identical(content=payload.content, space=payload.space)
+            if same is not None:
+                return Status(200, _existing(node_get(store=runtime.store(), ref=same.uid)))
+            return Status(201, node_remember(request=payload.to_create(), session_id=payload.session_id))
     return Status(201, node_remember(request=payload.to_create(), session_id=payload.session_id))
 
 
@@ -117,6 +123,13 @@ def remember_batch(request: HttpRequest, payload: BatchIn, if_exists: Literal["c
     (`existing: true`) and writes nothing, its connection targets unchecked. 201 when the batch wrote a memory,
     200 when every item already existed.
     """
+    if if_exists == "return":
+        with exclusive():  # the checks and the writes as one step, as for one remember
+            return _remember_batch(payload, if_exists)
+    return _remember_batch(payload, if_exists)
+
+
+def _remember_batch(payload: BatchIn, if_exists: str):
     items = payload.nodes
     stored: dict[int, str] = {}  # item index -> the id of the live memory that already holds its content
     first: dict[int, int] = {}  # item index -> the earlier item of this batch with the same content and space
