@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 
 from django.core.management.base import BaseCommand, CommandError
 from pydantic import ValidationError
@@ -42,14 +43,19 @@ def progress_bar(stream=None):
     return draw
 
 
+def utc_label(at: datetime) -> str:
+    """A time for people in the terminal: UTC, labelled so ("2026-11-29 13:20 UTC"); a naive time is UTC."""
+    return f"{(at.astimezone(UTC) if at.tzinfo else at):%Y-%m-%d %H:%M} UTC"
+
+
 def node_text(node: Node) -> str:
     """A compact human rendering of a node for the terminal."""
     lines = [f"[{node.type}] {node.title or '(untitled)'}",
-             f"ID: {node.id} | Tier: {node.tier} | Space: {node.space or 'global'} | Created: {node.created:%Y-%m-%d %H:%M}"]
+             f"ID: {node.id} | Tier: {node.tier} | Space: {node.space or 'global'} | Created: {utc_label(node.created)}"]
     if node.tags:
         lines.append("Tags: " + ", ".join(node.tags))
     if node.valid_until:
-        lines.append(f"Outdated since {node.valid_until:%Y-%m-%d %H:%M}")
+        lines.append(f"Outdated since {utc_label(node.valid_until)}")
     lines += ["", node.content]
     if node.connections:
         lines += ["", "Connections:"]

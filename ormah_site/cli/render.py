@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 
 from memory.domain.wording import counted
 
 
 def _when(value: str | None) -> str:
-    return datetime.fromisoformat(value).strftime("%Y-%m-%d %H:%M") if value else ""
+    """An API time for people: UTC, labelled so ("2026-11-29 13:20 UTC"); a time without an offset is UTC."""
+    if not value:
+        return ""
+    at = datetime.fromisoformat(value)
+    return f"{(at.astimezone(UTC) if at.tzinfo else at):%Y-%m-%d %H:%M} UTC"
 
 
 def node_text(node: dict) -> str:

@@ -2,12 +2,12 @@ import json
 
 from django.core.management import CommandError
 
-from memory.management.base import OrmahCommand
+from memory.management.base import OrmahCommand, utc_label
 from ormah_site.tokens import api_token_create, api_token_list, api_token_revoke
 
 
 def _when(value) -> str:
-    return f"{value:%Y-%m-%d %H:%M}" if value else "never"
+    return utc_label(value) if value else "never"
 
 
 class Command(OrmahCommand):
