@@ -106,4 +106,10 @@ def hook_env() -> dict[str, str]:
     from whisper.hook import ormah_home, server_url
 
     token_file = os.environ.get("ORMAH_TOKEN_FILE") or str(ormah_home() / "api_token")
-    return {"ORMAH_URL": server_url(), "ORMAH_TOKEN_FILE": str(Path(token_file).expanduser().resolve())}
+    env = {"ORMAH_URL": server_url(), "ORMAH_TOKEN_FILE": str(Path(token_file).expanduser().resolve())}
+    # With a chosen home or log folder, hook.log goes there too (the agent's environment knows neither, so the hook
+    # logged to ~/.local/share/ormah/logs, a folder the user never looks in). The default home adds nothing.
+    log_dir = os.environ.get("ORMAH_LOG_DIR") or (os.environ.get("ORMAH_HOME") and str(ormah_home() / "logs"))
+    if log_dir:
+        env["ORMAH_LOG_DIR"] = str(Path(log_dir).expanduser().resolve())
+    return env

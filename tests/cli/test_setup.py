@@ -94,7 +94,8 @@ def test_installed_hook_on_a_non_default_port_gets_the_memory_back(live_server, 
     monkeypatch.setenv("ORMAH_PORT", str(port))
     monkeypatch.setenv("ORMAH_TOKEN_FILE", str(token_file))
     env = claude_settings.hook_env()
-    assert env == {"ORMAH_URL": f"http://127.0.0.1:{port}", "ORMAH_TOKEN_FILE": str(token_file)}
+    assert {k: env[k] for k in ("ORMAH_URL", "ORMAH_TOKEN_FILE")} == {  # + ORMAH_LOG_DIR: the suite sets ORMAH_HOME
+        "ORMAH_URL": f"http://127.0.0.1:{port}", "ORMAH_TOKEN_FILE": str(token_file)}
     node = mem("Ormah keeps its search index in SQLite with FTS5 and sqlite-vec.", space="ormah", auto_link=False)
     project = tmp_path / "ormah"
     (project / ".git").mkdir(parents=True)
