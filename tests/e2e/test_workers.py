@@ -94,12 +94,17 @@ def test_shared_both_workers_accept_from_one_loopback_socket(two_workers_shared)
 
 @pytest.mark.slow
 def test_shared_a_worker_takes_no_connection_while_all_its_threads_serve(two_workers_shared):
-    """Twelve clients connect and send nothing (a thread waits up to 5 s for a request before it lets the connection
-    go back to the poller): each worker takes four, one per thread, and the other four wait in the socket's queue
-    for a free thread. gunicorn's own worker would take all twelve (ormah_site.gunicorn_conf.FreeThreadWorker)."""
+    """Twelve clients connect and send the start of a request, never its end, so each thread that takes one waits on
+    it until the client closes: each worker takes four, one per thread, and the other four wait in the socket's queue
+    for a free thread. gunicorn's own worker would take all twelve (ormah_site.gunicorn_conf.FreeThreadWorker).
+    Clients that sent nothing held a thread for only 5 s (gunicorn's wait for a request's first bytes, then the
+    connection goes back to the poller and the worker takes more): on a loaded machine the [4, 4] could come and go
+    within the test's 4 s deadline and 0.5 s look; now it lasts until the clients close."""
     server = two_workers_shared
     workers = server.web_workers()
-    silent = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(12)]
+    silent = [socket.create_connection(("127.0.0.1", server.port), timeout=60) for _ in range(12)]
+    for s in silent:
+        s.sendall(b"GET /login/ HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # no blank line: the headers never end
     ours = {s.getsockname()[1] for s in silent}
 
     def held():
@@ -108,8 +113,8 @@ def test_shared_a_worker_takes_no_connection_while_all_its_threads_serve(two_wor
                           for inode in socket_inodes(pid)) for pid in workers)
 
     try:
-        assert wait_until(lambda: held() == [4, 4], 4), held()
-        time.sleep(0.5)
+        assert wait_until(lambda: held() == [4, 4], 120), held()
+        time.sleep(1)
         assert held() == [4, 4]  # and no more: the last four are still in the queue
     finally:
         for s in silent:
