@@ -30,7 +30,10 @@ def _run(query: FtsQuery, match_all: bool, limit: int, where: str, params: list)
         return backend().evidence_fulltext(query, match_all=match_all, limit=limit, where=where, params=params)
     except DatabaseError as exc:
         # Trigger: FTS5 rejects an expression (tokens are quoted, so a bug). Outcome: no evidence hits, logged.
-        logger.warning("Evidence FTS query failed: %s", exc)
+        # PostgreSQL's message quotes the statement (the user's words) from its second line on: that only at DEBUG.
+        logger.warning("Evidence FTS query failed (%s: %s) on %d terms", type(exc).__name__,
+                       str(exc).partition("\n")[0], len(query.tokens))
+        logger.debug("Evidence FTS query that failed: %s (%s)", query.all_of if match_all else query.any_of, exc)
         return []
 
 

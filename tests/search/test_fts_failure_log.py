@@ -8,6 +8,7 @@ import logging
 import pytest
 
 from memory.search import fts_query
+from memory.search import evidence
 from memory.search.fts import _run
 
 pytestmark = pytest.mark.django_db
@@ -21,6 +22,18 @@ def test_failed_fts_query_logs_its_words_only_at_debug(caplog):
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     debug = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
     assert len(warnings) == 1 and warnings[0].startswith("FTS query failed"), warnings
+    assert "3 terms" in warnings[0] and "no_such_column_fix4" in warnings[0], warnings
+    assert not any(word in warnings[0] for word in ("secret", "pancake", "recipe")), warnings
+    assert any("pancake" in m for m in debug), debug
+
+
+def test_failed_evidence_query_logs_its_words_only_at_debug(caplog):
+    query = fts_query("secret pancake recipe")
+    with caplog.at_level(logging.DEBUG, logger="memory.search.evidence"):
+        assert evidence._run(query, True, 5, "no_such_column_fix4 = 1", []) == []
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    debug = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
+    assert len(warnings) == 1 and warnings[0].startswith("Evidence FTS query failed"), warnings
     assert "3 terms" in warnings[0] and "no_such_column_fix4" in warnings[0], warnings
     assert not any(word in warnings[0] for word in ("secret", "pancake", "recipe")), warnings
     assert any("pancake" in m for m in debug), debug
