@@ -38,10 +38,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from datetime import datetime
+from sys import getsizeof
 
 import numpy as np
 
 from memory.domain.text import STOP_WORDS
+from memory.memo import (DOC_BYTES, ENTRY_BYTES, LONG_DOC_BYTES, STEM_CACHE, STEM_CACHE_CHARS, TITLE_STEMS_BYTES,
+                         byte_lru)
 
 FEATURES = (
     "bm25_rel", "fts_rr", "cos", "cos_gap", "vec_rr", "coverage", "phrase", "title", "info", "centrality",
@@ -54,13 +57,20 @@ INFO_CAP = 400  # content words counted at most
 INFO_SHORT = math.log1p(50)  # a note of this many content words or fewer has no info_long
 
 
-@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stem (plural, -ing, -ed, -ly), enough to match "paintings" with "painting" and "painted"."""
+    return _short_stem(word) if len(word) <= STEM_CACHE_CHARS else _stem(word)
+
+
+def _stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
     return word
+
+
+# Cached for short words only, so the cache's bytes are bounded by its entries (memory.memo.STEM_CACHE: 2.25 MiB).
+_short_stem = lru_cache(maxsize=STEM_CACHE)(_stem)
 
 
 def stems(text: str) -> list[str]:
@@ -68,7 +78,18 @@ def stems(text: str) -> list[str]:
     return [stem(w) for w in _WORD.findall(text.lower().replace("'s", ""))]
 
 
-@lru_cache(maxsize=8192)
+_PAIR_BYTES = getsizeof(("a", "b"))  # an adjacent pair's tuple (its two stems are counted in the stem set)
+
+
+def _doc_cost(args: tuple, result: tuple[frozenset[str], frozenset[tuple[str, str]], int]) -> int:
+    """The estimated bytes of one `_doc` entry: its key, the two frozensets, each stem string (counted in every entry
+    that holds it, though `stem`'s cache shares the short ones) and each pair tuple, the result tuple; O(stems)."""
+    words, pairs, count = result
+    return (ENTRY_BYTES + sum(getsizeof(a) for a in args) + getsizeof(result) + getsizeof(count)
+            + getsizeof(words) + sum(getsizeof(w) for w in words) + getsizeof(pairs) + _PAIR_BYTES * len(pairs))
+
+
+@byte_lru(max_bytes=DOC_BYTES, cost=_doc_cost, maxsize=8192)
 def _doc(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]], int]:
     """A memory's stems, adjacent stem pairs and count of content words (cached: memories recur across queries)."""
     doc = stems(content)
@@ -76,9 +97,11 @@ def _doc(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]], int]
     return frozenset(doc), frozenset(zip(doc, doc[1:])), words
 
 
-_LONG_DOCS: OrderedDict[bytes, tuple[frozenset[str], frozenset[tuple[str, str]], int]] = OrderedDict()
+# digest -> (tokenised document, its estimated bytes), least recently used first
+_LONG_DOCS: OrderedDict[bytes, tuple[tuple[frozenset[str], frozenset[tuple[str, str]], int], int]] = OrderedDict()
 LONG_DOC_CHARS = 2000
-LONG_DOC_CACHE = 128  # a tokenised 50 KB document holds ~1 MB of stems: the cache stays bounded in bytes too
+LONG_DOC_CACHE = 128  # entries at most; and LONG_DOC_BYTES (a tokenised 50 KB document holds ~1 MB of stems)
+_LONG_BYTES = [0]  # the estimated bytes held in _LONG_DOCS
 _LONG_LOCK = threading.Lock()  # the web worker's threads share it
 
 
@@ -90,16 +113,27 @@ def _long_doc(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]],
     """
     key = hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     with _LONG_LOCK:
-        hit = _LONG_DOCS.get(key)
-        if hit is not None:
+        held = _LONG_DOCS.get(key)
+        if held is not None:
             _LONG_DOCS.move_to_end(key)
-            return hit
+            return held[0]
     hit = _doc.__wrapped__(content)
+    cost = _doc_cost((key,), hit)
+    if cost > LONG_DOC_BYTES:
+        return hit
     with _LONG_LOCK:
-        _LONG_DOCS[key] = hit
-        while len(_LONG_DOCS) > LONG_DOC_CACHE:
-            _LONG_DOCS.popitem(last=False)
+        old = _LONG_DOCS.pop(key, None)
+        _LONG_BYTES[0] += cost - (old[1] if old is not None else 0)
+        _LONG_DOCS[key] = (hit, cost)
+        while len(_LONG_DOCS) > LONG_DOC_CACHE or _LONG_BYTES[0] > LONG_DOC_BYTES:
+            _LONG_BYTES[0] -= _LONG_DOCS.popitem(last=False)[1][1]
     return hit
+
+
+def long_doc_bytes() -> int:
+    """The estimated bytes `_long_doc`'s cache holds now."""
+    with _LONG_LOCK:
+        return _LONG_BYTES[0]
 
 
 def query_terms(text: str) -> list[str]:
@@ -161,7 +195,11 @@ def _window_value(created: datetime, window: tuple[datetime, datetime | None] | 
     return 1.0 if created >= after and (before is None or created < before) else -1.0
 
 
-@lru_cache(maxsize=8192)
+def _title_cost(args: tuple, result: frozenset[str]) -> int:
+    return ENTRY_BYTES + sum(getsizeof(a) for a in args) + getsizeof(result) + sum(getsizeof(w) for w in result)
+
+
+@byte_lru(max_bytes=TITLE_STEMS_BYTES, cost=_title_cost, maxsize=8192)
 def _title_stems(title: str) -> frozenset[str]:
     return frozenset(stems(title))
 

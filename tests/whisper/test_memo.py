@@ -1,14 +1,11 @@
 """whisper.memo: whisper's per-process text caches are bounded by an estimated byte budget, not only by entries
-(issue 13, session 20: counted by entries, a cache's bytes followed the store's text lengths)."""
+(issue 13, session 20: counted by entries, a cache's bytes followed the store's text lengths). The memo itself is
+tested in tests/memory/test_memo.py (memory/memo.py since session 21)."""
 
 from __future__ import annotations
 
-import threading
-
-import pytest
-
 from whisper import memo
-from whisper.memo import ByteLRU, args_cost, byte_lru
+from whisper.memo import ByteLRU
 from whisper.stages import scoring
 from whisper.text import TOPIC_CACHE_CHARS, _page_topic_tokens, _topic_tokens, fold, topic_tokens
 
@@ -51,57 +48,3 @@ def test_all_of_whispers_text_caches_together_stay_under_8_mib():
               scoring._space_words)
     assert all(isinstance(c.memo, ByteLRU) for c in caches)
     assert sum(c.max_bytes for c in caches) <= 8 * 1024 * 1024
-
-
-def test_least_recently_used_entries_go_first_and_an_oversized_result_is_not_held():
-    calls = []
-
-    @byte_lru(max_bytes=3 * args_cost(("aaaa",), "AAAA"), cost=args_cost)
-    def upper(text: str) -> str:
-        calls.append(text)
-        return text.upper()
-
-    for text in ("aaaa", "bbbb", "cccc", "aaaa", "dddd"):  # "aaaa" used again, so "bbbb" is the one to go
-        assert upper(text) == text.upper()
-    assert calls == ["aaaa", "bbbb", "cccc", "dddd"]
-    upper("bbbb")
-    assert calls[-1] == "bbbb"
-    info = upper.cache_info()
-    assert (info.currsize, info.nbytes) == (3, 3 * args_cost(("aaaa",), "AAAA"))
-    big = "x" * info.max_bytes
-    assert upper(big) == big.upper()
-    assert upper.cache_info().currsize == 3 and upper.cache_info().nbytes <= info.max_bytes
-    upper.cache_clear()
-    assert upper.cache_info()[:5] == (0, 0, None, 0, 0)
-
-
-def test_entries_are_also_bounded_by_maxsize():
-    square = byte_lru(max_bytes=10**6, cost=args_cost, maxsize=2)(lambda text: text * 2)
-    for text in ("a", "b", "c"):
-        square(text)
-    assert square.cache_info().currsize == 2
-
-
-def test_a_budget_must_be_positive():
-    with pytest.raises(ValueError, match="positive budget"):
-        byte_lru(max_bytes=0, cost=args_cost)(str.upper)
-    with pytest.raises(ValueError, match="positive budget"):
-        byte_lru(max_bytes=100, cost=args_cost, maxsize=0)(str.upper)
-
-
-def test_threads_sharing_a_cache_keep_its_count_of_bytes_right():
-    cache = byte_lru(max_bytes=20_000, cost=args_cost)(lambda text: frozenset(text.split()))
-    texts = [f"word{i} other{i % 7} more" for i in range(500)]
-
-    def work(offset: int) -> None:
-        for i in range(2000):
-            text = texts[(i * 7 + offset) % len(texts)]
-            assert cache(text) == frozenset(text.split())
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    info = cache.cache_info()
-    assert info.nbytes == sum(cost for _, cost in cache.memo.entries.values()) <= 20_000
