@@ -112,7 +112,7 @@ def test_serve_remember_about_self_manual_edits_and_clean_stop(served):
     path = files[0]
     path.write_text(path.read_text().replace("I prefer tabs over spaces", "I prefer spaces over tabs, since 2026"))
     edited = wait_until(lambda: index_rows(db, "SELECT content FROM memory_noderow WHERE uid = ?", (node_id,))
-                        == [("I prefer spaces over tabs, since 2026",)], 30.0)
+                        == [("I prefer spaces over tabs, since 2026",)], 120)
     assert edited
     hits = index_rows(db, "SELECT uid FROM memory_noderow WHERE fts @@ websearch_to_tsquery('english', 'since')"
                       if pg_databases.ON_POSTGRES else
@@ -123,7 +123,7 @@ def test_serve_remember_about_self_manual_edits_and_clean_stop(served):
     # a manual delete leaves the index
     path.unlink()
     assert wait_until(lambda: index_rows(db, "SELECT count(*) FROM memory_noderow WHERE uid = ?", (node_id,))
-                      == [(0,)], 30.0)
+                      == [(0,)], 120)
 
     # Ctrl-C stops the web server and the job cluster cleanly: each part stops its own children, none waits out the
     # grace period (a SIGTERM to the cluster's whole group deadlocked its main until the 15 s kill)

@@ -76,7 +76,7 @@ def test_a_real_qcluster_fires_the_auto_cluster_schedule(tmp_path):
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         indexed = wait_until(lambda: query(db, "SELECT space FROM memory_noderow WHERE uid = ?", (loose,))
-                             == [("billing",)], 45)
+                             == [("billing",)], 120)
     finally:
         stop(cluster)
     assert indexed
