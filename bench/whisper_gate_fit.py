@@ -45,13 +45,10 @@ FRESH_BATCHES = frozenset({12})  # measured fresh by the lead, never fitted (and
 def gate_inputs(call: list[dict]) -> None:
     """whisper.stages.gate.gate_inputs over a call's logistic rows, from their g and cosine (in place); the answer
     evidence (thing_missing, memory_cover: whisper.stages.gate.evidence_inputs) and prompt_words are kept as the dump
-    holds them (a hit the overlap filter dropped has none: 0 for each). On a follow-up, the hits already served are
-    ranked apart from the others, as whisper.stages.gate.served_apart has production do."""
+    holds them (a hit the overlap filter dropped has none: 0 for each)."""
     hits = [c for c in call if c["route"] == "logistic"]
-    apart = [bool(c.get("follow_up") and c.get("served")) for c in hits]
-    by_g = {flag: sorted((c["g"] for c, a in zip(hits, apart) if a == flag), reverse=True) for flag in (False, True)}
-    for c, a in zip(hits, apart):
-        ranked = by_g[a]
+    ranked = sorted((c["g"] for c in hits), reverse=True)
+    for c in hits:
         rank = ranked.index(c["g"])
         nxt = ranked[rank + 1] if rank + 1 < len(ranked) else 0.0
         c["inputs"] = [c["g"], c["cosine"], float(rank == 0), c["g"] - nxt, c.get("own_titled", 0.0),

@@ -1,22 +1,18 @@
-"""Whisper's extra searches in `retrieve` (docs/whisper.md, stage 5): a follow-up's joined query keeps its memories
-beside the prompt alone's, and a prompt that is context and then a question also searches with the question alone.
+"""Whisper's extra searches in `retrieve` (docs/whisper.md, stage 5): a prompt that is context and then a question
+also searches with the question alone.
 The stores and prompts were written for these tests, not taken from the bench's scenarios."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
-from memory.domain.node import utcnow
 from memory.domain.search import SearchQuery
 from whisper.asked import asked, sentences
 from whisper.conf import WhisperConf
 from whisper.models import WhisperCandidateRow, WhisperDecisionRow
 from whisper.services import whisper_respond
 from whisper.stages import retrieve as retrieve_module
-from whisper.stages.retrieve import _better_of, build_query, retrieve
-from whisper.state import RecentPrompt
+from whisper.stages.retrieve import build_query, retrieve
 
 from .conftest import fake_deps, hit, make_run
 
@@ -46,18 +42,6 @@ def test_no_separate_question(prompt):
 
 def test_a_dot_inside_a_word_does_not_end_a_sentence():
     assert sentences("bump 3.10 to 3.14 in requests.get. ok?") == ["bump 3.10 to 3.14 in requests.get.", "ok?"]
-
-
-# ---- pure: a follow-up's joined query keeps its memories
-
-
-def test_the_prompt_alones_hits_do_not_push_out_the_joined_querys():
-    joined = [hit("lina", score=0.23), hit("karim", score=0.6)]
-    alone = [hit(f"job-{i}", score=0.5 + i / 100) for i in range(6)]
-    merged = _better_of(joined, alone, 6, keep=joined)
-    # The best six by score, and the joined query's memories besides.
-    assert [h.node_id for h in merged] == ["karim", "job-5", "job-4", "job-3", "job-2", "job-1", "lina"]
-    assert [h.node_id for h in _better_of(joined, alone, 6)][-1] == "job-1"  # without `keep`: lina is gone
 
 
 def recorded(answers: dict[str, list]):
@@ -90,18 +74,6 @@ def test_a_plain_question_is_searched_once():
     assert texts == ["where is the database backed up?"]
 
 
-def test_a_follow_up_keeps_the_conversations_memories():
-    recent = [RecentPrompt(prompt="how old is my nephew Pim now?", vector=None, at=utcnow())]
-    run = make_run("and what does she do for work?", recent=recent, follow_up=True)
-    joined = "how old is my nephew Pim now? and what does she do for work?"
-    search, _ = recorded({joined: [hit("pim", score=0.6), hit("sister", score=0.2)],
-                          "and what does she do for work?": [hit(f"job-{i}", score=0.5) for i in range(6)]})
-    deps = fake_deps(search=search)
-    build_query(run, WhisperConf(), deps)
-    retrieve(run, WhisperConf(), deps)
-    assert "sister" in {c.node_id for c in run.candidates}
-
-
 # ---- real store, real model
 
 
@@ -130,17 +102,3 @@ def test_the_question_after_context_reaches_its_memory(mem, monkeypatch):
     monkeypatch.undo()
     whisper_respond(prompt=prompt, session_id="asked")
     assert backup.id in candidates(prompt)
-
-
-def test_a_follow_up_keeps_the_joined_querys_memory_on_a_real_store(mem):
-    sister = mem("My sister Marit is a paediatric nurse at the Ghent university hospital.", title="Sister Marit",
-                 auto_link=False)
-    mem("Marit's son Pim turned seven in June; he loves trains.", title="Nephew Pim", auto_link=False)
-    for who, job in (("Tom", "a welder"), ("Ines", "a bus driver"), ("Raf", "a baker"), ("Ada", "a pilot"),
-                     ("Joke", "a lawyer"), ("Wim", "a plumber"), ("Els", "a florist")):
-        mem(f"{who} does {job} job for work; {who}'s work is {job} work on weekdays.", title=f"{who}'s work",
-            auto_link=False)
-    now = utcnow()
-    whisper_respond(prompt="how old is Marit's son Pim now?", session_id="f1", now=now - timedelta(seconds=30))
-    whisper_respond(prompt="and what does she do for work?", session_id="f1", now=now)
-    assert sister.id in candidates("and what does she do for work?")

@@ -16,7 +16,7 @@ from whisper.evidence import memory_cover, thing_evidence
 from whisper.kinds import SCAN_CHARS
 from whisper.stages.retrieve import PAGE_CHARS
 from whisper.state import (
-    SILENT_BELOW_GATE, SILENT_TOPIC_REPEAT, STAGE_CANDIDATE, STAGE_CAP, STAGE_GATE, STAGE_SERVED, Candidate, Deps,
+    SILENT_BELOW_GATE, SILENT_TOPIC_REPEAT, STAGE_CAP, STAGE_GATE, STAGE_SERVED, Candidate, Deps,
     WhisperRun,
 )
 from whisper.text import topic_tokens
@@ -71,34 +71,18 @@ def gate_inputs(run: WhisperRun, hits: list[Candidate], deps: Deps | None = None
     then the answer evidence of `evidence_inputs` and ln(1 + the prompt's words) (session 18: a long prompt, a task
     with its context or pasted text, puts the right memory at a lower probability and cosine than a short question
     does). The gaps of g and cosine to the best hit were inputs
-    until session 12: left out, the grouped estimate did not move (bench/whisper_gate_study.py). On a follow-up, a
-    hit the session was already served is measured only against the other served hits and the rest only against
-    each other (`served_apart`, session 19)."""
+    until session 12: left out, the grouped estimate did not move (bench/whisper_gate_study.py)."""
     g = {id(c): c.probability + c.affinity for c in hits}
-    served = served_apart(run, deps)
-    by_g = {flag: sorted((g[id(c)] for c in hits if (c.node_id in served) == flag), reverse=True)
-            for flag in (False, True)}
+    ranked = sorted(g.values(), reverse=True)
     evidence = evidence_inputs(run, hits, deps)
     words = max(0.0, math.log1p(len(run.prompt.split())) - math.log1p(LONG_PROMPT_WORDS))
     out = {}
     for c in hits:
-        ranked = by_g[c.node_id in served]
         rank = ranked.index(g[id(c)])
         nxt = ranked[rank + 1] if rank + 1 < len(ranked) else 0.0
         out[id(c)] = [g[id(c)], c.raw_cosine or 0.0, float(rank == 0), g[id(c)] - nxt, own_titled(c, run),
                       float(c.type == NodeType.PROJECT), *evidence[id(c)], words]
     return out
-
-
-def served_apart(run: WhisperRun, deps: Deps | None) -> frozenset[str]:
-    """On a follow-up, the memories this session was already served (in the agent's context, dropped after the gate
-    by `already_served`): they do not set the best hit and the margin the answer to the new question is measured by
-    ("and what does CI actually run on each of them" after "which python versions does gpxkit support?": the served
-    note on supported Pythons stood as the best hit over the CI note). Empty for any other prompt (docs/whisper.md,
-    "The follow-up's served memory at the gate")."""
-    if deps is None or not run.follow_up or not run.request.session_id:
-        return frozenset()
-    return deps.served()
 
 
 def evidence_inputs(run: WhisperRun, hits: list[Candidate], deps: Deps | None) -> dict[int, tuple[float, float]]:
@@ -205,19 +189,6 @@ def _follow_up_answer(run: WhisperRun, conf: WhisperConf, deps: Deps) -> None:
         best.gate_score, best.gate_threshold = round(both[id(best)], 4), conf.follow_up_cosine
 
 
-def _standing_gate(run: WhisperRun, conf: WhisperConf) -> None:
-    """A hit the overlap filter let through on its standing (whisper.stages.scoring.standing) passes whatever the
-    logistic gate said: its gate score becomes its standing, its threshold conf.overlap_z, so the ledger shows why.
-    The logistic gate was fitted on hits that share a word with the prompt; this one shares none."""
-    kept = {id(c) for c in run.pool}
-    for cand in run.candidates:
-        if cand.standing is None or cand.stage != STAGE_GATE or id(cand) in kept:
-            continue
-        cand.gate_score, cand.gate_threshold = cand.standing, conf.overlap_z
-        cand.stage = STAGE_CANDIDATE
-        run.pool.append(cand)
-
-
 def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     """Keep candidates whose gate score reaches their gate. Without a reranker recall's hits face the logistic gate
     (conf.gate_weights: the log-odds of being right from probability, cosine, being the best and the margin over the
@@ -240,7 +211,6 @@ def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None
         run.drop([c for c in run.pool if c.gate_score >= c.gate_threshold], STAGE_GATE)
         run.drop(_best_identity_only(run, conf), STAGE_GATE)
         standout_gate(run, conf)  # a convention the task needs passes on its standout (whisper.conventions)
-        _standing_gate(run, conf)
         return None if run.pool else SILENT_BELOW_GATE
     best = max((c.gate_score for c in run.pool if c.probability is not None and not identity_route(c, run)),
                default=0.0)

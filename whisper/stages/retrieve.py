@@ -13,7 +13,7 @@ from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.conventions import governs_task, standouts
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
-from whisper.asked import asked, sentences
+from whisper.asked import asked
 from whisper.facts import names_focus, others_facts, question_facts
 from whisper.text import (
     about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus, someone_elses,
@@ -46,30 +46,9 @@ def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     return None
 
 
-# A clause ends at a sentence's end or at a comma, semicolon or colon followed by white space.
-_CLAUSE_END = re.compile(r"[,;:]\s+")
-_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
-# A question word's "'s" typed without its apostrophe ("whats my …", "wheres my …"), as people type in a hurry.
-_APOSTROPHE_DROPPED = re.compile(r"\b(what|who|where|when|how)s\b", re.IGNORECASE)
-
-
 def user_question(prompt: str) -> str | None:
-    """The part of a prompt that is a short question about a fact of the user's own (`asks_about_user`): the prompt
-    itself, or one of its clauses when context comes around it ("whats my github username again, filling in the
-    conf talk form"; "the alv invite has to list who is up for re-election. when does my seat run out"); None when
-    there is none; a question word's "'s" typed without the apostrophe is read with it ("whats my …": the clause is
-    returned with it). A prompt holding a fenced paste is not split: its question is about the paste ("…```FAILED …```
-    what am I missing")."""
-    prompt = _APOSTROPHE_DROPPED.sub(r"\1's", prompt)
-    if asks_about_user(prompt):
-        return prompt
-    if _FENCE.search(prompt):
-        return None
-    for sentence in sentences(prompt):
-        for clause in _CLAUSE_END.split(sentence):
-            if clause.strip() != prompt.strip() and asks_about_user(clause.strip()):
-                return clause.strip()
-    return None
+    """The prompt when it is a short question about a fact of the user's own (`asks_about_user`), else None."""
+    return prompt if asks_about_user(prompt) else None
 
 
 def _space_factor(space: str | None, current: str | None, named: set[str], conf: WhisperConf) -> float:
@@ -213,7 +192,7 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         # The joined query finds what the conversation is about; the prompt alone may still name its own topic
         # ("and what about the api token?"), which the joined text dilutes. Each memory keeps its better hit.
         alone = _search(query.model_copy(update={"query": run.prompt[-MAX_QUERY_CHARS:]}), conf, deps)
-        hits = _better_of(hits, alone, conf.search_limit, keep=hits)
+        hits = _better_of(hits, alone, conf.search_limit)
     elif (question := asked(run.prompt)) is not None:
         # Context, then the question: the question alone is searched too, each memory keeping its better hit.
         hits = _better_of(hits, _search(query.model_copy(update={"query": question}), conf, deps), conf.search_limit)
@@ -291,18 +270,13 @@ def _given_away(question: str, words: set[str], hit: SearchHit, cand: Candidate)
     return bool(facts & others_facts(cand.content, (cand.title, *hit.tags)))
 
 
-def _better_of(hits: list[SearchHit], more: list[SearchHit], limit: int,
-               keep: list[SearchHit] = ()) -> list[SearchHit]:
-    """Both lists' memories, each with its better hit, the best `limit` by score, and every memory of `keep`
-    besides (a follow-up's joined query: the prompt alone must not push the conversation's memories out)."""
+def _better_of(hits: list[SearchHit], more: list[SearchHit], limit: int) -> list[SearchHit]:
+    """Both lists' memories, each with its better hit, the best `limit` by score."""
     best = {h.node_id: h for h in hits}
     for h in more:
         if h.node_id not in best or h.score > best[h.node_id].score:
             best[h.node_id] = h
-    ranked = sorted(best.values(), key=lambda h: -h.score)
-    top = ranked[:limit]
-    kept = {h.node_id for h in keep}
-    return top + [h for h in ranked[limit:] if h.node_id in kept]
+    return sorted(best.values(), key=lambda h: -h.score)[:limit]
 
 
 def _search(query: SearchQuery, conf: WhisperConf, deps: Deps, plain: list[SearchHit] | None = None
@@ -342,9 +316,8 @@ def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> Non
     if not run.identity_question:
         return
     whole = _focus_applies(run)
-    # A follow-up's question: the prompts it joins; a question about the user inside context: that clause alone.
-    clause = None if run.follow_up else user_question(run.prompt)
-    question = clause or run.query or run.prompt
+    # A follow-up's question: the prompts it joins.
+    question = (None if run.follow_up else user_question(run.prompt)) or run.query or run.prompt
     focus = question_focus(question)
     if whole and not focus:
         return
