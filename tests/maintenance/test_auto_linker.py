@@ -67,11 +67,12 @@ def test_the_edge_cap_stops_a_run_and_the_next_one_continues(no_llm, seeded, set
 
 
 def test_a_hung_llm_cannot_hold_the_job_past_its_time_bound(llm, seeded, settings):
-    # Without the bound reaching the provider, the request waits for the 2 s HTTP timeout and is retried once.
-    settings.ORMAH = {**settings.ORMAH, "MAINTENANCE_JOB_TIME_LIMIT_SECONDS": 0.5, "LLM_TIMEOUT_SECONDS": 2.0}
+    # Without the bound reaching the provider, the request waits for the 4 s HTTP timeout and is retried once. The
+    # bound (2 s, 0.5 s before) leaves a loaded machine time to reach the first call: past it, no call is made.
+    settings.ORMAH = {**settings.ORMAH, "MAINTENANCE_JOB_TIME_LIMIT_SECONDS": 2.0, "LLM_TIMEOUT_SECONDS": 4.0}
 
     def hang(kind, user):
-        time.sleep(2.5)
+        time.sleep(4.5)
         return {"results": []}
 
     llm.answer = hang
