@@ -13,6 +13,7 @@ Dev only; prompts of loader.SEALED_BATCHES are never loaded. docs/whisper.md, "R
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -30,6 +31,13 @@ from bench.whisper_stores import EMBEDDER, seed_stores
 
 def _set(target, name, value):
     return mock.patch.object(target, name, value)
+
+
+def _needs(present: bool, what: str):
+    """A variant whose rule the audit removed (its code gone): AttributeError, so the run skips it."""
+    if not present:
+        raise AttributeError(f"{what} removed")
+    return mock.patch.object(mock.sentinel, "unused", None, create=True)
 
 
 def variants() -> dict[str, callable]:
@@ -93,6 +101,7 @@ def variants() -> dict[str, callable]:
         "s14 request: greetings closed (bd93e47)": lambda: [_set(imperative, "CLOSED_CLASS",
                                                             imperative.CLOSED_CLASS - greetings)],
         "s14 follow-up joined kept (b6bbedf) [retrieve]": lambda: [
+            _needs("keep" in inspect.signature(better_of).parameters, "_better_of's keep"),
             _set(retrieve, "_better_of", lambda a, b, limit, keep=None: better_of(a, b, limit))],
         "s14 question alone searched (b6bbedf) [retrieve]": lambda: [_set(retrieve, "asked", lambda p: None)],
         # session 15
@@ -106,8 +115,11 @@ def variants() -> dict[str, callable]:
         "s16 remark (4dcfad2)": lambda: [_set(early, "is_remark", lambda p: False)],
         # session 18
         "s18 slash command (f44d69c)": lambda: [_set(pipeline, "slash_command_text", lambda p: None)],
-        "s18 user clause (2b46231) [retrieve]": lambda: [_set(retrieve, "user_question", whole_prompt_only)],
-        "s18 whats (53267d9) [retrieve]": lambda: [_set(retrieve, "user_question", no_apostrophe_fix)],
+        "s18 user clause (2b46231) [retrieve]": lambda: [_set(retrieve, "_CLAUSE_END", retrieve._CLAUSE_END),
+                                                         _set(retrieve, "user_question", whole_prompt_only)],
+        "s18 whats (53267d9) [retrieve]": lambda: [
+            _set(retrieve, "_APOSTROPHE_DROPPED", retrieve._APOSTROPHE_DROPPED),  # AttributeError once removed
+            _set(retrieve, "user_question", no_apostrophe_fix)],
         "s18 described elsewhere (4550f14) [retrieve]": lambda: [
             _set(retrieve, "_described_elsewhere", lambda *a, **k: [])],
         "s18 kind id (6fad63c)": lambda: [_set(kinds, "_ASKS", without("id"))],
