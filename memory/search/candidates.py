@@ -193,7 +193,7 @@ def centroid(total: int, dim: int, state: tuple | None = None) -> tuple[np.ndarr
             cached[3] == sig or (total > CENTROID_SAMPLE and abs(cached[0] - total) <= total / 10)):
         return cached[2], cached[1], cached[3]
     with _DF_LOCK:
-        rows = _sample_read.get(sig)
+        rows = _sample_read.pop(sig, None)
     with connection.cursor() as cur:
         if rows is None:
             rows = _read_sample(cur)
@@ -202,7 +202,8 @@ def centroid(total: int, dim: int, state: tuple | None = None) -> tuple[np.ndarr
     # Summed in the sample's own order and in float64: get_many returns cache hits before vec0's rows, so the order
     # (and a float32 sum's last bits) followed each process's cache state, and centrality with it.
     stacked = _sample_matrix(rows, model, sig[0], dim, keep=total <= CENTROID_SAMPLE)
-    total_vec = np.sum(stacked.astype(np.float64), axis=0) if len(stacked) else np.zeros(dim)
+    # float64 accumulation without a float64 copy of the sample: the same sum, byte for byte (tests)
+    total_vec = np.sum(stacked, axis=0, dtype=np.float64) if len(stacked) else np.zeros(dim)
     _centroids[(sig[0], str(dim))] = (total, len(stacked), total_vec.astype(np.float32), sig)
     return total_vec.astype(np.float32), len(stacked), sig
 

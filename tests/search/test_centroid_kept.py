@@ -112,3 +112,13 @@ def test_a_store_larger_than_the_sample_keeps_nothing(mem, monkeypatch):
         mem(text, auto_link=False)
     first, sampled, _ = _sum(monkeypatch, fresh=True)
     assert sampled == 3 and candidates._held == {}
+
+
+def test_the_sum_is_the_float64_sum_of_the_stacked_sample_in_uid_order(mem, monkeypatch):
+    """The centroid accumulates in float64 without a float64 copy of the sample: byte for byte the old formula."""
+    for text in TEXTS:
+        mem(text, auto_link=False)
+    ids = list(NodeRow.objects.order_by("uid").values_list("id", flat=True))
+    found = vectors.get_many(ids)
+    expected = np.sum(np.stack([found[i] for i in ids]).astype(np.float64), axis=0).astype(np.float32)
+    assert _sum(monkeypatch, fresh=True)[0] == expected.tobytes()
