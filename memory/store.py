@@ -19,6 +19,7 @@ from pathlib import Path
 
 from memory.domain.markdown import parse, render
 from memory.domain.node import Node
+from memory.domain.requests import MAX_SOURCE_CHARS, MAX_SPACE_CHARS, MAX_TAG_CHARS
 from memory.errors import MalformedNodeFile, StorageError, ValidationFailed
 
 logger = logging.getLogger(__name__)
@@ -284,7 +285,21 @@ def _parse_bytes(data: bytes, path: Path) -> Node:
         raise MalformedNodeFile(path=path, reason=f"not valid UTF-8 (byte {exc.start})") from None
     if "\x00" in text:  # PostgreSQL refuses NUL in text (every sync would fail), and the API refuses it in any field
         raise MalformedNodeFile(path=path, reason=f"holds a NUL byte (byte {data.index(0)})")
-    return parse(text, source=str(path))
+    node = parse(text, source=str(path))
+    _check_columns(node, path)
+    return node
+
+
+def _check_columns(node: Node, path: Path) -> None:
+    """A hand-edited tag, space or source longer than the API allows is malformed: PostgreSQL's columns refuse it
+    (every sync would fail on the one file), SQLite would keep what no API write can make."""
+    for tag in node.tags:
+        if len(tag) > MAX_TAG_CHARS:
+            raise MalformedNodeFile(path=path, reason=f"a tag longer than {MAX_TAG_CHARS} characters")
+    if node.space is not None and len(node.space) > MAX_SPACE_CHARS:
+        raise MalformedNodeFile(path=path, reason=f"a space longer than {MAX_SPACE_CHARS} characters")
+    if len(node.source) > MAX_SOURCE_CHARS:
+        raise MalformedNodeFile(path=path, reason=f"a source longer than {MAX_SOURCE_CHARS} characters")
 
 
 def _encode(node: Node) -> bytes:

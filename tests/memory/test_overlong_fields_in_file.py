@@ -1,0 +1,35 @@
+"""A hand-edited node file whose tag, space or source is longer than the API allows is malformed, on either engine
+(session 21, found by CI on PostgreSQL): its varchar columns refused the row, so one such file made every index sync
+fail there (psycopg StringDataRightTruncation), while SQLite kept what no API write can make."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory import runtime
+from memory.models import NodeRow
+from memory.services import index_sync
+
+
+@pytest.mark.parametrize(("field", "value", "reason"), [
+    ("tags", '["' + "t" * 65 + '"]', "a tag longer than 64 characters"),
+    ("space", "s" * 101, "a space longer than 100 characters"),
+])
+def test_an_overlong_field_makes_the_file_malformed_and_the_sync_goes_on(mem, field, value, reason):
+    bad, good = mem("first memory about long tags", auto_link=False), mem("second memory", auto_link=False)
+    store = runtime.store()
+    path = store.path_for(bad.id)
+    text = path.read_text()
+    head, _, body = text.partition("\n---\n")
+    lines = [line for line in head.split("\n") if not line.startswith(f"{field}:")]
+    path.write_text("\n".join(lines) + f"\n{field}: {value}\n---\n" + body)
+    before = path.read_bytes()
+    other = store.path_for(good.id)
+    other.write_text(other.read_text().replace("second memory", "second memory, edited"))
+
+    report = index_sync()
+
+    assert [(p.rsplit("/", 1)[-1], why) for p, why in report.malformed] == [(path.name, reason)]
+    assert NodeRow.objects.get(uid=good.id).content.startswith("second memory, edited")
+    assert not NodeRow.objects.filter(uid=bad.id).exists()
+    assert path.read_bytes() == before  # reported and left untouched
