@@ -4,14 +4,12 @@ replaced, huge files are read only in part and never rewritten, and a duplicated
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import os
 import time
 
 import pytest
-from django.core.management import call_command
 
 from memory import runtime
 from memory.domain.requests import NodePatch
@@ -21,18 +19,10 @@ from memory.selectors import health_report, node_get
 from memory.services import index_sync, node_confirm_use, node_update
 from memory.store import MAX_READ_BYTES
 from memory.watcher import NodeFolderWatcher
+from tests.support.doctor import doctor_checks
 
 SECRET = "hunter2-secret"
 BROKEN = f"---\nid: 3f2a9c1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f\npassword: {SECRET}\n  oops: [\n---\n\nBody\n"
-
-
-def _doctor() -> dict:
-    out = io.StringIO()
-    try:
-        call_command("doctor", "--json", stdout=out)
-    except SystemExit:
-        pass
-    return {c["check"]: c for c in json.loads(out.getvalue())["checks"]}
 
 
 @pytest.fixture
@@ -47,7 +37,7 @@ def test_a_malformed_file_is_reported_without_its_text(nodes, caplog):
     with caplog.at_level(logging.WARNING):
         report = index_sync()
     health = json.dumps(health_report(store=runtime.store()))
-    doctor = json.dumps(_doctor())
+    doctor = json.dumps(doctor_checks())
     assert [r for _, r in report.malformed] == ["invalid YAML: mapping values are not allowed here (line 4)"]
     assert SECRET not in caplog.text + health + doctor
     assert "fact_broken_3f2a9c1e.md" in caplog.text
@@ -87,7 +77,7 @@ def test_a_symbolic_link_is_reported_and_never_read_or_replaced(nodes, mem, tmp_
     report = index_sync()
     assert [r for p, r in report.malformed if p == str(link)] == ["a symbolic link: skipped, never followed or replaced"]
     assert not NodeRow.objects.filter(file_path="nodes/fact_linked_99999999.md").exists()
-    assert _doctor()["malformed_files"]["ok"] is False
+    assert doctor_checks()["malformed_files"]["ok"] is False
     assert link.is_symlink() and os.readlink(link) == str(outside)
 
 
@@ -110,7 +100,7 @@ def test_a_huge_file_is_read_only_in_part_and_never_rewritten(nodes, mem):
     with pytest.raises(PayloadTooLarge):
         node_update(ref=node.id, patch=NodePatch(title="Huge"))
     assert path.read_bytes() == before
-    assert _doctor()["large_files"]["warning"] is True
+    assert doctor_checks()["large_files"]["warning"] is True
 
 
 def test_a_duplicated_id_is_reported_by_doctor(nodes, mem):
@@ -118,7 +108,7 @@ def test_a_duplicated_id_is_reported_by_doctor(nodes, mem):
     path = runtime.store().path_for(node.id)
     (nodes / "fact_copy-of-it.md").write_bytes(path.read_bytes())
     index_sync()
-    check = _doctor()["duplicate_ids"]
+    check = doctor_checks()["duplicate_ids"]
     assert check["ok"] is False
     assert node.id in check["detail"] and "fact_copy-of-it.md" in check["detail"]
 

@@ -4,25 +4,14 @@ nothing that is not such a file is touched (fix4, session 21: they accumulated o
 
 from __future__ import annotations
 
-import io
-import json
 import os
 
 import pytest
-from django.core.management import call_command
 
 import memory.store
 from memory import runtime
 from memory.services import index_sync
-
-
-def _doctor() -> dict:
-    out = io.StringIO()
-    try:
-        call_command("doctor", "--json", stdout=out)
-    except SystemExit:
-        pass
-    return {c["check"]: c for c in json.loads(out.getvalue())["checks"]}
+from tests.support.doctor import doctor_checks
 
 
 @pytest.fixture
@@ -62,10 +51,10 @@ def test_sync_removes_only_our_stale_temp_files(leftovers, monkeypatch):
 
 def test_doctor_names_stale_temp_files_and_leaves_them(leftovers, monkeypatch):
     ours, theirs, _ = leftovers
-    assert _doctor()["stale_temp_files"] == {"check": "stale_temp_files", "ok": True, "detail": "none"}
+    assert doctor_checks()["stale_temp_files"] == {"check": "stale_temp_files", "ok": True, "detail": "none"}
 
     monkeypatch.setattr(memory.store, "STALE_TEMP_AGE_S", -1.0)
-    found = _doctor()["stale_temp_files"]
+    found = doctor_checks()["stale_temp_files"]
     assert found["ok"] is True and found.get("warning") is True
     assert "3 temp files" in found["detail"]
     assert all(p.name in found["detail"] for p in ours)

@@ -3,23 +3,10 @@
 
 from __future__ import annotations
 
-import io
-import json
-
-from django.core.management import call_command
-
 from memory import runtime
 from memory.models import NodeRow
 from memory.services import index_sync
-
-
-def _doctor() -> dict:
-    out = io.StringIO()
-    try:
-        call_command("doctor", "--json", stdout=out)
-    except SystemExit:
-        pass
-    return {c["check"]: c for c in json.loads(out.getvalue())["checks"]}
+from tests.support.doctor import doctor_checks
 
 
 def test_doctor_warns_about_memory_files_it_never_reads(mem):
@@ -35,7 +22,7 @@ def test_doctor_warns_about_memory_files_it_never_reads(mem):
     index_sync()
     assert list(NodeRow.objects.values_list("uid", flat=True)) == [kept.id]
 
-    found = _doctor()["unread_files"]
+    found = doctor_checks()["unread_files"]
     assert found["ok"] is True and found.get("warning") is True
     assert "2 files" in found["detail"] and "archive/" in found["detail"] and ".MD" in found["detail"]
     assert ".trash" not in found["detail"]
@@ -43,4 +30,4 @@ def test_doctor_warns_about_memory_files_it_never_reads(mem):
 
 def test_doctor_is_quiet_when_every_file_is_read(mem):
     mem("an ordinary memory", auto_link=False)
-    assert _doctor()["unread_files"] == {"check": "unread_files", "ok": True, "detail": "none"}
+    assert doctor_checks()["unread_files"] == {"check": "unread_files", "ok": True, "detail": "none"}
