@@ -16,10 +16,10 @@ from whisper.evidence import asked_thing, memory_cover, thing_evidence
 
 
 def test_the_study_judges_the_newest_batch_the_fit_still_sees():
-    # Batch 12 is fresh since session 21 (never fitted, never in a prepared dump): the study's freshest round is
-    # batch 11 (session 20: 11 fresh, 10 freshest; it once read a stale "5").
-    assert gf.FRESH_BATCHES == frozenset({12})
-    assert study.FRESHEST == "11"
+    # Batch 13 is fresh since session 22 (never fitted, never in a prepared dump): the study's freshest round is
+    # batch 12 (session 21: 12 fresh, 11 freshest; it once read a stale "5").
+    assert gf.FRESH_BATCHES == frozenset({13})
+    assert study.FRESHEST == "12"
 
 
 @pytest.mark.parametrize(("prompt", "title", "content", "value"), [
