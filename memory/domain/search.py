@@ -8,6 +8,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memory.domain.enums import NodeType, Tier
+from memory.domain.requests import MAX_SPACE_CHARS
 from memory.domain.trust import RecallWarning
 from memory.domain.trust_requests import WorkspaceIn
 
@@ -27,7 +28,8 @@ class SearchQuery(BaseModel):
     tags: list[str] | None = None
     created_after: datetime | None = None
     created_before: datetime | None = None
-    default_space: str | None = None  # the caller's current project, for space scoring
+    # the caller's current project, for space scoring; logged with the surfacing (a varchar(100) on PostgreSQL)
+    default_space: str | None = Field(default=None, max_length=MAX_SPACE_CHARS)
     include_outdated: bool = False
     activation: bool = True
     min_score: float | None = Field(default=None, ge=0.0, le=1.0)  # None: RecallConf.min_relevance (0.3)

@@ -83,11 +83,20 @@ def test_recall_filters_by_space(api, billing, mem):
     ({"query": "x", "created_after": "yesterday-ish"},
      "created_after: Input should be a valid datetime or date, invalid character in year"),
     ({"query": "x", "sort": "date"}, "sort: Extra inputs are not permitted"),
+    # the surfacing ledger keeps it in a varchar(100): PostgreSQL refused the insert (a 500), SQLite stored it
+    ({"query": "x", "default_space": "s" * 101}, "default_space: String should have at most 100 characters"),
 ])
 def test_recall_rejects_bad_queries(api, body, message):
     response = api.post("/api/agent/recall", body)
     assert (response.status_code, response.json()["error"], response.json()["message"]) == (
         422, "validation_failed", message)
+
+
+def test_a_default_space_of_the_longest_allowed_length_is_logged(api, billing):
+    space = "\U0001F680" * 100  # 100 characters of 4 bytes each: PostgreSQL's varchar counts characters
+    response = api.post("/api/agent/recall", {"query": "billing", "default_space": space})
+    assert response.status_code == 200
+    assert RetrievalEventRow.objects.get().space == space
 
 
 def test_recall_before_anything_was_indexed_is_not_a_server_error(api):
