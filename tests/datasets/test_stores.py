@@ -564,3 +564,65 @@ def test_whisper_batch_thirteen_second_reading():
     assert "file size" in thirteenth["wn365"]["prompt"] and thirteenth["wn365"]["kind"] == "silent"
     assert "expect" not in thirteenth["wn365"]
     assert sum(1 for p in thirteenth.values() if p.get("accept")) == 45
+
+
+def test_whisper_batch_fourteen_is_cut_among_itself_and_repeats_no_earlier_prompt():
+    # Batch 14 (session 22, data14) is sealed: this test reads its labels and counts, it never runs whisper on it.
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    fourteenth = [p for p in data["prompts"] if p.get("batch") == 14]
+    assert len(fourteenth) == 152
+    assert {p["id"] for p in fourteenth} == {
+        *(f"wp{i}" for i in range(337, 359)), *(f"wx{i}" for i in range(119, 127)),
+        *(f"wi{i}" for i in range(163, 177)), *(f"wl{i}" for i in range(247, 267)),
+        *(f"wq{i}" for i in range(231, 253)), *(f"wf{i}" for i in range(131, 141)),
+        *(f"wd{i}" for i in range(110, 118)), *(f"wn{i}" for i in range(369, 399)),
+        *(f"wm{i}" for i in range(108, 118)), *(f"wa{i}" for i in range(67, 72)), *(f"wo{i}" for i in range(61, 64))}
+    split = assign_splits(data["name"], fourteenth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in fourteenth} == split
+    assert Counter(split.values()) == {"dev": 77, "test": 75}
+    assert Counter(p["category"] for p in fourteenth) == {
+        "project": 22, "cross_project": 8, "identity": 14, "personal": 20, "paraphrase": 22, "follow_up": 10,
+        "docs": 8, "near_miss": 30, "machine": 10, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3}
+    assert Counter(p["kind"] for p in fourteenth) == {"inject": 106, "silent": 46}
+    assert Counter(p["kind"] for p in fourteenth if p["category"] == "machine") == {"silent": 8, "inject": 2}
+    silent_categories = {"near_miss", "acknowledgement", "chit_chat", "off_topic"}
+    assert all((p["kind"] == "silent") == (p["category"] in silent_categories)
+               for p in fourteenth if p["category"] != "machine")
+    assert all(p.get("expect") for p in fourteenth if p["kind"] == "inject")
+    assert not [p["id"] for p in fourteenth if p["kind"] == "silent" and (p.get("expect") or p.get("accept"))]
+    assert not [p["id"] for p in fourteenth if set(p.get("expect", [])) & set(p.get("accept", []))]
+    memories = {m["key"]: (name, m) for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(memories[k][0] for p in fourteenth for k in p.get("expect", []))
+    assert expected_stores == {"lifelog": 42, "devprojects": 38, "club": 28, "docs": 8}
+    # every store is asked in the categories that fit it (club and devprojects inside and outside their spaces)
+    asked = {(p["category"], memories[k][0]) for p in fourteenth for k in p.get("expect", [])}
+    assert {("project", "club"), ("project", "devprojects"), ("paraphrase", "club"), ("paraphrase", "lifelog"),
+            ("paraphrase", "devprojects"), ("identity", "club"), ("identity", "lifelog"),
+            ("identity", "devprojects"), ("follow_up", "club"), ("follow_up", "lifelog"),
+            ("follow_up", "devprojects"), ("cross_project", "club"), ("machine", "club"),
+            ("machine", "devprojects")} <= asked
+    assert Counter(p["space"] for p in fourteenth) == {
+        None: 60, "kalkzak": 35, "routewise": 24, "loafbook": 17, "gpxkit": 16}
+    near = [p for p in fourteenth if p["category"] == "near_miss"]
+    assert sum(1 for p in near if p["space"]) == 18
+    outdated = {k for k, (_, m) in memories.items() if m.get("valid_until")}
+    assert not [p["id"] for p in fourteenth if outdated & set(p.get("expect", []) + p.get("accept", []))]
+    follow_ups = [p for p in fourteenth if p["category"] == "follow_up"]
+    assert all(1 <= len(p["history"]) <= 2 for p in follow_ups)
+    assert sum(1 for p in follow_ups if len(p["history"]) == 2) == 1
+    assert not [p["id"] for p in fourteenth if "history" in p and p["category"] != "follow_up"]
+    assert sum(1 for p in fourteenth if p.get("accept")) == 47
+    # a paraphrase gives away no content word of its answer that fewer than three written memories hold
+    words = {k: _words(f"{m.get('title', '')} {m['content']}") for k, (name, m) in memories.items() if name != "docs"}
+    rare = [(p["id"], w) for p in fourteenth if p["category"] == "paraphrase" for k in p["expect"]
+            for w in (_words(p["prompt"]) & words[k]) - _FUNCTION_WORDS if sum(w in v for v in words.values()) < 3]
+    assert rare == []
+    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < 14]
+    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in fourteenth)
+    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
+    assert not [p["id"] for p in fourteenth if " ".join(p["prompt"].lower().split()) in said_before]
+    assert _near_repeats(fourteenth, earlier) == []
+    # within the batch too: no two batch 14 prompts ask the same memory in nearly the same words
+    assert not [(a, b) for a, b in _near_repeats(fourteenth, fourteenth) if a != b]
