@@ -290,9 +290,13 @@ def _parse_bytes(data: bytes, path: Path) -> Node:
     return node
 
 
+MAX_INDEX_INT = 2**31 - 1  # access_count and authority are IntegerField: PostgreSQL's integer, 4 bytes
+
+
 def _check_columns(node: Node, path: Path) -> None:
-    """A hand-edited tag, space or source longer than the API allows is malformed: PostgreSQL's columns refuse it
-    (every sync would fail on the one file), SQLite would keep what no API write can make."""
+    """A hand-edited tag, space or source longer than the API allows, or a count above the index's integer column,
+    is malformed: PostgreSQL's columns refuse it (every sync would fail on the one file), SQLite would keep what no
+    API write can make (or, past 2**63, fail too)."""
     for tag in node.tags:
         if len(tag) > MAX_TAG_CHARS:
             raise MalformedNodeFile(path=path, reason=f"a tag longer than {MAX_TAG_CHARS} characters")
@@ -300,6 +304,9 @@ def _check_columns(node: Node, path: Path) -> None:
         raise MalformedNodeFile(path=path, reason=f"a space longer than {MAX_SPACE_CHARS} characters")
     if len(node.source) > MAX_SOURCE_CHARS:
         raise MalformedNodeFile(path=path, reason=f"a source longer than {MAX_SOURCE_CHARS} characters")
+    for key, count in (("access_count", node.access_count), ("authority", node.authority)):
+        if count > MAX_INDEX_INT:
+            raise MalformedNodeFile(path=path, reason=f"an {key} above {MAX_INDEX_INT}")
 
 
 def _encode(node: Node) -> bytes:
