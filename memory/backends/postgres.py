@@ -1,7 +1,8 @@
 """The PostgreSQL search backend: a weighted tsvector with per-token IDF x ts_rank, pgvector, no index file.
 
-Full text (migrations 0002 and 0006): `memory_noderow.fts` is a stored generated tsvector, title weight A, content
-B, tags C, with a GIN index. A query's tokens each become a `websearch_to_tsquery`; the rows matching all tokens
+Full text (migrations 0002, 0006 and 0011): `memory_noderow.fts` is a stored generated tsvector, title weight A,
+content B, tags C, with a GIN index, in the `ormah_english` configuration (`english` with `unaccent` before the
+stemmer: "cafe" finds "café", as FTS5's remove_diacritics does). A query's tokens each become a `websearch_to_tsquery`; the rows matching all tokens
 (or any) are ranked by the sum over the tokens of IDF(token) x ts_rank(weights, fts, token), with BM25's IDF
 ln((N - df + 0.5) / (df + 0.5)) floored at ln(1.000001) so that a token in most rows still counts a little. The
 weights {D, C, B, A} = {0.1, 0.3, 0.1, 1.0} keep the FTS5 leg's 10 : 1 : 3 for title : content : tags. The token
@@ -35,7 +36,7 @@ NODE_TABLE = "memory_noderow"
 EVIDENCE_TABLE = "memory_evidencerow"
 VEC_TABLE = "node_vec"
 LOG_TABLE = "node_vec_log"
-CONFIG = "english"
+CONFIG = "ormah_english"  # english with unaccent in front of the stemmer (migration 0011), as FTS5 folds accents
 RANK_WEIGHTS = "'{0.1, 0.3, 0.1, 1.0}'"  # D, C (tags), B (content), A (title)
 IDF_FLOOR = 1.000001
 _PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")  # ASCII punctuation, spaced out in the tsvector columns too
