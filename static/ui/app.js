@@ -20,6 +20,31 @@
     }
   });
 
+  // An htmx request that got no answer, or a 5xx one (htmx swaps neither, see the htmx-config in base.html): say so
+  // in the message area, as text, and leave the screen as it was. Without this the click did nothing visible.
+  function tell(text) {
+    var toast = document.getElementById("toast");
+    if (!toast) return;
+    var error = document.createElement("span");
+    error.className = "error";
+    error.textContent = text;
+    var reload = document.createElement("a");
+    reload.className = "link";
+    reload.href = window.location.pathname + window.location.search;
+    reload.textContent = "Reload";
+    toast.replaceChildren(error, reload);
+    toast.classList.add("shown");
+  }
+  document.addEventListener("htmx:responseError", function (ev) {
+    var xhr = ev.detail && ev.detail.xhr;
+    tell("Ormah could not do that: the server answered with an error (" + (xhr ? xhr.status : "?") + "). " +
+         "The screen was not updated; reload the page to see the current state.");
+  });
+  document.addEventListener("htmx:sendError", function () {
+    tell("Ormah did not answer (is `ormah serve` still running?). The screen was not updated; reload the page " +
+         "once it is back.");
+  });
+
   // After an undo, the node panel shows the memory as it is now.
   document.body.addEventListener("ormah:undone", function () {
     var shown = document.querySelector("#panel article.node[data-node-id]");
