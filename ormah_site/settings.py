@@ -180,6 +180,7 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [_asset_dir("static")]
 STATIC_ROOT = ORMAH_HOME / "static"
 LOGIN_URL = "/login/"
+CSRF_FAILURE_VIEW = "ormah_site.ui.views.errors.csrf_failure"  # a readable "page out of date", in place for htmx
 LOGIN_REDIRECT_URL = "/"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SAMESITE = "Strict"

@@ -6,10 +6,16 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from memory import runtime
 from memory.services import self_ensure
-from tests.browser.conftest import shot, sign_in
+from tests.browser.conftest import PASSWORD, shot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def tier_of(uid: str) -> str:
+    store = runtime.store()
+    return store.read(store.path_for(uid))[0].tier.value
 
 
 @pytest.fixture
@@ -21,6 +27,33 @@ def memory_page(new_page, mem):
     sign_in(page, f"/nodes/{node.id}/")
     page.wait_for_selector("#node-title")
     return page, node
+
+
+def test_signing_in_again_in_another_tab_leaves_a_readable_message_not_a_csrf_page(memory_page):
+    page, node = memory_page
+    other = page.context.new_page()  # the same browser: signing out and in again gives the session a new CSRF token
+    other.goto("/")
+    other.click("button:has-text('Sign out')")
+    other.wait_for_selector("#id_username")
+    other.fill("#id_username", "ormah")
+    other.fill("#id_password", PASSWORD)
+    other.click("button[type=submit]")
+    other.wait_for_load_state()
+    with page.expect_response(lambda r: r.url.endswith("/tier/")) as answer:
+        page.click("form[action$='/tier/'] button:has-text('Archive')")
+    assert answer.value.status == 403
+    page.wait_for_selector("#toast.shown")
+    toast = page.inner_text("#toast")
+    assert "out of date" in toast and "Reload" in toast, toast
+    assert "CSRF verification failed" not in page.inner_text("body")
+    assert page.inner_text("#node-title") == node.title  # the panel was left as it was
+    assert tier_of(node.id) == "working"  # and nothing changed
+    shot(page, "errors-stale-page")
+    page.click("#toast a:has-text('Reload')")
+    page.wait_for_selector("#node-title")
+    page.click("form[action$='/tier/'] button:has-text('Archive')")
+    page.wait_for_selector("#panel .notice")
+    assert tier_of(node.id) == "archival"
 
 
 def test_a_server_error_says_so_and_keeps_the_screen(memory_page):
