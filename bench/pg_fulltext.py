@@ -4,7 +4,7 @@
 
 Reads the stores bench/locomo.py cached (~/.cache/ormah-bench/locomo/<model>/conv-*/index.sqlite3; run it first),
 so both engines rank the very same rows: FTS5 with the SQLite backend's bm25(10, 1, 3), and the PostgreSQL
-backend's ranking (memory/backends/postgres.py) over a table with the same generated tsvector as migration 0002.
+backend's ranking (memory/backends/postgres.py) over a table with the same generated tsvector as migration 0011.
 Each leg is fts_search's order without filters: rows with every token first, then rows with any token.
 """
 
@@ -99,10 +99,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fts_column(table: str) -> str:
-    """Migration 0002's generated column and index, on the bench table."""
+    """Migration 0011's text search configuration, generated column and index, on the bench table."""
     from importlib import import_module
 
-    sql = import_module("memory.migrations.0002_fts").PG_FTS_SQL
+    migration = import_module("memory.migrations.0011_fts_unaccent")
+    sql = [*migration.CONFIG_SQL, *migration.node_sql("ormah_english")]
     return ";".join(s.replace("memory_noderow", table).replace("node_fts_gin", f"{table}_gin") for s in sql)
 
 

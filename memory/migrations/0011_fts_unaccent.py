@@ -16,7 +16,8 @@ from memory.backends.migration_ops import VendorSQL
 _TEXT = "regexp_replace(coalesce({col}, ''), '[!-/:-@\\[-`{{-~]', ' ', 'g')"
 
 
-def _columns(config: str) -> list[str]:
+def node_sql(config: str) -> list[str]:
+    """memory_noderow's generated tsvector (title A, content B, tags C) in `config`, and its GIN index."""
     node = " ||\n           ".join(
         f"setweight(to_tsvector('{config}', {_TEXT.format(col=col)}), '{weight}')"
         for col, weight in (("title", "A"), ("content", "B"), ("tags_text", "C")))
@@ -25,6 +26,12 @@ def _columns(config: str) -> list[str]:
         "ALTER TABLE memory_noderow DROP COLUMN IF EXISTS fts",
         f"ALTER TABLE memory_noderow ADD COLUMN fts tsvector GENERATED ALWAYS AS (\n           {node}) STORED",
         "CREATE INDEX node_fts_gin ON memory_noderow USING gin (fts)",
+    ]
+
+
+def evidence_sql(config: str) -> list[str]:
+    """memory_evidencerow's generated tsvector in `config`, and its GIN index."""
+    return [
         "DROP INDEX IF EXISTS evidence_fts_gin",
         "ALTER TABLE memory_evidencerow DROP COLUMN IF EXISTS fts",
         f"ALTER TABLE memory_evidencerow ADD COLUMN fts tsvector GENERATED ALWAYS AS "
@@ -33,14 +40,14 @@ def _columns(config: str) -> list[str]:
     ]
 
 
-PG_SQL = [
+CONFIG_SQL = [
     "CREATE EXTENSION IF NOT EXISTS unaccent",
     "DROP TEXT SEARCH CONFIGURATION IF EXISTS ormah_english",
     "CREATE TEXT SEARCH CONFIGURATION ormah_english (COPY = english)",
     "ALTER TEXT SEARCH CONFIGURATION ormah_english ALTER MAPPING FOR hword, hword_part, word WITH unaccent, english_stem",
-    *_columns("ormah_english"),
 ]
-PG_REVERSE = [*_columns("english"), "DROP TEXT SEARCH CONFIGURATION IF EXISTS ormah_english"]
+PG_SQL = [*CONFIG_SQL, *node_sql("ormah_english"), *evidence_sql("ormah_english")]
+PG_REVERSE = [*node_sql("english"), *evidence_sql("english"), "DROP TEXT SEARCH CONFIGURATION IF EXISTS ormah_english"]
 
 
 class Migration(migrations.Migration):
