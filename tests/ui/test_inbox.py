@@ -289,3 +289,12 @@ def test_an_edit_in_the_node_panel_can_be_undone(ui, mem):
     assert "tier: core" in file_bytes(a.id).decode()
     undo(ui)
     assert file_bytes(a.id) == before
+
+
+def test_undo_without_htmx_goes_back_only_to_a_page_of_this_site(ui, home):
+    def plain_undo(next_url: str):
+        return ui.post("/undo/", {"next": next_url}, HTTP_X_CSRFTOKEN=_token(ui))
+
+    assert plain_undo("/inbox/?view=decided")["Location"] == "/inbox/?view=decided"
+    for elsewhere in ("https://evil.example/", "//evil.example/", "/\\evil.example"):
+        assert plain_undo(elsewhere)["Location"] == "/inbox/", elsewhere

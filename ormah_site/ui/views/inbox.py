@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from maintenance.selectors import proposal_status_counts
@@ -101,7 +102,10 @@ def undo_view(request: HttpRequest) -> HttpResponse:
         if outcome.removed:
             events["ormah:removed"] = {"ids": outcome.removed}
     if not is_htmx(request):
-        return redirect(request.POST.get("next") or reverse("ui:inbox"))
+        back = request.POST.get("next", "")
+        safe = url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()},
+                                               require_https=request.is_secure())
+        return redirect(back if back and safe else reverse("ui:inbox"))
     response = _answer(request, "inbox/_toast.html", {"message": message, "errors": errors},
                        status=200 if not errors else 409)
     return with_events(response, events)
