@@ -585,8 +585,9 @@ def test_whisper_batch_fourteen_is_cut_among_itself_and_repeats_no_earlier_promp
     assert Counter(p["category"] for p in fourteenth) == {
         "project": 22, "cross_project": 8, "identity": 14, "personal": 20, "paraphrase": 22, "follow_up": 10,
         "docs": 8, "near_miss": 30, "machine": 10, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3}
-    assert Counter(p["kind"] for p in fourteenth) == {"inject": 106, "silent": 46}
-    assert Counter(p["kind"] for p in fourteenth if p["category"] == "machine") == {"silent": 8, "inject": 2}
+    # label14's second reading made wm115 inject (its /security-review args name Routewise's API auth, p033)
+    assert Counter(p["kind"] for p in fourteenth) == {"inject": 107, "silent": 45}
+    assert Counter(p["kind"] for p in fourteenth if p["category"] == "machine") == {"silent": 7, "inject": 3}
     silent_categories = {"near_miss", "acknowledgement", "chit_chat", "off_topic"}
     assert all((p["kind"] == "silent") == (p["category"] in silent_categories)
                for p in fourteenth if p["category"] != "machine")
@@ -595,7 +596,7 @@ def test_whisper_batch_fourteen_is_cut_among_itself_and_repeats_no_earlier_promp
     assert not [p["id"] for p in fourteenth if set(p.get("expect", [])) & set(p.get("accept", []))]
     memories = {m["key"]: (name, m) for name in data["stores"] for m in raw_store(name)["memories"]}
     expected_stores = Counter(memories[k][0] for p in fourteenth for k in p.get("expect", []))
-    assert expected_stores == {"lifelog": 42, "devprojects": 38, "club": 28, "docs": 8}
+    assert expected_stores == {"lifelog": 42, "devprojects": 39, "club": 28, "docs": 8}
     # every store is asked in the categories that fit it (club and devprojects inside and outside their spaces)
     asked = {(p["category"], memories[k][0]) for p in fourteenth for k in p.get("expect", [])}
     assert {("project", "club"), ("project", "devprojects"), ("paraphrase", "club"), ("paraphrase", "lifelog"),
@@ -613,7 +614,7 @@ def test_whisper_batch_fourteen_is_cut_among_itself_and_repeats_no_earlier_promp
     assert all(1 <= len(p["history"]) <= 2 for p in follow_ups)
     assert sum(1 for p in follow_ups if len(p["history"]) == 2) == 1
     assert not [p["id"] for p in fourteenth if "history" in p and p["category"] != "follow_up"]
-    assert sum(1 for p in fourteenth if p.get("accept")) == 47
+    assert sum(1 for p in fourteenth if p.get("accept")) == 50
     # a paraphrase gives away no content word of its answer that fewer than three written memories hold
     words = {k: _words(f"{m.get('title', '')} {m['content']}") for k, (name, m) in memories.items() if name != "docs"}
     rare = [(p["id"], w) for p in fourteenth if p["category"] == "paraphrase" for k in p["expect"]
@@ -626,3 +627,27 @@ def test_whisper_batch_fourteen_is_cut_among_itself_and_repeats_no_earlier_promp
     assert _near_repeats(fourteenth, earlier) == []
     # within the batch too: no two batch 14 prompts ask the same memory in nearly the same words
     assert not [(a, b) for a, b in _near_repeats(fourteenth, fourteenth) if a != b]
+
+
+def test_whisper_batch_fourteen_second_reading():
+    # label14 read all 152 batch 14 labels against the memories by hand (nothing ran on them). Two paraphrases gave
+    # away their answer's rare word: wq243 "midge" (l063's "midges", no other memory) and wq247 "retried" (p028's
+    # "retry", no other memory). wm115's /security-review names a task a stored fact shapes (routewise/api/auth.py:
+    # p033, the API's Keycloak client credentials and 5-minute tokens), as wm87's /review did, so it is inject.
+    # Accepts follow the earlier batches' practice (the Playwright CLI skill d040 next to its references, the trace
+    # CLI d048 next to tracing as in wd62) or add a memory fine to show: c017 (board approval of a purchase), p036
+    # (Femke's surname), c004 (the treasurer's handover date), l080 (the December book club's pick). Only labels are
+    # read here, no bench runs on the sealed batch.
+    from bench.datasets.loader import raw_whisper
+
+    fourteenth = {p["id"]: p for p in raw_whisper()["prompts"] if p.get("batch") == 14}
+    assert "midge" not in fourteenth["wq243"]["prompt"] and fourteenth["wq243"]["category"] == "paraphrase"
+    assert "retr" not in fourteenth["wq247"]["prompt"] and fourteenth["wq247"]["category"] == "paraphrase"
+    assert fourteenth["wm115"]["kind"] == "inject" and fourteenth["wm115"]["expect"] == ["p033"]
+    assert "accept" not in fourteenth["wm115"]
+    assert fourteenth["wd115"]["accept"] == ["d040"]
+    assert fourteenth["wd116"]["expect"] == ["d045"] and fourteenth["wd116"]["accept"] == ["d042", "d040", "d048"]
+    assert fourteenth["wf131"]["accept"] == ["c003", "c032", "c017"]
+    assert fourteenth["wl262"]["accept"] == ["p036"]
+    assert fourteenth["wi171"]["accept"] == ["c078", "c004"]
+    assert fourteenth["wl258"]["accept"] == ["l080"]
