@@ -10,7 +10,8 @@ session) and feedback, and `whisper_task`: a request-shaped whisper prompt ("Ple
 identity set (the memories the self node defines: `--identity N` remembers N of them, about_self, before the
 warm-up; the soak's store has none). Per route it reports the SQL statements per request (counted on the connection, the write
 statements apart) and the process CPU per request (a second pass, not counting statements), p50 and mean.
-`--profile ROUTE` prints cProfile's top functions for that route. A benchmark, not a test: nothing asserts.
+`--profile ROUTE` prints cProfile's top functions for that route (process CPU time, not wall time).
+`--home DIR` starts from a copy of a home `bench.serve_cpu --keep` printed. A benchmark, not a test: nothing asserts.
 """
 
 from __future__ import annotations
@@ -81,16 +82,18 @@ class Agent(RouteCalls):
                 "source": f"agent:{self.source}"})
 
 
-def setup(memories: int) -> tuple[Path, list, list]:
+def setup(memories: int, kept: str | None = None) -> tuple[Path, list, list]:
     root = Path(tempfile.mkdtemp(prefix="ormah-request-cpu-"))
     home = root / "home"
     everything = corpus(memories + 2000, seed=1)
     stored, fresh = everything[:memories], everything[memories:]
-    write_memories(home, stored)
     os.environ.setdefault("ORMAH_MODEL_CACHE_DIR", str(Path(tempfile.gettempdir()) / "ormah-models"))
-    env = serve_env(home)
-    subprocess.run([sys.executable, str(REPO / "manage.py"), "init", "--name", "CPU", "--quiet"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    if kept:  # a copy of a home bench.serve_cpu --keep left (the same store without indexing it again)
+        shutil.copytree(Path(kept) / "home", home, symlinks=True)
+    else:
+        write_memories(home, stored)
+        subprocess.run([sys.executable, str(REPO / "manage.py"), "init", "--name", "CPU", "--quiet"],
+                       env=serve_env(home), check=True, stdout=subprocess.DEVNULL)
     for key in ("ORMAH_DB_PATH", "ORMAH_MEMORY_DIR", "ORMAH_TOKEN_FILE", "ORMAH_LOG_DIR", "ORMAH_SECRET_KEY"):
         os.environ.pop(key, None)
     os.environ.update({"ORMAH_HOME": str(home), "DJANGO_SETTINGS_MODULE": "ormah_site.settings",
@@ -133,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", choices=ROUTES, action="append", default=[])
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--show-sql", choices=ROUTES, action="append", default=[])
+    parser.add_argument("--home", help="start from a copy of the folder a `bench.serve_cpu --keep` run printed")
     args = parser.parse_args(argv)
-    home, stored, fresh = setup(args.memories)
+    home, stored, fresh = setup(args.memories, args.home)
     try:
         return run(args, home, stored, fresh)
     finally:
@@ -163,7 +167,7 @@ def run(args: argparse.Namespace, home: Path, stored: list, fresh: list) -> int:
             for sql in sample:
                 print("   ", sql[:160])
     for route in args.profile:
-        profiler = cProfile.Profile()
+        profiler = cProfile.Profile(time.process_time)  # CPU, not wall: an fsync's wait is not the process's work
         profiler.enable()
         for _ in range(args.requests):
             agent.call(route)

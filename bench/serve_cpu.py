@@ -16,6 +16,11 @@ accepts and hands connections to the pool) apart from the request threads. Besid
   self  GET /api/agent/self: a route of a few indexed lookups (the database connection and its setup).
 Compare the routes with bench/request_cpu.py (the same requests through Django's test client, in process).
 
+Each row gives the workers' CPU per request, of it the system (kernel) time, and the main thread's (the poller) apart
+from the request threads'. `--split` starts the workers with bench/serve_split_conf.py, which clocks each request's
+layers in the request threads with time.thread_time (gunicorn's handling, Django's WSGI handler, the middleware chain,
+ninja's checks, parsing and serialisation, the access log; the view is what is left) and the main thread's graceful
+closes, and prints them per path after the run (no profiler: the figures are the layers' own CPU).
 `--profile OUT.prof` starts the workers with bench/serve_profile_conf.py, which runs cProfile around each request's
 handling in a worker's threads (HTTP parsing, Django, the response, the access log) and writes the stats when the
 worker stops (merged here); the top functions are printed. Its CPU figures include the profiler's own cost: use them for
@@ -48,6 +53,8 @@ from bench.soak import Agent, Stats
 ROUTES = ("remember", "recall", "whisper", "feedback")
 PROBES = ("401", "422", "self")
 PROFILE_CONF = "python:bench.serve_profile_conf"
+SPLIT_CONF = "python:bench.serve_split_conf"
+SPLIT_LAYERS = ("handle", "wsgi", "signals", "chain", "operation", "checks", "auth", "values", "result", "access")
 WARM_UP_ROUNDS = 3
 
 # The web part's command line and environment, as `ormah serve` builds them (run in the served checkout).
@@ -112,7 +119,7 @@ class Probe:
 
 
 def start_web(home: Path, repo: Path, *, watch: bool, profile: Path | None, log, skip: int = 0,
-              layout: str | None = None) -> tuple[subprocess.Popen, int]:
+              layout: str | None = None, split: Path | None = None) -> tuple[subprocess.Popen, int]:
     port = free_port()
     env = {**serve_env(home), **layout_env(layout)}
     described = subprocess.run([sys.executable, "-c", WEB_PART, str(port), "1" if watch else "0"], env=env,
@@ -122,6 +129,10 @@ def start_web(home: Path, repo: Path, *, watch: bool, profile: Path | None, log,
     if profile is not None:
         argv[argv.index("python:ormah_site.gunicorn_conf")] = PROFILE_CONF
         env["BENCH_PROFILE_OUT"], env["BENCH_PROFILE_SKIP"] = str(profile), str(skip)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    elif split is not None:
+        argv[argv.index("python:ormah_site.gunicorn_conf")] = SPLIT_CONF
+        env["BENCH_SPLIT_OUT"] = str(split)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     server = subprocess.Popen(argv, env=env, cwd=repo, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 120
@@ -157,16 +168,16 @@ def _mains(workers: list[int]) -> float:
 
 def measure(workers: list[int], send, n: int) -> dict:
     """Send `n` requests; the workers' CPU per request (ms): all threads, the main threads, the others."""
-    before_all, before = _total(cpu_seconds, workers), _mains(workers)
+    before_all, before, (u0, s0) = _total(cpu_seconds, workers), _mains(workers), _user_sys(workers)
     started, client = time.perf_counter(), time.process_time()
     statuses = [send() for _ in range(n)]
     wall, client = time.perf_counter() - started, time.process_time() - client
     time.sleep(0.3)  # the watcher's debounced sync of the last writes counts too
-    after_all, after = _total(cpu_seconds, workers), _mains(workers)
+    after_all, after, (u1, s1) = _total(cpu_seconds, workers), _mains(workers), _user_sys(workers)
     main = after - before
     total = after_all - before_all
     return {"cpu_ms": total / n * 1000, "main_ms": main / n * 1000, "threads_ms": (total - main) / n * 1000,
-            "wall_ms": wall / n * 1000, "client_ms": client / n * 1000,
+            "wall_ms": wall / n * 1000, "client_ms": client / n * 1000, "sys_ms": (s1 - s0) / n * 1000,
             "statuses": sorted(set(statuses))}
 
 
@@ -231,6 +242,25 @@ def mix(workers: list[int], port: int, token: str, stored, fresh, agents: int, p
             "rps": n / wall}
 
 
+def print_split(root: Path) -> None:
+    """The request threads' CPU per layer (bench/serve_split_conf.py), ms per request, per path (workers summed)."""
+    totals: dict[str, dict[str, float]] = {}
+    for dump in sorted(root.glob("split.[0-9]*")):
+        for path, row in json.loads(dump.read_text()).items():
+            into = totals.setdefault(path, {})
+            for k, v in row.items():
+                into[k] = into.get(k, 0.0) + v
+    print("\nThe request threads' CPU by layer, ms per request (thread_time; nested: handle > wsgi > chain > "
+          "operation > checks > auth)")
+    print("| path | n | " + " | ".join(SPLIT_LAYERS) + " |")
+    print("|---|---:|" + "---:|" * len(SPLIT_LAYERS))
+    for path, row in sorted(totals.items()):
+        n = row.get("n", 0) or 1
+        cells = " | ".join(f"{row.get(k, 0.0) / n * 1000:.2f}" for k in SPLIT_LAYERS)
+        print(f"| {path} | {n:.0f} | {cells} |")
+    print("(the main thread's close_graceful row: wall ms in the handle column, CPU ms in the wsgi column)")
+
+
 def run(args) -> int:
     root = Path(tempfile.mkdtemp(prefix="ormah-serve-cpu-"))
     home = root / "home"
@@ -245,8 +275,10 @@ def run(args) -> int:
                        env=serve_env(home), check=True, stdout=subprocess.DEVNULL, cwd=args.repo)
     log = open(root / "web.out", "w")  # noqa: SIM115
     profile = Path(args.profile).resolve() if args.profile else None
+    split = root / "split" if args.split else None
     server, port = start_web(home, args.repo, watch=not args.no_watch, profile=profile, log=log,
-                             skip=WARM_UP_ROUNDS * (len(ROUTES) + len(PROBES)), layout=args.layout)
+                             skip=WARM_UP_ROUNDS * (len(ROUTES) + len(PROBES)), layout=args.layout,
+                             split=split)
     try:
         workers = worker_pids(server)
         token = (home / "api_token").read_text().strip()
@@ -269,17 +301,19 @@ def run(args) -> int:
             for name in PROBES:
                 probe.send(name)
         workers = worker_pids(server)  # again: with --preload the master forks its workers one after another
+        if split is not None:
+            Path(f"{split}.go").touch()  # bench/serve_split_conf.py counts from here
         load = os.getloadavg()
         print(f"load average {load[0]:.2f} {load[1]:.2f}; {args.memories} memories; {args.requests} requests "
               f"per route; {'a new connection per request' if args.fresh_connections else 'keep-alive'}; "
               f"watcher {'off' if args.no_watch else 'on'}; {len(workers)} worker(s), CPU summed"
               f"{'; PROFILED' if profile else ''}")
-        print("| request | worker CPU ms / request | main thread | request threads | wall ms | status |")
-        print("|---|---:|---:|---:|---:|---|")
+        print("| request | worker CPU ms / request | of it system | main thread | request threads | wall ms | status |")
+        print("|---|---:|---:|---:|---:|---:|---|")
         for name in (*ROUTES, *PROBES):
             send = route_sender(name) if name in ROUTES else (lambda name=name: probe.send(name))
             r = measure(workers, send, args.requests)
-            print(f"| {name} | {r['cpu_ms']:.1f} | {r['main_ms']:.1f} | {r['threads_ms']:.1f} | {r['wall_ms']:.1f} "
+            print(f"| {name} | {r['cpu_ms']:.1f} | {r['sys_ms']:.1f} | {r['main_ms']:.1f} | {r['threads_ms']:.1f} | {r['wall_ms']:.1f} "
                   f"| {','.join(map(str, r['statuses']))} |")
         if args.agents:
             print(f"\nThe soak's mix, {args.requests} requests per agent, load average {os.getloadavg()[0]:.2f}:")
@@ -299,6 +333,8 @@ def run(args) -> int:
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
         log.close()
+        if split is not None:
+            print_split(root)
         if args.keep:
             print(f"kept {root}", file=sys.stderr)
         else:
@@ -325,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-watch", action="store_true", help="serve without the node-folder watcher")
     parser.add_argument("--profile", help="write the worker's cProfile stats here (and print the top)")
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--split", action="store_true",
+                        help="clock the layers of each request's handling (bench/serve_split_conf.py) and print them")
     parser.add_argument("--repo", type=Path, default=REPO, help="serve another checkout (a before/after pair)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary home")
     parser.add_argument("--home", help="start from a copy of the folder a --keep run printed")
