@@ -1,0 +1,221 @@
+"""Whisper's gate held out by batch and by store, judged in right prompts (session 22, issue 11).
+
+    python -m bench.whisper_stores --split dev --gate-dump DUMP --show     # the gate's rows, production path
+    python -m bench.whisper_gate_held DUMP                                  # today's, (iii), (i) nine:1, (iv) nine:cv
+    python -m bench.whisper_gate_held DUMP_V5 --against DUMP --variants nine:1   # (ii): scorer v5's dump
+    python -m bench.whisper_gate_held DUMP --final nine:1                   # weights and threshold for a real run
+    python -m bench.whisper_gate_held bench/datasets/whisper.json --shows a.txt b.txt   # right prompts, real runs
+
+The rule (docs/benchmarks.md, "Whisper gate, session 22", merged before the first fit): a prompt is right when it
+should inject and is hit with no wrong memory beside the answer, or should stay silent and does. In every fold the
+threshold (bench.whisper_gate_lobo.GRID: steps of 0.05 and GATE_LOGIT) is the one with the most right prompts on the
+training groups, each scored by a fit without it (today's weights: as they are); a tie goes to the higher threshold.
+By batch: each dev batch is scored by the variant fitted on the other batches (FRESH_BATCHES and SEALED_BATCHES are
+never read); by store: each store (docs, lifelog, devprojects, club, and the prompts about nothing stored,
+bench.whisper_gate_fit.group_of) by the variant fitted on the others. Counts are summed over the left-out groups and
+shown for batches 9-12 (the ones today's weights never saw: the decision's), 1-8 and all.
+
+A variant is bench.whisper_gate_lobo's `inputs:l2`, or `inputs:cv`: its L2 chosen in each fold among L2_GRID by the
+lowest inner left-out log-loss on the training groups. `--against DUMP`: today's gate as shipped is scored on that
+dump (another scorer's dump of the same prompts: the baseline stays the shipped path). `--final`: the variant
+fitted on every dev batch, its threshold by the rule on the batches' left-out log-odds, as settings for a real run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from bench import whisper_gate_fit as gf
+from bench import whisper_gate_lobo as lobo
+from bench.datasets.loader import SEALED_BATCHES
+
+L2_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)
+DECIDING = frozenset({"9", "10", "11", "12"})  # dev batches today's weights (dev 1-8) and 0.33 never saw
+COLUMNS = ("hit", "inject", "correct", "injected", "silent_ok", "silent", "right")
+
+
+def load(path: str) -> list[dict]:
+    """A gate dump as the gate judged it, sealed and fresh batches left out."""
+    dump = [item for item in json.loads(open(path).read()) if item["prompt"].get("batch", 1) not in SEALED_BATCHES]
+    return gf.prepared(dump, False)
+
+
+def outcomes(dump: list[dict], logits: dict[tuple, float], t: float) -> np.ndarray:
+    """Per prompt (rows in dump order) the columns of COLUMNS at threshold t, scored as
+    bench.whisper_gate_fit.evaluate scores them (history served first; a memory served by the history counts for
+    the hit)."""
+    out = np.zeros((len(dump), len(COLUMNS)), dtype=int)
+    for pi, item in enumerate(dump):
+        p, calls = item["prompt"], item["calls"]
+        texts = list(p.get("history", ())) + [p["prompt"]]
+        served: set[str] = set()
+        got: list[str] = []
+        for ci, call in enumerate(calls):
+            lg = {k: logits.get((pi, ci, k), -99.0) for k in range(len(call or ()))}
+            if ci < len(calls) - 1:
+                served |= set(gf.passed(call or [], lg, t, prompt=texts[ci]))
+            else:
+                got = gf.passed(call or [], lg, t, frozenset(served), texts[-1])
+        good = set(p.get("expect", [])) | set(p.get("accept", []))
+        correct = sum(k in good for k in got)
+        if p["kind"] == "inject":
+            hit = bool(set(p["expect"]) & (set(got) | served))
+            out[pi] = (hit, 1, correct, len(got), 0, 0, hit and correct == len(got))
+        else:
+            out[pi] = (0, 0, correct, len(got), not got, 1, not got)
+    return out
+
+
+def choose(dump: list[dict], logits: dict[tuple, float], keep: np.ndarray) -> float:
+    """The threshold with the most right prompts among the prompts `keep` (a boolean mask); a tie: the higher."""
+    return max((int(outcomes(dump, logits, t)[keep, -1].sum()), t) for t in lobo.GRID)[1]
+
+
+def inner_loss(x: np.ndarray, y: np.ndarray, groups: np.ndarray, cols: tuple[int, ...], l2: float,
+               within: set[str]) -> float:
+    """Log-loss over the groups `within`, each scored by the fit on the others of `within`."""
+    z = lobo.left_out(x, y, groups, cols, l2, within)
+    seen = ~np.isnan(z)
+    z = np.clip(z[seen], -30, 30)
+    return float((np.logaddexp(0, z) - y[seen] * z).sum())
+
+
+def held_out(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, groups: np.ndarray, prompt_groups:
+             np.ndarray, variant: str, today: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Per prompt the COLUMNS counts, each group scored at its own fold's threshold by the variant fitted on the
+    other groups; and per fold its threshold (and L2 when chosen). `variant` "today": today's weights, threshold by
+    the rule."""
+    labels = sorted(set(prompt_groups), key=lambda g: (len(g), g))
+    out = np.zeros((len(dump), len(COLUMNS)), dtype=int)
+    notes = []
+    for g in labels:
+        rest = set(labels) - {g}
+        keep = np.isin(prompt_groups, sorted(rest))
+        if variant == "today":
+            inner, outer, l2 = today, today, None
+        else:
+            _, cols, l2 = lobo.parse_variant(variant.replace(":cv", ":1"))
+            if variant.endswith(":cv"):
+                l2 = min(L2_GRID, key=lambda v: (inner_loss(x, y, groups, cols, v, rest), v))
+            inner = lobo.left_out(x, y, groups, cols, l2, rest)
+            w = lobo.fitted(x, y, cols, l2, np.isin(groups, sorted(rest)))
+            outer = w[0] + x @ w[1:]
+        t = choose(dump, lobo.as_dict(inner, where), keep)
+        mine = prompt_groups == g
+        out[mine] = outcomes(dump, lobo.as_dict(outer, where), t)[mine]
+        notes.append(f"{g}:{t:+.2f}" + (f"/L2 {l2:g}" if variant.endswith(":cv") else ""))
+    return out, notes
+
+
+def figures(c: np.ndarray) -> str:
+    h, n, r, i, s, m, right = (int(v) for v in c)
+    return (f"{h / max(n, 1):.3f} ({h}/{n}) / {r / max(i, 1):.3f} ({r}/{i}) / {s / max(m, 1):.3f} ({s}/{m}); "
+            f"right {right}/{n + m}")
+
+
+def subsets(dump: list[dict]) -> dict[str, np.ndarray]:
+    batch = np.array([gf.group_of(item["prompt"], "batch") for item in dump])
+    return {"9-12": np.isin(batch, sorted(DECIDING)), "1-8": ~np.isin(batch, sorted(DECIDING)),
+            "1-12": np.ones(len(dump), dtype=bool)}
+
+
+def report(name: str, by: str, counts: np.ndarray, dump: list[dict], notes: str = "") -> None:
+    parts = subsets(dump)
+    for part in ("9-12", "1-8", "1-12"):
+        print(f"| {name} | {by} | {part} | {figures(counts[parts[part]].sum(axis=0))} |"
+              + (f" {notes} |" if part == "9-12" else " |"))
+
+
+def show_right(dataset: dict, shows: list[str]) -> list[str]:
+    """Right prompts of saved `bench.whisper_stores --split dev --show` outputs (scored as bench.whisper_show_report
+    scores them: a memory served by the history counts for the hit), for dev 9-12, 1-12 and the fresh batches."""
+    from pathlib import Path
+
+    from bench.whisper_show_report import read_show
+
+    prompts = [p for p in dataset["prompts"] if p["split"] == "dev" and p.get("batch", 1) not in SEALED_BATCHES]
+    parts = {"9-12": lambda b: str(b) in DECIDING, "1-12": lambda b: b not in gf.FRESH_BATCHES,
+             "fresh": lambda b: b in gf.FRESH_BATCHES}
+    lines = []
+    for show in shows:
+        got = read_show(Path(show))
+        cells = []
+        for name, member in parts.items():
+            right = n = 0
+            for p in prompts:
+                if not member(p.get("batch", 1)) or p["id"] not in got:
+                    continue
+                injected, served = got[p["id"]]
+                good = set(p.get("expect", [])) | set(p.get("accept", []))
+                n += 1
+                if p["kind"] == "silent":
+                    right += not injected
+                else:
+                    right += bool(set(p["expect"]) & (set(injected) | set(served))) and set(injected) <= good
+            cells.append(f"{name} right {right}/{n}")
+        lines.append(f"{show}: " + ", ".join(cells))
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    from whisper.conf import GATE_LOGIT, GATE_WEIGHTS
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dump")
+    parser.add_argument("--variants", default="today,nine:1,nine:cv",
+                        help="comma-separated: today (its weights, threshold by the rule), inputs:l2, inputs:cv")
+    parser.add_argument("--by", default="batch,store", help="batch, store or both (comma-separated)")
+    parser.add_argument("--against", help="score today's gate as shipped on this dump (same prompts)")
+    parser.add_argument("--final", help="one variant fitted on every dev batch, its threshold by the rule")
+    parser.add_argument("--shows", nargs="+", help="saved dev `--show` outputs: their right prompts (the first argument: whisper.json)")
+    args = parser.parse_args(argv)
+    if args.shows:
+        print("\n".join(show_right(json.loads(open(args.dump).read()), args.shows)))
+        return 0
+    lobo.GRID[:] = sorted(set(lobo.GRID) | {GATE_LOGIT})
+    dump = load(args.dump)
+    x, y, where = gf.rows(dump)
+    base = np.array(GATE_WEIGHTS, dtype=float)
+    today = base[0] + x @ base[1:]
+    print(f"{len(dump)} prompts, {len(y)} hits judged, {int(y.sum())} right")
+    batch_rows = np.array([gf.group_of(dump[w[0]]["prompt"], "batch") for w in where])
+    if args.final:
+        every, batches = np.ones(len(dump), dtype=bool), set(batch_rows)
+        if args.final == "today":  # today's weights, the threshold by the rule on every dev batch
+            t, w = choose(dump, lobo.as_dict(today, where), every), base
+        else:
+            _, cols, l2 = lobo.parse_variant(args.final.replace(":cv", ":1"))
+            if args.final.endswith(":cv"):
+                l2 = min(L2_GRID, key=lambda v: (inner_loss(x, y, batch_rows, cols, v, batches), v))
+                print(f"L2 by the batches' left-out log-loss: {l2:g}")
+            t = choose(dump, lobo.as_dict(lobo.left_out(x, y, batch_rows, cols, l2, batches), where), every)
+            w = lobo.fitted(x, y, cols, l2, np.ones(len(y), dtype=bool))
+        print(f"{args.final} fitted on every dev batch, threshold by the rule on their left-out log-odds: {t:+.2f}\n"
+              f"ORMAH_WHISPER_GATE_WEIGHTS=\"{' '.join(f'{v:.3f}' for v in w)}\" ORMAH_WHISPER_GATE_LOGIT={t}")
+        lg = lobo.as_dict(w[0] + x @ w[1:], where)
+        print(f"replayed in sample: {figures(outcomes(dump, lg, t).sum(axis=0))}")
+        return 0
+    print("| gate | held out by | batches | hit / precision / silence; right | thresholds per fold |\n"
+          "|---|---|---|---|---|")
+    shipped_dump = load(args.against) if args.against else dump
+    if args.against:
+        xa, _, wa = gf.rows(shipped_dump)
+        shipped = outcomes(shipped_dump, lobo.as_dict(base[0] + xa @ base[1:], wa), GATE_LOGIT)
+    else:
+        shipped = outcomes(dump, lobo.as_dict(today, where), GATE_LOGIT)
+    report(f"today's, as shipped ({GATE_LOGIT:+.2f})", "-", shipped, shipped_dump)
+    for by in [b for b in args.by.split(",") if b]:
+        rows_by = np.array([gf.group_of(dump[w[0]]["prompt"], by) for w in where])
+        prompts_by = np.array([gf.group_of(item["prompt"], by) for item in dump])
+        for variant in [v for v in args.variants.split(",") if v]:
+            counts, notes = held_out(dump, x, y, where, rows_by, prompts_by, variant, today)
+            report(variant, by, counts, dump, " ".join(notes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
