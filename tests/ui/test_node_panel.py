@@ -158,6 +158,20 @@ def test_unknown_node_answers_404_with_a_message(ui, db):
     assert "No memory with id abcdef12" in response.content.decode()
 
 
+def test_the_page_of_a_forgotten_memory_is_a_full_page(ui, mem):
+    """A bookmark, a link from "Learned and changed", or reloading the page after Forget: the site's page around the
+    message (it was the bare message fragment, without the top bar or the style sheet)."""
+    a = mem("Forget me, then open my page", auto_link=False)
+    csrf_post(ui, f"/nodes/{a.id}/forget/")
+    response = ui.get(f"/nodes/{a.id}/")
+    html = response.content.decode()
+    assert response.status_code == 404
+    assert html.startswith("<!doctype html>") and "Signed in as ormah" in html and "ormah.css" in html
+    assert f"No memory with id {a.id}" in html and 'href="/"' in html
+    partial = ui.get(f"/nodes/{a.id}/", HTTP_HX_REQUEST="true").content.decode()
+    assert "<!doctype" not in partial and f"No memory with id {a.id}" in partial
+
+
 def test_actions_without_htmx_redirect_back_to_the_node_page(ui, mem):
     a = mem("Plain form post", auto_link=False)
     response = csrf_post(ui, f"/nodes/{a.id}/tier/", {"tier": "core"}, htmx=False)

@@ -68,7 +68,9 @@ def node_view(view):
         try:
             return view(request, *args, **kwargs)
         except OrmahError as exc:
-            return render(request, "memory/_node_missing.html", {"message": exc.message, "uid": kwargs.get("uid")},
+            # A page visit (a bookmark, a reload after Forget) gets the site's page around the message.
+            template = "memory/_node_missing.html" if is_htmx(request) else "memory/node_missing_page.html"
+            return render(request, template, {"message": exc.message, "uid": kwargs.get("uid")},
                           status=exc.http_status)
 
     return login_required(wrapper)
