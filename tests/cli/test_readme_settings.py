@@ -33,3 +33,73 @@ def test_on_the_server_side_only_the_settings_read_ormah_variables():
             if re.search(r"(environ\.get|environ\[|getenv)\(?\s*[\"']ORMAH_", path.read_text()):
                 readers.append(rel)
     assert readers == []
+
+
+def _readme_defaults() -> dict[str, str]:
+    """Each variable of the README's tables with its Default cell's part (`ORMAH_A` / `ORMAH_B` | `1` / `2`)."""
+    defaults = {}
+    for line in (ROOT / "README.md").read_text().splitlines():
+        if not line.startswith("| `ORMAH_"):
+            continue
+        names_cell, default_cell = (c.strip() for c in line.strip("|").split("|")[:2])
+        names = []
+        for name in re.findall(r"`(ORMAH_[A-Z0-9_]+|_[A-Z0-9_]+)`", names_cell):
+            names.append(re.sub(r"_[A-Z0-9]+$", "", names[0]) + name if name.startswith("_") else name)
+        for name, default in zip(names, default_cell.split(" / ")):
+            defaults[name] = default.strip()
+    return defaults
+
+
+def _code_default(name: str, literal: str):
+    """A settings default as a value (None when it is not a plain literal); a whisper setting whose default is None
+    in the settings takes whisper.conf's."""
+    import ast
+
+    from whisper.conf import WhisperConf
+
+    try:
+        value = ast.literal_eval(literal)
+    except (ValueError, SyntaxError):
+        return None
+    if value is None and name.startswith("ORMAH_WHISPER_"):
+        value = getattr(WhisperConf(), name.removeprefix("ORMAH_WHISPER_").lower(), None)
+    return value
+
+
+def test_every_plain_default_in_the_readme_is_the_code_default():
+    settings = (ROOT / "ormah_site" / "settings.py").read_text()
+    code = {}
+    for name, literal in re.findall(r'_env(?:_path|_bool|_float|_int)?\("([A-Z0-9_]+)", ([^)]+?)\)', settings):
+        code.setdefault(f"ORMAH_{name}", literal)
+    checked, wrong = 0, []
+    for name, shown in _readme_defaults().items():
+        plain = re.fullmatch(r"`([^`]+)`", shown)
+        value = _code_default(name, code[name]) if plain and name in code else None
+        if value is None:
+            continue
+        checked += 1
+        text = plain.group(1)
+        if isinstance(value, bool):
+            same = text == str(value).lower()
+        elif isinstance(value, (int, float)):
+            same = float(text) == float(value)
+        else:
+            same = text == value
+        if not same:
+            wrong.append((name, text, value))
+    assert checked > 60
+    assert wrong == []
+
+
+def test_every_whisper_variable_the_settings_read_is_in_the_whisper_settings_table():
+    settings = (ROOT / "ormah_site" / "settings.py").read_text()
+    read = set(re.findall(r'_env(?:_path|_bool|_float|_int)?\("WHISPER_([A-Z0-9_]+)"', settings))
+    assert len(read) > 30
+    doc = (ROOT / "docs" / "whisper.md").read_text()
+    table = doc.split("## Settings (`ORMAH_WHISPER_*`)", 1)[1].split("\n## ", 1)[0]
+    named = set()
+    for row in re.findall(r"^\| (.+?) \|", table, re.M):
+        names = re.findall(r"`([A-Z0-9_]+)`", row)
+        for name in names:
+            named.add(re.sub(r"_[A-Z0-9]+$", "", names[0]) + name if name.startswith("_") else name)
+    assert read - named == set()
