@@ -6,10 +6,25 @@ from dataclasses import dataclass
 
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 
 # html=False: raw HTML in a memory is shown as text, never passed through; markdown-it's validateLink refuses
 # javascript:, vbscript:, file: and data: links.
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
+
+
+def _image_as_link(renderer, tokens, idx, options, env) -> str:
+    """An image is a link named by its alt text: a screen never fetches what a memory names (a README's badges were
+    broken images, CSP errors and same-site requests for relative paths in the inbox). A data: image keeps its name."""
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    name = escapeHtml("image: " + (renderer.renderInlineAsText(token.children or [], options, env) or src))
+    if not src or src.lower().startswith("data:"):
+        return f'<span class="image-link">{name}</span>'
+    return f'<a href="{escapeHtml(src)}" class="image-link">{name}</a>'
+
+
+_MD.add_render_rule("image", _image_as_link)
 
 
 def markdown_html(text: str) -> SafeString:
