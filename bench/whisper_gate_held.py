@@ -70,9 +70,25 @@ def outcomes(dump: list[dict], logits: dict[tuple, float], t: float) -> np.ndarr
     return out
 
 
+FLOOR: np.ndarray | None = None  # --operating hits: today's gate's per-prompt outcomes as shipped (session 20's rule)
+
+
 def choose(dump: list[dict], logits: dict[tuple, float], keep: np.ndarray) -> float:
-    """The threshold with the most right prompts among the prompts `keep` (a boolean mask); a tie: the higher."""
-    return max((int(outcomes(dump, logits, t)[keep, -1].sum()), t) for t in lobo.GRID)[1]
+    """The threshold with the most right prompts among the prompts `keep` (a boolean mask); a tie: the higher.
+    With FLOOR set (not this session's rule: session 20's, for comparison): the most hits whose precision and
+    silence on `keep` reach today's gate's there, else the threshold that comes nearest."""
+    if FLOOR is None:
+        return max((int(outcomes(dump, logits, t)[keep, -1].sum()), t) for t in lobo.GRID)[1]
+    f = FLOOR[keep].sum(axis=0)
+    floor = (f[2] / max(f[3], 1), f[4] / max(f[5], 1))
+    best, near = None, None
+    for t in lobo.GRID:
+        c = outcomes(dump, logits, t)[keep].sum(axis=0)
+        p, s = c[2] / max(c[3], 1), c[4] / max(c[5], 1)
+        if p >= floor[0] - 1e-9 and s >= floor[1] - 1e-9:
+            best = max(best or (c[0], t), (c[0], t))
+        near = max(near or (min(p - floor[0], s - floor[1]), t), (min(p - floor[0], s - floor[1]), t))
+    return best[1] if best else near[1]
 
 
 def inner_loss(x: np.ndarray, y: np.ndarray, groups: np.ndarray, cols: tuple[int, ...], l2: float,
@@ -162,6 +178,7 @@ def show_right(dataset: dict, shows: list[str]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    global FLOOR
     from whisper.conf import GATE_LOGIT, GATE_WEIGHTS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -171,6 +188,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--by", default="batch,store", help="batch, store or both (comma-separated)")
     parser.add_argument("--against", help="score today's gate as shipped on this dump (same prompts)")
     parser.add_argument("--final", help="one variant fitted on every dev batch, its threshold by the rule")
+    parser.add_argument("--operating", choices=("right", "hits"), default="right",
+                        help="right: this session's rule; hits: session 20's (most hits at today's precision, silence)")
     parser.add_argument("--shows", nargs="+", help="saved dev `--show` outputs: their right prompts (the first argument: whisper.json)")
     args = parser.parse_args(argv)
     if args.shows:
@@ -182,6 +201,8 @@ def main(argv: list[str]) -> int:
     base = np.array(GATE_WEIGHTS, dtype=float)
     today = base[0] + x @ base[1:]
     print(f"{len(dump)} prompts, {len(y)} hits judged, {int(y.sum())} right")
+    if args.operating == "hits":
+        FLOOR = outcomes(dump, lobo.as_dict(today, where), GATE_LOGIT)
     batch_rows = np.array([gf.group_of(dump[w[0]]["prompt"], "batch") for w in where])
     if args.final:
         every, batches = np.ones(len(dump), dtype=bool), set(batch_rows)

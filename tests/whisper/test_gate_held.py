@@ -108,3 +108,17 @@ def test_chosen_regularisation_and_todays_weights_run_and_name_each_fold():
     assert [n.split(":")[0] for n in today] == ["9", "10", "11"]
     parts = subsets(dump)
     assert parts["9-12"].all() and not parts["1-8"].any()
+
+
+def test_session_20s_rule_takes_the_most_hits_at_todays_precision_and_silence(monkeypatch):
+    from bench import whisper_gate_held as held
+
+    dump = [item("a", "inject", [row("m1", 0.9, [0.0] * 9)], expect=("m1",)),
+            item("b", "silent", [row("w2", 0.9, [0.0] * 9)]),
+            item("c", "inject", [row("m3", 0.9, [0.0] * 9)], expect=("m3",))]
+    logits = {(0, 0, 0): 0.5, (1, 0, 0): 0.2, (2, 0, 0): 0.1}
+    every = np.ones(3, dtype=bool)
+    monkeypatch.setattr(held, "FLOOR", outcomes(dump, logits, 0.3))  # today's: a hit, b silent (precision 1)
+    assert choose(dump, logits, every) == pytest.approx(0.5)  # c's hit costs b's silence: never below 0.20
+    monkeypatch.setattr(held, "FLOOR", outcomes(dump, logits, 0.0))  # today's answers all: silence 0 is the floor
+    assert choose(dump, logits, every) == pytest.approx(0.1)  # the most hits (2), the higher of the tie
