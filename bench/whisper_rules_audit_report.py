@@ -2,14 +2,15 @@
 
     python -m bench.whisper_rules_audit_report OUT.json [--ids]
 
-A rule's fresh batches are the dev batches among 6-11 that no run could read when the rule's first commit (the hash
+A rule's fresh batches are the dev batches among 6-12 that no run could read when the rule's first commit (the hash
 in the variant's name) landed on main: those whose first commit (`git log -S` on bench/datasets/whisper.json) landed
-after it, and those sealed then (bench/datasets/loader.SEALED_BATCHES: batch 10 from 02:50 to 06:53 and batch 11
-from 07:05 to 09:45 on 29 Nov); landing is the committer date (a batch's author date precedes its landing: batch 6
-was written at 03:25 and reached main at 04:35, after session 14's rules). Batch 12 is fresh for every rule; the
-others (1-11 less the fresh) are the batches it was tuned on. "What the rule adds" is base minus
-the variant: +hits, wrong memories whispered (+ means the rule whispers more wrong ones), broken silences. `--ids`
-names the changed prompts of batches 1-11 (never batch 12's).
+after it, and those sealed then (bench/datasets/loader.SEALED_BATCHES: batch 10 from 02:50 to 06:53, batch 11
+from 07:05 to 09:45 and batch 12 from 09:58 to 12:24 on 29 Nov); landing is the committer date (a batch's author date
+precedes its landing: batch 6 was written at 03:25 and reached main at 04:35, after session 14's rules). Batch 13
+(session 22) is fresh for every rule, column (b); the others (1-12 less the fresh) are the batches it was tuned on.
+"What the rule adds" is base minus the variant: +hits, wrong memories whispered (+ means the rule whispers more
+wrong ones), broken silences. `--ids` names the changed prompts of batches 1-12 (never batch 13's; session 21 read
+the same with batch 12 as column (b)).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ import sys
 from datetime import datetime
 
 BATCH_LANDED = {6: "2026-11-28T04:35:05", 7: "2026-11-28T13:55:12", 8: "2026-11-28T18:21:51",
-                9: "2026-11-28T23:34:12", 10: "2026-11-29T02:47:30", 11: "2026-11-29T07:05:31"}  # committer dates
-SEALED = {10: ("2026-11-29T02:50:49", "2026-11-29T06:53:39"), 11: ("2026-11-29T07:05:31", "2026-11-29T09:45:43")}
-FRESH = 12
+                9: "2026-11-28T23:34:12", 10: "2026-11-29T02:47:30", 11: "2026-11-29T07:05:31",
+                12: "2026-11-29T09:58:34"}  # committer dates
+SEALED = {10: ("2026-11-29T02:50:49", "2026-11-29T06:53:39"), 11: ("2026-11-29T07:05:31", "2026-11-29T09:45:43"),
+          12: ("2026-11-29T09:58:34", "2026-11-29T12:24:38")}
+FRESH = 13  # session 22: batch 13 is fresh for every rule; batch 12 is fresh for every rule of sessions 14-20
 RENAMED = {"s14 request: no ordinary word (14)": "s14 request: no ordinary word (d7f6f57)",
            "s14 request: greetings closed (14)": "s14 request: greetings closed (bd93e47)"}  # the first run's names
 
@@ -74,15 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     base = data["base"]
     again = data.get("base again")
     if again is not None:
-        print("base vs base again:", fmt(adds(base, again, range(1, 13))))
+        print("base vs base again:", fmt(adds(base, again, range(1, FRESH + 1))))
     for name, var in data.items():
         if name.startswith("base"):
             continue
         fresh = fresh_batches(name)
-        tuned = [b for b in range(1, 12) if b not in fresh]
+        tuned = [b for b in range(1, FRESH) if b not in fresh]
         a, b12, c = adds(base, var, fresh), adds(base, var, [FRESH]), adds(base, var, tuned)
         span = "none" if not fresh else str(fresh[0]) if len(fresh) == 1 else f"{fresh[0]}-{fresh[-1]}"
-        line = f"{name} | (a) {span}: {fmt(a)} | (b) 12: {fmt(b12)}"
+        line = f"{name} | (a) {span}: {fmt(a)} | (b) {FRESH}: {fmt(b12)}"
         line += f" | (c) tuned: {fmt(c)}"
         print(line)
         if show_ids:

@@ -140,6 +140,12 @@ def named_project(others: set[str], text: str) -> str | None:
     return next(iter(others)) if len(others) == 1 else None
 
 
+def names_a_project(others: set[str], named: set[str], spaces: frozenset[str]) -> bool:
+    """Whether the prompt names a project (another one, or any space among its words): a first-person question that
+    does ("what ORM did I pick for loafbook") asks about the project, not the user."""
+    return bool(others) or any(s.lower() in named for s in spaces)
+
+
 def page_probability(probability: float, *, chars: int, space: str | None, target: str | None,
                      named: bool = False) -> float:
     """Recall's probability as whisper weighs it: a page (longer than PAGE_CHARS) from outside the prompt's project
@@ -182,7 +188,7 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     others = {s for s in spaces if s != space and s.lower() in named} if space is not None else set()
     target = named_project(others, text) or space
     run.target_space = target
-    if by_text and (others or any(s.lower() in named for s in spaces)):
+    if by_text and names_a_project(others, named, spaces):
         run.identity_question = False  # "what ORM did I pick for loafbook" asks about a project, not the user
     query = SearchQuery(query=run.query or run.prompt, limit=conf.search_limit, tiers=[Tier.CORE, Tier.WORKING],
                         default_space=target, min_score=0.0, activation=conf.activation)
