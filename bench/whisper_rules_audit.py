@@ -1,6 +1,7 @@
 """Whisper's hand rules of sessions 14-20, each switched off alone, over the dev split (session 21, audit2).
 
     python -m bench.whisper_rules_audit OUT.json [VARIANT ...]     # default: every variant, the base run first and last
+    python -m bench.whisper_rules_audit OUT.json --batch 13 [VARIANT ...]   # one batch's dev prompts only
 
 One process seeds the stores once (bench.whisper_stores.seed_stores), then runs every dev prompt (history first, in a
 session of its own per variant) with whisper as it is ("base") and with one rule switched off by a patch of the
@@ -199,6 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
+    batch = None
+    if "--batch" in argv:  # only the dev prompts of one batch (session 22: batch 13, to find which rule moves it)
+        at = argv.index("--batch")
+        batch = int(argv[at + 1])
+        del argv[at: at + 2]
     out_path, wanted = Path(argv[0]), argv[1:]
     os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
     with tempfile.TemporaryDirectory(prefix="ormah-rules-audit-") as tmp:
@@ -206,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         from bench.datasets.loader import SEALED_BATCHES
 
         ids, scenarios = seed_stores()
-        prompts = [p for p in scenarios.prompts_in("dev") if p.get("batch", 1) not in SEALED_BATCHES]
+        prompts = [p for p in scenarios.prompts_in("dev") if p.get("batch", 1) not in SEALED_BATCHES
+                   and batch in (None, p.get("batch", 1))]
         table = variants()
         names = ["base", *(n for n in table if not wanted or any(w in n for w in wanted)), "base again"]
         results = {}

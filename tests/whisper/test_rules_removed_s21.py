@@ -17,8 +17,7 @@ from .conftest import cand, fake_deps, hit, intent, make_run
 
 @pytest.mark.parametrize(("prompt", "expected"), [
     ("when does my lease end?", "when does my lease end?"),  # the whole prompt: kept
-    ("the letting agent emailed again. when does my lease end", None),  # a clause (2b46231): gone
-    ("what's my blood type, the donor form at the clinic needs it by friday", None),
+    # a clause (2b46231) was restored in session 22: tests/whisper/test_rules_restored_s22.py
     ("wheres my passport", None),  # "wheres" read as "where's" (53267d9): gone
     ("how do I rebase onto main, the branch is stale", None),
 ])

@@ -13,7 +13,7 @@ from whisper.classifier import IDENTITY, TEMPORAL
 from whisper.conf import WhisperConf
 from whisper.conventions import governs_task, standouts
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
-from whisper.asked import asked
+from whisper.asked import asked, sentences
 from whisper.facts import names_focus, others_facts, question_facts
 from whisper.text import (
     about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus, someone_elses,
@@ -46,9 +46,28 @@ def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     return None
 
 
+# A clause ends at a sentence's end or at a comma, semicolon or colon followed by white space.
+_CLAUSE_END = re.compile(r"[,;:]\s+")
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+
+
 def user_question(prompt: str) -> str | None:
-    """The prompt when it is a short question about a fact of the user's own (`asks_about_user`), else None."""
-    return prompt if asks_about_user(prompt) else None
+    """The part of a prompt that is a short question about a fact of the user's own (`asks_about_user`): the prompt
+    itself, or one of its clauses when context comes around it ("the alv invite has to list who is up for
+    re-election. when does my seat run out": the last sentence; "what's my blood type, the donor form needs it": its
+    first clause); None when there is none. A prompt holding a fenced paste is not split: its question is about the
+    paste ("…```FAILED …``` what am I missing"). Session 18's rule (2b46231), removed in session 21 and restored in
+    session 22 on batch 13 dev (docs/whisper.md, "Rules audited on fresh batches (session 22)"); its "whats" read
+    as "what's" (53267d9) stays removed."""
+    if asks_about_user(prompt):
+        return prompt
+    if _FENCE.search(prompt):
+        return None
+    for sentence in sentences(prompt):
+        for clause in _CLAUSE_END.split(sentence):
+            if clause.strip() != prompt.strip() and asks_about_user(clause.strip()):
+                return clause.strip()
+    return None
 
 
 def _space_factor(space: str | None, current: str | None, named: set[str], conf: WhisperConf) -> float:
@@ -322,8 +341,9 @@ def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> Non
     if not run.identity_question:
         return
     whole = _focus_applies(run)
-    # A follow-up's question: the prompts it joins.
-    question = (None if run.follow_up else user_question(run.prompt)) or run.query or run.prompt
+    # A follow-up's question: the prompts it joins; a question about the user inside context: that clause alone.
+    clause = None if run.follow_up else user_question(run.prompt)
+    question = clause or run.query or run.prompt
     focus = question_focus(question)
     if whole and not focus:
         return
