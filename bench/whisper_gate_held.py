@@ -2,6 +2,8 @@
 
     python -m bench.whisper_stores --split dev --gate-dump DUMP --show     # the gate's rows, production path
     python -m bench.whisper_gate_held DUMP                                  # today's, (iii), (i) nine:1, (iv) nine:cv
+    python -c "import sys, memory.ranking.scorer as s; s.PINNED['whisper'] = s.WEIGHTS_FILE; \\
+        from bench.whisper_stores import main; sys.exit(main(sys.argv[1:]))" --split dev --gate-dump DUMP_V5 --show
     python -m bench.whisper_gate_held DUMP_V5 --against DUMP --variants nine:1   # (ii): scorer v5's dump
     python -m bench.whisper_gate_held DUMP --final nine:1                   # weights and threshold for a real run
     python -m bench.whisper_gate_held bench/datasets/whisper.json --shows a.txt b.txt   # right prompts, real runs
