@@ -38,9 +38,11 @@ import faulthandler
 import gc
 import logging
 import os
+import selectors
 import socket
 import threading
 import time
+from functools import partial
 
 from gunicorn.workers.gthread import ThreadWorker
 
@@ -158,12 +160,23 @@ class FreeThreadWorker(ThreadWorker):
     free (ORMAH_WEB_SOCKETS=shared with more than one worker): when all its threads serve a request it stops polling
     the socket, so the next connection waits in the kernel's queue for the first worker with a free thread, instead
     of queueing behind a busy worker's requests while another worker idles. A kept-alive connection's next request
-    still goes to the worker that holds the connection. All three methods run on the worker's main thread (gunicorn
-    27's event loop calls them), so the count needs no lock."""
+    still goes to the worker that holds the connection. All its methods run on the worker's main thread (gunicorn
+    27's event loop calls them), so the count needs no lock.
+
+    A connection that does not stay alive (every request of Ormah's own clients: the hook, the CLI, the MCP server,
+    one connection each) is closed as gunicorn closes it (RFC 9112 section 9.6: our FIN first, then what the client
+    still sends read and dropped until it closes its end, 64 KiB or 2 s at most, then the close), but without
+    blocking the main thread: gunicorn's `close_graceful` waited in a blocking read for the client to read the answer
+    and close, 1.05-1.18 ms a request with one client at load 6 (bench.serve_cpu --split), longer on a busy machine
+    and up to 2 s for a client that keeps its end open, while the loop accepted nothing and handed no finished
+    request back (docs/benchmarks.md, "Served CPU, session 22"). Here the socket goes to the poller after the FIN;
+    each readable event drains it, and it is closed at the client's end, at the cap, or at the deadline (checked on
+    every turn of the loop, at least once a second)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.serving = 0  # connections handed to the thread pool and not yet finished
+        self.closing: dict = {}  # connection -> (deadline, bytes drained): FIN sent, waiting for the client's end
 
     @classmethod
     def supported(cls) -> bool:
@@ -178,11 +191,70 @@ class FreeThreadWorker(ThreadWorker):
 
     def finish_request(self, conn, fs) -> None:
         self.serving -= 1
-        super().finish_request(conn, fs)
+        if fs.cancelled() or fs.exception() is not None or fs.result():  # kept alive, deferred, or failed
+            super().finish_request(conn, fs)
+            return
+        self.nr_conns -= 1
+        self.close_later(conn)
+
+    def close_later(self, conn) -> None:
+        """Send the FIN now and close once the client has closed its end (`drain`), or at the cap or deadline."""
+        sock = conn.sock
+        try:
+            sock.shutdown(socket.SHUT_WR)
+            sock.setblocking(False)
+            self.poller.register(sock, selectors.EVENT_READ, partial(self.drain, conn))
+        except (OSError, ValueError, KeyError):  # already reset by the client, or closed: nothing to wait for
+            _close(sock)
+            return
+        self.closing[conn] = (time.monotonic() + CLOSE_LINGER_SECONDS, 0)
+
+    def drain(self, conn, _sock=None) -> None:
+        """The client's socket is readable: drop what it sent; close at its end (or an error) or at the cap."""
+        deadline, drained = self.closing[conn]
+        try:
+            data = conn.sock.recv(CLOSE_DRAIN_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        drained += len(data)
+        if data and drained < CLOSE_DRAIN_BYTES:
+            self.closing[conn] = (deadline, drained)
+            return
+        self.closed(conn)
+
+    def closed(self, conn) -> None:
+        del self.closing[conn]
+        try:
+            self.poller.unregister(conn.sock)
+        except (OSError, ValueError, KeyError):
+            pass
+        _close(conn.sock)
+
+    def murder_pending(self) -> None:
+        """gunicorn's (pending connections past their wait), then the closing connections past their deadline."""
+        super().murder_pending()
+        now = time.monotonic()
+        for conn in [c for c, (deadline, _) in self.closing.items() if deadline <= now]:
+            self.closed(conn)
 
     def set_accept_enabled(self, enabled: bool) -> None:
         # gunicorn's loop turns accepting back on while it has fewer connections than worker_connections
         super().set_accept_enabled(enabled and self.serving < self.cfg.threads)
+
+
+# A connection that does not stay alive: what the client may still send after our FIN is read and dropped until it
+# closes, this much or this long at most (gunicorn.util.close_graceful's caps), then the socket is closed.
+CLOSE_DRAIN_BYTES = 65536
+CLOSE_LINGER_SECONDS = 2.0
+
+
+def _close(sock) -> None:
+    try:
+        sock.close()
+    except OSError:
+        pass
 
 
 def pre_fork(server, worker) -> None:
