@@ -192,6 +192,22 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
     return [c["key"] for c in kept[:CAP]]
 
 
+def replay(item: dict, pi: int, logits: dict[tuple, float], t: float) -> tuple[set[str], list[str]]:
+    """One dumped prompt (index `pi`) replayed at threshold t as bench.whisper_stores.run_one serves it: (what its
+    history's calls injected, what its own last call injects, the history's memories counting as served)."""
+    calls = item["calls"]
+    texts = list(item["prompt"].get("history", ())) + [item["prompt"]["prompt"]]  # each call's own prompt
+    served: set[str] = set()
+    got: list[str] = []
+    for ci, call in enumerate(calls):
+        lg = {k: logits.get((pi, ci, k), -99.0) for k in range(len(call or ()))}
+        if ci < len(calls) - 1:
+            served |= set(passed(call or [], lg, t, prompt=texts[ci]))
+        else:
+            got = passed(call or [], lg, t, frozenset(served), texts[-1])
+    return served, got
+
+
 def evaluate(dump: list[dict], logits: dict[tuple, float], t: float, categories: bool = False, keep=None, counts=False):
     """(hit rate, precision, silence) at threshold t, history served as in bench.whisper_stores.run_one (`keep`: only
     these prompts' indices; `counts`: hits, should inject, right injected, injected, silent kept, silent)."""
@@ -200,16 +216,8 @@ def evaluate(dump: list[dict], logits: dict[tuple, float], t: float, categories:
     for pi, item in enumerate(dump):
         if keep is not None and pi not in keep:
             continue
-        p, calls = item["prompt"], item["calls"]
-        texts = list(p.get("history", ())) + [p["prompt"]]  # each call's own prompt: the history's, then the prompt
-        served: set[str] = set()
-        got: list[str] = []
-        for ci, call in enumerate(calls):
-            lg = {k: logits.get((pi, ci, k), -99.0) for k in range(len(call or ()))}
-            if ci < len(calls) - 1:
-                served |= set(passed(call or [], lg, t, prompt=texts[ci]))
-            else:
-                got = passed(call or [], lg, t, frozenset(served), texts[-1])
+        p = item["prompt"]
+        served, got = replay(item, pi, logits, t)
         good = set(p.get("expect", [])) | set(p.get("accept", []))
         injected += len(got)
         correct += sum(k in good for k in got)

@@ -52,16 +52,8 @@ def outcomes(dump: list[dict], logits: dict[tuple, float], t: float) -> np.ndarr
     the hit)."""
     out = np.zeros((len(dump), len(COLUMNS)), dtype=int)
     for pi, item in enumerate(dump):
-        p, calls = item["prompt"], item["calls"]
-        texts = list(p.get("history", ())) + [p["prompt"]]
-        served: set[str] = set()
-        got: list[str] = []
-        for ci, call in enumerate(calls):
-            lg = {k: logits.get((pi, ci, k), -99.0) for k in range(len(call or ()))}
-            if ci < len(calls) - 1:
-                served |= set(gf.passed(call or [], lg, t, prompt=texts[ci]))
-            else:
-                got = gf.passed(call or [], lg, t, frozenset(served), texts[-1])
+        p = item["prompt"]
+        served, got = gf.replay(item, pi, logits, t)
         good = set(p.get("expect", [])) | set(p.get("accept", []))
         correct = sum(k in good for k in got)
         if p["kind"] == "inject":

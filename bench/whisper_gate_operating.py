@@ -82,15 +82,7 @@ def pairs(dump, logits: dict, t: float) -> dict[str, int]:
            "first wrong, second expected": 0}
     for pi, item in enumerate(dump):
         p = item["prompt"]
-        texts = list(p.get("history", ())) + [p["prompt"]]
-        served: set[str] = set()
-        got: list[str] = []
-        for ci, call in enumerate(item["calls"]):
-            lg = {k: logits.get((pi, ci, k), -99.0) for k in range(len(call or ()))}
-            if ci < len(item["calls"]) - 1:
-                served |= set(gf.passed(call or [], lg, t, prompt=texts[ci]))
-            else:
-                got = gf.passed(call or [], lg, t, frozenset(served), texts[-1])
+        served, got = gf.replay(item, pi, logits, t)
         if len(got) < 2:
             continue
         good = set(p.get("expect", [])) | set(p.get("accept", []))
@@ -140,19 +132,11 @@ def headroom(dump, logits: dict, t: float) -> dict[str, int]:
     is needed, not a lower threshold). The log-odds margins a lower threshold would need are counted by band."""
     out = {"missed": 0, "not a candidate": 0, "another route": 0, "first by log-odds": 0, "behind a wrong hit": 0,
            "first, within 0.5": 0, "first, within 1.0": 0}
-    served_none: frozenset[str] = frozenset()
     for pi, item in enumerate(dump):
         p = item["prompt"]
         if p["kind"] != "inject":
             continue
-        got, served = [], set()
-        texts = list(p.get("history", ())) + [p["prompt"]]
-        for ci, call in enumerate(item["calls"]):
-            lg = {k: logits.get((pi, ci, k), -99.0) for k in range(len(call or ()))}
-            if ci < len(item["calls"]) - 1:
-                served |= set(gf.passed(call or [], lg, t, prompt=texts[ci]))
-            else:
-                got = gf.passed(call or [], lg, t, served_none | served, texts[-1])
+        served, got = gf.replay(item, pi, logits, t)
         expect = set(p["expect"])
         if expect & (set(got) | served):
             continue
