@@ -32,6 +32,13 @@ class NodeEditForm(forms.Form):
 
     system_tags: tuple[str, ...] = ()
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # No maxlength attribute where people paste: the browser would cut a long paste without a word and the cut
+        # text would be saved. The limits are checked here instead, with the message next to the field.
+        for name in ("title", "content"):
+            self.fields[name].widget.attrs.pop("maxlength", None)
+
     @classmethod
     def for_node(cls, node: Node, file_hash: str) -> NodeEditForm:
         form = cls(initial={
