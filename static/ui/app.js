@@ -60,12 +60,14 @@
     if (q) { ev.preventDefault(); q.focus(); q.select(); }
   });
 
-  // After htmx replaces the node panel, move focus into it: the first field of a form, else the heading.
+  // After htmx replaces the node panel, move focus into it: the field a form refused, else its first field,
+  // else the heading.
   document.addEventListener("htmx:afterSwap", function (ev) {
     var target = ev.detail && ev.detail.target;
     if (!target || target.id !== "panel") return;
     var alert = target.querySelector("[role=alert]");
-    var field = target.querySelector("form[aria-label] input:not([type=hidden]), form[aria-label] textarea");
+    var field = target.querySelector("form[aria-label] [aria-invalid=true]") ||
+                target.querySelector("form[aria-label] input:not([type=hidden]), form[aria-label] textarea");
     var heading = target.querySelector("#node-title");
     var el = alert && !field ? alert : (field || heading || target);
     if (el === alert && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");

@@ -50,4 +50,8 @@ def test_a_paste_longer_than_a_memory_may_be_is_refused_with_a_message_not_cut_s
     assert page.locator("textarea[name=content]").input_value() == pasted  # the text is all still there
     assert "at most" in page.inner_text("#panel .field:has(textarea[name=content]) .errorlist")
     assert runtime.store().path_for(node.id).read_bytes() == before
+    # focus lands on the field that was refused, and what a screen reader reads with it (help, error) exists
+    assert page.evaluate("document.activeElement.name") == "content"
+    described = page.get_attribute("textarea[name=content]", "aria-describedby").split()
+    assert described and all(page.locator(f"#{i}").count() == 1 for i in described), described
     shot(page, "long-paste-refused")
