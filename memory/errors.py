@@ -145,3 +145,10 @@ class EmbeddingUnavailable(OrmahError):
 
     code = "embedding_unavailable"
     http_status = 500
+
+
+class EmbeddingModelMismatch(EmbeddingUnavailable):
+    """This host embeds with another model than the shared (PostgreSQL) index was built with: switching the store
+    is `ormah rebuild`'s, never a side effect of one host's write or sync."""
+
+    code = "embedding_model_mismatch"

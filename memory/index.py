@@ -33,6 +33,8 @@ from memory.index_meta import (  # the index's facts and the vector table's shap
     meta_get,  # noqa: F401
     meta_set,  # noqa: F401
     next_seq,
+    record_model_host,  # noqa: F401
+    shared_model_mismatch,  # noqa: F401
 )
 from memory.index_insert import insert_rows
 from memory.index_edges import (  # rebuild_all_edges: used as index.*

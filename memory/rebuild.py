@@ -122,6 +122,7 @@ def rebuild(store: MarkdownStore, *, embedder: Embedder, progress: Progress | No
             vectors.create_table(embedder.dim)
             index.meta_set(index.META_MODEL, embedder.model_id)
             index.meta_set(index.META_DIM, str(embedder.dim))
+            index.record_model_host()  # PostgreSQL: the store's switch, made here (memory.index_meta)
             index.meta_set(index.META_FORMAT, index.INDEX_FORMAT)
             EdgeRow.objects.all().delete()
             PassageRow.objects.all().delete()

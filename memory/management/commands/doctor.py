@@ -5,7 +5,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from memory import runtime
+from memory import index, runtime
 from memory.backends import backend
 from memory.conf import get_conf
 from memory.domain.node import utcnow
@@ -69,6 +69,11 @@ class Command(OrmahCommand):
         def model():
             emb = runtime.embedder(conf)
             vec = emb.embed_query("doctor")
+            shared = index.shared_model_mismatch(emb)
+            if shared is not None:
+                raise RuntimeError(f"{emb.model_id}, but the shared index was built with {shared}: this host's writes "
+                                   "and syncs are refused (set ORMAH_EMBEDDER to it, or switch the store with "
+                                   "`ormah rebuild`)")
             return f"{emb.model_id}, dim {len(vec)}"
 
         def home():
