@@ -11,12 +11,15 @@
     document.querySelectorAll("details[data-open-wide]").forEach(function (d) { d.open = false; });
   }
 
-  // A signed-out htmx request is redirected to the sign-in page: go there instead of swapping it into a panel.
+  // A signed-out htmx request is redirected to the sign-in page: go there instead of swapping it into a panel. A
+  // change (not a GET) was not made; the sign-in page says so (`undone=1`).
   document.addEventListener("htmx:beforeSwap", function (ev) {
     var xhr = ev.detail && ev.detail.xhr;
     if (xhr && xhr.responseURL && new URL(xhr.responseURL).pathname === "/login/") {
       ev.detail.shouldSwap = false;
-      window.location.assign("/login/?next=" + encodeURIComponent(window.location.pathname + window.location.search));
+      var verb = ev.detail.requestConfig && ev.detail.requestConfig.verb;
+      window.location.assign("/login/?next=" + encodeURIComponent(window.location.pathname + window.location.search) +
+                             (verb && verb !== "get" ? "&undone=1" : ""));
     }
   });
 

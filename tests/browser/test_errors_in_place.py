@@ -84,3 +84,18 @@ def test_a_server_that_does_not_answer_is_named(memory_page):
         page.context.set_offline(False)
     assert "did not answer" in page.inner_text("#toast")
     assert page.inner_text("#node-title") == node.title
+
+
+def test_an_action_sent_after_the_session_ended_is_said_to_be_not_done(memory_page):
+    page, node = memory_page
+    page.context.clear_cookies(name="sessionid")
+    page.click("form[action$='/tier/'] button:has-text('Archive')")
+    page.wait_for_url("**/login/?next=*")
+    page.wait_for_selector("#id_username")
+    assert "was not done" in page.inner_text("main")
+    assert tier_of(node.id) == "working"
+    page.fill("#id_username", "ormah")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_selector("#node-title")  # back on the memory's page, to do it again
+    assert page.url.endswith(f"/nodes/{node.id}/")
