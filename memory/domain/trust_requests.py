@@ -9,8 +9,8 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from memory.domain.evidence import MAX_EVENT_TEXT, EvidenceKind
 from memory.domain.packing import MAX_BUDGET_TOKENS, PackPolicy
-from memory.domain.requests import MAX_REASON_CHARS, MAX_TARGET_CHARS, Branch, Commit, EventIds, PathText, Source, \
-    UtcDatetime
+from memory.domain.requests import MAX_REASON_CHARS, MAX_SPACE_CHARS, MAX_TARGET_CHARS, Branch, Commit, EventIds, \
+    PathText, Source, UtcDatetime
 from memory.domain.scopes import Scope, ScopeType
 from memory.domain.trust import RelationKind, SessionStatus, VerificationStatus
 
@@ -179,3 +179,11 @@ class ContextPackIn(BaseModel):
     workspace: WorkspaceIn | None = None
     session_id: SessionId = None
     default_space: str | None = Field(default=None, max_length=100)
+
+    @field_validator("scope")
+    @classmethod
+    def _project_is_a_space(cls, value: ScopeIn | None) -> ScopeIn | None:
+        # a project scope's id is the space recall ranks first (SearchQuery.default_space, at most a space's length)
+        if value is not None and value.type == ScopeType.PROJECT and len(value.id.strip()) > MAX_SPACE_CHARS:
+            raise ValueError(f"a project's id is a space: at most {MAX_SPACE_CHARS} characters")
+        return value

@@ -97,6 +97,22 @@ def test_context_pack_rejects_an_unknown_policy_and_a_budget_over_the_limit(api)
     assert api.post("/api/agent/context-pack", {"query": "x", "budget_tokens": 10**9}).status_code == 422
 
 
+@pytest.mark.parametrize("scope", [{"type": "project", "id": "p" * 101}, "project:" + "p" * 101])
+def test_a_context_pack_names_the_scope_when_its_project_is_longer_than_a_space(api, scope):
+    # session 22: the project's id is recall's default space, limited to a space's 100 characters since a1cf41f; the
+    # 422 named default_space, a field the caller had not sent
+    response = api.post("/api/agent/context-pack", {"query": "x", "scope": scope})
+    assert (response.status_code, response.json()["message"]) == (
+        422, "scope: a project's id is a space: at most 100 characters")
+
+
+def test_a_context_pack_takes_a_project_of_the_longest_space(api, mem):
+    note = mem("The shop API listens on port 8080", title="Shop API port", space="s" * 100, auto_link=False)
+    response = api.post("/api/agent/context-pack", {"query": "shop API port", "scope": "project:" + "s" * 100})
+    assert response.status_code == 200
+    assert [i["id"] for i in response.json()["items"]] == [note.id]
+
+
 def test_session_state_round_trip(api):
     put = api.client.put("/api/agent/sessions/s1/state", {"current_goal": "Fix billing rounding",
                                                            "working_set": ["billing/round.py"]},
