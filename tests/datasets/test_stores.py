@@ -334,6 +334,44 @@ def _near_repeats(new: list[dict], earlier: list[dict], *, same_memory: float = 
     return pairs
 
 
+def _labels_hold(batch: list[dict]) -> None:
+    """A batch's labels: silent exactly in the silent categories (machine prompts either), an inject prompt expects a
+    memory, a silent one expects and accepts none, no memory both expected and accepted."""
+    silent_categories = {"near_miss", "acknowledgement", "chit_chat", "off_topic"}
+    assert all((p["kind"] == "silent") == (p["category"] in silent_categories)
+               for p in batch if p["category"] != "machine")
+    assert all(p.get("expect") for p in batch if p["kind"] == "inject")
+    assert not [p["id"] for p in batch if p["kind"] == "silent" and (p.get("expect") or p.get("accept"))]
+    assert not [p["id"] for p in batch if set(p.get("expect", [])) & set(p.get("accept", []))]
+
+
+def _follow_ups_hold(batch: list[dict]) -> None:
+    """A follow-up has one or two prompts of history (one has two); no other prompt has any."""
+    follow_ups = [p for p in batch if p["category"] == "follow_up"]
+    assert all(1 <= len(p["history"]) <= 2 for p in follow_ups)
+    assert sum(1 for p in follow_ups if len(p["history"]) == 2) == 1
+    assert not [p["id"] for p in batch if "history" in p and p["category"] != "follow_up"]
+
+
+def _repeats_nothing(batch: list[dict], data: dict, number: int) -> None:
+    """Batch `number` shares no id with the batches before it, repeats none of their prompts word for word or nearly
+    (`_near_repeats`), and no two of its prompts ask the same memory in nearly the same words."""
+    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < number]
+    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in batch)
+    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
+    assert not [p["id"] for p in batch if " ".join(p["prompt"].lower().split()) in said_before]
+    assert _near_repeats(batch, earlier) == []
+    assert not [(a, b) for a, b in _near_repeats(batch, batch) if a != b]
+
+
+def _paraphrases_keep_rare_words(batch: list[dict], memories: dict) -> None:
+    """A paraphrase gives away no content word of its answer that fewer than three written memories hold."""
+    words = {k: _words(f"{m.get('title', '')} {m['content']}") for k, (name, m) in memories.items() if name != "docs"}
+    rare = [(p["id"], w) for p in batch if p["category"] == "paraphrase" for k in p["expect"]
+            for w in (_words(p["prompt"]) & words[k]) - _FUNCTION_WORDS if sum(w in v for v in words.values()) < 3]
+    assert rare == []
+
+
 def test_near_repeat_check_catches_a_reworded_earlier_prompt():
     earlier = [{"id": "wl01", "prompt": "when is my next dentist appointment", "expect": ["l034"]},
                {"id": "wm01", "prompt": "<command-name>/clear</command-name>"}]
@@ -388,11 +426,7 @@ def test_whisper_batch_eleven_is_cut_among_itself_and_repeats_no_earlier_prompt(
         "docs": 8, "near_miss": 30, "machine": 10, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3}
     assert Counter(p["kind"] for p in eleventh) == {"inject": 106, "silent": 46}
     assert Counter(p["kind"] for p in eleventh if p["category"] == "machine") == {"silent": 8, "inject": 2}
-    silent_categories = {"near_miss", "acknowledgement", "chit_chat", "off_topic"}
-    assert all((p["kind"] == "silent") == (p["category"] in silent_categories)
-               for p in eleventh if p["category"] != "machine")
-    assert all(p.get("expect") for p in eleventh if p["kind"] == "inject")
-    assert not [p["id"] for p in eleventh if p["kind"] == "silent" and (p.get("expect") or p.get("accept"))]
+    _labels_hold(eleventh)
     store_of = {m["key"]: name for name in data["stores"] for m in raw_store(name)["memories"]}
     expected_stores = Counter(store_of[k] for p in eleventh for k in p.get("expect", []))
     assert all(expected_stores[name] >= 8 for name in data["stores"]), expected_stores
@@ -400,17 +434,8 @@ def test_whisper_batch_eleven_is_cut_among_itself_and_repeats_no_earlier_prompt(
         None: 54, "kalkzak": 35, "routewise": 27, "gpxkit": 20, "loafbook": 16}
     outdated = {m["key"] for name in data["stores"] for m in raw_store(name)["memories"] if m.get("valid_until")}
     assert not [p["id"] for p in eleventh if outdated & set(p.get("expect", []) + p.get("accept", []))]
-    follow_ups = [p for p in eleventh if p["category"] == "follow_up"]
-    assert all(1 <= len(p["history"]) <= 2 for p in follow_ups)
-    assert sum(1 for p in follow_ups if len(p["history"]) == 2) == 1
-    assert not [p["id"] for p in eleventh if "history" in p and p["category"] != "follow_up"]
-    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < 11]
-    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in eleventh)
-    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
-    assert not [p["id"] for p in eleventh if " ".join(p["prompt"].lower().split()) in said_before]
-    assert _near_repeats(eleventh, earlier) == []
-    # within the batch too: no two batch 11 prompts ask the same memory in nearly the same words
-    assert not [(a, b) for a, b in _near_repeats(eleventh, eleventh) if a != b]
+    _follow_ups_hold(eleventh)
+    _repeats_nothing(eleventh, data, 11)
 
 
 def test_whisper_batch_twelve_is_cut_among_itself_and_repeats_no_earlier_prompt():
@@ -428,12 +453,7 @@ def test_whisper_batch_twelve_is_cut_among_itself_and_repeats_no_earlier_prompt(
         "docs": 8, "near_miss": 30, "machine": 10, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3}
     assert Counter(p["kind"] for p in twelfth) == {"inject": 106, "silent": 46}
     assert Counter(p["kind"] for p in twelfth if p["category"] == "machine") == {"silent": 8, "inject": 2}
-    silent_categories = {"near_miss", "acknowledgement", "chit_chat", "off_topic"}
-    assert all((p["kind"] == "silent") == (p["category"] in silent_categories)
-               for p in twelfth if p["category"] != "machine")
-    assert all(p.get("expect") for p in twelfth if p["kind"] == "inject")
-    assert not [p["id"] for p in twelfth if p["kind"] == "silent" and (p.get("expect") or p.get("accept"))]
-    assert not [p["id"] for p in twelfth if set(p.get("expect", [])) & set(p.get("accept", []))]
+    _labels_hold(twelfth)
     store_of = {m["key"]: name for name in data["stores"] for m in raw_store(name)["memories"]}
     expected_stores = Counter(store_of[k] for p in twelfth for k in p.get("expect", []))
     assert all(expected_stores[name] >= 8 for name in data["stores"]), expected_stores
@@ -441,17 +461,8 @@ def test_whisper_batch_twelve_is_cut_among_itself_and_repeats_no_earlier_prompt(
         None: 57, "kalkzak": 35, "routewise": 26, "gpxkit": 17, "loafbook": 17}
     outdated = {m["key"] for name in data["stores"] for m in raw_store(name)["memories"] if m.get("valid_until")}
     assert not [p["id"] for p in twelfth if outdated & set(p.get("expect", []) + p.get("accept", []))]
-    follow_ups = [p for p in twelfth if p["category"] == "follow_up"]
-    assert all(1 <= len(p["history"]) <= 2 for p in follow_ups)
-    assert sum(1 for p in follow_ups if len(p["history"]) == 2) == 1
-    assert not [p["id"] for p in twelfth if "history" in p and p["category"] != "follow_up"]
-    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < 12]
-    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in twelfth)
-    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
-    assert not [p["id"] for p in twelfth if " ".join(p["prompt"].lower().split()) in said_before]
-    assert _near_repeats(twelfth, earlier) == []
-    # within the batch too: no two batch 12 prompts ask the same memory in nearly the same words
-    assert not [(a, b) for a, b in _near_repeats(twelfth, twelfth) if a != b]
+    _follow_ups_hold(twelfth)
+    _repeats_nothing(twelfth, data, 12)
 
 
 def test_whisper_batch_twelve_second_reading():
@@ -514,12 +525,7 @@ def test_whisper_batch_thirteen_is_cut_among_itself_and_repeats_no_earlier_promp
         "docs": 8, "near_miss": 30, "machine": 10, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3}
     assert Counter(p["kind"] for p in thirteenth) == {"inject": 106, "silent": 46}
     assert Counter(p["kind"] for p in thirteenth if p["category"] == "machine") == {"silent": 8, "inject": 2}
-    silent_categories = {"near_miss", "acknowledgement", "chit_chat", "off_topic"}
-    assert all((p["kind"] == "silent") == (p["category"] in silent_categories)
-               for p in thirteenth if p["category"] != "machine")
-    assert all(p.get("expect") for p in thirteenth if p["kind"] == "inject")
-    assert not [p["id"] for p in thirteenth if p["kind"] == "silent" and (p.get("expect") or p.get("accept"))]
-    assert not [p["id"] for p in thirteenth if set(p.get("expect", [])) & set(p.get("accept", []))]
+    _labels_hold(thirteenth)
     memories = {m["key"]: (name, m) for name in data["stores"] for m in raw_store(name)["memories"]}
     expected_stores = Counter(memories[k][0] for p in thirteenth for k in p.get("expect", []))
     assert expected_stores == {"devprojects": 42, "lifelog": 39, "club": 25, "docs": 8}  # label13: +l064, +c056
@@ -529,22 +535,9 @@ def test_whisper_batch_thirteen_is_cut_among_itself_and_repeats_no_earlier_promp
     assert sum(1 for p in near if p["space"]) == 18
     outdated = {k for k, (_, m) in memories.items() if m.get("valid_until")}
     assert not [p["id"] for p in thirteenth if outdated & set(p.get("expect", []) + p.get("accept", []))]
-    follow_ups = [p for p in thirteenth if p["category"] == "follow_up"]
-    assert all(1 <= len(p["history"]) <= 2 for p in follow_ups)
-    assert sum(1 for p in follow_ups if len(p["history"]) == 2) == 1
-    assert not [p["id"] for p in thirteenth if "history" in p and p["category"] != "follow_up"]
-    # a paraphrase gives away no content word of its answer that fewer than three written memories hold
-    words = {k: _words(f"{m.get('title', '')} {m['content']}") for k, (name, m) in memories.items() if name != "docs"}
-    rare = [(p["id"], w) for p in thirteenth if p["category"] == "paraphrase" for k in p["expect"]
-            for w in (_words(p["prompt"]) & words[k]) - _FUNCTION_WORDS if sum(w in v for v in words.values()) < 3]
-    assert rare == []
-    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < 13]
-    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in thirteenth)
-    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
-    assert not [p["id"] for p in thirteenth if " ".join(p["prompt"].lower().split()) in said_before]
-    assert _near_repeats(thirteenth, earlier) == []
-    # within the batch too: no two batch 13 prompts ask the same memory in nearly the same words
-    assert not [(a, b) for a, b in _near_repeats(thirteenth, thirteenth) if a != b]
+    _follow_ups_hold(thirteenth)
+    _paraphrases_keep_rare_words(thirteenth, memories)
+    _repeats_nothing(thirteenth, data, 13)
 
 
 def test_whisper_batch_thirteen_second_reading():
@@ -588,12 +581,7 @@ def test_whisper_batch_fourteen_is_cut_among_itself_and_repeats_no_earlier_promp
     # label14's second reading made wm115 inject (its /security-review args name Routewise's API auth, p033)
     assert Counter(p["kind"] for p in fourteenth) == {"inject": 107, "silent": 45}
     assert Counter(p["kind"] for p in fourteenth if p["category"] == "machine") == {"silent": 7, "inject": 3}
-    silent_categories = {"near_miss", "acknowledgement", "chit_chat", "off_topic"}
-    assert all((p["kind"] == "silent") == (p["category"] in silent_categories)
-               for p in fourteenth if p["category"] != "machine")
-    assert all(p.get("expect") for p in fourteenth if p["kind"] == "inject")
-    assert not [p["id"] for p in fourteenth if p["kind"] == "silent" and (p.get("expect") or p.get("accept"))]
-    assert not [p["id"] for p in fourteenth if set(p.get("expect", [])) & set(p.get("accept", []))]
+    _labels_hold(fourteenth)
     memories = {m["key"]: (name, m) for name in data["stores"] for m in raw_store(name)["memories"]}
     expected_stores = Counter(memories[k][0] for p in fourteenth for k in p.get("expect", []))
     assert expected_stores == {"lifelog": 42, "devprojects": 39, "club": 28, "docs": 8}
@@ -610,23 +598,10 @@ def test_whisper_batch_fourteen_is_cut_among_itself_and_repeats_no_earlier_promp
     assert sum(1 for p in near if p["space"]) == 18
     outdated = {k for k, (_, m) in memories.items() if m.get("valid_until")}
     assert not [p["id"] for p in fourteenth if outdated & set(p.get("expect", []) + p.get("accept", []))]
-    follow_ups = [p for p in fourteenth if p["category"] == "follow_up"]
-    assert all(1 <= len(p["history"]) <= 2 for p in follow_ups)
-    assert sum(1 for p in follow_ups if len(p["history"]) == 2) == 1
-    assert not [p["id"] for p in fourteenth if "history" in p and p["category"] != "follow_up"]
+    _follow_ups_hold(fourteenth)
     assert sum(1 for p in fourteenth if p.get("accept")) == 50
-    # a paraphrase gives away no content word of its answer that fewer than three written memories hold
-    words = {k: _words(f"{m.get('title', '')} {m['content']}") for k, (name, m) in memories.items() if name != "docs"}
-    rare = [(p["id"], w) for p in fourteenth if p["category"] == "paraphrase" for k in p["expect"]
-            for w in (_words(p["prompt"]) & words[k]) - _FUNCTION_WORDS if sum(w in v for v in words.values()) < 3]
-    assert rare == []
-    earlier = [p for p in data["prompts"] if int(p.get("batch", 1)) < 14]
-    assert {p["id"] for p in earlier}.isdisjoint(p["id"] for p in fourteenth)
-    said_before = {" ".join(p["prompt"].lower().split()) for p in earlier}
-    assert not [p["id"] for p in fourteenth if " ".join(p["prompt"].lower().split()) in said_before]
-    assert _near_repeats(fourteenth, earlier) == []
-    # within the batch too: no two batch 14 prompts ask the same memory in nearly the same words
-    assert not [(a, b) for a, b in _near_repeats(fourteenth, fourteenth) if a != b]
+    _paraphrases_keep_rare_words(fourteenth, memories)
+    _repeats_nothing(fourteenth, data, 14)
 
 
 def test_whisper_batch_fourteen_second_reading():
