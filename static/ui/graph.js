@@ -202,7 +202,17 @@
     var n = cy.nodes().length, m = cy.edges().length;
     var text = n + " memor" + (n === 1 ? "y" : "ies") + ", " + m + " connection" + (m === 1 ? "" : "s");
     if (data && data.truncated) text += " (the " + n + " most important of " + data.total + "; double-click to expand)";
+    if (narrowed() && cy.nodes().filter(function (x) { return !x.data("self"); }).empty()) {
+      text += ". No memory matches these filters; Reset shows them all.";
+    }
     return text;
+  }
+
+  /* Whether the filters keep some memories out: a type, a space or a tag (the tier boxes only choose rings). */
+  function narrowed() {
+    if (!filtersForm) return false;
+    var f = new FormData(filtersForm);
+    return Boolean(f.get("type") || (f.get("space") && f.get("space") !== "*") || (f.get("tag") || "").trim());
   }
 
   // ---- layout and drawing ------------------------------------------------------------------------------------
