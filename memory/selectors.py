@@ -49,6 +49,23 @@ def node_row_get(*, ref: str) -> NodeRow:
     return matches[0]
 
 
+def deleted_id_get(*, store: MarkdownStore, ref: str) -> str:
+    """The full id of a forgotten memory, from its id or a unique id prefix (at least 4 characters) among the
+    tombstones in deleted/, as every other id is resolved. Raises NodeNotFound (also for what is no id or prefix:
+    a restore of one never reached a file), or AmbiguousNodeRef listing the candidates."""
+    ref = (ref or "").strip().lower()
+    if len(ref) == 36:
+        return ref  # a full id: the restore finds its tombstone by name, without reading every other one
+    valid = len(ref) >= MIN_PREFIX and all(c in "0123456789abcdef-" for c in ref)
+    matches = store.deleted_ids(ref) if valid else []
+    if ref in matches or len(matches) == 1:
+        return ref if ref in matches else matches[0]
+    if not matches:
+        raise NodeNotFound(f"No deleted memory {ref}")
+    raise AmbiguousNodeRef(f"Id prefix {ref} matches {len(matches)} deleted memories; use more characters",
+                           details={"candidates": matches[:10]})
+
+
 def row_by_uid(uid: str) -> NodeRow | None:
     """The index row with exactly this id, or None: the model instance `filter(uid=...).first()` gives (the fields'
     converters applied), read by a plain statement, as the ORM spent ~3 times the read's cost building its query

@@ -136,6 +136,11 @@ class MarkdownStore:
         """Tombstone files (`deleted/*.md`), sorted."""
         return _md_files(self.deleted_dir)
 
+    def deleted_ids(self, prefix: str) -> list[str]:
+        """The ids of the tombstones in deleted/ that start with `prefix`, sorted, each once (ids read from the
+        files, cached by their signature, so a file renamed by hand counts too)."""
+        return sorted({i for i in map(_id_of, self.deleted_paths()) if i is not None and i.startswith(prefix)})
+
     def scan(self) -> Iterator[ScanItem]:
         """Every live file with its node, or with the parse error; files that vanish mid-scan are skipped."""
         for path in self.iter_paths():

@@ -20,7 +20,7 @@ from memory.domain.requests import NodeCreate, NodePatch, apply_patch, build_nod
 from memory.errors import NodeNotFound, ProtectedNode, ValidationFailed
 from memory.malformed import malformed_self
 from memory.models import NodeRow
-from memory.selectors import node_row_get, self_row
+from memory.selectors import deleted_id_get, node_row_get, self_row
 from memory.services.guard import guard_write
 from memory.services.links import EMBED_ONLY_ID, AutoLink, LinkAhead, _auto_links, links_ahead
 from memory.services.tiers import core_cap_enforce
@@ -191,7 +191,9 @@ def node_forget(*, ref: str, now: datetime | None = None) -> Node:
 
 
 def node_restore(*, node_id: str, now: datetime | None = None) -> Node:
-    """Bring a forgotten memory back from deleted/ and index it again (its edges return with it)."""
+    """Bring a forgotten memory back from deleted/ and index it again (its edges return with it); `node_id` may be
+    a unique prefix of the forgotten memory's id."""
+    node_id = deleted_id_get(store=runtime.store(), ref=node_id)
     with write_unit() as unit:
         node = unit.restore(node_id)
         unit.audit(operation="restore", node=node, now=now or utcnow())

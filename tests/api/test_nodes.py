@@ -183,3 +183,26 @@ def test_self_answers_the_self_node_and_what_it_defines(api, mem):
 def test_self_before_init_is_404(api):
     response = api.get("/api/agent/self")
     assert (response.status_code, response.json()["message"]) == (404, "There is no self node yet; run `ormah init`")
+
+
+def test_restore_takes_a_unique_prefix_as_every_id_does(api, pair, mem):
+    """README and docs/api.md: ids accept a unique prefix of at least 4 characters; restore took the full id only
+    ("No deleted memory 670d" after `ormah forget 670d`)."""
+    a, b = pair
+    assert api.delete(f"/api/agent/nodes/{b.id[:6]}").status_code == 200
+    restored = api.post(f"/api/agent/nodes/{b.id[:6]}/restore")
+    assert (restored.status_code, restored.json()["id"]) == (200, b.id)
+    assert runtime.store().path_for(b.id) is not None
+
+
+def test_restore_of_an_ambiguous_prefix_is_409_with_the_candidates(api, pair):
+    a, b = pair
+    assert api.delete(f"/api/agent/nodes/{b.id}").status_code == 200
+    store = runtime.store()
+    [tomb] = store.deleted_paths()
+    twin = b.id[:9] + ("0" if b.id[9] != "0" else "1") + b.id[10:]  # another memory whose id shares 9 characters
+    (store.deleted_dir / tomb.name.replace(".md", "-2.md")).write_text(tomb.read_text().replace(b.id, twin))
+    response = api.post(f"/api/agent/nodes/{b.id[:8]}/restore")
+    assert (response.status_code, response.json()["error"]) == (409, "ambiguous_ref")
+    assert sorted(response.json()["details"]["candidates"]) == sorted([b.id, twin])
+    assert api.post(f"/api/agent/nodes/{b.id}/restore").json()["id"] == b.id  # the full id still restores it
