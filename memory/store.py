@@ -291,14 +291,14 @@ def _parse_bytes(data: bytes, path: Path) -> Node:
     if "\x00" in text:  # PostgreSQL refuses NUL in text (every sync would fail), and the API refuses it in any field
         raise MalformedNodeFile(path=path, reason=f"holds a NUL byte (byte {data.index(0)})")
     node = parse(text, source=str(path))
-    _check_columns(node, path)
+    check_columns(node, path)
     return node
 
 
 MAX_INDEX_INT = 2**31 - 1  # access_count and authority are IntegerField: PostgreSQL's integer, 4 bytes
 
 
-def _check_columns(node: Node, path: Path) -> None:
+def check_columns(node: Node, path: Path | str) -> None:
     """A hand-edited tag, space or source longer than the API allows, or a count above the index's integer column,
     is malformed: PostgreSQL's columns refuse it (every sync would fail on the one file), SQLite would keep what no
     API write can make (or, past 2**63, fail too)."""

@@ -30,6 +30,7 @@ from memory.domain.identity import is_self_node
 from memory.domain.markdown import parse
 from memory.domain.node import Node
 from memory.errors import MalformedNodeFile, StorageError, ValidationFailed, WriteConflict
+from memory.store import check_columns
 
 NODES = "nodes"
 CONFLICTS = "conflicts"
@@ -112,7 +113,9 @@ def _node(data: bytes, rel: str) -> Node:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MalformedNodeFile(path=rel, reason=f"not valid UTF-8 (byte {exc.start})") from None
-    return parse(text, source=rel)
+    node = parse(text, source=rel)
+    check_columns(node, rel)  # what the store reads as malformed (a tag over 64 characters, ...) stays out of it
+    return node
 
 
 def _md_names(folder: Path) -> list[str]:

@@ -223,6 +223,28 @@ def test_a_malformed_file_is_reported_left_untouched_and_its_memory_not_forgotte
     assert not report.clean
 
 
+@pytest.mark.parametrize(("line", "reason"), [
+    ("access_count: 99999999999", "an access_count above 2147483647"),
+    ("tags: [" + "t" * 65 + "]", "a tag longer than 64 characters"),
+])
+def test_a_file_the_store_would_read_as_malformed_is_left_out_of_it(two, synced, home, line, reason):
+    # session 22 (review8): such a file parsed, so the sync put it into the store, which then read it as malformed:
+    # the memory left the index (on PostgreSQL, of every host) until someone mended the file
+    a, _ = two
+    path = in_folder(synced, a.id)
+    head, _, body = path.read_text().partition("\n---\n")
+    key = line.split(":")[0]
+    path.write_text("\n".join(x for x in head.split("\n") if not x.startswith(key + ":")) + f"\n{line}\n---\n" + body)
+    before, held = store_tree(home), path.read_bytes()
+
+    report = folder_sync(path=synced)
+
+    assert report.malformed == [(f"nodes/{path.name}", reason)]
+    assert steps(report)[a.id] == SyncStep.HELD
+    assert (store_tree(home), path.read_bytes()) == (before, held)
+    assert NodeRow.objects.filter(uid=a.id).exists()
+
+
 def test_a_dry_run_writes_nothing_on_either_side(two, synced, mem, home):
     a, _ = two
     mem("The staging database listens on port 5433", auto_link=False)
