@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from memory import runtime
 from memory.selectors import node_get
@@ -86,6 +87,25 @@ def test_edit_refuses_a_form_opened_before_a_manual_file_edit(ui, mem):
     assert response.status_code == 409
     assert "changed on disk" in response.content.decode()
     assert "Edited by hand" in path.read_text()
+
+
+def test_an_edit_refused_for_a_change_on_disk_shows_that_change_and_a_second_save_is_taken(ui, mem):
+    """Nothing is lost either way: the answer shows the file as it is now beside the person's own text (kept in
+    the form); saving again, having seen it, writes the person's text (and Undo would bring the file's back)."""
+    a = mem("Original text", auto_link=False)
+    form = edit_form(ui, a.id) | {"content": "Text from a stale form <b>"}
+    path = runtime.store().path_for(a.id)
+    path.write_text(path.read_text().replace("Original text", "Edited by hand <i>"))
+    response = csrf_post(ui, f"/nodes/{a.id}/edit/", form)
+    html = response.content.decode()
+    assert response.status_code == 409
+    on_disk = re.search(r'<div class="on-disk".*?</div>', html, re.S).group(0)
+    assert "Edited by hand &lt;i&gt;" in on_disk and "Text from a stale form &lt;b&gt;" in html
+    again = re.search(r'name="file_hash" value="([^"]+)"', html).group(1)
+    assert again != form["file_hash"]
+    response = csrf_post(ui, f"/nodes/{a.id}/edit/", form | {"file_hash": again})
+    assert response.status_code == 200
+    assert "Text from a stale form <b>" in path.read_text() and "Edited by hand" not in path.read_text()
 
 
 def test_connect_stores_the_edge_in_the_source_file(ui, mem):

@@ -76,13 +76,14 @@ def node_detail(*, ref: str, now: datetime | None = None) -> NodeDetail:
     )
 
 
-def node_file_hash(*, ref: str) -> str:
-    """The hash of a memory's file as it is on disk now (to detect edits made while a form was open)."""
+def node_on_disk(*, ref: str) -> tuple[Node, str]:
+    """A memory as its file is on disk now, and the file's hash (to detect edits made while a form was open)."""
     store = runtime.store()
     try:
-        return node_read(store=store, row=node_row_get(ref=ref))[1].hash
+        node, stored = node_read(store=store, row=node_row_get(ref=ref))
     except (NodeNotFound, MalformedNodeFile) as exc:  # as a read by id answers: the malformed file named (422)
         raise node_read_error(store=store, ref=ref, error=exc) from None
+    return node, stored.hash
 
 
 @dataclass(frozen=True)

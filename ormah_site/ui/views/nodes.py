@@ -21,7 +21,7 @@ from ormah_site.ui.forms import SYSTEM_TAGS, ConnectForm, NodeEditForm, Outdated
 from ormah_site.ui.http import is_htmx, with_trigger
 from ormah_site.ui.render import markdown_html
 from ormah_site.ui.view_models.node_trust import node_trust
-from ormah_site.ui.view_models.nodes import NodeDetail, connect_target, node_detail, node_file_hash
+from ormah_site.ui.view_models.nodes import NodeDetail, connect_target, node_detail, node_on_disk
 
 _TIER_VERBS = {Tier.CORE: "Promote to core", Tier.WORKING: "Move to working", Tier.ARCHIVAL: "Archive"}
 
@@ -36,7 +36,7 @@ def _tier_moves(detail: NodeDetail) -> list[tuple[str, str, bool]]:
 def _panel(request: HttpRequest, ref: str, *, status: int = 200, error: str | None = None,
            notice: str | None = None, edit_form: NodeEditForm | None = None,
            connect_form: ConnectForm | None = None, undo_token: str | None = None,
-           target_options: tuple = ()) -> HttpResponse:
+           target_options: tuple = (), on_disk=None) -> HttpResponse:
     detail = node_detail(ref=ref)
     context = {
         "d": detail, "node": detail.node, "content_html": markdown_html(detail.node.content),
@@ -44,6 +44,7 @@ def _panel(request: HttpRequest, ref: str, *, status: int = 200, error: str | No
         "edit_form": edit_form, "connect_form": connect_form, "outdated_form": OutdatedForm(),
         "error": error, "notice": notice, "defines": EdgeType.DEFINES.value,
         "trust": node_trust(uid=detail.node.id), "undo_token": undo_token, "target_options": target_options,
+        "on_disk": on_disk,
     }
     template = "memory/_node_panel.html" if is_htmx(request) else "memory/node_page.html"
     return render(request, template, context, status=status)
@@ -101,10 +102,19 @@ def node_edit(request: HttpRequest, uid: str) -> HttpResponse:
     form.system_tags = tuple(t for t in detail.node.tags if t in SYSTEM_TAGS)
     if not form.is_valid():
         return _panel(request, uid, status=422, edit_form=form)
-    if form.cleaned_data["file_hash"] != node_file_hash(ref=uid):
-        form.add_error(None, "The file changed on disk while you were editing. Copy your text, then reopen the "
-                             "editor to see the current version.")
-        return _panel(request, uid, status=409, edit_form=form)
+    on_disk, disk_hash = node_on_disk(ref=uid)
+    if form.cleaned_data["file_hash"] != disk_hash:
+        # Keep the person's text and show the file as it is now; the form takes the new hash, so saving again,
+        # having seen the change, writes the person's text (Undo brings the file's version back).
+        data = request.POST.copy()
+        data["file_hash"] = disk_hash
+        form = NodeEditForm(data)
+        form.system_tags = tuple(t for t in on_disk.tags if t in SYSTEM_TAGS)
+        form.is_valid()
+        form.add_error(None, "The file changed on disk while you were editing; it now says what is shown above "
+                             "your text. Your text is kept below: merge what you need, then Save to file writes "
+                             "it (Undo brings the file's version back).")
+        return _panel(request, uid, status=409, edit_form=form, on_disk=on_disk)
     try:
         patch = form.patch_for(detail.node)
     except ValidationError:
