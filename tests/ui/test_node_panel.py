@@ -141,6 +141,15 @@ def test_mark_outdated_sets_valid_until_and_appends_the_reason(ui, mem):
     assert node.content.endswith("[Outdated: moved to Valkey]")
 
 
+def test_mark_outdated_with_a_reason_too_long_is_refused_not_done_without_it(ui, mem):
+    a = mem("We use Redis 7.2", auto_link=False)
+    before = runtime.store().path_for(a.id).read_bytes()
+    response = csrf_post(ui, f"/nodes/{a.id}/outdated/", {"reason": "r" * 1001})
+    assert response.status_code == 422
+    assert "at most 1000 characters" in response.content.decode()
+    assert runtime.store().path_for(a.id).read_bytes() == before
+
+
 def test_promote_and_demote_change_the_tier_in_the_file(ui, mem):
     a = mem("An important preference", auto_link=False)
     assert csrf_post(ui, f"/nodes/{a.id}/tier/", {"tier": "core"}).status_code == 200

@@ -169,7 +169,9 @@ def node_suggestions(request: HttpRequest) -> HttpResponse:
 def node_outdated(request: HttpRequest, uid: str) -> HttpResponse:
     """Mark a memory outdated (valid_until = now, the reason appended to its content)."""
     form = OutdatedForm(request.POST)
-    reason = form.cleaned_data["reason"] if form.is_valid() else None
+    if not form.is_valid():  # refused, not done without the reason
+        return _panel(request, uid, status=422, error=" ".join(form.errors["reason"]))
+    reason = form.cleaned_data["reason"]
     recorder = undo.Recorder().watch([uid])
     try:
         services.node_mark_outdated(ref=uid, reason=reason or None)
