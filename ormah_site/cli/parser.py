@@ -159,7 +159,8 @@ def _store_commands(sub) -> None:
 def _agent_commands(sub) -> None:
     p = sub.add_parser("whisper", help="the agent hook client (inject, store) and the legacy hook setup")
     p.add_argument("action", choices=["inject", "store", "setup"],
-                   help="inject/store: read the hook's JSON on stdin; setup: same as `ormah setup claude`")
+                   help="inject/store: read the hook's JSON on stdin; setup: the whisper hooks alone in "
+                        "Claude Code's settings (`ormah setup claude` adds the MCP server too)")
     p.add_argument("--global", dest="global_", action="store_true", help="setup: the user-wide settings")
     p.add_argument("--path", help="setup: write this settings file instead")
 
