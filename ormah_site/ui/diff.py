@@ -22,6 +22,11 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text[:MAX_CHARS])
 
 
+def diff_is_cut(old: str, new: str) -> bool:
+    """Whether word_diff compared only the beginnings (a text is longer than MAX_CHARS): the screen says so."""
+    return max(len(old or ""), len(new or "")) > MAX_CHARS
+
+
 def word_diff(old: str, new: str) -> list[Piece]:
     """The pieces that turn `old` into `new`, word by word; adjacent pieces of one kind are joined."""
     a, b = _tokens(old or ""), _tokens(new or "")

@@ -4,6 +4,7 @@ every decision, pages, and what was learned or changed (decisions through the ma
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -298,3 +299,23 @@ def test_undo_without_htmx_goes_back_only_to_a_page_of_this_site(ui, home):
     assert plain_undo("/inbox/?view=decided")["Location"] == "/inbox/?view=decided"
     for elsewhere in ("https://evil.example/", "//evil.example/", "/\\evil.example"):
         assert plain_undo(elsewhere)["Location"] == "/inbox/", elsewhere
+
+
+def test_a_merge_of_long_memories_says_its_diff_covers_only_their_beginnings(ui, mem):
+    """The word diff compares the first diff.MAX_CHARS characters: a difference after them is not in it, and the
+    card says so (it showed "What differs" with nothing struck, as if the removed memory added nothing)."""
+    from ormah_site.ui.diff import MAX_CHARS
+
+    shared = "The deploy runbook step by step. " * (MAX_CHARS // 30 + 10)
+    keep = mem(shared + "Roll back with make rollback.", auto_link=False)
+    gone = mem(shared + "Page the on-call lead before any rollback.", auto_link=False)
+    propose("merge", (keep.id, gone.id), {"keep_id": keep.id, "discard_id": gone.id, "merged_title": None,
+                                           "merged_content": None}, score=0.97)
+    html = ui.get("/inbox/").content.decode()
+    diff = re.search(r'<p class="diff">(.*?)</p>', html, re.S).group(1)
+    assert "<del>" not in diff and "<ins>" not in diff  # the difference is beyond what was compared
+    assert f"Compared on the first {MAX_CHARS:,} characters" in html
+
+
+def test_a_merge_of_short_memories_has_no_such_note(ui, twins):
+    assert "Compared on the first" not in ui.get("/inbox/").content.decode()

@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString
 from maintenance.selectors import proposal_get, proposal_status_counts, proposals_list
 from memory.activity import ActivityEntry, ActivityPage, activity_since
 from memory.cards import NodeCard
-from ormah_site.ui.diff import Piece, word_diff
+from ormah_site.ui.diff import MAX_CHARS, Piece, diff_is_cut, word_diff
 from ormah_site.ui.render import markdown_html
 from ormah_site.ui.view_models.review import ProposalView, proposal_views
 
@@ -59,10 +59,15 @@ class Preview:
     diff: list[Piece] = field(default_factory=list)  # old memory -> new memory (merge, conflict)
     diff_from: str = ""
     diff_to: str = ""
+    diff_cut_at: int = 0  # the diff compared only the first this many characters (0: the whole texts)
     result_title: str = ""
     result_html: SafeString | str = ""  # merged or consolidated text, rendered markdown
     result_label: str = ""
     effect: str = ""  # one sentence: what approving does
+
+    @property
+    def diff_cut_label(self) -> str:
+        return f"{self.diff_cut_at:,}"
 
 
 @dataclass(frozen=True)
@@ -161,17 +166,19 @@ def _preview(p: ProposalView) -> Preview:
         effect = ("Approving keeps one memory with the merged text and removes the other; undo brings both back."
                   if merged else "Approving keeps the first memory as it is and removes the second, which adds "
                                  "nothing to it; undo brings it back.")
+        old, new = gone.content if gone else "", keep.content if keep else ""
         return Preview(
-            diff=word_diff(gone.content if gone else "", keep.content if keep else ""),
-            diff_from="removed", diff_to="kept",
+            diff=word_diff(old, new), diff_from="removed", diff_to="kept",
+            diff_cut_at=MAX_CHARS if diff_is_cut(old, new) else 0,
             result_title=payload.get("merged_title") or (keep.title if keep else ""),
             result_html=markdown_html(merged or (keep.content if keep else "")), result_label="After the merge",
             effect=effect)
     if p.kind == "conflict":
         newer, older = _card_node(p, payload.get("source_id")), _card_node(p, payload.get("target_id"))
         edge = payload.get("edge") or "contradicts"
-        return Preview(diff=word_diff(older.content if older else "", newer.content if newer else ""),
-                       diff_from="older", diff_to="newer",
+        old, new = older.content if older else "", newer.content if newer else ""
+        return Preview(diff=word_diff(old, new), diff_from="older", diff_to="newer",
+                       diff_cut_at=MAX_CHARS if diff_is_cut(old, new) else 0,
                        effect=f"Approving records that {EDGE_WORDS.get(edge, edge.replace('_', ' '))}; neither "
                               "memory is deleted.")
     if p.kind == "consolidation":
