@@ -36,6 +36,7 @@ from whisper.text import estimate_tokens
 logger = logging.getLogger(__name__)
 
 MAX_STORED_PROMPT = 4000
+MAX_PATTERN = 200  # WhisperDecisionRow.matched_pattern: a varchar(200) on PostgreSQL
 MAX_BUDGET_TOKENS = 4000
 PRUNE_EVERY = 500
 AFFINITY_RETENTION_DAYS = 365  # a year-old signal weighs 2^-12 of a fresh one
@@ -127,7 +128,7 @@ def _decision_row(request: WhisperRequest, run: WhisperRun | None, decision: str
     if run is not None:
         row.intent = run.intent.label if run.intent is not None else ""
         row.prompt_vec = _blob(run.prompt_vec)
-        row.matched_pattern = run.matched_pattern
+        row.matched_pattern = run.matched_pattern and run.matched_pattern[:MAX_PATTERN]  # a configured regex: longer
         row.gate = run.gate
         row.node_ids = [c.node_id for c in run.selected] if injected else []
         row.estimated_tokens = run.estimated_tokens if injected else 0
