@@ -12,7 +12,7 @@ from pathlib import Path
 
 from memory.domain.markdown import parse, render
 from memory.domain.node import Node, as_utc, utcnow
-from memory.errors import Conflict, MalformedNodeFile, NodeNotFound, StorageError, ValidationFailed
+from memory.errors import AmbiguousNodeRef, Conflict, MalformedNodeFile, NodeNotFound, StorageError, ValidationFailed
 from memory.models import MergeHistoryRow
 from memory.services.merge import SUPERSEDED_BY
 from memory.store import MarkdownStore, content_hash
@@ -22,15 +22,19 @@ logger = logging.getLogger("memory.services.merge")  # the messages kept the log
 
 
 def merge_history_get(*, ref: str) -> MergeHistoryRow:
-    """A merge by its id or a unique prefix of at least 4 characters; raises NodeNotFound or ValidationFailed."""
+    """A merge by its id or a unique prefix of at least 4 characters; raises NodeNotFound, ValidationFailed, or
+    AmbiguousNodeRef listing the candidates (as every other id: docs/api.md)."""
     ref = (ref or "").strip().lower()
     if len(ref) < 4:
         raise ValidationFailed("A merge id or a prefix of at least 4 characters is required")
     if "\x00" in ref:  # no merge id holds one, and PostgreSQL text cannot (a 404, not a database error)
         raise NodeNotFound(f"No merge {ref!r}")
-    rows = list(MergeHistoryRow.objects.filter(merge_id__startswith=ref)[:2])
-    if len(rows) != 1:
-        raise NodeNotFound(f"No merge {ref}") if not rows else ValidationFailed(f"Merge prefix {ref} is ambiguous")
+    rows = list(MergeHistoryRow.objects.filter(merge_id__startswith=ref).order_by("merge_id")[:11])
+    if not rows:
+        raise NodeNotFound(f"No merge {ref}")
+    if len(rows) > 1:
+        raise AmbiguousNodeRef(f"Merge prefix {ref} matches {len(rows)}{'+' if len(rows) > 10 else ''} merges; "
+                               "use more characters", details={"candidates": [r.merge_id for r in rows[:10]]})
     return rows[0]
 
 

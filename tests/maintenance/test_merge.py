@@ -108,3 +108,17 @@ def test_the_merge_list_shows_done_merges_not_pending_ones(scene):
     in_flight.pk, in_flight.merge_id, in_flight.pending = None, "f" * 32, True  # as a kill mid-merge leaves one
     in_flight.save(force_insert=True)
     assert [m.merge_id for m in merges_list()] == [done.merge_id]
+
+
+def test_an_ambiguous_merge_prefix_is_409_with_the_candidates_as_every_id(scene, mem, api):
+    """docs/api.md: an ambiguous id prefix (memories, proposals, merges) answers 409 `ambiguous_ref` listing the
+    candidates; a merge's answered 422 "Merge prefix ... is ambiguous" with none."""
+    _, keep, gone, other, pointer = scene
+    first = node_merge(keep_ref=keep.id, discard_ref=gone.id).merge_id
+    second = node_merge(keep_ref=other.id, discard_ref=pointer.id).merge_id
+    twin = first[:9] + ("0" if first[9] != "0" else "1") + first[10:]  # ids drawn at random rarely share 9
+    MergeHistoryRow.objects.filter(merge_id=second).update(merge_id=twin)
+    response = api.post(f"/api/agent/merges/{first[:8]}/undo")
+    assert (response.status_code, response.json()["error"]) == (409, "ambiguous_ref")
+    assert sorted(response.json()["details"]["candidates"]) == sorted([first, twin])
+    assert api.post(f"/api/agent/merges/{first}/undo").status_code == 200  # the full id still undoes it
