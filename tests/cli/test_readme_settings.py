@@ -103,3 +103,27 @@ def test_every_whisper_variable_the_settings_read_is_in_the_whisper_settings_tab
         for name in names:
             named.add(re.sub(r"_[A-Z0-9]+$", "", names[0]) + name if name.startswith("_") else name)
     assert read - named == set()
+
+
+def test_every_plain_default_in_the_whisper_settings_table_is_whisper_confs():
+    from whisper.conf import WhisperConf
+
+    conf = WhisperConf()
+    table = (ROOT / "docs" / "whisper.md").read_text().split("## Settings (`ORMAH_WHISPER_*`)", 1)[1]
+    checked, wrong = 0, []
+    for names_cell, default_cell in re.findall(r"^\| (.+?) \| (.+?) \|", table.split("\n## ", 1)[0], re.M):
+        names = []
+        for name in re.findall(r"`([A-Z0-9_]+)`", names_cell):
+            names.append(re.sub(r"_[A-Z0-9]+$", "", names[0]) + name if name.startswith("_") else name)
+        for name, shown in zip(names, default_cell.split(" / ")):
+            shown, value = shown.strip(), getattr(conf, name.lower(), None)
+            if isinstance(value, bool) and shown in ("true", "false"):
+                checked += 1
+                if shown != str(value).lower():
+                    wrong.append((name, shown, value))
+            elif isinstance(value, (int, float)) and re.fullmatch(r"[0-9.]+", shown):
+                checked += 1
+                if float(shown) != float(value):
+                    wrong.append((name, shown, value))
+    assert checked > 30
+    assert wrong == []
