@@ -461,6 +461,14 @@
     catch (e) { return ""; }
   }
 
+  /* A JSON request the server sent to the sign-in page (the session ended): go there, back to this view after. */
+  function signedOut(r) {
+    return r.redirected && new URL(r.url).pathname === "/login/";
+  }
+  function toSignIn() {
+    window.location.assign("/login/?next=" + encodeURIComponent(window.location.pathname + window.location.search));
+  }
+
   /* Keep where these memories are drawn for the next visit (server-side cache, ormah_site/ui/positions.py). */
   function savePositions(nodes) {
     if (!nodes || nodes.empty() || !el.dataset.positionsUrl) return;
@@ -469,7 +477,7 @@
     fetch(el.dataset.positionsUrl, {method: "POST", credentials: "same-origin",
                                     headers: {"Content-Type": "application/json", "X-CSRFToken": csrfToken()},
                                     body: JSON.stringify({pos: pos})})
-      .then(function (r) { el.dataset.positionsSaved = r.ok ? String(nodes.length) : "error"; })
+      .then(function (r) { el.dataset.positionsSaved = r.ok && !signedOut(r) ? String(nodes.length) : "error"; })
       .catch(function () { el.dataset.positionsSaved = "error"; });
   }
 
@@ -484,7 +492,11 @@
     window.ormahGraphData = null;
     var request = early && early.url === target ? early.data
       : fetch(target, {credentials: "same-origin", headers: {"Accept": "application/json"}})
-          .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); });
+          .then(function (r) {
+            if (signedOut(r)) { toSignIn(); throw new Error("signed out"); }
+            if (!r.ok) throw new Error("HTTP " + r.status);
+            return r.json();
+          });
     request
       .then(function (data) {
         if (seq !== loadSeq) return;
@@ -493,6 +505,7 @@
         build(data, started);
       })
       .catch(function (err) {
+        if (err.message === "signed out") return;
         el.dataset.state = "error";
         say("The graph could not be loaded (" + err.message + "). Reload the page to try again.");
       });
@@ -503,7 +516,10 @@
   function fetchHood(id) {
     return fetch(url(el.dataset.neighbourhoodUrl, id), {credentials: "same-origin",
                                                           headers: {"Accept": "application/json"}})
-      .then(function (r) { return r.ok ? r.json() : null; });
+      .then(function (r) {
+        if (signedOut(r)) { toSignIn(); return null; }
+        return r.ok ? r.json() : null;
+      });
   }
 
   function placeAround(centre, count, i) {
