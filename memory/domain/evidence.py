@@ -17,9 +17,12 @@ from enum import StrEnum
 from typing import Any
 
 from memory.domain.node import FrozenMapping, as_utc
+from memory.domain.requests import MAX_EVENT_ID_CHARS, MAX_SOURCE_CHARS
 from memory.domain.scopes import GLOBAL_SCOPE, Scope
 
 MAX_EVENT_TEXT = 64 * 1024
+# The index's columns (memory.models.EvidenceRow: PostgreSQL's varchar refuses longer) and the API's limits
+MAX_EVENT_SESSION_CHARS, MAX_EVENT_SCOPE_ID_CHARS = 200, 300
 _EVENT_ID = re.compile(r"ev_(\d{8})_[0-9a-f]{16}")
 
 
@@ -114,6 +117,11 @@ def decode_event(line: str) -> EvidenceEvent:
     at = raw.get("at")
     if not isinstance(at, str):
         raise ValueError("an evidence event needs an ISO-8601 `at`")
+    for name, value, limit in (("id", ident, MAX_EVENT_ID_CHARS), ("source", source, MAX_SOURCE_CHARS),
+                               ("session_id", session or "", MAX_EVENT_SESSION_CHARS),
+                               ("scope id", scope.get("id") or "", MAX_EVENT_SCOPE_ID_CHARS)):
+        if isinstance(value, str) and len(value) > limit:  # a foreign or hand-edited line: skipped, the sync goes on
+            raise ValueError(f"an evidence event's {name} is longer than {limit} characters")
     return EvidenceEvent(id=ident, kind=EvidenceKind(raw.get("kind")), at=datetime.fromisoformat(at), text=text,
                          session_id=session, scope=Scope(type=scope.get("type"), id=scope.get("id")),
                          source=source, data=data)
