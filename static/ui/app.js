@@ -48,6 +48,15 @@
          "once it is back.");
   });
 
+  // A request in flight (an approval can take seconds): its element says it is busy (ormah.css shows a progress
+  // cursor on its buttons) until the answer; htmx itself drops a second click meanwhile.
+  document.addEventListener("htmx:beforeRequest", function (ev) {
+    if (ev.detail && ev.detail.elt) ev.detail.elt.setAttribute("aria-busy", "true");
+  });
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    if (ev.detail && ev.detail.elt) ev.detail.elt.removeAttribute("aria-busy");
+  });
+
   // After an undo, the node panel shows the memory as it is now.
   document.body.addEventListener("ormah:undone", function () {
     var shown = document.querySelector("#panel article.node[data-node-id]");

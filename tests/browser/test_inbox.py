@@ -81,3 +81,21 @@ def test_keyboard_triage_of_a_merge_and_a_grouped_decision_with_undo(new_page, q
     assert runtime.store().path_for(gone.id) is not None
     assert "Undone" in page.inner_text("#toast")
     shot(page, "13-inbox-after-undo", full_page=True)
+
+
+def test_a_decision_in_flight_shows_it_is_working(new_page, queue):
+    """An approval can take seconds (a consolidation writes and embeds a memory): until the answer, the card's
+    buttons show they are busy (aria-busy on the form, a progress cursor) instead of looking like nothing happened."""
+    keep, gone, merge, group = queue
+    page = new_page()
+    sign_in(page, "/inbox/")
+    held = []
+    page.route("**/inbox/decide/", lambda route: held.append(route))  # the request waits here until continued
+    form = page.locator(f"article.inbox-card:has(input[value='{merge}']) form.decide")
+    form.locator("button[data-action=approve]").click()
+    page.wait_for_function("document.querySelector('form.decide[aria-busy=true]') !== null")
+    assert form.locator("button[data-action=approve]").evaluate("b => getComputedStyle(b).cursor") == "progress"
+    with page.expect_response("**/inbox/decide/"):
+        held[0].continue_()
+    page.wait_for_selector("article.inbox-card[data-status=approved]")
+    assert page.locator("form.decide[aria-busy=true]").count() == 0
