@@ -79,7 +79,7 @@ class NodeEditForm(forms.Form):
 class ConnectForm(forms.Form):
     """A new outgoing connection from the memory in the panel."""
 
-    target = forms.CharField(max_length=100, label="Connect to",
+    target = forms.CharField(max_length=MAX_TITLE_CHARS, label="Connect to",  # a whole title, as suggested
                              help_text="Type part of its title and pick it from the list, or pick it in the graph.")
     edge = forms.ChoiceField(choices=_EDGES, initial=EdgeType.RELATED_TO.value, label="Relation")
     weight = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.5,

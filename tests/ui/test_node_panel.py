@@ -217,6 +217,19 @@ def test_connect_resolves_a_title(ui, mem):
     assert f"target: {b.id}" in runtime.store().path_for(a.id).read_text()
 
 
+def test_connect_takes_a_long_title_as_the_suggestions_fill_it_in(ui, mem):
+    """A title may be 300 characters and the box's suggestions fill in the whole title (it was refused over 100)."""
+    a = mem("The deploy checklist", auto_link=False)
+    title = "Rollback drills: " + "the quarterly exercise of every service's documented rollback path " * 3
+    b = mem("Rollback drills run every quarter", title=title.strip()[:300], auto_link=False)
+    assert len(b.title) > 100
+    options = ui.get(f"/nodes/suggest/?target=Rollback+drills&exclude={a.id}").content.decode()
+    assert f'value="{b.title}"' in options.replace("&#x27;", "'")
+    response = csrf_post(ui, f"/nodes/{a.id}/connect/", {"target": b.title, "edge": "supports", "weight": "0.5"})
+    assert response.status_code == 200 and "Connected (supports)." in response.content.decode()
+    assert f"target: {b.id}" in runtime.store().path_for(a.id).read_text()
+
+
 def test_connect_with_several_matches_offers_them_and_takes_the_pick(ui, mem):
     a = mem("The deploy checklist", auto_link=False)
     b = mem("Rollback drill for the billing service", auto_link=False)
