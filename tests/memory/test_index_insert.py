@@ -157,3 +157,94 @@ def test_a_surfacing_event_is_stored_as_create_stored_it_in_one_plain_insert(db)
                                                session_id=session or None, space=space, created=NOW)
         ours, theirs = _stored(RetrievalEventRow, new_id), _stored(RetrievalEventRow, orm.id)
         assert {**ours, "id": 0} == {**theirs, "id": 0}
+
+
+def _chain(model, objs) -> list:
+    """The values bulk_create sends: Django's per-field chain for every value."""
+    fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
+    return [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]
+
+
+def _candidates(decision_id: int) -> list:
+    from enum import StrEnum
+
+    from django.utils.functional import lazy
+
+    from whisper.models import WhisperCandidateRow
+
+    class Stage(StrEnum):
+        GATE = "gate"
+
+    class Text(str):
+        pass
+
+    def row(**change):
+        values = dict(decision_id=decision_id, node_uid="n-é1", short_id="abcd1234", title="Kiln — é", source="search",
+                      retrieval_rank=1, retrieval_score=0.5, raw_cosine=0.25, ce_raw=None, ce_abs=None, affinity=0.0,
+                      gate_score=0.7, gate_threshold=0.5, stage="gate", final_rank=None, injected=False)
+        return WhisperCandidateRow(**{**values, **change})
+
+    return [row(), row(final_rank=2, injected=True, ce_raw=1.5),
+            # values a field turns into something else, or that are not plain: each goes through the chain
+            row(retrieval_rank=True, retrieval_score=1, affinity=True, stage=Stage.GATE, title=Text("t"),
+                source=lazy(lambda: "lazy", str)(), final_rank="3", gate_score="0.5", injected=0)]
+
+
+def test_plain_values_are_sent_as_the_fields_chain_sends_them(rows):
+    """Every model insert_rows writes (a remember's, an evidence append's, a recall's and a whisper call's rows):
+    the values sent are those of Django's chain, value for value and type for type, plain or not."""
+    from memory.index_insert import _plan, _values
+    from memory.models import RetrievalEventRow
+    from whisper.models import SessionPromptRow, WhisperCandidateRow, WhisperDecisionRow
+
+    node = rows[-1]
+    samples = {
+        NodeRow: _copies(node, "p"),
+        EdgeRow: [EdgeRow(source_id=node.id, target_id=rows[0].id, edge_type="related_to", weight=0.7, reason=None,
+                          valid_from=NOW), EdgeRow(source=node, target=rows[0], edge_type="defines", weight=1)],
+        EmbeddingCacheRow: [EmbeddingCacheRow(text_hash="h", model_id="m", vector=bytes(range(8)))],
+        RetrievalEventRow: [RetrievalEventRow(surface="recall", query_hash="q", node_uids=["a"], scores=[0.5],
+                                              session_id=None, space="", created=NOW)],
+        WhisperDecisionRow: [WhisperDecisionRow(created=NOW, session_id=None, prompt="p", decision="silent",
+                                                node_ids=[], gate=None, elapsed_ms=12.5, delivered=None),
+                             WhisperDecisionRow(created=NOW, session_id="s", decision="injected", delivered=True,
+                                                estimated_tokens=40, gate=0.75)],
+        WhisperCandidateRow: _candidates(7),
+        SessionPromptRow: [SessionPromptRow(session_id="s", prompt="p", created=NOW)],
+    }
+    for model, objs in samples.items():
+        fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
+        # a column stamped with "now" at each call (auto_now_add): its type only
+        stamped = {i for i, f in enumerate(fields) if getattr(f, "auto_now_add", False) or getattr(f, "auto_now", False)}
+        want = _chain(model, objs)
+        got = _values(_plan(model, fields), objs)
+        assert [type(v) for v in got] == [type(v) for v in want], model.__name__
+        # psycopg's Binary wrapper (PostgreSQL, a BinaryField, through the chain either way) compares by identity
+        kept = [[getattr(v, "obj", v) for i, v in enumerate(values) if i % len(fields) not in stamped]
+                for values in (got, want)]
+        assert kept[0] == kept[1], model.__name__
+
+
+def test_a_whisper_calls_candidate_rows_skip_the_chain_for_plain_values(rows, monkeypatch):
+    """A plain value (a str in a CharField, a float, an int, a bool, None) is sent without the five calls of Django's
+    chain (issue 13: 0.30 ms of a whisper call); only the values that are not plain go through it."""
+    from django.db.models import Field
+
+    from whisper.models import WhisperCandidateRow, WhisperDecisionRow
+
+    decision = WhisperDecisionRow.objects.create(created=NOW, decision="injected")
+    through = []
+    chain = Field.get_db_prep_save
+
+    def counted(self, value, connection):
+        through.append(self.name)
+        return chain(self, value, connection)
+
+    monkeypatch.setattr(Field, "get_db_prep_save", counted)
+    plain = _candidates(decision.id)[:2]
+    insert_rows(WhisperCandidateRow, plain)
+    on_postgres = connection.vendor == "postgresql"  # psycopg 3 sends its own int types: ints take the chain there
+    assert through == ([] if not on_postgres else [n for _ in plain for n in ("retrieval_rank", "final_rank")])
+    stored = list(WhisperCandidateRow.objects.filter(decision_id=decision.id).order_by("id")
+                  .values_list("title", "retrieval_score", "ce_raw", "final_rank", "injected"))
+    assert stored == [("Kiln — é", 0.5, None, None, False), ("Kiln — é", 0.5, 1.5, 2, True)]
