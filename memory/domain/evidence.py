@@ -106,6 +106,11 @@ def decode_event(line: str) -> EvidenceEvent:
     raw = json.loads(line)
     if not isinstance(raw, dict):
         raise ValueError("an evidence line must be a JSON object")
+    if "\\u" in line:  # an escaped lone surrogate (a foreign line) is text no database driver can store
+        try:
+            json.dumps(raw, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("an evidence event holds a lone surrogate (an escape like \\ud800 alone)") from None
     ident, text, source = raw.get("id"), raw.get("text", ""), raw.get("source", "")
     if not isinstance(ident, str) or not ident or not isinstance(text, str) or not isinstance(source, str):
         raise ValueError("an evidence event needs a string id, text and source")

@@ -40,3 +40,19 @@ def test_an_over_long_field_makes_the_line_malformed_and_the_sync_goes_on(home, 
 
     assert [m[2] for m in report.malformed] == [reason]
     assert list(EvidenceRow.objects.values_list("uid", flat=True)) == [kept.id]
+
+
+
+@pytest.mark.parametrize("fields", [{"text": "lone SURROGATE here"}, {"data": {"k": "SURROGATE"}}])
+@pytest.mark.django_db(transaction=True)
+def test_an_escaped_lone_surrogate_makes_the_line_malformed_and_the_sync_goes_on(home, fields):
+    # json.loads turns the escape into a lone surrogate, which neither psycopg nor sqlite3 can encode: the rebuild
+    # ended in a UnicodeEncodeError on both engines
+    [kept] = evidence_record(items=[EvidenceIn(kind="user_message", text="we deploy on Tuesdays")], now=NOW)
+    with (home / "evidence" / "2026-11-29.jsonl").open("a") as handle:
+        handle.write(_line(**fields).replace("SURROGATE", "\\udfff"))
+
+    report = evidence_sync(full=True)
+
+    assert [m[2] for m in report.malformed] == ["an evidence event holds a lone surrogate (an escape like \\ud800 alone)"]
+    assert list(EvidenceRow.objects.values_list("uid", flat=True)) == [kept.id]
