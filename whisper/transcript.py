@@ -10,9 +10,12 @@ after the last newline, so a line being written is read next time.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from whisper.text import synthetic_match
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # what json.loads makes of an escape like \ud83d alone
 
 CLAUDE_CODE = "claude_code"
 CODEX = "codex"
@@ -125,6 +128,8 @@ def parse_transcript(data: bytes, *, start_offset: int = 0, session_id: str | No
         if turn is not None and "\x00" in turn.text:  # pasted binary output: no memory or event may hold a NUL
             text = turn.text.replace("\x00", "").strip()
             turn = Turn(role=turn.role, text=text) if text else None
+        if turn is not None and _LONE_SURROGATE.search(turn.text):  # an emoji cut in half: not UTF-8, never stored
+            turn = Turn(role=turn.role, text=_LONE_SURROGATE.sub("\ufffd", turn.text))
         if turn is not None:
             turns.append(turn)
     return TranscriptResult(session_id=session_id, source=source, turns=tuple(turns),
