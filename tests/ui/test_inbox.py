@@ -319,3 +319,28 @@ def test_a_merge_of_long_memories_says_its_diff_covers_only_their_beginnings(ui,
 
 def test_a_merge_of_short_memories_has_no_such_note(ui, twins):
     assert "Compared on the first" not in ui.get("/inbox/").content.decode()
+
+
+def test_a_decision_and_an_undo_without_htmx_leave_their_message_on_the_page_they_lead_to(ui, twins):
+    """A form posted without JavaScript: the redirect's page says what happened (it said nothing)."""
+    keep, gone, pid = twins
+    token = _token(ui)
+    answer = ui.post("/inbox/decide/", {"ids": [pid], "action": "approve"}, HTTP_X_CSRFTOKEN=token, follow=True)
+    assert "1 proposal approved." in answer.content.decode()
+    again = ui.post("/inbox/decide/", {"ids": [pid], "action": "approve"}, HTTP_X_CSRFTOKEN=token, follow=True)
+    assert "is already approved" in again.content.decode()
+    undone = ui.post("/undo/", {}, HTTP_X_CSRFTOKEN=token, follow=True)
+    assert "Undone:" in undone.content.decode()
+
+
+def test_a_merge_undone_without_htmx_says_so_on_the_decided_page(ui, twins):
+    from memory.models import MergeHistoryRow
+
+    keep, gone, pid = twins
+    decide(ui, [pid], "approve")
+    merge_id = MergeHistoryRow.objects.get().merge_id
+    answer = ui.post(f"/merges/{merge_id}/undo/", {}, HTTP_X_CSRFTOKEN=_token(ui), follow=True)
+    assert answer.redirect_chain[-1][0] == "/inbox/?view=decided"
+    assert "Merge undone: both memories are back." in answer.content.decode()
+    again = ui.post(f"/merges/{merge_id}/undo/", {}, HTTP_X_CSRFTOKEN=_token(ui), follow=True)
+    assert 'class="error"' in again.content.decode()

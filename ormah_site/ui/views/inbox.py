@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -69,6 +70,14 @@ def _answer(request: HttpRequest, template: str, context: dict, *, status: int =
     return render(request, template, context, status=status)
 
 
+def _tell(request: HttpRequest, message: str, errors: list[str]) -> None:
+    """The message of a decision or an undo, for the page a plain form post is redirected to."""
+    if message:
+        messages.info(request, message)
+    for error in errors:
+        messages.error(request, error)
+
+
 @login_required
 @require_POST
 def inbox_decide(request: HttpRequest) -> HttpResponse:
@@ -76,7 +85,8 @@ def inbox_decide(request: HttpRequest) -> HttpResponse:
     ids = request.POST.getlist("ids")
     action = request.POST.get("action", "")
     outcome = decide(request, ids=ids, action=action)
-    if not is_htmx(request):
+    if not is_htmx(request):  # a form posted without JavaScript: the inbox says what happened
+        _tell(request, outcome.message, outcome.errors)
         return redirect(reverse("ui:inbox"))
     cards = cards_for(ids=ids)
     response = _answer(request, "inbox/_decided.html", {
@@ -102,6 +112,7 @@ def undo_view(request: HttpRequest) -> HttpResponse:
         if outcome.removed:
             events["ormah:removed"] = {"ids": outcome.removed}
     if not is_htmx(request):
+        _tell(request, message, errors)
         back = request.POST.get("next", "")
         safe = url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()},
                                                require_https=request.is_secure())

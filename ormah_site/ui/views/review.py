@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memory.errors import OrmahError
@@ -32,7 +34,11 @@ def merge_undo_view(request: HttpRequest, merge_id: str) -> HttpResponse:
     except OrmahError as exc:
         error, events = exc.message, {}
     if not is_htmx(request):
-        return redirect("ui:inbox")
+        if error:
+            messages.error(request, error)
+        else:
+            messages.info(request, "Merge undone: both memories are back.")
+        return redirect(f"{reverse('ui:inbox')}?view=decided")
     response = render(request, "maintenance/_merge_history.html", {"merges": merge_history(), "undo_error": error},
                       status=200 if error is None else 409)
     return with_events(response, events)
