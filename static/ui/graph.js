@@ -413,7 +413,10 @@
       var rest = function () {
         savePositions(placed);
         var focus = el.dataset.focus;
-        if (focus) { el.dataset.focus = ""; select(focus, {open: true}); }
+        if (focus) {  // a memory no longer there opens its panel anyway: it says there is no such memory
+          el.dataset.focus = "";
+          select(focus, {open: true}).then(function (n) { if (!n) openPanel(focus); });
+        }
         highlightSearch();
       };
       drawn(data, started, later, rest);

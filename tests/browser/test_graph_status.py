@@ -33,3 +33,18 @@ def test_a_filter_changed_after_the_session_ended_goes_to_sign_in_not_a_json_err
     page.wait_for_url("**/login/?next=*")
     assert "type%3Dprocedure" in page.url  # back to the same view after signing in
     assert "not valid JSON" not in page.inner_text("body")
+
+
+def test_show_in_the_graph_for_a_memory_no_longer_there_says_so_in_the_panel(new_page, mem):
+    """The node page's "Show in the graph" (?focus=ID) of a memory forgotten meanwhile (in another tab, by an agent):
+    the panel says there is no such memory, instead of the graph opening as if nothing was asked."""
+    from memory.services import node_forget
+
+    self_ensure(name="Robin")
+    gone = mem("A memory forgotten while its page was open", auto_link=False)
+    node_forget(ref=gone.id)
+    page = new_page()
+    sign_in(page, f"/?focus={gone.id}")
+    wait_for_graph(page)
+    page.wait_for_selector("#panel [role=alert]")
+    assert f"No memory with id {gone.id}" in page.inner_text("#panel")
