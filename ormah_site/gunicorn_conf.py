@@ -287,12 +287,12 @@ def post_worker_init(worker) -> None:
     if not settings.ORMAH["WATCH"]:
         return
     from memory.conf import get_conf
-    from memory.services import index_sync
+    from memory.services import index_sync_unattended
     from memory.watcher import watch_when_elected
 
     conf = get_conf()
-    watch_when_elected(folder=conf.memory_dir / "nodes", lock_file=conf.home / ".watcher.lock", sync=index_sync,
-                       sync_changed=lambda paths: index_sync(changed=paths),
+    watch_when_elected(folder=conf.memory_dir / "nodes", lock_file=conf.home / ".watcher.lock",
+                       sync=index_sync_unattended, sync_changed=lambda paths: index_sync_unattended(changed=paths),
                        debounce=settings.ORMAH["WATCH_DEBOUNCE_SECONDS"])
 
 

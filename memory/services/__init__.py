@@ -1,7 +1,7 @@
 """Write services of the memory app (re-exported here; see each module)."""
 
 from memory.services.identity import self_ensure
-from memory.services.indexing import index_sync
+from memory.services.indexing import index_sync, index_sync_unattended
 from memory.services.lifecycle import node_confirm_use
 from memory.services.links import AutoLink
 from memory.services.nodes import (
@@ -18,8 +18,8 @@ from memory.services.nodes import (
 from memory.services.tiers import core_cap_enforce
 
 __all__ = [
-    "AutoLink", "CreateResult", "core_cap_enforce", "edge_create", "index_sync", "node_create", "node_forget",
-    "nodes_create", "node_mark_outdated", "node_restore", "node_set_tier", "node_update", "self_ensure",
+    "AutoLink", "CreateResult", "core_cap_enforce", "edge_create", "index_sync", "index_sync_unattended", "node_create",
+    "node_forget", "nodes_create", "node_mark_outdated", "node_restore", "node_set_tier", "node_update", "self_ensure",
     "node_confirm_use",
 ]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from pathlib import Path
 
+from django.db import close_old_connections
+
 from memory import index, runtime
 from memory.index import Progress, SyncReport
 from memory.rebuild import rebuild
@@ -34,3 +36,12 @@ def index_sync(*, full: bool = False, verify: bool = False, progress: Progress |
         if full:
             return rebuild(unit.store, embedder=embedder, progress=progress, verify=verify)
         return index.sync(unit.store, embedder=embedder, progress=progress)
+
+
+def index_sync_unattended(*, changed: Collection[Path] | None = None) -> SyncReport:
+    """index_sync for a thread that serves no request (the file watcher of `ormah serve`). Django drops a connection
+    the server closed (a PostgreSQL restart, a proxy's idle timeout) only around requests; such a thread kept its dead
+    connection, and every later hand edit on that host failed to sync ("the connection is closed", session 22). So
+    first close what is unusable or older than CONN_MAX_AGE; the next query checks health and reconnects."""
+    close_old_connections()
+    return index_sync(changed=changed)
