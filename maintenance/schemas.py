@@ -6,14 +6,21 @@ from datetime import datetime
 from typing import Any, Literal
 
 from ninja import Schema
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from maintenance.detectors.links import normalise_relationship
 
 EDGE_TYPES = ("supports", "contradicts", "evolved_from", "part_of", "depends_on", "related_to", "none")
 
 
-class EdgeResultIn(Schema):
+class StrictIn(Schema):
+    """A request body: an unknown key is a 422 naming it, as on the memory routes (a misspelt `job_id` must not
+    start a new maintenance session, a misspelt `merged_content` must not merge without the agent's text)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class EdgeResultIn(StrictIn):
     node_a_id: str = Field(min_length=36, max_length=36)
     node_b_id: str = Field(min_length=36, max_length=36)
     edge_type: str = "none"
@@ -26,27 +33,27 @@ class EdgeResultIn(Schema):
         return text if text in ("evolved_from", "none") else normalise_relationship(text)
 
 
-class MergeResultIn(Schema):
+class MergeResultIn(StrictIn):
     keep_id: str = Field(min_length=36, max_length=36)
     discard_id: str = Field(min_length=36, max_length=36)
     merged_content: str | None = None
     merged_title: str | None = None
 
 
-class ConsolidationIn(Schema):
+class ConsolidationIn(StrictIn):
     node_ids: list[str] = Field(min_length=2, max_length=10)
     title: str = Field(min_length=1, max_length=300)
     content: str = Field(min_length=1)
     type: str = "concept"
 
 
-class MaintenanceResults(Schema):
+class MaintenanceResults(StrictIn):
     edges: list[EdgeResultIn] = Field(default_factory=list, max_length=500)
     merges: list[MergeResultIn] = Field(default_factory=list, max_length=200)
     consolidations: list[ConsolidationIn] = Field(default_factory=list, max_length=50)
 
 
-class MaintenanceIn(Schema):
+class MaintenanceIn(StrictIn):
     """{} starts phase 1; {job_id} asks for status; {job_id, results} is phase 2 (results need their job_id)."""
 
     job_id: str | None = None
@@ -68,7 +75,7 @@ class MaintenanceOut(Schema):
     apply_summary: dict | None = None
 
 
-class ProposalDecisionIn(Schema):
+class ProposalDecisionIn(StrictIn):
     action: Literal["approve", "reject", "approved", "rejected"]
 
 

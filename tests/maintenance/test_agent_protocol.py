@@ -79,3 +79,20 @@ def test_results_without_a_job_id_are_refused_instead_of_starting_phase_one(no_l
     answer = api.post("/api/agent/maintenance", {"results": {"edges": []}})
     assert answer.status_code == 422
     assert not MaintenanceSessionRow.objects.exists()
+
+
+def test_a_misspelt_key_is_refused_not_read_as_a_new_phase_one(no_llm, api, seeded):
+    """README: an unknown field is a 422, as on every route that does not ignore them by design (whisper and the
+    transcript capture, which hooks call). `{"jobid": ...}` started a new phase 1 and replaced the session it named;
+    `merged_contnet` merged without the agent's text; a decision's stray key was dropped."""
+    job = api.post("/api/agent/maintenance", {}).json()["job_id"]
+    typo = api.post("/api/agent/maintenance", {"jobid": job})
+    assert (typo.status_code, typo.json()["error"]) == (422, "validation_failed")
+    assert "jobid" in typo.json()["message"]
+    assert MaintenanceSessionRow.objects.get(session_id=job).status == "awaiting_results"  # not replaced
+    merge = {"keep_id": seeded["pg"], "discard_id": seeded["pg2"], "merged_contnet": "Postgres stores invoices."}
+    nested = api.post("/api/agent/maintenance", {"job_id": job, "results": {"merges": [merge]}})
+    assert (nested.status_code, nested.json()["error"]) == (422, "validation_failed")
+    assert NodeRow.objects.filter(uid=seeded["pg2"]).exists()  # nothing merged
+    decision = api.post("/api/agent/proposals/0000", {"action": "approve", "note": "looks right"})
+    assert (decision.status_code, decision.json()["error"]) == (422, "validation_failed")
