@@ -42,3 +42,17 @@ def test_every_module_the_makefile_runs_exists():
     modules = re.findall(r"\$\(PY\) -m ([a-z_][\w.]*)", makefile)
     assert "bench.recall_quality" in modules
     assert [m for m in modules if importlib.util.find_spec(m) is None] == []
+
+
+def test_every_flag_the_docs_show_after_a_command_is_an_option_of_it():
+    """`ormah recall "query" [--limit --full]`: each flag in the same code span as its command exists (README and
+    docs/*.md; `ormah admin` passes its flags to Django)."""
+    sub = next(a for a in build_parser("0")._actions if a.dest == "command")
+    options = {name: {o for a in parser._actions for o in a.option_strings} for name, parser in sub.choices.items()}
+    wrong = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for command, rest in re.findall(r"`(?:\.venv/bin/)?ormah ([a-z][a-z-]*)([^`]*)`", page.read_text()):
+            if command in options and command != "admin":
+                wrong += [(page.name, command, flag) for flag in re.findall(r"(--[a-z][a-z-]*)", rest)
+                          if flag not in options[command]]
+    assert wrong == []
