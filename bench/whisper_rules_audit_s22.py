@@ -1,6 +1,7 @@
 """Whisper's older hand rules, each switched off alone over the dev split (session 22, audit4).
 
     python -m bench.whisper_rules_audit_s22 OUT.json [VARIANT ...]   # every variant, the base run first and last
+    python -m bench.whisper_rules_audit_s22 OUT.json --from 6 [VARIANT ...]   # dev batches 6 on only (a, b)
     python -m bench.whisper_rules_audit_s22 --report OUT.json [--ids]
 
 The rules no audit has judged with today's batches: those before session 9 (22-23 Nov), of session 13 and those
@@ -92,6 +93,9 @@ def variants() -> dict[str, callable]:
         "pre topic repeat (intent)": lambda: [stages({intent.topic_repeat: None})],
         "pre acknowledgement exit (early)": lambda: [_set(early, "is_acknowledgement", lambda p: False)],
         "pre machine-prompt exit (early)": lambda: [_set(early, "synthetic_match", lambda *a, **k: None)],
+        "pre machine-prompt exit: the bash output prefixes (early, text)": lambda: [_set(
+            text, "SYNTHETIC_PREFIXES", tuple(
+            p for p in text.SYNTHETIC_PREFIXES if not p.startswith("<bash-")))],
         "pre short-prompt exit (early)": lambda: [_set(early, "MIN_ALNUM", 0)],
         "pre conversational silence (intent)": lambda: [_set(intent, "CONVERSATIONAL", "(none)")],
         "pre broad recap (retrieve)": lambda: [_set(retrieve, "is_recap", lambda p: False)],
@@ -138,7 +142,7 @@ def variants() -> dict[str, callable]:
     }
 
 
-def run(out_path: Path, wanted: list[str]) -> int:
+def run(out_path: Path, wanted: list[str], first: int = 1) -> int:
     from bench.whisper_quality import setup_django
     from bench.whisper_stores import EMBEDDER, seed_stores
 
@@ -148,7 +152,8 @@ def run(out_path: Path, wanted: list[str]) -> int:
         from bench.datasets.loader import SEALED_BATCHES
 
         ids, scenarios = seed_stores()
-        prompts = [p for p in scenarios.prompts_in("dev") if p.get("batch", 1) not in SEALED_BATCHES]
+        prompts = [p for p in scenarios.prompts_in("dev")
+                   if p.get("batch", 1) not in SEALED_BATCHES and p.get("batch", 1) >= first]
         table = variants()
         names = ["base", *(n for n in table if not wanted or any(w in n for w in wanted)), "base again"]
         results = {}
@@ -177,7 +182,9 @@ def adds(base: dict, var: dict, batches) -> dict:
     for pid, b in base.items():
         if b["batch"] not in batches:
             continue
-        v = var[pid]
+        v = var.get(pid)
+        if v is None:  # a run over later batches only (--from)
+            continue
         out["hits"] += b["hit"] - v["hit"]
         out["wrong"] += b["wrong"] - v["wrong"]
         out["broken"] += b["broken"] - v["broken"]
@@ -220,7 +227,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if argv[0] == "--report":
         return report(Path(argv[1]), "--ids" in argv)
-    return run(Path(argv[0]), argv[1:])
+    first = 1
+    if "--from" in argv:
+        at = argv.index("--from")
+        first = int(argv[at + 1])
+        del argv[at: at + 2]
+    return run(Path(argv[0]), argv[1:], first)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,6 @@
 """Whether a prompt asks for a task a stored preference should shape (docs/whisper.md, stage 4): a request in the
-imperative, read by grammar and not by a list of verbs, asking leave ("can I …", "should I …"), or a task in the user's
-own tool ("in my shell"). No Django; the only I/O is one read of the tokenizer's vocabulary per process
-(whisper.words)."""
+imperative, read by grammar and not by a list of verbs. No Django; the only I/O is one read of the tokenizer's
+vocabulary per process (whisper.words)."""
 
 from __future__ import annotations
 
@@ -134,17 +133,10 @@ def written_in_words(prompt: str) -> bool:
     return any(len(w) >= 3 and w.lower() not in CLOSED_CLASS and common_word(w) for w in _LETTERS.findall(prompt))
 
 
-# Asking whether or how the user may do something ("should I split this PR?", "can I schedule a call at 8pm?", "is it
-# ok if I have a coffee at 5?"; in Dutch "kan ik …", "mag ik …", "zal ik …"): a stored preference or rule is the
-# answer's rule.
-_ADVICE = re.compile(r"^\s*(?:(?:can|could|may) i|(?:kan|kun|mag) ik)\b|\b(?:should i|shall i|zal ik|is it "
-                     r"(?:ok|okay|fine|alright|a good idea) (?:if i|to|for me to)|would it be (?:ok|okay|fine|better) "
-                     r"(?:if i|to))\b", re.IGNORECASE)
-
-
 def preference_task(prompt: str) -> bool:
     """True when the prompt asks for a task a stored preference should shape: a request (`is_request`: "I want to add
-    requests to the project", "please format this file", "book me a hotel in Rome") or a question whether or how the
-    user may do something ("should I …", "can I …"). Questions about facts ("what is …", "when did …") are not
-    tasks."""
-    return bool(is_request(prompt) or _ADVICE.search(prompt))
+    requests to the project", "please format this file", "book me a hotel in Rome"). Questions about facts ("what is
+    …", "when did …") are not tasks, and since session 22 neither is asking leave ("should I …", "can I …", "kan
+    ik …": session 9's and 20's rule changed no dev prompt of batches 6-13 and was removed; docs/whisper.md, "Rules
+    audited on fresh batches (session 22)")."""
+    return is_request(prompt)

@@ -1,9 +1,9 @@
 """A memory about the thing a question asks of, holding nothing of what it asks about that thing, is not whispered
-(whisper.stages.focus; issue 11, item 9): a possessive chain ("Lena's husband's birthday" asks about the husband),
-and an amount of money asked for ("how much did the roof repair cost?"). The check of another name for the thing ("an
-Irish licence" is not "my French licence") was removed in session 13, and its cases with it. Every note and prompt here was written for these tests,
-not taken from the bench's scenarios; each near miss of the real-store tests is whispered without the stage (checked
-by running them with `focus_check` out of `whisper.pipeline.STAGES`)."""
+(whisper.stages.focus; issue 11, item 9): an amount of money asked for ("how much did the roof repair cost?"). The
+check of another name for the thing ("an Irish licence" is not "my French licence") was removed in session 13, the
+possessive chain ("Lena's husband's birthday") in session 22, and their cases with them. Every note and prompt here
+was written for these tests, not taken from the bench's scenarios; each near miss of the real-store tests is
+whispered without the stage (checked by running them with `focus_check` out of `whisper.pipeline.STAGES`)."""
 
 from __future__ import annotations
 
@@ -13,21 +13,9 @@ from whisper.services import whisper_respond
 from whisper import kinds
 from whisper.kinds import asked_kinds, holds_kind
 from whisper.stages import focus
-from whisper.stages.focus import chain_owners, off_focus
-from whisper.text import fold
+from whisper.stages.focus import off_focus
 
 from .conftest import make_run
-
-
-@pytest.mark.parametrize(("prompt", "owners"), [
-    ("when is Lena's husband's birthday?", {"partner"}),  # the lexicon folds "husband" to "partner"
-    ("what does Tom's mum's dog eat", {"mother"}),  # "mum" is "mother"; the dog is what is asked of her
-    ("when is Lena's birthday?", set()),  # one owner: Lena is what the note is about
-    ("how's Pixel's paw doing", set()),  # "how's" is a verb
-    ("what's the name of my brother's school", set()),
-])
-def test_the_owners_after_the_first_in_a_possessive_chain(prompt, owners):
-    assert chain_owners(prompt) == {fold(o) for o in owners}
 
 
 @pytest.mark.parametrize(("prompt", "kinds_asked"), [
@@ -76,8 +64,8 @@ def test_another_name_for_the_thing_is_no_check():
 
 
 def test_off_focus_names_why():
-    note = {"title": "Lena's birthday", "content": "My colleague Lena's birthday is on 14 August.", "tags": ()}
-    assert off_focus("when is Lena's husband's birthday", **note) == "chain: " + fold("husband")
+    note = {"title": "Roof repair", "content": "The roofer fixed the leak above the attic window in March.", "tags": ()}
+    assert off_focus("how much did the roof repair cost?", **note) == "kind: amount"
     assert off_focus("when is Lena's birthday", **note) is None
 
 
@@ -112,7 +100,6 @@ def household(mem):
 @pytest.mark.parametrize("prompt", [
     "how much did the roof repair cost?",
     "what was the price of the roof repair?",
-    "when is Lena's husband's birthday?",
 ])
 def test_a_question_about_a_stored_thing_whose_asked_fact_is_not_stored_stays_silent(household, prompt):
     assert whisper_respond(prompt=prompt, session_id="focus").decision != "injected"

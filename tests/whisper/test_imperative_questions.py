@@ -8,11 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from whisper.conf import WhisperConf
-from whisper.stages.retrieve import build_query
 from whisper.text import is_request, preference_task
-
-from .conftest import intent, make_run, unit
 
 REQUESTS = [
     "can you draft a linkedin headline for me?",  # a polite request phrased as a question
@@ -35,14 +31,6 @@ REQUESTS = [
 def test_a_request_phrased_as_a_question_stays_a_request(prompt):
     assert is_request(prompt) is True
     assert preference_task(prompt) is True
-
-
-@pytest.mark.parametrize(("prompt", "task"), [(REQUESTS[2], True)])
-def test_the_pipeline_reads_the_route_from_the_grammar(prompt, task):
-    # build_query is the stage that sets the preference route; a prompt that is its own query embeds nothing.
-    run = make_run(prompt, intent=intent(), prompt_vec=unit(1, 0))
-    build_query(run, WhisperConf(), deps=None)
-    assert run.preference_task is task
 
 
 def test_asking_leave_in_dutch_is_a_preference_task():

@@ -1,7 +1,7 @@
-"""Whisper's weighing of long pages from outside the prompt's project (whisper.stages.retrieve.page_probability):
-an imported documentation page must not take a project's own short note's place for the tasks a user types while
-working in that project, unless the prompt names the page (a library question asked inside a project). Texts written
-for this test."""
+"""Whisper's weighing of long pages (whisper.stages.retrieve.page_probability): a page the prompt names gains
+log-odds; an imported documentation page and a project's own short note for the tasks a user types while working
+(session 10's weighing down of a page from outside the project went in session 22's audit). Texts written for this
+test."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import math
 import pytest
 
 from tests.postgres import sqlite_only
-from whisper.models import WhisperCandidateRow
 from whisper.services import whisper_respond
 from whisper.stages.retrieve import NAME_WORDS, NAMED_PAGE_LIFT, names_page, page_probability
 
@@ -48,22 +47,7 @@ SECTIONS = [
 PAGE = "# Browser testing guide\n\n" + "\n\n".join(f"## {h}\n\n{t} " * 3 for h, t in SECTIONS)
 NOTE = ("End-to-end tests of the bakery app's pages live in tests/e2e: write a new end-to-end test with the "
         "seeded_shop fixture, then run make e2e.")
-TERSE = "Bakery app end-to-end tests live in tests/e2e; write new ones with the seeded_shop fixture and run make e2e."
 PROMPT = "write an end-to-end test for the new export page"
-
-
-@pytest.mark.parametrize(("probability", "chars", "space", "target", "expected"), [
-    (0.5, 1000, "docs", "bakery", 0.5),  # a note, however many words: unchanged
-    (0.5, 5000, "bakery", "bakery", 0.5),  # a page of the prompt's own project: unchanged
-    (0.5, 5000, None, None, 0.5),  # a global page and a prompt outside any project: unchanged
-    (0.5, math.e * 1000, "docs", "bakery", 1 / (1 + math.e)),  # one e-fold past 1,000 characters: -1 log-odds
-    (0.5, math.e * 1000, "docs", None, 1 / (1 + math.e)),  # a prompt outside any project: the page is outside too
-    (0.5, math.e * 1000, None, "bakery", 1 / (1 + math.e)),  # a global page from a project's prompt
-    (0.0, 9000, "docs", "bakery", 0.0),
-    (1.0, 9000, "docs", "bakery", 1.0),
-])
-def test_page_probability(probability, chars, space, target, expected):
-    assert page_probability(probability, chars=chars, space=space, target=target) == pytest.approx(expected)
 
 
 @pytest.fixture
@@ -78,19 +62,6 @@ def test_the_projects_note_is_whispered_beside_an_imported_page(store):
     # margin over it is too small for the gate (log-odds 0.25 against 0.40) and whisper stays silent.
     result = whisper_respond(prompt=PROMPT, session_id="s1", space="bakery")
     assert (result.decision, result.node_ids) == ("injected", (store["note"].id,))
-
-
-@SQLITE_SCORES
-def test_whisper_orders_the_projects_note_before_a_page_recall_ranks_first(mem, settings):
-    # Recall: the page 0.49, the note 0.35; without the discount the page's log-odds is -0.33, the note's -1.90.
-    # The per-project pass off: it would rank the note first already (its recall over bakery alone).
-    settings.ORMAH = {**settings.ORMAH, "WHISPER_PROJECT_PASS": False}
-    page = mem(PAGE, type="fact", space="docs", title="Browser testing guide", auto_link=False)
-    note = mem(TERSE, type="fact", space="bakery", auto_link=False)
-    whisper_respond(prompt=PROMPT, session_id="s1", space="bakery")
-    rows = {r.node_uid: r for r in WhisperCandidateRow.objects.all()}
-    assert rows[page.id].retrieval_rank == 1  # recall's own order: the page first
-    assert rows[note.id].gate_score > rows[page.id].gate_score
 
 
 # A library's imported README (a made-up library, text written for this test) and a project's own note: a question
@@ -131,9 +102,8 @@ def test_names_page(prompt, title, expected):
 
 def test_a_page_the_prompt_names_gains_log_odds():
     lifted = 1 / (1 + math.exp(-NAMED_PAGE_LIFT))
-    assert page_probability(0.5, chars=9000, space="docs", target="bakery", named=True) == pytest.approx(lifted)
-    assert page_probability(0.5, chars=9000, space="bakery", target="bakery", named=True) == pytest.approx(lifted)
-    assert page_probability(0.5, chars=900, space="docs", target="bakery", named=True) == 0.5  # a note: unchanged
+    assert page_probability(0.5, chars=9000, named=True) == pytest.approx(lifted)
+    assert page_probability(0.5, chars=900, named=True) == 0.5  # a note: unchanged
 
 
 OTHER_LIBRARY = "# ferrylink\n\n" + ("ferrylink moves files between machines over SSH. It resumes a broken transfer from "

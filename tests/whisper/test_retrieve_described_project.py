@@ -24,8 +24,6 @@ WORK = [
     ("Water usage service", "The quayside water usage service reads meter data every night and plans the turn-on of "
                             "pumps."),
 ]
-PAGE = ("Garden planner: README. " + "Garden planner is a library for planning plots, beds and watering. "
-        "Install it with pip, then create a Plot and add beds; the watering planner reads the tap schedule. " * 12)
 
 
 @pytest.fixture
@@ -51,14 +49,6 @@ def test_another_project_described_not_named_is_found(store, prompt, key):
     # Before, scored against quayside alone, the allotment's note stayed under the gate.
     result = whisper_respond(prompt=prompt, session_id="described", space="quayside")
     assert (result.decision, result.node_ids) == ("injected", (store[key].id,))
-
-
-@sqlite_only(reason="the probabilities it rests on are SQLite's (FTS5 BM25 in recall's probability)")
-def test_a_page_from_elsewhere_is_not_brought_in(store, mem):
-    page = mem(PAGE, type="fact", space="gardenplanner", title="Garden planner: README", auto_link=False)
-    result = whisper_respond(prompt="how does the watering planner read the tap schedule", session_id="page",
-                             space="quayside")
-    assert page.id not in result.node_ids
 
 
 def test_no_search_elsewhere_when_bm25s_first_is_the_projects_own():

@@ -10,8 +10,8 @@ import pytest
 
 from whisper.facts import named_facts
 from whisper.services import whisper_respond
-from whisper.stages.retrieve import names_page, prompt_names, written_as_name
-from whisper.text import is_request, preference_task
+from whisper.stages.retrieve import names_page, written_as_name
+from whisper.text import is_request
 from whisper.words import common_word
 
 
@@ -49,37 +49,6 @@ def test_is_request(prompt, expected):
     assert is_request(prompt) is expected
 
 
-@pytest.mark.parametrize(("prompt", "expected"), [
-    ("can I schedule a call with the Boston team at 8pm", True),
-    ("may I bring the dog to the office party", True),
-    ("which languages can I speak", False),  # a question about a fact, not asking leave
-])
-def test_asking_leave_is_a_preference_task(prompt, expected):
-    assert preference_task(prompt) is expected
-
-
-def _prefs(mem):
-    from memory.services import self_ensure
-
-    self_ensure()
-    return {
-        "train": mem("We travel by train within Europe and never fly for a weekend away; small family-run hotels, "
-                     "no chains.", title="Weekend trips", type="preference", about_self=True, auto_link=False),
-        "calls": mem("No work calls after 7 pm: evenings are for family.", title="Evening calls", type="preference",
-                     about_self=True, auto_link=False),
-    }
-
-
-@pytest.mark.parametrize(("prompt", "key"), [
-    ("arrange a weekend in Paris for the two of us", "train"),  # an imperative whose verb no list held
-    ("can I schedule a call with the Boston team at 8pm", "calls"),  # asking leave
-])
-def test_a_request_brings_the_preference_that_shapes_it(mem, prompt, key):
-    prefs = _prefs(mem)
-    result = whisper_respond(prompt=prompt, session_id="grammar")
-    assert (result.decision, result.node_ids) == ("injected", (prefs[key].id,))
-
-
 # ---- ordinary words as names
 
 @pytest.mark.parametrize(("word", "expected"), [
@@ -108,20 +77,6 @@ def test_a_one_word_ordinary_name_names_a_page_only_when_written_as_a_name():
     assert names_page({"loguru", "safe"}, title="loguru: README", text="make loguru safe")  # an invented name
 
 
-@pytest.mark.parametrize(("text", "named"), [
-    ("how are the docs published?", False),  # an ordinary word after a determiner: the word, not the project
-    ("preview our docs site locally", False),
-    ("search docs for the retry setting", True),  # no determiner: it may be the project's name
-    ("how does the routewise API sign requests?", True),  # an invented name stays a name
-    ("how does the bakery app store prices?", True),  # an ordinary word followed by a word for a project
-    ("is the Bakery cache warm?", True),  # written as a name
-    ("how fresh is the bakery bread?", False),
-])
-def test_a_space_named_by_an_ordinary_word(text, named):
-    space = "routewise" if "routewise" in text else "bakery" if "akery" in text else "docs"
-    assert (space in prompt_names(text, {space, "bakery", "docs"})) is named
-
-
 def _library(mem):
     page = "# Requests\n\n" + ("Requests is an elegant and simple HTTP library for Python. Sessions keep cookies "
                                "and connection pooling. Retry failed requests with an HTTPAdapter and a urllib3 "
@@ -144,13 +99,6 @@ def test_a_word_that_is_also_a_library_does_not_bring_its_page_into_a_project(me
     # Before: "requests" named the Requests page, which kept recall's 0.61 and passed the gate (log-odds 0.47).
     result = whisper_respond(prompt="how do we retry failed requests with backoff?", session_id="s1", space="bakery")
     assert notes["page"].id not in result.node_ids
-
-
-def test_the_docs_of_a_project_are_not_the_docs_space(mem):
-    notes = _library(mem)
-    # Before: "docs" named the docs space, the prompt was scored against it and the Sphinx page was whispered.
-    result = whisper_respond(prompt="how are the docs published?", session_id="s1", space="bakery")
-    assert (result.decision, result.node_ids) == ("injected", (notes["pub"].id,))
 
 
 # ---- whose a fact is, and what a phone is

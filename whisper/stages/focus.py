@@ -4,8 +4,6 @@ asked about it, is not whispered (issue 11, item 9; docs/whisper.md, "The focus 
 The checks, each a text rule on the prompt and the memory (title, text, labels; its creation date for a year); no
 store's words in them:
 
-* **a possessive chain**: "when is Jonas's mother's birthday?" asks about the mother, not about Jonas: a memory that
-  does not name every owner after the first ("mother") is about another thing than the one asked of.
 * **the kind of answer** (whisper.kinds, the one table of kinds): "how much did the trip cost?" asks for an amount
   of money; a memory holding no amount (a currency sign or word beside a number) cannot answer it however much it
   says about the trip. The same for a time, a number, a person or a place: "when is Pixel's vet appointment?" and a
@@ -20,7 +18,7 @@ store's words in them:
 * **a goal for the past** (session 16): "which level did I pass last time?" is not answered by the goal to pass one.
 
 A third check, another name for the thing ("a Dutch passport" and "my Belgian passport"), was removed in session 13,
-and in session 21 another version (session 14), the dimension of a measure and the last occurrence (session 16), a
+in session 22 the possessive chain ("when is Jonas's mother's birthday?", session 10), and in session 21 another version (session 14), the dimension of a measure and the last occurrence (session 16), a
 past date asked, the thing set aside and the thing held by another memory (session 19): no dev prompt written after
 them changed (docs/whisper.md, "Rules audited on fresh batches").
 
@@ -41,42 +39,8 @@ from whisper.kinds import (
     VERSION_ASKED, asked_kinds, counted_thing, holds_count_of, missing_kind, scan_chars,
 )
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
-from whisper.text import NOT_POSSESSIVE, fold, topic_tokens
+from whisper.text import topic_tokens
 from whisper.when import asked_points, may_name_a_year, other_time
-
-# ---- a possessive chain: "Jonas's mother's birthday" -> the owners after the first ({"mother"})
-
-_TOKEN = re.compile(r"[A-Za-z][\w'\u2019-]*")
-_POSSESSIVE_WORD = re.compile(r"[A-Za-z][\w-]*(?:'s|\u2019s|s'|s\u2019)")
-# The same relation in other words, so that "mum's" meets a note saying "mother".
-_KIN = {"mum": "mother", "mom": "mother", "mam": "mother", "mummy": "mother", "mommy": "mother", "dad": "father",
-        "daddy": "father", "pa": "father", "ma": "mother", "grandma": "grandmother", "granny": "grandmother",
-        "nan": "grandmother", "nana": "grandmother", "grandpa": "grandfather", "granddad": "grandfather",
-        "grandad": "grandfather", "bro": "brother", "sis": "sister"}
-
-
-def _kin(word: str) -> str:
-    return fold(_KIN.get(word.lower(), word))
-
-
-def chain_owners(prompt: str) -> set[str]:
-    """The folded owners after the first in each possessive chain of the prompt ("what's Jonas's mother's name?" ->
-    {"mother"}); empty without a chain of two or more ("when is Jonas's birthday?")."""
-    owners: set[str] = set()
-    chain: list[str] = []
-    for word in [*_TOKEN.findall(prompt), ""]:
-        if _POSSESSIVE_WORD.fullmatch(word) and word.lower().replace("\u2019", "'") not in NOT_POSSESSIVE:
-            chain.append(re.sub(r"(?:'s|\u2019s|'|\u2019)$", "", word))
-            continue
-        for owner in chain[1:]:
-            owners |= {_kin(t) for t in topic_tokens(owner)}
-        chain = []
-    return owners
-
-
-def _words(text: str) -> set[str]:
-    return {_kin(t) for t in re.findall(r"[A-Za-z][\w-]*", text)} | topic_tokens(text)
-
 
 # ---- the versions a text names (read by the version asked, below)
 
@@ -173,17 +137,13 @@ def goal_for_the_past(prompt: str, node_type: str) -> bool:
 def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
               node_type: str = NodeType.FACT, content_max_chars: int = 0,
               created: datetime | None = None) -> str | None:
-    """Why a memory (its title, content and labels: tags, project) misses the question's focus ("chain: mother",
-    "kind: amount", "count of: mats", "goal: past asked", "version: none held", "year: 2023"), or None when it does
+    """Why a memory (its title, content and labels: tags, project; no check reads the labels since session 22
+    removed the possessive chain) misses the question's focus ("kind: amount", "count of: mats", "goal: past asked", "version: none held", "year: 2023"), or None when it does
     not. The prompt is read as typed (`whisper.pasted.typed_text`: harness elements and fenced pastes cut out).
     `node_type` tells an event (one occurrence, which another year's note is not) from a standing rule
     (`other_year`); `created` is the memory's creation date (`other_year`); `content_max_chars` (the conf's) widens
     the kind and count checks' reading to what whisper renders (`whisper.kinds.scan_chars`)."""
     prompt = typed_text(prompt)
-    text = f"{title}\n{content}\n{' '.join(tags)}"
-    missing = chain_owners(prompt) - _words(text)
-    if missing:
-        return "chain: " + ", ".join(sorted(missing))
     kind = missing_kind(prompt, f"{title}\n{content}", limit=scan_chars(title, content_max_chars))
     if kind is not None:
         return "kind: " + kind

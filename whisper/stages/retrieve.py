@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from memory.domain.enums import NodeType, Tier
+from memory.domain.enums import Tier
 from memory.domain.requests import ABOUT_SELF_TAG
 from memory.domain.search import MAX_QUERY_CHARS, SearchHit, SearchQuery
 from memory.domain.temporal import parse_temporal
@@ -16,7 +16,7 @@ from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR,
 from whisper.asked import asked, sentences
 from whisper.facts import names_focus, others_facts, question_facts
 from whisper.text import (
-    about_user, asks_about_user, is_recap, owned_focus, preference_task, question_focus, someone_elses,
+    about_user, asks_about_user, is_recap, owned_focus, question_focus, someone_elses,
 )
 from whisper.words import common_word
 
@@ -24,7 +24,10 @@ FOLLOW_UP_PROMPTS = 2
 SELF_TAG = "self"
 TOKEN_WORDS = re.compile(r"[\w.-]+")
 PAGE_CHARS = 1000  # a memory longer than this is a page (imported documentation), not a note
-PAGE_PENALTY = 1.0  # log-odds taken per e-fold of a page's length past PAGE_CHARS when it is outside the project
+# A page from outside the project lost this many log-odds per e-fold of its length until session 22, whose audit
+# removed it (it cost right answers on dev 6-13; docs/whisper.md, "Rules audited on fresh batches (session 22)"):
+# none now; bench/whisper_gate_fit.py's page re-weighing reads it as what the dump holds.
+PAGE_PENALTY = 0.0
 NAMED_PAGE_LIFT = 0.5  # log-odds given to a page the prompt names (docs/whisper.md, "The order of recall's hits")
 NAME_WORDS = re.compile(r"[^\W_]+")
 NAME_AFFIXES = ("python", "py")
@@ -40,7 +43,6 @@ def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     run.identity_question = ((run.intent is not None and run.intent.has(IDENTITY))
                              or user_question(run.prompt) is not None)
     run.about_user = run.identity_question or about_user(run.prompt)
-    run.preference_task = preference_task(run.prompt)
     run.broad_recap = (run.intent is not None and run.intent.has(TEMPORAL) and is_recap(run.prompt)
                        and parse_temporal(run.prompt, run.now).window is not None)
     return None
@@ -105,11 +107,8 @@ def names_page(words: set[str], *, title: str, text: str | None = None) -> bool:
 
 # ---- names that are ordinary words ("rich", "docs"): read as names only where the prompt writes them as names
 
-DETERMINERS = frozenset("the a an our my your their its his her this that these those".split())
 # Words that say the word beside them is a package or a tool ("the requests library", "import rich").
 PACKAGE_WORDS = frozenset("library lib package module sdk import pip readme".split())
-# Words that say the word before them is a project ("the bakery app", "our docs repo").
-PROJECT_WORDS = frozenset("app service project repo repository codebase".split())
 
 
 def written_as_name(text: str, word: str) -> bool:
@@ -132,30 +131,16 @@ def written_as_name(text: str, word: str) -> bool:
     return False
 
 
-def prompt_names(text: str, spaces: frozenset[str] | set[str]) -> set[str]:
-    """The prompt's words (lowercase, "." and "-" kept inside), less the spaces' names it uses as ordinary words: a
-    space named by an ordinary English word ("docs") right after a determiner ("preview the docs site", "and how are
-    the docs published?") is that word, not the project, unless a word saying it is a project follows it ("the
-    bakery app", "our docs repo") or the prompt writes it as a name ("the Bakery API", `written_as_name`); an
-    invented name stays a name ("the routewise API")."""
-    words = [t.lower() for t in TOKEN_WORDS.findall(text)]
-    named = set(words)
-    for space in spaces:
-        low = space.lower()
-        if low in named and common_word(low) and all(
-                i > 0 and words[i - 1] in DETERMINERS and not set(words[i + 1: i + 2]) & PROJECT_WORDS
-                for i, w in enumerate(words) if w == low) and not written_as_name(text, low):
-            named.discard(low)
-    return named
+def prompt_names(text: str) -> set[str]:
+    """The prompt's words (lowercase, "." and "-" kept inside), among them the projects it names (session 11's reading
+    of a project named by an ordinary word after a determiner, "the docs site", as that word was removed in session
+    22: docs/whisper.md, "Rules audited on fresh batches (session 22)")."""
+    return {t.lower() for t in TOKEN_WORDS.findall(text)}
 
 
-def named_project(others: set[str], text: str) -> str | None:
-    """The one other project a prompt names, or None. When it names several, a project named by an invented word
-    ("tidewater") wins over one whose name is an ordinary English word the prompt does not write as a name ("how
-    does tidewater build its site? same for our internal docs": "docs" is the word, not the space; a determiner
-    before it is not needed, `prompt_names`): the invented name can only be the project."""
-    if len(others) > 1:
-        others = {s for s in others if not common_word(s.lower()) or written_as_name(text, s.lower())}
+def named_project(others: set[str]) -> str | None:
+    """The one other project a prompt names, or None (session 12's preference for a project named by an invented
+    word among several was removed in session 22: docs/whisper.md, "Rules audited on fresh batches (session 22)")."""
     return next(iter(others)) if len(others) == 1 else None
 
 
@@ -165,28 +150,23 @@ def names_a_project(others: set[str], named: set[str], spaces: frozenset[str]) -
     return bool(others) or any(s.lower() in named for s in spaces)
 
 
-def page_probability(probability: float, *, chars: int, space: str | None, target: str | None,
-                     named: bool = False) -> float:
-    """Recall's probability as whisper weighs it: a page (longer than PAGE_CHARS) from outside the prompt's project
-    loses PAGE_PENALTY log-odds per e-fold of length. Recall's scorer rewards length (more words, more chances to
-    share one with the prompt), so an imported 20 KB README outranked the project's own two-line note for the
-    tasks a user types while working (docs/whisper.md, "The order of recall's hits"). A page the prompt names
-    (`names_page`: "does httpx-sse reconnect ...?" asked in a project) is what the prompt is about, which recall's
-    scorer cannot see (it weighs the words a page shares, not whether the prompt names it): it gains
-    NAMED_PAGE_LIFT log-odds instead."""
-    if chars <= PAGE_CHARS or not 0.0 < probability < 1.0 or (space == target and not named):
+def page_probability(probability: float, *, chars: int, named: bool = False) -> float:
+    """Recall's probability as whisper weighs it: a page (longer than PAGE_CHARS) the prompt names (`names_page`:
+    "does httpx-sse reconnect ...?" asked in a project) is what the prompt is about, which recall's scorer cannot
+    see (it weighs the words a page shares, not whether the prompt names it): it gains NAMED_PAGE_LIFT log-odds.
+    Any other hit keeps recall's probability (session 10's weighing down of a page from outside the project was
+    removed in session 22: docs/whisper.md, "The order of recall's hits")."""
+    if chars <= PAGE_CHARS or not named or not 0.0 < probability < 1.0:
         return probability
-    shift = NAMED_PAGE_LIFT if named else -PAGE_PENALTY * math.log(chars / PAGE_CHARS)
-    z = math.log(probability / (1.0 - probability)) + shift
+    z = math.log(probability / (1.0 - probability)) + NAMED_PAGE_LIFT
     return 1.0 / (1.0 + math.exp(-z))
 
 
 def _candidate(hit: SearchHit, rank: int | None, *, source: str, identity: bool, conf: WhisperConf,
-               current_space: str | None, named: set[str], target: str | None, text: str) -> Candidate:
+               current_space: str | None, named: set[str], text: str) -> Candidate:
     # A long memory is represented by the passage that matched (docs/whisper.md): overlap and text read that.
     words = {w for token in named for w in NAME_WORDS.findall(token)}
-    weighed = page_probability(hit.score, chars=len(hit.content), space=hit.space, target=target,
-                               named=names_page(words, title=hit.title, text=text))
+    weighed = page_probability(hit.score, chars=len(hit.content), named=names_page(words, title=hit.title, text=text))
     return Candidate(
         node_id=hit.node_id, short_id=hit.short_id, title=hit.title, content=hit.snippet_text, type=hit.type,
         space=hit.space, confidence=hit.confidence, created=hit.created, retrieval_rank=rank,
@@ -202,10 +182,10 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     text = run.query or run.prompt
     by_text = run.identity_question and not (run.intent is not None and run.intent.has(IDENTITY))
     spaces = deps.spaces() if space is not None or by_text else frozenset()
-    named = prompt_names(text, spaces)
+    named = prompt_names(text)
     # Asking about another project by name ("how does routewise store times?") scores against that project.
     others = {s for s in spaces if s != space and s.lower() in named} if space is not None else set()
-    target = named_project(others, text) or space
+    target = named_project(others) or space
     run.target_space = target
     if by_text and names_a_project(others, named, spaces):
         run.identity_question = False  # "what ORM did I pick for loafbook" asks about a project, not the user
@@ -236,18 +216,18 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         h.node_id for h in hits if ABOUT_SELF_TAG in h.tags}
     pairs = [(h, _candidate(h, i + 1, source="temporal" if h.source == "temporal" else "search",
                             identity=h.node_id in run.identity_ids, conf=conf, current_space=space, named=named,
-                            target=target, text=text))
+                            text=text))
              for i, h in enumerate(hits)]
     seen = {h.node_id for h in hits}
     _off_focus(run, pairs)
     if run.identity_question or (run.intent is not None and run.intent.has(IDENTITY)):
         extra = [h for h in identity_hits if h.node_id not in seen]
-    else:  # a task a preference shapes ("I want to add httpx") brings the user's preferences, judged on cosine
-        extra = [h for h in identity_hits
-                 if h.node_id not in seen and (h.node_id in run.standouts
-                                               or (run.preference_task and h.type == NodeType.PREFERENCE))]
+    else:  # a task a convention shapes brings that convention when it stands out (whisper.conventions); session 9's
+        # preference task, which brought every preference on a request, was removed in session 22 (docs/whisper.md,
+        # "Rules audited on fresh batches (session 22)")
+        extra = [h for h in identity_hits if h.node_id not in seen and h.node_id in run.standouts]
     extra_pairs = [(h, _candidate(h, None, source="identity", identity=True, conf=conf, current_space=space,
-                                  named=named, target=target, text=text)) for h in extra]
+                                  named=named, text=text)) for h in extra]
     _off_focus(run, extra_pairs)
     pairs += extra_pairs
     # Recall already has the cosine of every hit its vector leg found: read stored vectors only for the others.
