@@ -62,8 +62,9 @@ def variants() -> dict[str, callable]:
     def without(kind):
         return {k: v for k, v in kinds._ASKS.items() if k != kind}
 
-    old_amount = re.compile(
-        rf"\bhow (?:much|many)\b[^.?!]*(?:{kinds._MONEY_WORDS})"
+    money = getattr(kinds, "_MONEY_WORDS", None)  # None once session 22 removed the amount kind
+    old_amount = money and re.compile(
+        rf"\bhow (?:much|many)\b[^.?!]*(?:{money})"
         r"|\bhow (?:expensive|pricey|cheap)\b"
         r"|\bwhat (?:did|does|do|will|would)\b(?:(?!\b(?:when|if|because|after|before|while|since|until)\b)[^.?!])*"
         r"\bcost\b"
@@ -127,7 +128,8 @@ def variants() -> dict[str, callable]:
         "s18 no version held (6fad63c)": lambda: [_set(focus, "no_version", lambda *a, **k: False)],
         # session 19
         "s19 focus reads typed text (cd7570d)": lambda: [_set(focus, "typed_text", lambda p: p)],
-        "s19 pay/spend asks money (cd7570d)": lambda: [_set(kinds, "_ASKS", {**kinds._ASKS, "amount": old_amount})],
+        "s19 pay/spend asks money (cd7570d)": lambda: [_needs(money is not None, "the amount kind"),
+                                                       _set(kinds, "_ASKS", {**kinds._ASKS, "amount": old_amount})],
         "s19 no date for the past (cd7570d)": lambda: [_set(focus, "no_date_for_the_past", lambda *a, **k: False)],
         "s19 set aside (cd7570d)": lambda: [_set(focus, "about_set_aside", lambda *a, **k: None)],
         "s19 thing held by another (9d00755)": lambda: [

@@ -2,15 +2,14 @@
 
 "When is Biscuit's vet appointment?" asks for a date or time; a note about Biscuit's vet holding none cannot answer
 it, however close it scores. Both sides are read from closed word classes (question words, auxiliaries, months,
-weekdays, number words, pronouns, prepositions of place) and regular patterns (digits, clock times, paths, hosts);
-no store's or bench's words are in them. docs/whisper.md, "The focus rule beyond the identity route".
+weekdays, number words) and regular patterns (digits, clock times); no store's or bench's words are in them.
+docs/whisper.md, "The focus rule beyond the identity route".
 
-Kinds: "amount" (an amount of money), "time" (a date or time of day), "number" (a size, duration, port or
-version), "count" ("how many <things>": a number standing alone, not a measure, date or time; session 14), "person" (a
-name, a person word, or a group or role: "the payments team", "the on-call engineer"), "place" (a named place, a
-place phrase, a path, host or URL). "How much is / was the …" asks for a number of any unit (a memory limit in MB
-as much as a price); it asks for money only when the question says so (cost, price, pay, spend, charge, a fee or bill,
-a currency word or sign), and then money stands for the number: "for free" answers it.
+Kinds: "time" (a date or time of day), "number" (a size, duration, port or version; "how much is / was the …" asks
+for a number of any unit, a price as much as a memory limit), "count" ("how many <things>": a number standing alone,
+not a measure, date or time; session 14). The amount of money (session 10), the person and the place (session 12)
+were removed in session 22: they changed no dev prompt of batches 6-13 (docs/whisper.md, "Rules audited on fresh
+batches (session 22)").
 
 The thing a count question counts (session 15): "how many crash mats are there?" is not answered by a note whose only
 counts count other things ("the two highest top-outs"): `counted_thing`, `holds_count_of`.
@@ -34,27 +33,14 @@ from whisper.imperative import inflected
 # and a note written the day it happened).
 _AUX = r"(?:is|are|do|does|will|would|should|shall|can|could|has|have|must|might|may|'s|\u2019s|'re|\u2019re)"
 CLAUSE = r"(?:^|[.?!;:,\n]\s*|\b(?:and|but|so|also|then|or)\s+)"  # a question word opens a clause, not a relative
-# A question that says money: a verb or adjective of paying (cost, pay, spend, charge, expensive, worth), a noun
-# naming a sum of money (price, fee, bill, rent, salary, premium, fare, tax, …), or a currency word or sign.
+# A currency word or sign: a number before one is an amount of money, not a count of things.
 _CURRENCY = (r"(?:€|\$|£|¥|₹|eur|euros?|usd|dollars?|pounds?|gbp|quid|yen|jpy|chf|francs?|kronor|krona|kr|sek|"
              r"nok|dkk|cents?|pence)")
-_MONEY_WORDS = (r"\b(?:costs?|costing|pay|paid|pays|paying|spend|spent|spends|charged?|charges|price[sd]?|pricing|"
-                r"fees?|bill|billed|bills|invoiced?|expensive|pricey|cheap|cheaper|afford|worth|rent|rents|salary|"
-                r"salaries|wages?|premiums?|fares?|tax|taxes|tolls?|deposit|tuition|mortgage|subscription|refund|"
-                r"pension|budget|allowance)\b"
-                rf"|[€$£¥₹]|\b{_CURRENCY}(?![a-z])")
 # "version(s)" as the thing asked; "version control / policy / scheme / …" ask no version (review1, session 18). The
 # number kind and the focus stage's version question (stages/focus.py) read it.
 VERSION_ASKED = (r"versions?\b(?!\s+(?:control|policy|policies|scheme|strategy|history|bumps?|numbering|naming|"
                  r"manager)\b)")
 _ASKS = {
-    "amount": re.compile(
-        rf"\bhow (?:much|many)\b[^.?!]*(?:{_MONEY_WORDS})"
-        r"|\bhow (?:expensive|pricey|cheap)\b"
-        r"|\bwhat (?:did|does|do|will|would)\b(?:(?!\b(?:when|if|because|after|before|while|since|until)\b)[^.?!])*"
-        r"\bcost\b"  # "what did the trip cost", not "what did I do when the cost went up" (a clause's own verb)
-        r"|\bwhat(?:'s|\u2019s| is| was| were| are)? (?:the )?(?:total |full |final )?(?:price|fee|fees|bill|cost)\b",
-        re.IGNORECASE),
     "time": re.compile(
         rf"{CLAUSE}(?:when(?:'s|\u2019s)|when {_AUX}\b|by when|until when|since when)"
         r"|\b(?:what|which) (?:time|date|day|days|weekday|month|year|hour)s?\b"
@@ -65,8 +51,6 @@ _ASKS = {
         r"(?:(?:port|number|percentage|size|count|limit|maximum|minimum|timeout|capacity|quota|threshold)s?\b"
         rf"|{VERSION_ASKED})",
         re.IGNORECASE),
-    "person": re.compile(rf"{CLAUSE}(?:who(?:'s|\u2019s)?|whom|whose)\b", re.IGNORECASE),
-    "place": re.compile(rf"{CLAUSE}(?:where(?:'s|\u2019s)?)\b", re.IGNORECASE),
 }
 # Units of measure, short and long (a closed class): a number before one is a measure, not a count of things.
 _UNITS_SHORT = (r"%|px|pt|em|rem|[kmgt]i?b|bytes?|kg|g|mg|lbs?|km|m|cm|mm|mi|ft|l|ml|ms|s|secs?|mins?|h|hrs?|kbps|mbps|"
@@ -95,9 +79,6 @@ def asked_kinds(prompt: str) -> frozenset[str]:
     if _METHOD.search(prompt) or not asks(prompt):
         return frozenset()
     kinds = {kind for kind, asks in _ASKS.items() if asks.search(prompt)}
-    # An amount of money is the number asked for ("how much did it cost?"): "for free" answers it, no digit needed.
-    if "amount" in kinds:
-        kinds.discard("number")
     # "how many photos …" asks for a count of things, which a measure ("1600 px", "2 MB", "7 minutes") is not; "how
     # many kilometres / hours …" asks for the measure itself.
     if "number" in kinds and any(m.group(1).lower() not in _UNIT_NAMES for m in _HOW_MANY.finditer(prompt)):
@@ -115,29 +96,7 @@ _NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve
                  "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
                  "thousand million billion dozen half single double twice once triple quarter couple")
 _UNITS = "second minute hour day week month year fortnight decade"
-# A name: a capitalised word inside a sentence (not its first word: a sentence opens capitalised anyway), not a
-# month's or a weekday's.
-_CALENDAR = "|".join(f"{w[0].upper()}{w[1:]}" for w in f"{_MONTHS} {_DAYS}".split())
-_NAME = rf"(?<=[^.!?:\n\s] )(?!(?:{_CALENDAR})s?\b)[A-Z][a-z]+\b"
-# A group or role that answers "who": "the payments team", "the on-call engineer", "the maintainers", "Acme's
-# support desk". Closed classes of collective and role nouns, after a determiner or a possessive (up to two words
-# between: "the platform infra team").
-_GROUPS = ("team teams group groups squad squads crew crews department departments dept committee committees board "
-           "boards staff office desk council union club family household company companies firm vendor vendors "
-           "supplier suppliers contractor contractors agency organisation organisations organization organizations "
-           "org orgs people folks community contributors")
-_ROLES = ("owner owners maintainer maintainers engineer engineers developer developers dev devs admin admins "
-          "administrator administrators operator operators reviewer reviewers lead leads manager managers "
-          "on-call oncall sre sres support ops author authors user users customer customers client clients "
-          "landlord landlady tenant tenants neighbour neighbours neighbor neighbors doctor doctors dentist nurse "
-          "vet plumber electrician builder builders mechanic accountant lawyer teacher teachers coach "
-          "partner partners colleague colleagues boss assistant intern interns founder founders "
-          "chair secretary treasurer editor editors designer designers tester testers analyst analysts")
-_DETERMINER = r"(?:the|a|an|our|my|your|their|his|her|its|each|every|[A-Z][\w-]*['\u2019]s)"
-_GROUP = (rf"(?i:\b{_DETERMINER} (?:[\w-]+ ){{0,2}}(?:{'|'.join(re.escape(w) for w in (_GROUPS + ' ' + _ROLES).split())})\b)")
 _HOLDS = {
-    "amount": re.compile(rf"(?:[€$£¥₹]\s?\d|\b\d[\d.,]*\s?[km]?\s?{_CURRENCY}(?![a-z])|\b{_CURRENCY}\s?\d|"
-                         r"\b(?:for free|free of charge|at no cost|cost nothing|costs nothing)\b)", re.IGNORECASE),
     "time": re.compile(
         r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}\.\d{1,2}\.\d{2,4}\b|\b\d{1,2}:\d{2}\b"
         r"|\b\d{1,2}\s?(?:am|pm|h)\b|\b(?:19|20)\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b"
@@ -150,8 +109,6 @@ _HOLDS = {
     "number": re.compile(
         rf"\d|\b(?:{'|'.join(_NUMBER_WORDS.split())})\b|\b(?:a|an|per) (?:{'|'.join(_UNITS.split())})s?\b"
         r"|\b(?:a few|several|many|no)\b", re.IGNORECASE),
-    "person": re.compile(rf"{_NAME}|{_GROUP}|\b(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? [A-Z]|@\w+"
-                         r"|(?i:\b(?:i|me|my|myself|we|us|our|he|him|his|she|her|they|them)\b)"),
     # a count of things: a number word or a number standing alone, not a measure ("1600 px"), a date ("1 March",
     # "2026"), a time ("14:05"), a version or a part of a name ("B2", "k8s")
     "count": re.compile(
@@ -160,13 +117,6 @@ _HOLDS = {
         r"|(?<![\w.:/-])(?!(?:19|20)\d\d\b)\d[\d,]*(?![\w.:/-]*\d)(?![\w])"
         rf"(?!\s?(?:{_UNITS_SHORT})(?![\w]))(?!\s+(?:{'|'.join(_UNIT_NAMES)})\b)"
         rf"(?!\s+(?:{'|'.join(_MONTHS.split())})\b)", re.IGNORECASE),
-    "place": re.compile(
-        rf"{_NAME}|https?://|(?i:\b[\w-]+\.(?:com|org|net|io|dev|app|local|internal|lan)\b|\blocalhost\b)"
-        r"|(?:^|[\s(`'\"])[~.]?/\w|\w/\w|(?i:\b\w+\.(?:py|js|ts|json|toml|ya?ml|md|txt|db|sqlite3?|cfg|ini|conf|env|"
-        r"sh|lock|html|css)\b)|:\d{2,5}\b"
-        r"|(?i:\b(?:in|at|on|by|for|under|behind|near|inside|outside|beside|above|below|from|into|across|around|"
-        r"over|through|next to|opposite) (?:the|a|an|my|"
-        r"our|his|her|their|its)\b|\b(?:at home|upstairs|downstairs|abroad)\b)"),
 }
 
 
@@ -180,9 +130,8 @@ def scan_chars(title: str, content_max_chars: int) -> int:
 
 
 def holds_kind(text: str, kind: str, *, limit: int = SCAN_CHARS) -> bool:
-    """Whether a memory's text (its first `limit` characters) holds a thing of that kind ("amount": "€1,840", "40
-    euros", "for free"; "time": "Thursday 9:30", "next week"; "number": "4 workers", "two"; "person": "Sam", "she",
-    "the payments team"; "place": "in the hall cupboard", "/var/lib/app", "db.internal")."""
+    """Whether a memory's text (its first `limit` characters) holds a thing of that kind ("time": "Thursday 9:30",
+    "next week"; "number": "4 workers", "two"; "count": a number standing alone)."""
     return bool(_HOLDS[kind].search(text[:limit]))
 
 

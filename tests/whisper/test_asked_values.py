@@ -10,18 +10,15 @@ from __future__ import annotations
 import pytest
 
 from whisper.imperative import is_request, preference_task, written_in_words
-from whisper.kinds import asked_kinds, holds_kind, missing_kind
+from whisper.kinds import asked_kinds, holds_kind
 from whisper.services import whisper_respond
 from whisper.stages.focus import versions
 
 
 @pytest.mark.parametrize(("prompt", "kinds_asked"), [
-    ("where do the backups go?", {"place"}),
     ("whats the port of the cache", {"number"}),  # "whats" is "what's"
-    ("wheres the spare charger", {"place"}),
     ("whats the max upload size for an attachment", {"number"}),  # words between "the" and the noun
     ("what's our request timeout on the proxy?", {"number"}),
-    ("what did the boiler repair cost?", {"amount"}),
     # "cost" as the verb of a clause of its own: the question asks what was done, not a price.
     ("what did we do when the cost of the heating went up?", set()),
     ("what did I change after the yearly cost was raised", set()),
@@ -35,7 +32,6 @@ def test_the_value_a_question_asks_for(prompt, kinds_asked):
     ("how many signed up?", {"count"}),
     ("how many kilometres is the ride to the coast?", {"number"}),  # a unit asked: the measure itself
     ("how many hours does the nightly backup take?", {"number"}),
-    ("how many euros did the tickets cost?", {"amount"}),
 ])
 def test_how_many_things_asks_for_a_count(prompt, kinds_asked):
     assert asked_kinds(prompt) == kinds_asked

@@ -20,9 +20,6 @@ from whisper.services import whisper_respond
     ("how many replicas does the search service run?", {"count"}),  # a count of things (session 14)
     ("what port does the metrics exporter listen on?", {"number"}),
     ("how long do we keep the audit logs", {"number"}),
-    ("who reviews the database migrations?", {"person"}),
-    ("where do we keep the spare house keys?", {"place"}),
-    ("and where's the staging config?", {"place"}),
     ("when did we move the blog to Hugo?", set()),  # a note's own date answers when something happened
     ("how do I restart the worker", set()),  # a method
     ("why does the export time out?", set()),  # a reason
@@ -44,19 +41,7 @@ def test_the_kind_a_question_asks_for(prompt, kinds):
     ("The search service runs three replicas behind nginx.", "number", True),
     ("Exporter on port 9102.", "number", True),
     ("The search service sits behind nginx and reads the shared index.", "number", False),
-    ("Migrations are reviewed by Priya before each release.", "person", True),
-    ("Dr. Okafor fitted the crown.", "person", True),
-    ("Migrations are reviewed before each release.", "person", False),
     # A group or role answers "who" as a name does.
-    ("The billing service is owned by the payments team.", "person", True),
-    ("Pages go to the on-call engineer first.", "person", True),
-    ("Releases are tagged by the maintainers.", "person", True),
-    ("The billing service sits behind the gateway.", "person", False),
-    ("Migrations run in March, April and June.", "person", False),  # a month is not a name
-    ("Spare keys hang in the hall cupboard.", "place", True),
-    ("Staging reads config/staging.toml.", "place", True),
-    ("The database lives at db.internal:5432.", "place", True),
-    ("Spare keys were cut last year.", "place", False),
 ])
 def test_a_memory_holding_a_thing_of_a_kind(text, kind, holds):
     assert holds_kind(text, kind) is holds
