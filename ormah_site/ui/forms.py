@@ -16,7 +16,18 @@ _EDGES = [(e.value, e.value.replace("_", " ")) for e in EdgeType if e != EdgeTyp
 SYSTEM_TAGS = frozenset((*SELF_TAGS, ABOUT_SELF_TAG))  # kept by Ormah itself: shown, never edited as text
 
 
-class NodeEditForm(forms.Form):
+class PasteSafeForm(forms.Form):
+    """A form whose text fields have no maxlength attribute: the browser cuts a longer paste without a word, and the
+    cut text would be saved. Each field's max_length is checked on submit instead, the message next to the field and
+    all of the text kept in it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            field.widget.attrs.pop("maxlength", None)
+
+
+class NodeEditForm(PasteSafeForm):
     """Edit the fields a person may change; the result is a NodePatch of just the changed fields."""
 
     title = forms.CharField(required=False, max_length=MAX_TITLE_CHARS,
@@ -31,13 +42,6 @@ class NodeEditForm(forms.Form):
     file_hash = forms.CharField(widget=forms.HiddenInput)
 
     system_tags: tuple[str, ...] = ()
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # No maxlength attribute where people paste: the browser would cut a long paste without a word and the cut
-        # text would be saved. The limits are checked here instead, with the message next to the field.
-        for name in ("title", "content"):
-            self.fields[name].widget.attrs.pop("maxlength", None)
 
     @classmethod
     def for_node(cls, node: Node, file_hash: str) -> NodeEditForm:
@@ -76,7 +80,7 @@ class NodeEditForm(forms.Form):
             raise
 
 
-class ConnectForm(forms.Form):
+class ConnectForm(PasteSafeForm):
     """A new outgoing connection from the memory in the panel."""
 
     target = forms.CharField(max_length=MAX_TITLE_CHARS, label="Connect to",  # a whole title, as suggested
@@ -87,8 +91,12 @@ class ConnectForm(forms.Form):
     reason = forms.CharField(required=False, max_length=1000)
 
 
-class OutdatedForm(forms.Form):
+class OutdatedForm(PasteSafeForm):
     reason = forms.CharField(required=False, max_length=1000, label="Why is it outdated?")
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", "outdated-%s")  # the panel's other forms have a `reason` too
+        super().__init__(*args, **kwargs)
 
 
 class TierForm(forms.Form):

@@ -78,7 +78,7 @@
     var target = ev.detail && ev.detail.target;
     if (!target || target.id !== "panel") return;
     var alert = target.querySelector("[role=alert]");
-    var field = target.querySelector("form[aria-label] [aria-invalid=true]") ||
+    var field = target.querySelector("form [aria-invalid=true]") ||
                 target.querySelector("form[aria-label] input:not([type=hidden]), form[aria-label] textarea");
     var heading = target.querySelector("#node-title");
     var el = alert && !field ? alert : (field || heading || target);

@@ -55,3 +55,51 @@ def test_a_paste_longer_than_a_memory_may_be_is_refused_with_a_message_not_cut_s
     described = page.get_attribute("textarea[name=content]", "aria-describedby").split()
     assert described and all(page.locator(f"#{i}").count() == 1 for i in described), described
     shot(page, "long-paste-refused")
+
+
+def _paste(page, selector: str, text: str) -> None:
+    page.locator(selector).fill("")
+    page.locator(selector).focus()
+    page.keyboard.insert_text(text)  # what a paste does; a maxlength attribute would cut it here, unseen
+
+
+def test_a_mark_outdated_reason_longer_than_allowed_is_refused_with_a_message_not_cut_silently(new_page, mem):
+    from memory import runtime
+
+    node = mem("We deploy from the release branch", auto_link=False)
+    before = runtime.store().path_for(node.id).read_bytes()
+    page = new_page()
+    sign_in(page, f"/nodes/{node.id}/")
+    page.click("#panel summary:has-text('Mark outdated')")
+    pasted = "We moved to trunk-based deploys; see the thread. " * 25  # 1,225 characters
+    _paste(page, "#outdated-reason", pasted)
+    with page.expect_response(lambda r: r.url.endswith("/outdated/") and r.request.method == "POST") as answer:
+        page.click("#panel button:has-text('Mark outdated')")
+    assert answer.value.status == 422  # with maxlength=1000 the cut reason was accepted (200) and stored
+    page.wait_for_selector("#panel .field:has(#outdated-reason) .errorlist")
+    assert page.locator("#outdated-reason").input_value() == pasted  # the text is all still there, the box open
+    assert "at most 1000 characters" in page.inner_text("#panel .field:has(#outdated-reason) .errorlist")
+    assert page.evaluate("document.activeElement.id") == "outdated-reason"
+    assert runtime.store().path_for(node.id).read_bytes() == before
+    shot(page, "long-outdated-reason-refused")
+
+
+def test_a_connect_reason_longer_than_allowed_is_refused_with_a_message_not_cut_silently(new_page, mem):
+    from memory import runtime
+
+    node = mem("The staging database runs PostgreSQL 16", auto_link=False)
+    mem("Staging backups run nightly", title="Staging backups", auto_link=False)
+    before = runtime.store().path_for(node.id).read_bytes()
+    page = new_page()
+    sign_in(page, f"/nodes/{node.id}/")
+    page.click("#panel button:has-text('Connect')")
+    page.fill("#connect-target", "Staging backups")
+    pasted = "Both are about staging; the backups restore into this database. " * 20  # 1,280 characters
+    _paste(page, "#panel form[aria-label='Connect to another memory'] input[name=reason]", pasted)
+    with page.expect_response(lambda r: r.url.endswith("/connect/") and r.request.method == "POST") as answer:
+        page.click("#panel button:has-text('Connect'):not([type=button])")
+    assert answer.value.status == 422
+    reason = page.locator("#panel form[aria-label='Connect to another memory'] input[name=reason]")
+    assert reason.input_value() == pasted
+    assert "at most 1000 characters" in page.inner_text("#panel .field:has(input[name=reason]) .errorlist")
+    assert runtime.store().path_for(node.id).read_bytes() == before

@@ -148,6 +148,19 @@ def test_mark_outdated_with_a_reason_too_long_is_refused_not_done_without_it(ui,
     assert response.status_code == 422
     assert "at most 1000 characters" in response.content.decode()
     assert runtime.store().path_for(a.id).read_bytes() == before
+    # the reason stays in its box, the box open, the error beside the field
+    html = response.content.decode()
+    assert re.search(r'<details open>\s*<summary>Mark outdated</summary>', html)
+    field = re.search(r'<div class="field">\s*<label for="outdated-reason">.*?</div>', html, re.S).group(0)
+    assert f'value="{"r" * 1001}"' in field and "at most 1000 characters" in field
+
+
+def test_no_text_box_of_the_panel_cuts_a_paste_with_maxlength(ui, mem):
+    a = mem("We use Redis 7.2", auto_link=False)
+    for path in ("", "edit/", "connect/"):
+        html = ui.get(f"/nodes/{a.id}/{path}", HTTP_HX_REQUEST="true").content.decode()
+        assert "<input" in html
+        assert "maxlength" not in html, path
 
 
 def test_promote_and_demote_change_the_tier_in_the_file(ui, mem):

@@ -35,13 +35,13 @@ def _tier_moves(detail: NodeDetail) -> list[tuple[str, str, bool]]:
 
 def _panel(request: HttpRequest, ref: str, *, status: int = 200, error: str | None = None,
            notice: str | None = None, edit_form: NodeEditForm | None = None,
-           connect_form: ConnectForm | None = None, undo_token: str | None = None,
-           target_options: tuple = (), on_disk=None) -> HttpResponse:
+           connect_form: ConnectForm | None = None, outdated_form: OutdatedForm | None = None,
+           undo_token: str | None = None, target_options: tuple = (), on_disk=None) -> HttpResponse:
     detail = node_detail(ref=ref)
     context = {
         "d": detail, "node": detail.node, "content_html": markdown_html(detail.node.content),
         "tier_moves": [] if detail.is_self else _tier_moves(detail),
-        "edit_form": edit_form, "connect_form": connect_form, "outdated_form": OutdatedForm(),
+        "edit_form": edit_form, "connect_form": connect_form, "outdated_form": outdated_form or OutdatedForm(),
         "error": error, "notice": notice, "defines": EdgeType.DEFINES.value,
         "trust": node_trust(uid=detail.node.id), "undo_token": undo_token, "target_options": target_options,
         "on_disk": on_disk,
@@ -169,8 +169,8 @@ def node_suggestions(request: HttpRequest) -> HttpResponse:
 def node_outdated(request: HttpRequest, uid: str) -> HttpResponse:
     """Mark a memory outdated (valid_until = now, the reason appended to its content)."""
     form = OutdatedForm(request.POST)
-    if not form.is_valid():  # refused, not done without the reason
-        return _panel(request, uid, status=422, error=" ".join(form.errors["reason"]))
+    if not form.is_valid():  # refused, not done without the reason; the reason stays in its box, the error beside it
+        return _panel(request, uid, status=422, outdated_form=form)
     reason = form.cleaned_data["reason"]
     recorder = undo.Recorder().watch([uid])
     try:
