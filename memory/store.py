@@ -272,7 +272,7 @@ def _parse_checked(data: bytes, path: Path, st: os.stat_result, truncated: bool)
     """Parse, remembering a failure by the file's signature (so an unchanged file is reported once)."""
     key = os.path.abspath(path)
     try:
-        node = _parse_bytes(data, path)
+        node = parse_bytes(data, path)
     except MalformedNodeFile as exc:
         _MALFORMED[key] = (_signature(st), exc.reason)
         raise
@@ -283,7 +283,10 @@ def _parse_checked(data: bytes, path: Path, st: os.stat_result, truncated: bool)
     return node
 
 
-def _parse_bytes(data: bytes, path: Path) -> Node:
+def parse_bytes(data: bytes, path: Path | str) -> Node:
+    """The memory a node file's bytes hold, as the store reads it; raises MalformedNodeFile saying why not (not UTF-8,
+    a NUL byte, a field the index's columns refuse, or what `parse` refuses). What writes a file it did not make
+    (`ormah import`, `ormah sync PATH`) checks with this, so nothing it writes is malformed to the store."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -27,10 +27,9 @@ from memory.atomic import (
 )
 from memory.domain.folder_sync import SyncState, state_parse, state_render
 from memory.domain.identity import is_self_node
-from memory.domain.markdown import parse
 from memory.domain.node import Node
 from memory.errors import MalformedNodeFile, StorageError, ValidationFailed, WriteConflict
-from memory.store import check_columns
+from memory.store import parse_bytes
 
 NODES = "nodes"
 CONFLICTS = "conflicts"
@@ -107,15 +106,7 @@ def _node(data: bytes, rel: str) -> Node:
     if len(data) > MAX_FILE_BYTES:
         raise MalformedNodeFile(path=rel, reason=f"{len(data):,} bytes, over the {MAX_FILE_BYTES // 1024} KiB Ormah "
                                                  "reads; split it")
-    if b"\x00" in data:
-        raise MalformedNodeFile(path=rel, reason="holds a NUL character")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MalformedNodeFile(path=rel, reason=f"not valid UTF-8 (byte {exc.start})") from None
-    node = parse(text, source=rel)
-    check_columns(node, rel)  # what the store reads as malformed (a tag over 64 characters, ...) stays out of it
-    return node
+    return parse_bytes(data, rel)  # what the store reads as malformed (a NUL, a tag over 64 characters, ...) stays out
 
 
 def _md_names(folder: Path) -> list[str]:

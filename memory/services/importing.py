@@ -24,7 +24,7 @@ from memory.models import NodeRow
 from memory.services.indexing import index_sync
 from memory.services.tiers import core_cap_enforce
 from memory.services.note_import import vault_import
-from memory.store import DELETED_DIR, NODES_DIR, MarkdownStore, check_columns, content_hash
+from memory.store import DELETED_DIR, NODES_DIR, MarkdownStore, content_hash, parse_bytes
 from memory.writes import WriteUnit, write_unit
 
 logger = logging.getLogger(__name__)
@@ -118,11 +118,7 @@ def node_files_import(*, files: list[MemoryFile]) -> ImportReport:
         for f in files:
             origin = f.origin or f.rel
             try:
-                node = parse(f.data.decode("utf-8"), source=origin)
-                check_columns(node, origin)  # what the store would read as malformed is not written into it
-            except UnicodeDecodeError as exc:
-                report.skipped.append((origin, f"not valid UTF-8 (byte {exc.start})"))
-                continue
+                node = parse_bytes(f.data, origin)  # what the store would read as malformed is not written into it
             except MalformedNodeFile as exc:
                 report.skipped.append((origin, exc.reason))
                 continue

@@ -36,3 +36,19 @@ def test_a_file_over_the_index_columns_is_skipped_with_its_reason(home, db, tmp_
                                                          "an access_count above 2147483647"]
     assert list(NodeRow.objects.values_list("uid", flat=True).exclude(is_self=True)) == [good.id]
     assert sorted(p.name for p in (home / "memory" / "nodes").glob("fact_*.md")) == [f"fact_{good.short_id}.md"]
+
+
+def test_a_file_holding_a_nul_byte_is_skipped_with_its_reason(home, db, tmp_path):
+    # session 22 (review10): the store reads such a file as malformed ("holds a NUL byte"), as it does a file over the
+    # columns; the import parsed it, wrote it and counted it imported, and no sync indexed it
+    nodes = tmp_path / "export" / "nodes"
+    nodes.mkdir(parents=True)
+    good, pasted = _node("The staging database listens on port 5433"), _node("binary output \x00 pasted")
+    for node in (good, pasted):
+        (nodes / f"fact_{node.short_id}.md").write_text(render(node), encoding="utf-8")
+
+    report = memory_import(path=tmp_path / "export")
+
+    assert report.imported == [good.id]
+    assert [why.split(" (")[0] for _, why in report.skipped] == ["holds a NUL byte"]
+    assert sorted(p.name for p in (home / "memory" / "nodes").glob("fact_*.md")) == [f"fact_{good.short_id}.md"]
