@@ -13,13 +13,25 @@ from markdown_it.common.utils import escapeHtml
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
 
 
+def _inside_link(tokens, idx) -> bool:
+    """Whether the inline token at `idx` stands between a link's open and close (a badge: [![build](b.svg)](ci))."""
+    depth = 0
+    for token in tokens[:idx]:
+        depth += {"link_open": 1, "link_close": -1}.get(token.type, 0)
+    return depth > 0
+
+
 def _image_as_link(renderer, tokens, idx, options, env) -> str:
     """An image is a link named by its alt text: a screen never fetches what a memory names (a README's badges were
-    broken images, CSP errors and same-site requests for relative paths in the inbox). A data: image keeps its name."""
+    broken images, CSP errors and same-site requests for relative paths in the inbox). A data: image keeps its name
+    (its data is never shown); an image inside a link is that link's name (an <a> in an <a> is not HTML: the browser
+    would close the outer link there)."""
     token = tokens[idx]
     src = str(token.attrGet("src") or "")
-    name = escapeHtml("image: " + (renderer.renderInlineAsText(token.children or [], options, env) or src))
-    if not src or src.lower().startswith("data:"):
+    data = src.lower().startswith("data:")
+    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    name = escapeHtml("image: " + (alt or ("inline data" if data else src)))
+    if not src or data or _inside_link(tokens, idx):
         return f'<span class="image-link">{name}</span>'
     return f'<a href="{escapeHtml(src)}" class="image-link">{name}</a>'
 
