@@ -56,6 +56,25 @@ def test_signing_in_again_in_another_tab_leaves_a_readable_message_not_a_csrf_pa
     assert tier_of(node.id) == "archival"
 
 
+def test_signing_out_from_a_stale_page_just_signs_out(memory_page):
+    page, node = memory_page
+    other = page.context.new_page()  # sign out and in again in another tab: this page's CSRF token is now stale
+    other.goto("/")
+    other.click("button:has-text('Sign out')")
+    other.wait_for_selector("#id_username")
+    other.fill("#id_username", "ormah")
+    other.fill("#id_password", PASSWORD)
+    other.click("button[type=submit]")
+    other.wait_for_load_state()
+    with page.expect_response(lambda r: r.url.endswith("/logout/")) as answer:
+        page.click("button:has-text('Sign out')")
+    assert answer.value.status == 302  # it said "This page is out of date" (403)
+    page.wait_for_selector("#id_username")
+    assert "out of date" not in page.inner_text("body")
+    other.goto(f"/nodes/{node.id}/")  # the session is over in every tab
+    other.wait_for_selector("#id_username")
+
+
 def test_a_server_error_says_so_and_keeps_the_screen(memory_page):
     page, node = memory_page
     with connection.cursor() as cursor:  # a broken index: every read of the memory fails with a real 500

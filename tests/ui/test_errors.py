@@ -32,3 +32,26 @@ def test_a_stale_form_gets_a_page_that_leads_back_only_to_this_site(ui):
     assert f'href="/nodes/{self_node.id}/"' in answer.content.decode()
     elsewhere = _stale_post(ui, path, HTTP_REFERER="https://evil.example/phish")
     assert "evil.example" not in elsewhere.content.decode() and 'href="/"' in elsewhere.content.decode()
+
+
+def _signed_in(client) -> bool:
+    return client.get("/stats/").status_code == 200
+
+
+def test_a_sign_out_from_a_stale_page_of_this_site_signs_out(ui):
+    ui.get("/stats/")  # sets the csrftoken cookie; the form's token below is a stale page's
+    answer = ui.post(reverse("logout"), {"csrfmiddlewaretoken": "x" * 32}, HTTP_ORIGIN="http://testserver")
+    assert answer.status_code == 302 and answer["Location"] == reverse("login")  # it was 403 "out of date"
+    assert not _signed_in(ui)
+
+
+def test_a_sign_out_from_another_site_or_without_an_origin_leads_to_a_fresh_sign_out(ui):
+    for headers in ({"HTTP_ORIGIN": "https://evil.example"}, {"HTTP_ORIGIN": "http://testserver:9999"}, {}):
+        answer = ui.post(reverse("logout"), {"csrfmiddlewaretoken": "x" * 32}, **headers)
+        assert answer.status_code == 403, headers
+        assert _signed_in(ui), headers  # not signed out by a page Ormah cannot vouch for
+        body = answer.content.decode()
+        assert "still signed in" in body and f'action="{reverse("logout")}"' in body
+    token = ui.cookies["csrftoken"].value  # the page's own Sign out carries a fresh token: it works
+    assert ui.post(reverse("logout"), {"csrfmiddlewaretoken": token}).status_code == 302
+    assert not _signed_in(ui)
