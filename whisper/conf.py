@@ -68,6 +68,9 @@ class WhisperConf:
     standout_min_set: int = 8
     overlap_ce_floor: float = 0.45
     overlap_cosine_floor: float = 0.70
+    # A call's nearest recall hit sharing no word passes the overlap filter and the gate when its cosine stands this
+    # many standard deviations over the prompt's cosines to every memory in scope (whisper.stages.scoring.standing).
+    overlap_z: float = 5.0
     intent_threshold: float = 0.65
     topic_repeat_threshold: float = 0.75
     buffer_size: int = 5
@@ -158,6 +161,7 @@ def get_conf() -> WhisperConf:
         standout_min_set=pick("STANDOUT_MIN_SET", d.standout_min_set),
         overlap_ce_floor=pick("OVERLAP_CE_FLOOR", d.overlap_ce_floor),
         overlap_cosine_floor=pick("OVERLAP_COSINE_FLOOR", d.overlap_cosine_floor),
+        overlap_z=pick("OVERLAP_Z", d.overlap_z),
         intent_threshold=pick("INTENT_THRESHOLD", d.intent_threshold),
         topic_repeat_threshold=pick("TOPIC_REPEAT_THRESHOLD", d.topic_repeat_threshold),
         buffer_size=pick("BUFFER_SIZE", d.buffer_size),

@@ -82,6 +82,7 @@ class Candidate:
     affinity: float = 0.0
     space_factor: float = 1.0
     overlap: bool = False
+    standing: float | None = None  # z of its cosine over the scope, when it passed the overlap filter on it
     gate_score: float | None = None
     gate_threshold: float | None = None
     stage: str = STAGE_CANDIDATE

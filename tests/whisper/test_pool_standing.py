@@ -1,9 +1,9 @@
-"""A recall hit sharing no word with the prompt no longer passes the overlap filter on its standing (session 19's
-pass, removed by session 21's audit: docs/whisper.md, "Rules audited on fresh batches (session 21)"); the spread of
-the prompt's cosines over every memory in scope is still read by bench/whisper_pool_standout.py."""
+"""A recall hit sharing no word with the prompt passes the overlap filter and the gate on its standing: its cosine's
+standard score over the prompt's cosines to every memory in scope (session 19, docs/whisper.md)."""
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 
 import numpy as np
@@ -15,6 +15,7 @@ from memory.search import matrix
 from memory.search.semantic import cosine_map
 from memory.services import node_update
 from whisper import selectors
+from whisper.stages.gate import injection_gate
 from whisper.stages.scoring import topical_overlap
 
 from .conftest import NOW, cand, fake_deps, intent, make_run, unit
@@ -33,13 +34,41 @@ def _run(pool):
     return make_run(PROMPT, pool=pool, intent=intent(), query=PROMPT, query_vec=unit(1.0), prompt_vec=unit(1.0))
 
 
-def test_the_nearest_hit_sharing_no_word_is_dropped_however_far_it_stands_out(conf):
-    # Session 19's standing pass (1471c5d) let it through at z >= 5.0 (here 5.5); removed in session 21's audit.
-    run = _run(_pool())
+def test_the_nearest_hit_sharing_no_word_passes_the_filter_and_the_gate_when_it_stands_out(conf):
+    pool = _pool()
+    run = _run(pool)
     deps = fake_deps(spread=lambda vec: (0.10, 0.06))  # z of "a" = (0.43 - 0.10) / 0.06 = 5.5
     assert topical_overlap(run, conf, deps) is None
+    assert [c.node_id for c in run.pool] == ["a", "b"]
+    assert pool[0].standing == 5.5 and pool[1].standing is None
+    assert injection_gate(run, conf, deps) is None
+    assert [c.node_id for c in run.pool] == ["a"]  # the logistic gate alone passes neither
+    assert (pool[0].gate_score, pool[0].gate_threshold) == (5.5, conf.overlap_z)
+
+
+@pytest.mark.parametrize("spread", [(0.10, 0.07), None, (0.43, 0.0)])
+def test_a_hit_that_does_not_stand_out_enough_is_dropped_as_before(conf, spread):
+    run = _run(_pool())
+    deps = fake_deps(spread=lambda vec: spread)  # z 4.7 < 5.0; no matrix (vec0); no spread at all
+    assert topical_overlap(run, conf, deps) is None
     assert [c.node_id for c in run.pool] == ["b"]
-    assert run.candidates[0].stage == "no_overlap"
+    assert run.candidates[0].stage == "no_overlap" and run.candidates[0].standing is None
+
+
+def test_only_the_nearest_hit_may_pass_on_its_standing(conf):
+    pool = _pool()
+    pool[1].raw_cosine = 0.50  # the nearest hit shares a word: it passes on that; "a" is not the nearest
+    run = _run(pool)
+    assert topical_overlap(run, conf, fake_deps(spread=lambda vec: (0.10, 0.01))) is None
+    assert [c.node_id for c in run.pool] == ["b"]
+
+
+def test_the_pass_is_off_at_an_infinite_threshold(conf):
+    from dataclasses import replace
+
+    run = _run(_pool())
+    assert topical_overlap(run, replace(conf, overlap_z=math.inf), fake_deps(spread=lambda vec: (0.1, 0.01))) is None
+    assert [c.node_id for c in run.pool] == ["b"]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -46,3 +46,24 @@ def test_the_users_fact_asked_inside_context_is_whispered(job):
     result = whisper_respond(prompt="my cousin asked where I work these days. what's my job, how should I put it",
                              session_id="clause")
     assert (result.decision, result.node_ids) == ("injected", (job.id,))
+
+
+def test_the_nearest_hit_sharing_no_word_passes_on_its_standing(conf):
+    # Session 19's standout past the overlap filter (1471c5d), removed in session 21 and restored in session 22 on
+    # batch 13 dev: the call's nearest hit, sharing no word with the prompt, passes the filter and the gate when its
+    # cosine's standard score over the prompt's cosines to every memory in scope reaches overlap_z.
+    from whisper.stages.gate import injection_gate
+    from whisper.stages.scoring import topical_overlap
+
+    from .conftest import cand, fake_deps, intent, make_run, unit
+
+    prompt = "what was the name of that cheese we bought at the market in the alps"
+    pool = [cand("raclette", title="Valais trip", content="Brought home half a wheel of Bagnes from Le Chable",
+                 cosine=0.47, probability=0.07),
+            cand("wine", title="Wine", content="A case of Fendant from the market", cosine=0.31, probability=0.05)]
+    run = make_run(prompt, pool=pool, intent=intent(), query=prompt, query_vec=unit(1.0), prompt_vec=unit(1.0))
+    deps = fake_deps(spread=lambda vec: (0.12, 0.05))  # z of "raclette" = (0.47 - 0.12) / 0.05 = 7.0
+    assert topical_overlap(run, conf, deps) is None
+    assert [c.node_id for c in run.pool] == ["raclette", "wine"]
+    assert injection_gate(run, conf, deps) is None
+    assert [c.node_id for c in run.pool] == ["raclette"]

@@ -16,7 +16,7 @@ from whisper.evidence import memory_cover, thing_evidence
 from whisper.kinds import SCAN_CHARS
 from whisper.stages.retrieve import PAGE_CHARS
 from whisper.state import (
-    SILENT_BELOW_GATE, SILENT_TOPIC_REPEAT, STAGE_CAP, STAGE_GATE, STAGE_SERVED, Candidate, Deps,
+    SILENT_BELOW_GATE, SILENT_TOPIC_REPEAT, STAGE_CANDIDATE, STAGE_CAP, STAGE_GATE, STAGE_SERVED, Candidate, Deps,
     WhisperRun,
 )
 from whisper.text import topic_tokens
@@ -189,6 +189,19 @@ def _follow_up_answer(run: WhisperRun, conf: WhisperConf, deps: Deps) -> None:
         best.gate_score, best.gate_threshold = round(both[id(best)], 4), conf.follow_up_cosine
 
 
+def _standing_gate(run: WhisperRun, conf: WhisperConf) -> None:
+    """A hit the overlap filter let through on its standing (whisper.stages.scoring.standing) passes whatever the
+    logistic gate said: its gate score becomes its standing, its threshold conf.overlap_z, so the ledger shows why.
+    The logistic gate was fitted on hits that share a word with the prompt; this one shares none."""
+    kept = {id(c) for c in run.pool}
+    for cand in run.candidates:
+        if cand.standing is None or cand.stage != STAGE_GATE or id(cand) in kept:
+            continue
+        cand.gate_score, cand.gate_threshold = cand.standing, conf.overlap_z
+        cand.stage = STAGE_CANDIDATE
+        run.pool.append(cand)
+
+
 def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     """Keep candidates whose gate score reaches their gate. Without a reranker recall's hits face the logistic gate
     (conf.gate_weights: the log-odds of being right from probability, cosine, being the best and the margin over the
@@ -211,6 +224,7 @@ def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None
         run.drop([c for c in run.pool if c.gate_score >= c.gate_threshold], STAGE_GATE)
         run.drop(_best_identity_only(run, conf), STAGE_GATE)
         standout_gate(run, conf)  # a convention the task needs passes on its standout (whisper.conventions)
+        _standing_gate(run, conf)
         return None if run.pool else SILENT_BELOW_GATE
     best = max((c.gate_score for c in run.pool if c.probability is not None and not identity_route(c, run)),
                default=0.0)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+import math
 
 from whisper.affinity import AffinityParams, affinity_boost
 from whisper.classifier import IDENTITY
 from whisper.conf import WhisperConf
 from whisper.reranker import ce_absolute
 from whisper.state import (
-    SILENT_BELOW_FLOOR, SILENT_NO_OVERLAP, STAGE_OVERLAP, STAGE_POST_FLOOR, STAGE_SPACE, Deps, WhisperRun,
+    SILENT_BELOW_FLOOR, SILENT_NO_OVERLAP, STAGE_OVERLAP, STAGE_POST_FLOOR, STAGE_SPACE, Candidate, Deps, WhisperRun,
 )
 from whisper.facts import named_facts, question_facts
 from whisper.memo import MEMORY_WORDS_BYTES, PAGE_MEMORY_WORDS_BYTES, SPACE_WORDS_BYTES, args_cost, byte_lru
@@ -130,6 +131,29 @@ def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | Non
             return c.raw_cosine >= conf.overlap_cosine_floor
         return not any_overlap
 
-    run.drop([c for c in run.pool if passes(c)], STAGE_OVERLAP)
+    standout = standing(run, conf, deps, [c for c in run.pool if not passes(c)])
+    run.drop([c for c in run.pool if passes(c) or c is standout], STAGE_OVERLAP)
     return None if run.pool else SILENT_NO_OVERLAP
 
+
+def standing(run: WhisperRun, conf: WhisperConf, deps: Deps, dropped: list[Candidate]) -> Candidate | None:
+    """The call's nearest recall hit, when the overlap filter would drop it (no word shared, cosine under the floor)
+    and its cosine stands `conf.overlap_z` standard deviations or more over the prompt's cosines to every memory in
+    scope (`deps.spread`, from the vector matrix's scan of the query): how far the memory stands out for this
+    prompt, not how near it is. Its `standing` is set (the gate passes it: whisper.stages.gate.injection_gate).
+    Session 19 (docs/benchmarks.md, "Whisper pool, session 19"): separates right from wrong hits better than the
+    cosine in every dev batch (bench/whisper_gate_para.py); a paraphrase shares no word with its answer."""
+    hits = [c for c in run.pool if c.probability is not None and c.ce_abs is None and c.raw_cosine is not None]
+    if not hits or run.query_vec is None or not math.isfinite(conf.overlap_z):
+        return None
+    best = max(hits, key=lambda c: c.raw_cosine)
+    if best not in dropped:
+        return None
+    found = deps.spread(run.query_vec)
+    if found is None or found[1] <= 0.0:
+        return None
+    z = (best.raw_cosine - found[0]) / found[1]
+    if z < conf.overlap_z:
+        return None
+    best.standing = round(z, 3)
+    return best
