@@ -72,7 +72,6 @@ class WhisperConf:
     # many standard deviations over the prompt's cosines to every memory in scope (whisper.stages.scoring.standing).
     overlap_z: float = 5.0
     intent_threshold: float = 0.65
-    topic_repeat_threshold: float = 0.75
     buffer_size: int = 5
     session_gap_minutes: float = 10.0
     exploration: bool = False
@@ -163,7 +162,6 @@ def get_conf() -> WhisperConf:
         overlap_cosine_floor=pick("OVERLAP_COSINE_FLOOR", d.overlap_cosine_floor),
         overlap_z=pick("OVERLAP_Z", d.overlap_z),
         intent_threshold=pick("INTENT_THRESHOLD", d.intent_threshold),
-        topic_repeat_threshold=pick("TOPIC_REPEAT_THRESHOLD", d.topic_repeat_threshold),
         buffer_size=pick("BUFFER_SIZE", d.buffer_size),
         session_gap_minutes=pick("SESSION_GAP_MINUTES", d.session_gap_minutes),
         exploration=pick("EXPLORATION", d.exploration),

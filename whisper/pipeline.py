@@ -11,7 +11,7 @@ from whisper.conf import WhisperConf
 from whisper.stages.early import early_exit
 from whisper.stages.focus import focus_check
 from whisper.stages.gate import already_served, arrange, exploration, injection_gate
-from whisper.stages.intent import classify_intent, topic_repeat
+from whisper.stages.intent import classify_intent
 from whisper.stages.render import render_text
 from whisper.stages.retrieve import build_query, retrieve, score_floor
 from whisper.stages.scoring import boost, identity_space, rerank, topical_overlap
@@ -25,7 +25,6 @@ Stage = Callable[[WhisperRun, WhisperConf, Deps], "str | None"]
 STAGES: tuple[Stage, ...] = (
     early_exit,        # empty, short, machine-generated, acknowledgement
     classify_intent,   # conversational-only -> silence
-    topic_repeat,      # same topic as the recent prompts and already served -> silence
     build_query,       # follow-up enrichment, recap detection
     retrieve,          # hybrid recall (+ identity memories)
     score_floor,       # minimum score

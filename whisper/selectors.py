@@ -1,4 +1,4 @@
-"""Reads of the whisper app: identity sets, node vectors, feedback samples, served topics, the ledger."""
+"""Reads of the whisper app: identity sets, node vectors, feedback samples, the ledger."""
 
 from __future__ import annotations
 
@@ -160,19 +160,6 @@ def feedback_samples(*, node_uids: Sequence[str]) -> dict[str, list[FeedbackSamp
             "ORDER BY created DESC, id DESC", uids):
         samples[uid].append(FeedbackSample(prompt_vec=_vec(vec), signal=signal, source=source, at=as_datetime(at)))
     return samples
-
-
-def topic_served(*, session_id: str | None, prompt_vec: np.ndarray, threshold: float) -> bool:
-    """True when this session already got an injection for a prompt at least `threshold` similar to this one.
-
-    Without a session id there is nothing to tell the calls apart, so the topic counts as served.
-    """
-    if not session_id:
-        return True
-    blobs = _rows(f"SELECT prompt_vec FROM {DECISIONS} WHERE session_id = %s AND decision = %s "
-                  "AND prompt_vec IS NOT NULL ORDER BY created DESC, id DESC LIMIT %s",
-                  [session_id, INJECTED, SERVED_LOOKBACK])
-    return any(float(np.dot(_vec(b), prompt_vec)) >= threshold for b, in blobs)
 
 
 def served_node_ids(*, session_id: str | None, since: datetime) -> frozenset[str]:

@@ -172,7 +172,6 @@ class Deps:
     cosines: Callable[[np.ndarray, list[int]], dict[int, float]]
     identity: Callable[[], list[SearchHit]]
     feedback: Callable[[list[str]], dict]
-    topic_served: Callable[[np.ndarray], bool]
     served: Callable[[], frozenset[str]] = lambda: frozenset()
     self_ids: Callable[[], frozenset[str]] = lambda: frozenset()
     spaces: Callable[[], frozenset[str]] = lambda: frozenset()  # the projects that hold memories

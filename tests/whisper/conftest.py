@@ -51,7 +51,7 @@ def fake_deps(**overrides) -> Deps:
     """Deps that answer from plain values; override any callable."""
     base = dict(
         embed=lambda text: unit(1.0), archetypes=lambda: {}, search=lambda query: [],
-        cosines=lambda vec, row_ids: {}, identity=lambda: [], feedback=lambda ids: {}, topic_served=lambda vec: True,
+        cosines=lambda vec, row_ids: {}, identity=lambda: [], feedback=lambda ids: {},
     )
     base.update(overrides)
     return Deps(**base)

@@ -17,7 +17,6 @@ COSINES = {
     "FOLLOW_UP_COSINE": "follow_up_cosine",
     "OVERLAP_COSINE_FLOOR": "overlap_cosine_floor",
     "INTENT_THRESHOLD": "intent_threshold",
-    "TOPIC_REPEAT_THRESHOLD": "topic_repeat_threshold",
     "STANDOUT_MIN_COSINE": "standout_min_cosine",
 }
 

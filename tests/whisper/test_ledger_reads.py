@@ -65,27 +65,6 @@ def test_no_node_ids_no_feedback_read():
 
 # ---- served topics and memories ------------------------------------------------------------------------------------
 
-def test_a_topic_is_served_by_an_injection_of_this_session_alone():
-    decision("s1", vec=unit(1.0, 0.1), minutes_ago=3)
-    decision("s1", outcome="silent:gate", vec=unit(0.0, 1.0))  # silent: not served
-    decision("s2", vec=unit(0.0, 1.0))  # another session
-    decision("s1", vec=None)  # no vector
-    assert selectors.topic_served(session_id="s1", prompt_vec=unit(1.0, 0.1), threshold=0.99) is True
-    assert selectors.topic_served(session_id="s1", prompt_vec=unit(0.0, 1.0), threshold=0.5) is False
-    assert selectors.topic_served(session_id="s2", prompt_vec=unit(0.0, 1.0), threshold=0.99) is True
-    assert selectors.topic_served(session_id="s3", prompt_vec=unit(1.0), threshold=0.0) is False
-    assert selectors.topic_served(session_id=None, prompt_vec=unit(1.0), threshold=1.0) is True
-
-
-def test_only_the_newest_fifty_injections_count_as_served():
-    decision("s1", vec=unit(1.0), minutes_ago=60)
-    for _ in range(selectors.SERVED_LOOKBACK - 1):
-        decision("s1", vec=unit(0.0, 1.0), minutes_ago=30)
-    assert selectors.topic_served(session_id="s1", prompt_vec=unit(1.0), threshold=0.9) is True
-    decision("s1", vec=unit(0.0, 0.0, 1.0), minutes_ago=30)  # the 51st pushes the oldest out
-    assert selectors.topic_served(session_id="s1", prompt_vec=unit(1.0), threshold=0.9) is False
-
-
 def test_served_node_ids_of_a_session_since_a_time_inclusive():
     decision("s1", minutes_ago=20, injected=["old"])
     decision("s1", minutes_ago=10, injected=["at-bound", "twice"])

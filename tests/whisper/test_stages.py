@@ -10,7 +10,7 @@ import pytest
 
 from whisper.affinity import FeedbackSample
 from whisper.stages.early import early_exit
-from whisper.stages.intent import classify_intent, topic_repeat
+from whisper.stages.intent import classify_intent
 from whisper.stages.retrieve import build_query, retrieve, score_floor
 from whisper.stages.scoring import boost, identity_space, rerank, topical_overlap
 from whisper.state import RecentPrompt
@@ -73,30 +73,6 @@ def test_continuation_without_recent_prompts_is_not_a_follow_up(conf):
     run = make_run("and the other one?")
     classify_intent(run, conf, deps)
     assert run.follow_up is False
-
-
-def _recent(*vectors):
-    return [RecentPrompt(f"p{i}", v, NOW - timedelta(minutes=1)) for i, v in enumerate(vectors)]
-
-
-def test_same_topic_already_served_is_silent(conf):
-    run = make_run(recent=_recent(unit(1, 0.1), unit(1, 0)), prompt_vec=unit(1, 0.05))
-    assert topic_repeat(run, conf, fake_deps(topic_served=lambda vec: True)) == "silent:topic_repeat"
-
-
-def test_same_topic_never_served_goes_on(conf):
-    run = make_run(recent=_recent(unit(1, 0)), prompt_vec=unit(1, 0))
-    assert topic_repeat(run, conf, fake_deps(topic_served=lambda vec: False)) is None
-
-
-def test_new_topic_goes_on(conf):
-    run = make_run(recent=_recent(unit(1, 0)), prompt_vec=unit(0.6, 0.8))  # cos 0.6 <= 0.75
-    assert topic_repeat(run, conf, fake_deps()) is None
-
-
-def test_follow_ups_skip_the_topic_repeat_check(conf):
-    run = make_run(recent=_recent(unit(1, 0)), prompt_vec=unit(1, 0), follow_up=True)
-    assert topic_repeat(run, conf, fake_deps()) is None
 
 
 # --- query and retrieval -----------------------------------------------------------------------------------

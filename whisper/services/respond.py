@@ -97,8 +97,6 @@ def whisper_deps(*, conf: WhisperConf, session_id: str | None, now: datetime, em
         cosines=lambda vec, row_ids: selectors.node_cosines(query_vec=vec, row_ids=row_ids),
         identity=lambda: selectors.identity_hits(now=now),
         feedback=lambda uids: selectors.feedback_samples(node_uids=uids),
-        topic_served=lambda vec: selectors.topic_served(session_id=session_id, prompt_vec=vec,
-                                                        threshold=conf.topic_repeat_threshold),
         served=lambda: selectors.served_node_ids(
             session_id=session_id, since=now - timedelta(minutes=conf.session_gap_minutes)),
         self_ids=selectors.self_ids,
