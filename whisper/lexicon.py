@@ -1,11 +1,9 @@
 """The words people use for the facts a memory tool keeps about its user (issue 11, item 9; docs/whisper.md).
 
-Pure data, no Django, no I/O; `whisper.text` (SAME_FACT, PHRASES) and `whisper.facts` (FACTS, OTHER_PEOPLE) read it.
+Pure data, no Django, no I/O; `whisper.text` (PHRASES) and `whisper.facts` (FACTS, OTHER_PEOPLE) read it.
 Written from general knowledge, not from any store or prompt.
-Two relations, kept apart on purpose:
+(Session 10's `SAME_FACT`, words naming one fact in other words folded to one token, was removed in session 22.)
 
-* `SAME_FACT`: words that name one fact in other words ("wife", "girlfriend" and "partner") fold to one token
-  everywhere whisper compares words.
 * `FACTS`: kinds of personal fact. A question asks for one by a general word ("what are my pets called?", "what's my
   job?"); a note holds one in many ways ("Our dog Pixel …", "I work as a nurse …"). A general word of a question
   meets a note that holds that kind of fact; a *specific* word ("cat", "vegan", "asthma") is a fact of its own and
@@ -18,17 +16,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-
-def _fold_to(target: str, words: str) -> dict[str, str]:
-    return {w: target for w in words.split()}
-
-
-# Words naming the same fact of a person's life in other words: folded to one token.
-SAME_FACT = {
-    **_fold_to("partner", "married marry marries marriage spouse spouses husband husbands wife wives partners "
-                          "girlfriend girlfriends boyfriend boyfriends fiance fiancee"),
-}
 
 
 @dataclass(frozen=True, slots=True)

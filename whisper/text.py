@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from memory.domain.packing import clip_words as truncate_words, estimate_tokens  # noqa: F401 (one copy of each)
 from whisper.imperative import is_request, preference_task  # noqa: F401 (whisper.text is where routes are read)
-from whisper.lexicon import OTHER_PEOPLE, PHRASES, SAME_FACT
+from whisper.lexicon import OTHER_PEOPLE, PHRASES
 from whisper.memo import FOLD_BYTES, PAGE_TOPIC_BYTES, TOPIC_BYTES, args_cost, byte_lru
 
 # Prompts an agent harness writes by itself (reference §2.2 and §11.5): matched at the start of the left-trimmed
@@ -129,11 +129,10 @@ def is_acknowledgement(prompt: str) -> bool:
 
 @byte_lru(maxsize=16384, max_bytes=FOLD_BYTES, cost=args_cost)
 def fold(token: str) -> str:
-    """A crude, deterministic stem: lowercase, words of SAME_FACT to theirs, one common English suffix off, an
+    """A crude, deterministic stem: lowercase, one common English suffix off, an
     agent noun's "-er" off (when 5 letters stay), then a final "e" off (cached: the same words recur in every
     candidate of every prompt)."""
     token = token.lower()
-    token = SAME_FACT.get(token, token)
     if len(token) > 4 and token.endswith(("ies", "ied")):
         return token[:-3] + "y"
     if token.endswith("sses"):

@@ -10,7 +10,6 @@ import pytest
 
 from whisper.services import whisper_respond
 from whisper.facts import named_facts, names_focus, others_facts, question_facts
-from whisper.text import fold
 
 from .conftest import fake_deps, hit, intent, make_run, unit
 
@@ -80,11 +79,6 @@ def test_a_phone_number_and_a_rented_home_still_count(text, facts):
 ])
 def test_a_fact_whose_subject_is_i_or_we_is_the_users(text, mine, theirs):
     assert (named_facts(text), others_facts(text)) == (mine, theirs)
-
-
-@pytest.mark.parametrize("word", ["girlfriend", "Boyfriend", "fiancee", "wife"])
-def test_words_for_a_partner_fold_to_one(word):
-    assert fold(word) == fold("partner")
 
 
 def test_the_focus_rule_keeps_a_note_holding_the_fact_asked_for_on_the_identity_route():
@@ -164,7 +158,6 @@ def health_and_past(mem):
     ("which uni did I attend?", "uni"),  # education
     ("where am I originally from?", "origin"),  # origin
     ("what's my phone number?", "mobile"),  # contact
-    ("who's my partner?", "girlfriend"),  # the partner fold
     ("what do I do for fun?", "chess"),  # hobbies
 ])
 def test_a_general_word_gets_the_note_holding_the_fact_in_another_store(health_and_past, prompt, key):
