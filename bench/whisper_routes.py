@@ -75,7 +75,7 @@ def recording_routes(keys: dict[str, str]):
 
     def observed(run, conf, deps):
         logistic = {id(c) for c in gate.logistic_hits(run)}
-        pre = {id(c): {"preference": gate.preference_route(c, run), "identity": gate.identity_route(c, run),
+        pre = {id(c): {"preference": False, "identity": gate.identity_route(c, run),
                        "logistic": id(c) in logistic, "overlap": bool(c.overlap)} for c in run.pool}
         follow = {}
         if (run.follow_up and run.prompt_vec is not None and run.query_vec is not None and run.request.session_id
@@ -138,8 +138,8 @@ def identity_view(run, deps, keys: dict[str, str]) -> dict | None:
         key = keys.get(c.node_id, c.node_id)
         if key in inset and key not in cands:
             cands[key] = [c.stage, c.identity, c.gate_score, c.gate_threshold]
-    return {"identity_route": bool(run.about_user and question), "preference_route": bool(
-        run.preference_task and not question), "set": ranked, "candidates": cands}
+    return {"identity_route": bool(run.about_user and question), "preference_route": False,  # gone in session 22
+            "set": ranked, "candidates": cands}
 
 
 def run_split(prompts, ids: dict[str, str], now) -> list[dict]:

@@ -138,8 +138,7 @@ def recording_gate(keys: dict[str, str], *, shape: bool = False):
         rows_ = [c.hit.row_id for c in run.pool if c.hit is not None]
         alone = deps.cosines(run.prompt_vec, rows_) if run.follow_up and run.prompt_vec is not None else {}
         joined = deps.cosines(run.query_vec, rows_) if run.follow_up and run.query_vec is not None else {}
-        calls[-1] = [row(c, run, "preference" if gate.preference_route(c, run) else
-                         "identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
+        calls[-1] = [row(c, run, "identity" if gate.identity_route(c, run) else "logistic" if id(c) in inputs
                          else "cosine", inputs.get(id(c))) | {"share": share, "served": c.node_id in served,
                                                    "cos_alone": alone.get(c.hit.row_id) if c.hit is not None else None,
                                                    "cos_joined": joined.get(c.hit.row_id) if c.hit is not None else None,

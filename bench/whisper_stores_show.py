@@ -16,8 +16,7 @@ def gate_route(threshold: float | None, conf) -> str:
     if threshold is None:
         return "-"
     routes = (("logistic", conf.gate_logit), ("standout", conf.standout_z), ("identity", conf.identity_gate),
-              ("identity-no-word", conf.identity_gate_no_word), ("preference", conf.preference_gate),
-              ("preference-no-word", conf.preference_gate_no_word), ("follow-up", conf.follow_up_cosine),
+              ("identity-no-word", conf.identity_gate_no_word), ("follow-up", conf.follow_up_cosine),
               ("cosine", conf.overlap_cosine_floor))
     return "/".join(name for name, value in routes if abs(value - threshold) < 1e-9) or "?"
 

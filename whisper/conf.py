@@ -56,8 +56,6 @@ class WhisperConf:
     identity_gate: float = 0.25
     identity_gate_no_word: float = 0.35  # the identity gate for an identity memory sharing no word with the prompt
     identity_fact_share: float = 0.9  # without identity intent, identity-route memories below this x the best drop
-    preference_gate: float = 0.35  # a preference on a task it shapes, sharing a word with the prompt (cosine)
-    preference_gate_no_word: float = 0.45  # the same without a shared word
     follow_up_cosine: float = 0.35  # a follow-up's best unserved hit: min(cosine to the joined query, to the prompt)
     # A convention a task needs (whisper.conventions): an identity memory whose cosine to the task stands this many
     # leave-one-out standard deviations over the rest of the identity set, with at least this raw cosine, measured
@@ -150,8 +148,6 @@ def get_conf() -> WhisperConf:
         gate_logit=pick("GATE_LOGIT", d.gate_logit),
         identity_gate=pick("IDENTITY_GATE", d.identity_gate),
         identity_gate_no_word=pick("IDENTITY_GATE_NO_WORD", d.identity_gate_no_word),
-        preference_gate=pick("PREFERENCE_GATE", d.preference_gate),
-        preference_gate_no_word=pick("PREFERENCE_GATE_NO_WORD", d.preference_gate_no_word),
         follow_up_cosine=pick("FOLLOW_UP_COSINE", d.follow_up_cosine),
         standout_z=pick("STANDOUT_Z", d.standout_z),
         standout_min_cosine=pick("STANDOUT_MIN_COSINE", d.standout_min_cosine),

@@ -118,7 +118,6 @@ class WhisperRun:
     broad_recap: bool = False
     about_user: bool = False
     identity_question: bool = False  # identity intent, or a short question about a fact of the user's own
-    preference_task: bool = False  # a task a stored preference should shape (text.preference_task)
     standouts: dict[str, float] = field(default_factory=dict)  # identity memories a task needs (whisper.conventions)
     target_space: str | None = None  # the project recall scores against: the caller's, or the one the prompt names
     identity_ids: frozenset[str] = frozenset()

@@ -12,8 +12,6 @@ from whisper.conf import WhisperConf, get_conf
 COSINES = {
     "IDENTITY_GATE": "identity_gate",
     "IDENTITY_GATE_NO_WORD": "identity_gate_no_word",
-    "PREFERENCE_GATE": "preference_gate",
-    "PREFERENCE_GATE_NO_WORD": "preference_gate_no_word",
     "FOLLOW_UP_COSINE": "follow_up_cosine",
     "OVERLAP_COSINE_FLOOR": "overlap_cosine_floor",
     "INTENT_THRESHOLD": "intent_threshold",

@@ -66,36 +66,13 @@ def test_a_question_about_a_fact_of_the_user_brings_every_identity_memory_whatev
 def test_a_question_about_the_project_loads_no_identity_set():
     deps = fake_deps(search=lambda q: [hit("n1")], identity=lambda: pytest.fail("asked"))
     run = _run_through_retrieve("why does the staging build fail", deps)
-    assert not run.preference_task and [c.node_id for c in run.pool] == ["n1"]
-
-
-@pytest.mark.parametrize(("cosine", "overlap", "kept"), [
-    (0.40, True, True), (0.30, True, False), (0.40, False, False), (0.50, False, True),
-])
-def test_a_preference_on_a_task_faces_the_preference_gate(conf, cosine, overlap, kept):
-    pref = cand("pkg", cosine=cosine, identity=True, type="preference")
-    pref.overlap = overlap
-    run = make_run("I want to install pendulum", pool=[pref], intent=intent(), about_user=True, preference_task=True)
-    injection_gate(run, conf, fake_deps())
-    expected = conf.preference_gate if overlap else conf.preference_gate_no_word
-    assert pref.gate_threshold == expected
-    assert (run.pool == [pref]) is kept
-
-
-def test_only_the_best_preferences_are_whispered(conf):
-    pkg, shell = cand("pkg", cosine=0.55, identity=True, type="preference"), cand(
-        "shell", cosine=0.36, identity=True, type="preference")
-    for c in (pkg, shell):
-        c.overlap = True
-    run = make_run("add pendulum to the project", pool=[pkg, shell], intent=intent(), preference_task=True)
-    injection_gate(run, conf, fake_deps())
-    assert [c.node_id for c in run.pool] == ["pkg"]
+    assert [c.node_id for c in run.pool] == ["n1"]
 
 
 def test_an_identity_fact_that_is_not_a_preference_keeps_its_own_gate_on_a_task(conf):
     fact = cand("home", cosine=0.6, identity=True, type="fact")
     fact.overlap = True
-    run = make_run("book me a hotel near home", pool=[fact], intent=intent(), about_user=True, preference_task=True)
+    run = make_run("book me a hotel near home", pool=[fact], intent=intent(), about_user=True)
     injection_gate(run, conf, fake_deps())
     assert fact.gate_threshold == conf.overlap_cosine_floor  # not an identity question: needs a strong cosine
 

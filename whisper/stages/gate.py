@@ -121,8 +121,6 @@ def threshold_for(cand: Candidate, run: WhisperRun, conf: WhisperConf) -> float:
     """
     if cand.ce_abs is not None:
         return conf.gate
-    if preference_route(cand, run):
-        return conf.preference_gate if cand.overlap else conf.preference_gate_no_word
     if identity_route(cand, run):
         return conf.identity_gate if cand.overlap else conf.identity_gate_no_word
     if cand.probability is None:
@@ -135,15 +133,7 @@ def identity_route(cand: Candidate, run: WhisperRun) -> bool:
     it shares a word with the prompt, else a higher one ("what do I do for a living" shares no word with "Works
     at Kestrel Freight"). (Any first-person prompt is about the user; "I'm back, had to walk the dog" is not
     asking who the user is.)"""
-    return cand.ce_abs is None and cand.identity and (
-        (run.about_user and _identity_question(run)) or preference_route(cand, run))
-
-
-def preference_route(cand: Candidate, run: WhisperRun) -> bool:
-    """One of the user's preferences on a task a preference shapes ("I want to add httpx as a dependency" -> the
-    package-manager preference): judged on cosine like an identity memory, against the preference gate."""
-    return (cand.identity and cand.type == NodeType.PREFERENCE and run.preference_task and cand.ce_abs is None
-            and not _identity_question(run))
+    return cand.ce_abs is None and cand.identity and run.about_user and _identity_question(run)
 
 
 def _identity_question(run: WhisperRun) -> bool:
