@@ -117,7 +117,7 @@ def recording_gate(keys: dict[str, str], *, shape: bool = False):
                 "terms": sorted(set(query_terms(run.prompt)) & set(stems(f"{c.title} {text} {' '.join(tags)}"))),
                 "off_focus": focus.off_focus(run.prompt, title=c.title, content=c.content, tags=focus.labels(c),
                                              node_type=c.type, created=c.created) is not None,  # as focus_check
-                "own_titled": gate.own_titled(c, run), "recap": run.broad_recap, "space_factor": c.space_factor,
+                "own_titled": gate.own_titled(c, run), "recap": False, "space_factor": c.space_factor,
                 "created": c.created.isoformat(), "recall_p": c.hit.score if c.hit is not None else None,
                 "id_score": gate.gate_score(c, by_cosine=True), "standout": c.node_id in run.standouts}
 

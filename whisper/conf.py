@@ -83,9 +83,7 @@ class WhisperConf:
     affinity_max_boost: float = 0.15
     affinity_implicit_weight: float = 0.8
     maintenance_due: str | None = None
-    broad_recap_floor: float = 0.30
     space_factor_other: float = 0.6
-    recap_window_days: float = 3.0
 
 
 def _patterns(raw: str | None) -> tuple[re.Pattern, ...]:

@@ -115,7 +115,6 @@ class WhisperRun:
     query_vec: np.ndarray | None = None
     created_after: datetime | None = None
     created_before: datetime | None = None
-    broad_recap: bool = False
     about_user: bool = False
     identity_question: bool = False  # identity intent, or a short question about a fact of the user's own
     standouts: dict[str, float] = field(default_factory=dict)  # identity memories a task needs (whisper.conventions)

@@ -191,13 +191,6 @@ _page_topic_tokens = byte_lru(maxsize=PAGE_CACHE_TEXTS, max_bytes=PAGE_TOPIC_BYT
     _topic_tokens.__wrapped__)
 
 
-_RECAP = re.compile(
-    r"\b(?:recap|summari[sz]e|summary|catch me up|what happened|progress|"
-    r"what (?:did|have) (?:we|i) (?:do|done|doing|work(?:ed)? on|decide[d]?|change[d]?|build|built|fix|fixed))\b",
-    re.IGNORECASE,
-)
-
-
 _FIRST_PERSON = re.compile(
     r"\b(?:my|me|mine|myself|i'?m|i am|am i|do i|did i|have i|i like|i prefer|i want|i use)\b", re.IGNORECASE)
 
@@ -296,11 +289,6 @@ def someone_elses(text: str, word: str) -> bool:
             return False
         others = True
     return others
-
-
-def is_recap(prompt: str) -> bool:
-    """True when the prompt asks for a recap of a period ("what did we do yesterday?")."""
-    return bool(_RECAP.search(prompt))
 
 
 _FOLLOW_UP_OPENERS = re.compile(

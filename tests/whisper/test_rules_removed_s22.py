@@ -121,3 +121,19 @@ def test_words_for_a_partner_are_words_of_their_own():
 
     assert fold("wife") != fold("partner") and fold("husband") != fold("partner")
     assert not topic_tokens("Adyen is our payment partner for card payments.") & question_focus("what's my wife called?")
+
+
+def test_a_recap_of_a_period_faces_the_gate_like_any_prompt():
+    # The broad recap (22 Nov: a temporal recap with a time window skipped the floor for recall's temporal hits,
+    # the overlap filter, the gate and the focus stage, newest first) changed no dev prompt of batches 6-13 and was
+    # removed in session 22 (audit5).
+    from whisper.stages.gate import injection_gate
+    from whisper.stages.retrieve import build_query
+
+    from .conftest import cand, fake_deps
+
+    run = make_run("what did we do yesterday?", intent=intent("temporal"), prompt_vec=unit(1.0))
+    build_query(run, WhisperConf(), fake_deps())
+    run.candidates = [cand("groceries", cosine=0.05, probability=0.02)]
+    run.pool = list(run.candidates)
+    assert injection_gate(run, WhisperConf(), fake_deps()) == "silent:below_gate"

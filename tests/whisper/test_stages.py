@@ -89,13 +89,7 @@ def test_follow_up_query_joins_the_last_two_prompts(conf):
 def test_plain_query_reuses_the_prompt_vector(conf):
     run = make_run("how is the index stored?", intent=intent(), prompt_vec=unit(1))
     build_query(run, conf, fake_deps(embed=lambda t: pytest.fail("embedded twice")))
-    assert (run.query, run.broad_recap) == ("how is the index stored?", False)
-
-
-def test_temporal_recap_with_a_window_is_a_broad_recap(conf):
-    run = make_run("what did we do yesterday?", intent=intent("temporal"), prompt_vec=unit(1))
-    build_query(run, conf, fake_deps())
-    assert run.broad_recap is True
+    assert run.query == "how is the index stored?"
 
 
 def test_retrieve_builds_candidates_with_cosine_and_space_factor(conf):

@@ -4,7 +4,6 @@ gate score, injection gate, served, exploration, arrange and render (the stages 
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
 
 import pytest
 
@@ -112,12 +111,6 @@ def test_identity_memories_sharing_a_word_with_a_prompt_about_the_user_face_the_
     assert (c.gate_threshold, run.pool) == (0.25, [c])
 
 
-def test_broad_recap_skips_the_gate(conf):
-    run = make_run(pool=[cand("a", cosine=0.01)], intent=intent("temporal"), broad_recap=True)
-    assert injection_gate(run, conf, fake_deps()) is None
-    assert run.pool[0].gate_threshold is None
-
-
 def test_memories_already_served_in_the_session_are_dropped(conf):
     run = make_run(pool=[cand("a"), cand("b")])
     already_served(run, conf, fake_deps(served=lambda: frozenset({"a"})))
@@ -163,13 +156,6 @@ def test_arrange_puts_recall_hits_before_memories_judged_on_cosine(conf):
     run = make_run(pool=pool)
     arrange(run, conf, fake_deps())
     assert [c.node_id for c in run.pool] == ["hit", "extra"]
-
-
-def test_broad_recap_orders_newest_first(conf):
-    old, new = cand("old", score=0.9, created=NOW - timedelta(days=2)), cand("new", score=0.1, created=NOW)
-    run = make_run(pool=[old, new], broad_recap=True)
-    arrange(run, conf, fake_deps())
-    assert [c.node_id for c in run.pool] == ["new", "old"]
 
 
 def test_render_marks_injected_candidates_and_their_rank(conf):

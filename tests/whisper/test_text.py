@@ -7,7 +7,7 @@ import re
 import pytest
 
 from whisper.text import (
-    about_user, alnum_count, estimate_tokens, fold, is_acknowledgement, is_recap, looks_like_follow_up,
+    about_user, alnum_count, estimate_tokens, fold, is_acknowledgement, looks_like_follow_up,
     synthetic_match, topic_tokens, truncate_words,
 )
 
@@ -104,14 +104,6 @@ def test_truncate_words_cuts_at_a_word_and_marks_the_cut():
 ])
 def test_about_user(prompt, expected):
     assert about_user(prompt) is expected
-
-
-@pytest.mark.parametrize(("prompt", "expected"), [
-    ("what did we do yesterday?", True), ("recap last week", True), ("catch me up", True),
-    ("what port do we use?", False),
-])
-def test_is_recap(prompt, expected):
-    assert is_recap(prompt) is expected
 
 
 @pytest.mark.parametrize("prompt, expected", [

@@ -167,7 +167,7 @@ def labels(cand: Candidate) -> tuple[str, ...]:
 
 def focus_check(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     """Drop the memories past the gate that miss the prompt's focus (`off_focus`); silence when none is left."""
-    if not run.pool or run.broad_recap:
+    if not run.pool:
         return None
     keep = [c for c in run.pool
             if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c), node_type=c.type,

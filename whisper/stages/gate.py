@@ -197,13 +197,11 @@ def injection_gate(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None
     (conf.gate_weights: the log-odds of being right from probability, cosine, being the best and the margin over the
     next, own_titled and overview, against gate_logit); with the weights off, their raw cosine must reach the cosine
     floor and their probability be within `gate_relative` of the best, or the cosine alone reach the overlap
-    filter's 0.70. Silence when none passes. Recaps of a period skip it."""
+    filter's 0.70. Silence when none passes."""
     run.gate = conf.gate if run.reranked else conf.gate_no_reranker
     for cand in run.pool:
         cand.gate_score = gate_score(cand, by_cosine=identity_route(cand, run))
-        cand.gate_threshold = None if run.broad_recap else threshold_for(cand, run, conf)
-    if run.broad_recap:
-        return None
+        cand.gate_threshold = threshold_for(cand, run, conf)
     if conf.gate_weights and not run.reranked:
         run.gate = conf.gate_logit
         apply_logistic(run, conf, deps)
@@ -244,7 +242,7 @@ def already_served(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None
 
 def exploration(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     """Optionally add one gated-out candidate, marked [exploring], to learn from feedback (never on silence)."""
-    if not conf.exploration or run.broad_recap or not run.pool or run.prompt_vec is None:
+    if not conf.exploration or not run.pool or run.prompt_vec is None:
         return None
     rejected = sorted((c for c in run.candidates if c.stage == STAGE_GATE), key=lambda c: -c.score)
     if not rejected:
@@ -263,13 +261,10 @@ def exploration(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
 
 def arrange(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     """Order by score, recall's hits before identity memories it did not return (their cosine is another scale);
-    recaps: space priority, then newest first; exploration last; cap at max_nodes."""
+    exploration last; cap at max_nodes."""
     main = [c for c in run.pool if not c.exploration]
     extra = [c for c in run.pool if c.exploration]
-    if run.broad_recap:
-        main.sort(key=lambda c: (c.space_factor, c.created), reverse=True)
-    else:
-        main.sort(key=lambda c: (c.probability is None and c.ce_abs is None, -c.score))  # recall's hits first
+    main.sort(key=lambda c: (c.probability is None and c.ce_abs is None, -c.score))  # recall's hits first
     ordered = main + extra
     run.drop(ordered[: conf.max_nodes], STAGE_CAP)
     run.pool = ordered[: conf.max_nodes]

@@ -8,15 +8,14 @@ import re
 from memory.domain.enums import Tier
 from memory.domain.requests import ABOUT_SELF_TAG
 from memory.domain.search import MAX_QUERY_CHARS, SearchHit, SearchQuery
-from memory.domain.temporal import parse_temporal
-from whisper.classifier import IDENTITY, TEMPORAL
+from whisper.classifier import IDENTITY
 from whisper.conf import WhisperConf
 from whisper.conventions import governs_task, standouts
 from whisper.state import SILENT_BELOW_FLOOR, SILENT_NO_CANDIDATES, STAGE_FLOOR, Candidate, Deps, WhisperRun
 from whisper.asked import asked, sentences
 from whisper.facts import names_focus, others_facts, question_facts
 from whisper.text import (
-    about_user, asks_about_user, is_recap, owned_focus, question_focus, someone_elses,
+    about_user, asks_about_user, owned_focus, question_focus, someone_elses,
 )
 from whisper.words import common_word
 
@@ -34,7 +33,7 @@ NAME_AFFIXES = ("python", "py")
 
 
 def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
-    """The prompt, or for a follow-up the last two prompts and this one; recaps of a period are flagged."""
+    """The prompt, or for a follow-up the last two prompts and this one."""
     query = run.prompt
     if run.follow_up and run.recent:
         query = " ".join([r.prompt for r in run.recent[-FOLLOW_UP_PROMPTS:]] + [run.prompt])
@@ -43,8 +42,6 @@ def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     run.identity_question = ((run.intent is not None and run.intent.has(IDENTITY))
                              or user_question(run.prompt) is not None)
     run.about_user = run.identity_question or about_user(run.prompt)
-    run.broad_recap = (run.intent is not None and run.intent.has(TEMPORAL) and is_recap(run.prompt)
-                       and parse_temporal(run.prompt, run.now).window is not None)
     return None
 
 
@@ -333,13 +330,12 @@ def _off_focus(run: WhisperRun, pairs: list[tuple[SearchHit, Candidate]]) -> Non
 
 def score_floor(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     """Keep candidates whose probability (identity memories: cosine) reaches the floor; identity memories on a
-    prompt about the user and a recap's memories of its period stay whatever their score."""
+    prompt about the user stay whatever their score."""
     floor = conf.min_score
 
     def signal(c: Candidate) -> float:
         return c.probability if c.probability is not None else (c.raw_cosine or 0.0)
 
-    keep = [c for c in run.pool if signal(c) >= floor or (c.identity and run.about_user)
-            or (c.source == "temporal" and run.broad_recap)]
+    keep = [c for c in run.pool if signal(c) >= floor or (c.identity and run.about_user)]
     run.drop(keep, STAGE_FLOOR)
     return None if run.pool else SILENT_BELOW_FLOOR

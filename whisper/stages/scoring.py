@@ -71,7 +71,7 @@ def rerank(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
 
 def boost(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     """Add the affinity boost from past feedback in similar contexts; after a rerank, apply the post-rerank floor."""
-    if run.prompt_vec is not None and run.pool and not run.broad_recap:
+    if run.prompt_vec is not None and run.pool:
         samples = deps.feedback([c.node_id for c in run.pool])
         params = AffinityParams(conf.affinity_similarity, conf.affinity_half_life_days, conf.affinity_max_boost,
                                 conf.affinity_implicit_weight)
@@ -96,8 +96,8 @@ def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | Non
     """Fail-closed precision filter: a candidate needs a distinctive word in common with the query (in its title,
     text or tags), or a reason.
 
-    Reasons: it is identity-linked; the prompt is identity-only and it is global; the prompt is a follow-up or a
-    recap and nothing overlapped at all; or its absolute signal is strong (cross-encoder, else raw cosine).
+    Reasons: it is identity-linked; the prompt is identity-only and it is global; the prompt is a follow-up and
+    nothing overlapped at all; or its absolute signal is strong (cross-encoder, else raw cosine).
     """
     if not run.pool:
         return None
@@ -123,7 +123,7 @@ def topical_overlap(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | Non
             return True  # the scorer already weighed the words the memory shares with the query
         if _identity_only(run) and c.space is None:
             return True
-        if (run.follow_up or run.broad_recap) and not any_overlap:
+        if run.follow_up and not any_overlap:
             return True
         if c.ce_abs is not None:
             return c.ce_abs >= conf.overlap_ce_floor
