@@ -255,6 +255,35 @@ def gate_dump(prompts, ids: dict[str, str], now, path: Path, *, shape: bool = Fa
     return outcomes
 
 
+def cpu_ab(prompts, now, rounds: int) -> None:
+    """CPU per whisper_respond call with the per-project pass on and off, the two interleaved prompt by prompt (each
+    prompt alone, a new session per call: no history), `rounds` times; prints the medians and means per call, for
+    every prompt and for those asked inside a project (the only ones the pass adds a recall to)."""
+    import statistics
+
+    from django.conf import settings
+
+    from whisper.services import whisper_respond
+
+    took: dict[tuple[bool, bool], list[float]] = {(on, inside): [] for on in (True, False) for inside in (True, False)}
+    for r in range(rounds):
+        for i, p in enumerate(prompts):
+            for on in ((True, False) if (i + r) % 2 else (False, True)):
+                settings.ORMAH["WHISPER_PROJECT_PASS"] = on
+                started = time.process_time()
+                whisper_respond(prompt=p["prompt"], session_id=f"cpu-{r}-{on}-{p['id']}", space=p.get("space"), now=now)
+                took[on, p.get("space") is not None].append((time.process_time() - started) * 1000)
+    settings.ORMAH.pop("WHISPER_PROJECT_PASS", None)
+    load = open("/proc/loadavg").read().split()[:3]
+    print(f"CPU ms per whisper call, {rounds} rounds, load {' '.join(load)}:")
+    for inside in (True, False):
+        off, on = took[False, inside], took[True, inside]
+        print(f"  {'inside a project' if inside else 'outside any project'} ({len(off) // rounds} prompts): "
+              f"off median {statistics.median(off):.1f} mean {statistics.fmean(off):.1f}; on median "
+              f"{statistics.median(on):.1f} mean {statistics.fmean(on):.1f}; ratio of means "
+              f"{statistics.fmean(on) / statistics.fmean(off):.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
@@ -268,6 +297,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="write what reaches the gate per prompt, production settings (bench/whisper_gate_fit.py)")
     parser.add_argument("--shape", action="store_true",
                         help="with --gate-dump: also record the store's shape (hubness, spread; a full n x n matrix)")
+    parser.add_argument("--no-project-pass", action="store_true",
+                        help="without whisper's second recall over the prompt's project (WHISPER_PROJECT_PASS off)")
+    parser.add_argument("--cpu-ab", type=int, metavar="ROUNDS",
+                        help="CPU per call with the per-project pass on and off, interleaved (no scores)")
     parser.add_argument("--write-docs", action="store_true",
                         help="replace its marked block in docs/benchmarks.md (records below it stay)")
     args = parser.parse_args(argv)
@@ -277,12 +310,19 @@ def main(argv: list[str] | None = None) -> int:
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     with tempfile.TemporaryDirectory(prefix="ormah-whisper-stores-") as tmp:
         setup_django(Path(tmp))
+        if args.no_project_pass:
+            from django.conf import settings
+
+            settings.ORMAH["WHISPER_PROJECT_PASS"] = False
         started = time.process_time()
         ids, scenarios = seed_stores()
         print(f"seeded {len(ids)} memories in {time.process_time() - started:.1f} s CPU", file=sys.stderr)
         results, categories = {}, {}
         for split in splits:
             prompts = [p for p in scenarios.prompts_in(split) if args.batch in (None, p.get("batch", 1))]
+            if args.cpu_ab:
+                cpu_ab(prompts, scenarios.now, args.cpu_ab)
+                continue
             if args.sweep:
                 table = sweep(prompts, ids, scenarios.now, args.dump)
                 if args.sweep_json:

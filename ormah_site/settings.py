@@ -245,6 +245,7 @@ ORMAH = {
     "WHISPER_GATE_RELATIVE": _env_float("WHISPER_GATE_RELATIVE", 0.7),
     "WHISPER_GATE_WEIGHTS": _env("WHISPER_GATE_WEIGHTS"),  # None: the fitted logistic gate; "off": the rules above
     "WHISPER_GATE_LOGIT": _env_float("WHISPER_GATE_LOGIT", None),  # None: whisper.conf.GATE_LOGIT
+    "WHISPER_PROJECT_PASS": _env_bool("WHISPER_PROJECT_PASS", True),  # the second recall over the prompt's project
     "WHISPER_IDENTITY_GATE": _env_float("WHISPER_IDENTITY_GATE", 0.25),
     "WHISPER_IDENTITY_GATE_NO_WORD": _env_float("WHISPER_IDENTITY_GATE_NO_WORD", 0.35),
     "WHISPER_FOLLOW_UP_COSINE": _env_float("WHISPER_FOLLOW_UP_COSINE", 0.35),

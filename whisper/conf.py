@@ -53,6 +53,7 @@ class WhisperConf:
     gate_relative: float = 0.7  # also keep only candidates at or above this share of the best one's probability
     gate_weights: tuple[float, ...] = GATE_WEIGHTS  # the logistic gate; () falls back to the three rules above
     gate_logit: float = GATE_LOGIT
+    project_pass: bool = True  # a second recall over the prompt's project and the global memories (retrieve)
     identity_gate: float = 0.25
     identity_gate_no_word: float = 0.35  # the identity gate for an identity memory sharing no word with the prompt
     identity_fact_share: float = 0.9  # without identity intent, identity-route memories below this x the best drop
@@ -144,6 +145,7 @@ def get_conf() -> WhisperConf:
         gate_relative=pick("GATE_RELATIVE", d.gate_relative),
         gate_weights=parse_gate_weights(o.get("WHISPER_GATE_WEIGHTS")),
         gate_logit=pick("GATE_LOGIT", d.gate_logit),
+        project_pass=pick("PROJECT_PASS", d.project_pass),
         identity_gate=pick("IDENTITY_GATE", d.identity_gate),
         identity_gate_no_word=pick("IDENTITY_GATE_NO_WORD", d.identity_gate_no_word),
         follow_up_cosine=pick("FOLLOW_UP_COSINE", d.follow_up_cosine),

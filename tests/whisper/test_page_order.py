@@ -45,6 +45,23 @@ SECTIONS = [
      "test from it so that no test repeats the login form."),
 ]
 PAGE = "# Browser testing guide\n\n" + "\n\n".join(f"## {h}\n\n{t} " * 3 for h, t in SECTIONS)
+NOTE = ("End-to-end tests of the bakery app's pages live in tests/e2e: write a new end-to-end test with the "
+        "seeded_shop fixture, then run make e2e.")
+PROMPT = "write an end-to-end test for the new export page"
+
+
+@pytest.fixture
+def store(mem):
+    return {"page": mem(PAGE, type="fact", space="docs", title="Browser testing guide", auto_link=False),
+            "note": mem(NOTE, type="fact", space="bakery", auto_link=False)}
+
+
+@SQLITE_SCORES
+def test_the_projects_note_is_whispered_beside_an_imported_page(store):
+    # Recall ranks the note first already (probability 0.66 against 0.27); without the page's discount the note's
+    # margin over it is too small for the gate (log-odds 0.25 against 0.40) and whisper stays silent.
+    result = whisper_respond(prompt=PROMPT, session_id="s1", space="bakery")
+    assert (result.decision, result.node_ids) == ("injected", (store["note"].id,))
 
 
 # A library's imported README (a made-up library, text written for this test) and a project's own note: a question

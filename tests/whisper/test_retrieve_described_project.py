@@ -71,6 +71,6 @@ def test_no_search_elsewhere_when_bm25s_first_is_the_projects_own():
                  fake_deps(search=search, spaces=lambda: frozenset({"shop", "ormah"})))
         return seen
 
-    assert search_with("ormah") == ["ormah"]  # the per-project pass's second recall was removed in session 22
-    assert search_with(None) == ["ormah"]
-    assert search_with("shop") == ["ormah", None]
+    assert search_with("ormah") == ["ormah", ("ormah", None)]
+    assert search_with(None) == ["ormah", ("ormah", None)]
+    assert search_with("shop") == ["ormah", ("ormah", None), None]

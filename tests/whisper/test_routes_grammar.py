@@ -95,14 +95,10 @@ def _library(mem):
 
 
 def test_a_word_that_is_also_a_library_does_not_bring_its_page_into_a_project(mem):
-    from whisper.stages.retrieve import names_page, prompt_names
-
-    _library(mem)
-    # Before: "requests" named the Requests page, which kept recall's 0.61 and passed the gate (log-odds 0.47). Since
-    # the per-project pass's removal (session 22) the page may reach the gate on recall's own probability in this
-    # store, so what is pinned is the reading: the prompt does not name the page.
-    prompt = "how do we retry failed requests with backoff?"
-    assert not names_page(prompt_names(prompt), title="Requests: README", text=prompt)
+    notes = _library(mem)
+    # Before: "requests" named the Requests page, which kept recall's 0.61 and passed the gate (log-odds 0.47).
+    result = whisper_respond(prompt="how do we retry failed requests with backoff?", session_id="s1", space="bakery")
+    assert notes["page"].id not in result.node_ids
 
 
 # ---- whose a fact is, and what a phone is

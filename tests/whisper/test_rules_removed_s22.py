@@ -93,26 +93,6 @@ def test_a_prompt_on_a_served_topic_goes_on_to_recall():
     assert run_stages(run, WhisperConf(), fake_deps(embed=lambda text: unit(1.0, 0.05))) == "silent:no_candidates"
 
 
-def test_a_project_prompt_is_recalled_once_over_every_space():
-    # Session 13's per-project pass (85c09fa) recalled a project's prompt a second time over that project and the
-    # global memories, each memory keeping its better hit; on dev 6-12 it broke 6 fully right prompts and made 5,
-    # and it was removed in session 22 (audit5).
-    from memory.domain.search import SearchQuery
-    from whisper.stages.retrieve import _search
-
-    from .conftest import fake_deps, hit
-
-    asked = []
-
-    def search(query):
-        asked.append(query.spaces)
-        return [hit("page", score=0.9), hit("note", score=0.1, space="allotment")]
-
-    query = SearchQuery(query="when does the water at the plots go on", limit=3, default_space="allotment")
-    hits = _search(query, WhisperConf(), fake_deps(search=search))
-    assert asked == [None] and [(h.node_id, h.score) for h in hits] == [("page", 0.9), ("note", 0.1)]
-
-
 def test_words_for_a_partner_are_words_of_their_own():
     # Session 10's same-fact folds (whisper.lexicon.SAME_FACT: "married", "husband", "wife", "girlfriend", ... read
     # as "partner" everywhere whisper compares words) changed no dev prompt of batches 6-13 and were removed in

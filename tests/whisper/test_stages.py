@@ -171,9 +171,8 @@ def test_a_prompt_naming_another_project_is_scored_against_that_project(conf):
     deps = fake_deps(search=lambda q: seen.append(q.default_space) or [], spaces=lambda: frozenset({"shop", "ormah"}))
     retrieve(make_run("how does shop sign users in?", space="ormah", intent=intent()), conf, deps)
     retrieve(make_run("how do we sign users in?", space="ormah", intent=intent()), conf, deps)
-    # recall over the store (the per-project pass was removed in session 22); a prompt naming no other project also
-    # with none preferred
-    assert seen == ["shop", "ormah", None]
+    # recall over the store, then the per-project pass; a prompt naming no other project also with none preferred
+    assert seen == ["shop", "shop", "ormah", "ormah", None]
 
 
 # --- reranker, affinity, space, overlap ---------------------------------------------------------------------

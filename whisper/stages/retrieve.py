@@ -283,13 +283,16 @@ def _better_of(hits: list[SearchHit], more: list[SearchHit], limit: int) -> list
 
 def _search(query: SearchQuery, conf: WhisperConf, deps: Deps, plain: list[SearchHit] | None = None
             ) -> list[SearchHit]:
-    """Recall, one call over every space (session 13's second recall over the prompt's project, the per-project
-    pass, was removed in session 22: docs/whisper.md, "The per-project pass"). `plain` receives its hits (their
-    BM25 ranks are the whole store's)."""
+    """Recall; for a prompt scored against a project (`conf.project_pass`) also recall over that project and the
+    global memories alone (docs/whisper.md, "The per-project pass"). `plain` receives the first recall's hits (over
+    every space: their BM25 ranks are the whole store's)."""
     hits = deps.search(query)
     if plain is not None:
         plain.extend(hits)
-    return hits
+    if not conf.project_pass or query.default_space is None:
+        return hits
+    return _better_of(hits, deps.search(query.model_copy(update={"spaces": [query.default_space, None]})),
+                      query.limit)
 
 
 def _described_elsewhere(query: SearchQuery, space: str, deps: Deps) -> list[SearchHit]:
