@@ -7,7 +7,6 @@ what is unusable first and the next query reconnects."""
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 from django.db import connection
 
@@ -21,6 +20,8 @@ pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
 
 def _drop_this_connection() -> None:
     """What a restart does to it: the server ends the backend; this side notices at its next query."""
+    import psycopg  # here, not at the top: `make test` on SQLite collects this file without the postgres extra
+
     with connection.cursor() as cur:
         cur.execute("SELECT pg_backend_pid()")
         pid = cur.fetchone()[0]
