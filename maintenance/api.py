@@ -15,8 +15,10 @@ from maintenance.schemas import (
     GroupDecisionOut,
     MergeOut,
     ProposalDecisionIn,
+    ProposalGroupDecisionIn,
     ProposalGroupOut,
     ProposalOut,
+    ProposalResultOut,
     TaskOut,
 )
 from maintenance.selectors import (
@@ -25,6 +27,7 @@ from maintenance.selectors import (
     node_briefs,
     proposal_group_list,
     proposal_ref,
+    proposal_result,
     proposals_list,
     session_latest,
 )
@@ -65,9 +68,19 @@ def proposals(request: HttpRequest, filters: Query[ProposalFilter]):
 
 @router.post("/agent/proposals/{proposal_id}", response=ProposalOut, summary="Approve or reject a proposal")
 def proposal_decision(request: HttpRequest, proposal_id: str, payload: ProposalDecisionIn):
-    """`proposal_id` is the id or a unique prefix of it (4+ characters)."""
-    row = proposal_decide(proposal_id=proposal_ref(proposal_id), action=payload.action, decided_by="api")
+    """`proposal_id` is the id or a unique prefix of it (4+ characters). `result` approves a merge or
+    consolidation with an edited title, content or tags; `seen` refuses it if a memory changed since it was read."""
+    row = proposal_decide(proposal_id=proposal_ref(proposal_id), action=payload.action, decided_by="api",
+                          edit=payload.result, seen=payload.seen)
     return _proposal(row, node_briefs(row.node_uids))
+
+
+@router.get("/agent/proposals/{proposal_id}/result", response=ProposalResultOut,
+            summary="What approving a merge or consolidation would write")
+def proposal_result_get(request: HttpRequest, proposal_id: str):
+    """The title, content and tags approving would write (tags in `kept_tags` are kept whatever an edit says), and
+    `seen`: the file hash of every memory it reads, to send back with an edited approval."""
+    return proposal_result(proposal_id=proposal_ref(proposal_id)).__dict__
 
 
 class GroupFilter(Schema):
@@ -86,7 +99,7 @@ def proposal_groups(request: HttpRequest, filters: Query[GroupFilter]):
 
 @router.post("/agent/proposal-groups/{group_key}", response=GroupDecisionOut,
              summary="Approve or reject every pending proposal of a group")
-def proposal_group_decision(request: HttpRequest, group_key: str, payload: ProposalDecisionIn):
+def proposal_group_decision(request: HttpRequest, group_key: str, payload: ProposalGroupDecisionIn):
     return proposal_group_decide(group_key=group_key, action=payload.action, decided_by="api").__dict__
 
 

@@ -17,6 +17,15 @@ class StaleProposal(Conflict):
     code = "stale_proposal"
 
 
+class ProposalChanged(Conflict):
+    """A memory a proposal reads changed on disk since the caller was shown it; nothing applied, still pending.
+
+    details: {"proposal_id", "changed": [{"id", "title", "content", "hash"} or {"id", "gone": true}]}.
+    """
+
+    code = "proposal_changed"
+
+
 class UnknownJob(NodeNotFound):
     """No job by that name."""
 

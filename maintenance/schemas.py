@@ -9,6 +9,7 @@ from ninja import Schema
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from maintenance.detectors.links import normalise_relationship
+from maintenance.services.proposals import ResultEdit
 
 EDGE_TYPES = ("supports", "contradicts", "evolved_from", "part_of", "depends_on", "related_to", "none")
 
@@ -77,6 +78,26 @@ class MaintenanceOut(Schema):
 
 class ProposalDecisionIn(StrictIn):
     action: Literal["approve", "reject", "approved", "rejected"]
+    result: ResultEdit | None = Field(default=None, description=(
+        "approve a merge or consolidation with your title, content or tags instead of the proposed ones (a field "
+        "left out, or a blank title, is as proposed; GET .../result gives them)"))
+    seen: dict[str, str] | None = Field(default=None, description=(
+        "memory id -> file hash, as GET .../result gave them: when a file differs now, nothing is applied (409 "
+        "proposal_changed, with the memories as they are now) and the proposal stays pending"))
+
+
+class ProposalGroupDecisionIn(StrictIn):
+    action: Literal["approve", "reject", "approved", "rejected"]
+
+
+class ProposalResultOut(Schema):
+    proposal_id: str
+    kind: str
+    title: str
+    content: str
+    tags: list[str]
+    kept_tags: list[str]
+    seen: dict[str, str]
 
 
 class ProposalGroupOut(Schema):

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 
 from django.db.models import Count, Max
 
-from maintenance.detectors.facts import NodeFacts, text_hash
+from maintenance.detectors.clusters import CONSOLIDATED_TAG
+from maintenance.detectors.facts import NodeFacts, ProposalKind, text_hash
+from maintenance.detectors.payloads import ConsolidationPayload, MergePayload, payload_load
 from maintenance.detectors.similarity import VectorTable
 from maintenance.errors import ProposalNotFound
 from maintenance.models import JobRunRow, JobStateRow, MaintenanceSessionRow, NodeSeenRow, ProposalRow
+from memory import runtime
+from memory.domain.enums import EdgeType
+from memory.domain.identity import ABOUT_SELF_TAG, SELF_TAGS
 from memory.errors import AmbiguousNodeRef, ValidationFailed
 from memory.models import EdgeRow, MergeHistoryRow, NodeRow
 from memory.search import vectors
+from memory.selectors import node_get, node_snapshot
 
 FACT_FIELDS = ("id", "uid", "type", "tier", "space", "space_locked", "title", "content", "tags_text", "created",
                "updated", "last_accessed", "last_review", "stability", "importance", "access_count", "is_self",
@@ -207,3 +214,58 @@ def proposal_ref(ref: str) -> str:
         raise AmbiguousNodeRef(f"Id prefix {ref} matches {len(matches)}+ proposals; use more characters",
                                details={"candidates": matches[:10]})
     return matches[0]
+
+
+# ---------------------------------------------------------------------------
+# What approving a proposal writes (the inbox's and the API's "edit before approving")
+# ---------------------------------------------------------------------------
+
+EDITABLE_KINDS = (ProposalKind.MERGE.value, ProposalKind.CONSOLIDATION.value)  # approving writes composed text
+KEPT_TAGS = frozenset((*SELF_TAGS, ABOUT_SELF_TAG, CONSOLIDATED_TAG))  # markers Ormah reads: shown, never edited
+
+
+@dataclass(frozen=True)
+class ProposalResult:
+    """The memory approving a merge or consolidation proposal would write, read from the files now."""
+
+    proposal_id: str
+    kind: str
+    title: str
+    content: str
+    tags: tuple[str, ...]  # the ones a person may change
+    kept_tags: tuple[str, ...]  # written whatever the person's tags say (KEPT_TAGS)
+    seen: dict[str, str] = field(default_factory=dict)  # uid -> file hash of every memory it reads, as read
+
+
+def proposal_result(*, proposal_id: str) -> ProposalResult:
+    """The title, content and tags approving the proposal would write, with the file hashes it was computed from.
+
+    A merge keeps its merged text, else the kept memory's (title: the kept one's, else the removed one's) and the
+    union of both memories' tags; a consolidation writes its proposed title and content, tagged `consolidated`
+    (and `about_self` when a source is about the person). Raises ProposalNotFound, ValidationFailed (a kind whose
+    approval writes no text: conflict, link, decay), NodeNotFound (a memory it reads is gone).
+    """
+    row = ProposalRow.objects.filter(proposal_id=proposal_id).first()
+    if row is None:
+        raise ProposalNotFound(f"No proposal {proposal_id}")
+    if row.kind not in EDITABLE_KINDS:
+        raise ValidationFailed(f"Approving a {row.kind} proposal writes no text to edit (only merge and "
+                               "consolidation proposals have one)")
+    store = runtime.store()
+    seen = {uid: node_snapshot(store=store, ref=uid).hash for uid in row.node_uids}
+    p = payload_load(row.kind, row.payload)
+    if isinstance(p, MergePayload):
+        keeper, gone = node_get(store=store, ref=p.keep_id), node_get(store=store, ref=p.discard_id)
+        title = p.merged_title or keeper.title or gone.title or ""
+        content = p.merged_content or keeper.content
+        tags = tuple(dict.fromkeys(keeper.tags + gone.tags))
+    else:
+        assert isinstance(p, ConsolidationPayload)
+        sources = [node_get(store=store, ref=uid) for uid in p.node_ids]
+        identity = any(ABOUT_SELF_TAG in n.tags for n in sources) or EdgeRow.objects.filter(
+            target__uid__in=p.node_ids, source__is_self=True, edge_type=EdgeType.DEFINES).exists()
+        title, content = p.title, p.content
+        tags = (CONSOLIDATED_TAG, *((ABOUT_SELF_TAG,) if identity else ()))
+    return ProposalResult(proposal_id=row.proposal_id, kind=row.kind, title=title, content=content,
+                          tags=tuple(t for t in tags if t not in KEPT_TAGS),
+                          kept_tags=tuple(t for t in tags if t in KEPT_TAGS), seen=seen)

@@ -7,7 +7,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from maintenance.conf import MaintenanceConf
 from maintenance.detectors.facts import ProposalDraft, ProposalKind
@@ -18,14 +18,16 @@ from maintenance.detectors.payloads import (
     MergePayload,
     payload_load,
 )
-from maintenance.errors import ProposalNotFound, StaleProposal
+from maintenance.errors import ProposalChanged, ProposalNotFound, StaleProposal
 from maintenance.models import ProposalRow
-from maintenance.selectors import text_hashes
+from maintenance.selectors import EDITABLE_KINDS, KEPT_TAGS, proposal_result, text_hashes
 from maintenance.services.context import RunContext
 from memory.domain.enums import EdgeType, NodeType, Tier
 from memory.domain.node import utcnow
-from memory.domain.requests import validation_message
-from memory.errors import Conflict, OrmahError, ValidationFailed
+from memory import runtime
+from memory.domain.requests import Content, Tags, Title, validation_message
+from memory.errors import Conflict, NodeNotFound, OrmahError, ValidationFailed
+from memory.selectors import node_get, node_snapshot
 from memory.services import audit_note_many, edge_create, node_merge, node_set_tier, nodes_consolidate
 from memory.writes import write_unit
 
@@ -124,22 +126,45 @@ class _NoLongerApplies(Exception):
         self.message = message
 
 
-def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent", now: datetime | None = None
-                    ) -> ProposalRow:
+class ResultEdit(BaseModel):
+    """A person's version of what approving a merge or consolidation writes; a field left out is as proposed.
+
+    The rules are an update's (NodePatch): content not blank, at most 64 KiB, no NUL; title at most 300 characters
+    (blank: as proposed); tags lowercase words. Tags Ormah reads (KEPT_TAGS) are kept whatever `tags` says.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    title: Title = Field(default=None, description="at most 300 characters; blank or left out: as proposed")
+    content: Content | None = Field(default=None, description="markdown, not blank; left out: as proposed")
+    tags: Tags | None = Field(default=None, description=(
+        "the memory's tags (kept_tags are kept whatever this says); left out: as proposed"))
+
+
+def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent", now: datetime | None = None,
+                    edit: ResultEdit | None = None, seen: dict[str, str] | None = None) -> ProposalRow:
     """Approve (apply through memory services) or reject a pending proposal.
+
+    `edit` approves a merge or consolidation with a person's title, content or tags instead of the proposed ones
+    (maintenance.selectors.proposal_result says what is proposed). `seen` (uid -> file hash, as proposal_result
+    gives them) is what the caller showed: when a memory's file differs from it now, nothing is applied and
+    ProposalChanged says what the files hold now (the proposal stays pending); when it matches, the caller has
+    seen the memories as they are and the proposal applies to them even if they changed since it was made.
 
     Invariants: the decision is made under the memory write lock (the staleness check and the apply see the same
     files), and an approval's status and result commit after what applying it committed (a merge's history row),
     so a kill in between leaves the proposal pending, never approved without its merge history; when applying
     fails, every file it wrote is put back before the proposal expires.
-    Raises ProposalNotFound, ValidationFailed (unknown action), Conflict (not pending, expired, or no longer
-    applicable because its memories changed or vanished; the proposal then expires).
+    Raises ProposalNotFound, ValidationFailed (unknown action; an edit of a rejection or of a kind that writes no
+    text; `seen` not naming every memory of the proposal), ProposalChanged, Conflict (not pending, expired, or no
+    longer applicable because its memories changed or vanished; the proposal then expires).
     """
     now = now or utcnow()
     status = _status_of(action)
     row = ProposalRow.objects.filter(proposal_id=proposal_id).first()
     if row is None:
         raise ProposalNotFound(f"No proposal {proposal_id}")
+    _check_edit(row, status, edit, seen)
     if row.status == "pending" and row.expires_at <= now:
         _close(row, "expired", now, {"reason": "expired before a decision"})
     decided = {"status": status, "decided_at": now, "decided_by": decided_by[:100]}
@@ -148,12 +173,15 @@ def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent",
             row.refresh_from_db()
             if row.status != "pending":
                 raise Conflict(f"Proposal {proposal_id} is already {row.status}")
-            _refuse_if_stale(row, now)
+            if seen is None:
+                _refuse_if_stale(row, now)
+            else:
+                _refuse_if_changed(row, seen)
             if status == "rejected":
                 ProposalRow.objects.filter(pk=row.pk, status="pending").update(**decided)
             else:
                 try:
-                    result = _apply(row, now)
+                    result = _apply(row, now, edit, decided_by)
                 except (OrmahError, ValidationError) as exc:
                     raise _NoLongerApplies(
                         exc.message if isinstance(exc, OrmahError) else validation_message(exc)) from exc
@@ -166,6 +194,38 @@ def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent",
         raise Conflict(f"Proposal {proposal_id} no longer applies: {exc.message}") from exc.__cause__
     row.refresh_from_db()
     return row
+
+
+def _check_edit(row: ProposalRow, status: str, edit: ResultEdit | None, seen: dict[str, str] | None) -> None:
+    """Refuse an edit or a `seen` that cannot apply, before anything is locked (the proposal stays pending)."""
+    if edit is not None and status != "approved":
+        raise ValidationFailed("An edited result is approved, not rejected: send action approve")
+    if edit is not None and row.kind not in EDITABLE_KINDS:
+        raise ValidationFailed(f"Approving a {row.kind} proposal writes no text to edit (only merge and "
+                               "consolidation proposals have one)")
+    if seen is not None and set(seen) != set(row.node_uids):
+        raise ValidationFailed("seen must give the file hash of every memory the proposal reads, and only those: "
+                               + ", ".join(row.node_uids))
+
+
+def _refuse_if_changed(row: ProposalRow, seen: dict[str, str]) -> None:
+    """Raise ProposalChanged (the proposal stays pending) when a memory's file is not the one the caller saw."""
+    store = runtime.store()
+    changed = []
+    for uid in row.node_uids:
+        try:
+            now_hash = node_snapshot(store=store, ref=uid).hash
+        except NodeNotFound:
+            changed.append({"id": uid, "gone": True})
+            continue
+        if now_hash != seen[uid]:
+            node = node_get(store=store, ref=uid)
+            changed.append({"id": uid, "title": node.title or "", "content": node.content, "hash": now_hash})
+    if changed:
+        raise ProposalChanged(
+            f"Proposal {row.proposal_id} was not applied: {len(changed)} of its memories changed on disk since "
+            "they were shown; look at them as they are now and approve again", details={
+                "proposal_id": row.proposal_id, "changed": changed})
 
 
 def _refuse_if_stale(row: ProposalRow, now: datetime) -> None:
@@ -230,19 +290,36 @@ def proposal_group_decide(*, group_key: str, action: str, decided_by: str = "age
     return outcome
 
 
-def _apply(row: ProposalRow, now: datetime) -> dict:
+def _edited(row: ProposalRow, edit: ResultEdit) -> tuple[str | None, str | None, list[str] | None, list[str]]:
+    """The person's title, content and tags (kept tags added back; None: as proposed) and which fields differ."""
+    proposed = proposal_result(proposal_id=row.proposal_id)
+    title = edit.title if edit.title not in (None, proposed.title) else None
+    content = edit.content if edit.content not in (None, proposed.content) else None
+    tags = None
+    if edit.tags is not None and sorted(t for t in edit.tags if t not in KEPT_TAGS) != sorted(proposed.tags):
+        tags = [*proposed.kept_tags, *(t for t in edit.tags if t not in KEPT_TAGS)]
+    edited = [k for k, v in (("title", title), ("content", content), ("tags", tags)) if v is not None]
+    return title, content, tags, edited
+
+
+def _apply(row: ProposalRow, now: datetime, edit: ResultEdit | None = None, decided_by: str = "") -> dict:
     try:
         p = payload_load(row.kind, row.payload)
     except ValidationError:
         raise
     except ValueError as exc:
         raise ValidationFailed(str(exc)) from None
+    title = content = tags = None
+    edited: list[str] = []
+    if edit is not None:
+        title, content, tags, edited = _edited(row, edit)
+    note = {"edited": edited, "edited_by": decided_by} if edited else {}
     match p:
         case MergePayload():
-            merged = node_merge(keep_ref=p.keep_id, discard_ref=p.discard_id, merged_title=p.merged_title,
-                                merged_content=p.merged_content, reason=row.reason, proposal_id=row.proposal_id,
-                                now=now)
-            return {"merge_id": merged.merge_id, "kept": merged.kept.id, "removed": merged.removed_id}
+            merged = node_merge(keep_ref=p.keep_id, discard_ref=p.discard_id, merged_title=title or p.merged_title,
+                                merged_content=content or p.merged_content, tags=tags, reason=row.reason,
+                                proposal_id=row.proposal_id, detail=note or None, now=now)
+            return {"merge_id": merged.merge_id, "kept": merged.kept.id, "removed": merged.removed_id, **note}
         case EdgePayload():
             edge_create(source_ref=p.source_id, target_ref=p.target_id, edge=EdgeType(p.edge), weight=p.weight,
                         reason=p.edge_reason)
@@ -253,6 +330,8 @@ def _apply(row: ProposalRow, now: datetime) -> dict:
             node_set_tier(ref=p.node_id, tier=Tier(p.tier), now=now)
             return {"tier": p.tier}
         case ConsolidationPayload():
-            node = nodes_consolidate(source_refs=p.node_ids, title=p.title, content=p.content,
-                                     type=NodeType(p.type or "concept"), reason=row.reason, now=now)
-            return {"node_id": node.id}
+            reason = f"{row.reason} (edited before approval: {', '.join(edited)})" if edited else row.reason
+            node = nodes_consolidate(source_refs=p.node_ids, title=title or p.title, content=content or p.content,
+                                     type=NodeType(p.type or "concept"), reason=reason, now=now,
+                                     tags=[t for t in tags or [] if t not in KEPT_TAGS] or None)
+            return {"node_id": node.id, **note}

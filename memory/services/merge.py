@@ -74,8 +74,18 @@ def _checked_text(title: str | None, content: str | None) -> tuple[str | None, s
     return checked.title, checked.content
 
 
-def _merged_keeper(keeper: Node, gone: Node, title: str | None, content: str | None, now: datetime) -> Node:
-    """The keeper after absorbing `gone`: union of tags, gone's edges remapped, combined usage."""
+def _checked_tags(tags: list[str] | None) -> tuple[str, ...] | None:
+    if tags is None:
+        return None
+    try:
+        return tuple(NodePatch(tags=tags).tags)
+    except ValidationError as exc:
+        raise ValidationFailed(f"Merged tags are invalid: {validation_message(exc)}") from None
+
+
+def _merged_keeper(keeper: Node, gone: Node, title: str | None, content: str | None, now: datetime,
+                   tags: tuple[str, ...] | None = None) -> Node:
+    """The keeper after absorbing `gone`: union of tags (or `tags`, given), gone's edges remapped, combined usage."""
     conns = [c for c in keeper.connections if c.target != gone.id]
     have = {(c.target, c.edge) for c in conns}
     for c in gone.connections:
@@ -86,7 +96,8 @@ def _merged_keeper(keeper: Node, gone: Node, title: str | None, content: str | N
     tier = max(keeper.tier, gone.tier, key=lambda t: TIER_ORDER[t])
     return replace(
         keeper, title=title or keeper.title or gone.title, content=content or keeper.content,
-        tags=tuple(dict.fromkeys(keeper.tags + gone.tags)), connections=tuple(conns), tier=tier,
+        tags=tuple(dict.fromkeys(keeper.tags + gone.tags)) if tags is None else tags, connections=tuple(conns),
+        tier=tier,
         access_count=keeper.access_count + gone.access_count, stability=max(keeper.stability, gone.stability),
         last_accessed=max(keeper.last_accessed, gone.last_accessed), updated=now,
     )
@@ -113,13 +124,17 @@ def _retargeted(node: Node, gone_id: str, keeper: Node, now: datetime) -> tuple[
 def node_merge(
     *, keep_ref: str, discard_ref: str, merged_title: str | None = None, merged_content: str | None = None,
     reason: str = "", proposal_id: str | None = None, detail: dict | None = None, now: datetime | None = None,
+    tags: list[str] | None = None,
 ) -> MergeResult:
     """Merge `discard` into `keep`: the keeper's id survives, the other is soft-deleted; undo restores both exactly.
+
+    `tags`, given, are the keeper's tags after the merge (validated as any update's) instead of the union of both.
 
     Raises NodeNotFound, ProtectedNode (the self node), ValidationFailed (same node), Conflict (edited meanwhile).
     """
     now = now or utcnow()
     merged_title, merged_content = _checked_text(merged_title, merged_content)
+    merged_tags = _checked_tags(tags)
     with write_unit() as unit:
         store = unit.store
         keep_row, gone_row = node_row_get(ref=keep_ref), node_row_get(ref=discard_ref)
@@ -131,7 +146,7 @@ def node_merge(
         gone, gone_stored = unit.read_row(gone_row)
         guard_write(keeper)
         guard_write(gone)
-        new_keeper = _merged_keeper(keeper, gone, merged_title, merged_content, now)
+        new_keeper = _merged_keeper(keeper, gone, merged_title, merged_content, now, merged_tags)
         sources = set(EdgeRow.objects.filter(target=gone_row).exclude(source=keep_row).values_list("source__uid", flat=True))
         sources |= set(EdgeRow.objects.filter(source=gone_row, edge_type=EdgeType.DERIVED_FROM)
                        .exclude(target=keep_row).values_list("target__uid", flat=True))
@@ -177,9 +192,11 @@ def node_merge(
 
 def nodes_consolidate(
     *, source_refs: list[str], title: str, content: str, type: NodeType = NodeType.CONCEPT,  # noqa: A002
-    reason: str = "", now: datetime | None = None,
+    reason: str = "", now: datetime | None = None, tags: list[str] | None = None,
 ) -> Node:
     """Write one synthesised node `derived_from` each source, then move the sources to archival (superseded by it).
+
+    The node is tagged `consolidated`, plus `tags` when given.
 
     Raises ValidationFailed (fewer than two sources), NodeNotFound, ProtectedNode (the self node).
     """
@@ -197,7 +214,7 @@ def nodes_consolidate(
         identity = any(ABOUT_SELF_TAG in n.tags for n, _ in sources) or EdgeRow.objects.filter(
             target__in=rows, source__is_self=True, edge_type=EdgeType.DEFINES).exists()
         new = node_create(request=NodeCreate(
-            content=content, title=title, type=type, tags=[CONSOLIDATED_TAG], space=spaces.most_common(1)[0][0],
+            content=content, title=title, type=type, tags=[CONSOLIDATED_TAG, *(tags or [])], space=spaces.most_common(1)[0][0],
             source="agent:consolidator", about_self=identity,
             connections=[ConnectionIn(target=n.id, edge=EdgeType.DERIVED_FROM, weight=1.0) for n, _ in sources],
         ), now=now, auto_link=False).node
