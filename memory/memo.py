@@ -126,7 +126,8 @@ def byte_lru(*, max_bytes: int, cost: Callable[[tuple, Any], int], maxsize: int 
 
 
 # The budgets of memory's ranking text caches (memory/ranking/features.py), estimated bytes per process (with
-# stem's bound 15.75 MiB; docs/benchmarks.md "Serve tree RSS", session 21): a memory's tokenised text (`_doc`), a long
+# stem's bound 15.75 MiB; docs/benchmarks.md "Serve tree RSS", session 21): a memory's tokenised text (`_doc`: its
+# stems as one spaced string since session 23, ~620 bytes an entry on the soak's store, so 5 MiB holds ~8,000), a long
 # memory's (`_long_doc`, keyed by a digest of the text), a title's stems. `stem` keeps functools' C lru_cache (it runs
 # for every word) with an entry bound that is a byte bound: STEM_CACHE words of at most STEM_CACHE_CHARS characters,
 # ~288 bytes an entry at most (key, result, link, dict slot): 2.25 MiB. LONG_DOC_BYTES holds the 41 long pages of the

@@ -44,7 +44,7 @@ import numpy as np
 
 from memory.domain.text import STOP_WORDS
 from memory.memo import (DOC_BYTES, ENTRY_BYTES, LONG_DOC_BYTES, STEM_CACHE, STEM_CACHE_CHARS, TITLE_STEMS_BYTES,
-                         byte_lru)
+                         args_cost, byte_lru)
 
 FEATURES = (
     "bm25_rel", "fts_rr", "cos", "cos_gap", "vec_rr", "coverage", "phrase", "title", "info", "centrality",
@@ -82,19 +82,42 @@ _PAIR_BYTES = getsizeof(("a", "b"))  # an adjacent pair's tuple (its two stems a
 
 
 def _doc_cost(args: tuple, result: tuple[frozenset[str], frozenset[tuple[str, str]], int]) -> int:
-    """The estimated bytes of one `_doc` entry: its key, the two frozensets, each stem string (counted in every entry
-    that holds it, though `stem`'s cache shares the short ones) and each pair tuple, the result tuple; O(stems)."""
+    """The estimated bytes of one `_long_doc` entry: its key, the two frozensets, each stem string (counted in every
+    entry that holds it, though `stem`'s cache shares the short ones) and each pair tuple, the result tuple;
+    O(stems)."""
     words, pairs, count = result
     return (ENTRY_BYTES + sum(getsizeof(a) for a in args) + getsizeof(result) + getsizeof(count)
             + getsizeof(words) + sum(getsizeof(w) for w in words) + getsizeof(pairs) + _PAIR_BYTES * len(pairs))
 
 
-@byte_lru(max_bytes=DOC_BYTES, cost=_doc_cost, maxsize=8192)
-def _doc(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]], int]:
-    """A memory's stems, adjacent stem pairs and count of content words (cached: memories recur across queries)."""
+def _tokens(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]], int]:
+    """A memory's stems, adjacent stem pairs and count of content words."""
     doc = stems(content)
     words = sum(1 for w in _WORD.findall(content.lower()) if w not in STOP_WORDS and len(w) > 1)
     return frozenset(doc), frozenset(zip(doc, doc[1:])), words
+
+
+@byte_lru(max_bytes=DOC_BYTES, cost=args_cost, maxsize=8192)
+def _doc(content: str) -> tuple[str, int]:
+    """A memory's stems as one string, each between single spaces (" s1 s2 ... sn "), and its count of content words
+    (cached: memories recur across queries).
+
+    The same facts as `_tokens`' sets in ~1/20 of their bytes (issue 13, session 23: at ~6 KB an entry the 5 MiB
+    budget held ~860 of the soak store's 2,000 memories, and most lookups missed): stems are `[a-z0-9]+`, so a stem
+    `t` is one of the memory's exactly when " t " is in the string, and `(a, b)` is an adjacent pair exactly when
+    " a b " is (`doc_keys`).
+    """
+    doc = stems(content)
+    words = sum(1 for w in _WORD.findall(content.lower()) if w not in STOP_WORDS and len(w) > 1)
+    return f" {' '.join(doc)} ", words
+
+
+def doc_keys(query: QueryFacts) -> tuple[tuple[str | None, ...], tuple[str | None, ...]]:
+    """The query's terms and adjacent pairs as `_doc`'s substrings (" t ", " a b "); None for a term or pair that
+    no memory's stems can hold (not `[a-z0-9]+`), which is then never found, as in `_tokens`' sets."""
+    terms = tuple(f" {t} " if _WORD.fullmatch(t) else None for t in query.terms)
+    pairs = tuple(f" {a} {b} " if _WORD.fullmatch(a) and _WORD.fullmatch(b) else None for a, b in query.pairs)
+    return terms, pairs
 
 
 # digest -> (tokenised document, its estimated bytes), least recently used first
@@ -106,7 +129,7 @@ _LONG_LOCK = threading.Lock()  # the web worker's threads share it
 
 
 def _long_doc(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]], int]:
-    """`_doc` for a long memory, cached by a digest of its text (not the text itself) in a small LRU.
+    """`_tokens` for a long memory, cached by a digest of its text (not the text itself) in a small LRU.
 
     Long documents recur across queries as often as short ones (41 of 168 memories in the docs store, ~32
     candidates a query); tokenising them afresh on every query was most of whisper's CPU.
@@ -117,7 +140,7 @@ def _long_doc(content: str) -> tuple[frozenset[str], frozenset[tuple[str, str]],
         if held is not None:
             _LONG_DOCS.move_to_end(key)
             return held[0]
-    hit = _doc.__wrapped__(content)
+    hit = _tokens(content)
     cost = _doc_cost((key,), hit)
     if cost > LONG_DOC_BYTES:
         return hit
@@ -238,14 +261,22 @@ def feature_matrix(query: QueryFacts, candidates: Sequence[Candidate]) -> np.nda
     out[:, col["cos_gap"]] = np.where(has_cos, cosines - best_cos, -1.0)
     out[:, col["vec_rr"]] = np.where(has_cos, 1.0 / np.sqrt(vec_rank), 0.0)
     coverage, phrase, title_share, info, rare = [], [], [], [], []
+    term_keys, pair_keys = doc_keys(query)
+    weighted_keys = tuple(zip(term_keys, query.weights))
     for c in candidates:
-        # Memories recur across queries: short ones are cached by text, long ones by digest (bounded memory).
-        tokenise = _doc if len(c.content) <= LONG_DOC_CHARS else _long_doc
-        doc_set, doc_pairs, content_words = tokenise(c.content)
-        held = [w for t, w in weighted if t in doc_set]
+        # Memories recur across queries: short ones are cached by text (their stems as one string), long ones by
+        # digest (their sets: a long string would be scanned once a term); bounded memory.
+        if len(c.content) <= LONG_DOC_CHARS:
+            joined, content_words = _doc(c.content)
+            held = [w for k, w in weighted_keys if k is not None and k in joined]
+            found = sum(1 for k in pair_keys if k is not None and k in joined)
+        else:
+            doc_set, doc_pairs, content_words = _long_doc(c.content)
+            held = [w for t, w in weighted if t in doc_set]
+            found = sum(1 for p in pairs if p in doc_pairs)
         coverage.append(sum(held) / total_weight)
         rare.append(max(held, default=0.0) / top_idf)
-        phrase.append((sum(1 for p in pairs if p in doc_pairs) / len(pairs)) if pairs else 0.0)
+        phrase.append((found / len(pairs)) if pairs else 0.0)
         title = _title_stems(c.title) if c.title else frozenset()
         title_share.append((sum(1 for t in terms if t in title) / len(terms)) if terms else 0.0)
         info.append(math.log1p(min(content_words, INFO_CAP)))

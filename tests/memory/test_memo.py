@@ -20,17 +20,16 @@ def _texts(n: int, chars: int, tag: str = "w") -> list[str]:
 
 
 def _held_bytes(entries) -> int:
-    """The bytes of held `_doc` results counted afresh: strings, sets, pair tuples, keys (no shared-stem discount)."""
+    """The bytes of held `_doc` results counted afresh: the key texts, the stems' string and its count."""
     total = 0
-    for key, ((words, pairs, count), _) in entries:
-        total += sum(sys.getsizeof(k) for k in key) + sys.getsizeof(words) + sys.getsizeof(pairs)
-        total += sum(sys.getsizeof(w) for w in words) + sum(sys.getsizeof(p) for p in pairs)
+    for key, ((joined, count), _) in entries:
+        total += sum(sys.getsizeof(k) for k in key) + sys.getsizeof(joined) + sys.getsizeof(count)
     return total
 
 
 def test_the_tokenised_memory_cache_stays_under_its_byte_budget_on_a_store_of_long_memories():
     features._doc.cache_clear()
-    texts = _texts(400, features.LONG_DOC_CHARS)  # ~59 KB an entry: ~23 MB under the old 8,192-entry bound
+    texts = _texts(1500, features.LONG_DOC_CHARS)  # ~4.2 KB an entry (~59 KB as sets before session 23)
     for text in texts:
         features._doc(text)
     info = features._doc.cache_info()
@@ -51,7 +50,7 @@ def test_long_memories_cache_stays_under_its_byte_budget():
     assert 0 < features.long_doc_bytes() <= memo.LONG_DOC_BYTES
     assert len(features._LONG_DOCS) < len(texts)
     assert features.long_doc_bytes() == sum(cost for _, cost in features._LONG_DOCS.values())
-    assert features._long_doc(texts[0]) == features._doc.__wrapped__(texts[0])
+    assert features._long_doc(texts[0]) == features._tokens(texts[0])
 
 
 def test_title_stems_stay_under_their_budget_and_long_words_are_stemmed_without_being_held():
@@ -125,3 +124,22 @@ def test_threads_sharing_a_cache_keep_its_count_of_bytes_right():
         t.join()
     info = cache.cache_info()
     assert info.nbytes == sum(cost for _, cost in cache.memo.entries.values()) <= 20_000
+
+
+def test_a_store_of_two_thousand_short_memories_is_held_whole_by_the_tokenised_memory_cache():
+    """Issue 13, session 23: `_doc` held the stem and pair sets of a memory, ~6 KB for the soak store's ~120-character
+    memories, so its 5 MiB held ~860 of 2,000 and recall tokenised most candidates again on every query. It holds a
+    memory's stems as one string now: the whole store fits, well under the budget, and nothing is tokenised twice."""
+    from bench._common import corpus
+
+    features._doc.cache_clear()
+    texts = [m.content for m in corpus(2000, seed=1)]
+    for text in texts:
+        features._doc(text)
+    for text in texts:
+        features._doc(text)
+    info = features._doc.cache_info()
+    assert info.currsize == len(set(texts))
+    assert info.misses == len(set(texts))
+    assert info.nbytes <= memo.DOC_BYTES // 3
+    features._doc.cache_clear()

@@ -34,7 +34,7 @@ def _loop_matrix(query: f.QueryFacts, candidates) -> np.ndarray:
     total_weight = sum(query.weights) or 1.0
     top_idf = max(query.weights, default=0.0) or 1.0
     for i, c in enumerate(candidates):
-        tokenise = f._doc if len(c.content) <= f.LONG_DOC_CHARS else f._long_doc
+        tokenise = f._tokens if len(c.content) <= f.LONG_DOC_CHARS else f._long_doc
         doc_set, doc_pairs, content_words = tokenise(c.content)
         title = set(f.stems(c.title)) if c.title else set()
         cos = c.cosine if c.cosine is not None else 0.0
@@ -95,3 +95,30 @@ def test_columns_have_the_bits_of_the_per_candidate_loop(seed):
 
     assert got.shape == want.shape
     assert got.tobytes() == want.tobytes()
+
+
+EDGE_TEXTS = ["Paintings painted; the painter's painting", "a b c", "", "x", "v2 2024 release-notes v2.1",
+              "Café naïve résumé cafe", "the the the and the", "ends with paint", "PAINT paint Paint",
+              "it's Sam's plan's", "under_score snake_case", "Tabs\tand\nnew lines  double  spaces"]
+
+
+@pytest.mark.parametrize("text", EDGE_TEXTS)
+def test_a_cached_memory_answers_every_term_and_pair_as_its_sets_do(text):
+    """`_doc` holds a memory's stems as one spaced string (session 23); terms and pairs that are prefixes,
+    suffixes or repeats of its stems, and ones no stem can be (a space, empty, upper case, punctuation), are found
+    exactly when `_tokens`' sets hold them."""
+    words, pairs, _ = f._tokens(text)
+    probes = sorted(words) + ["paint", "painting", "aint", "in", "", "a b", "Paint", "caf", "caf\u00e9", "v2.1",
+                              "sam", "s", "2", "the", "th", "e", "under", "score", "under_score", "line", "lin"]
+    probe_pairs = sorted(pairs) + [(a, b) for a in probes[:12] for b in probes[:12]] + [("the", "the"), ("a", "")]
+    query = f.QueryFacts(terms=tuple(probes), weights=tuple(float(i + 1) for i in range(len(probes))),
+                         pairs=tuple(probe_pairs))
+    term_keys, pair_keys = f.doc_keys(query)
+    joined, count = f._doc(text)
+    assert count == f._tokens(text)[2]
+    assert [k is not None and k in joined for k in term_keys] == [t in words for t in probes]
+    assert [k is not None and k in joined for k in pair_keys] == [p in pairs for p in probe_pairs]
+    candidate = f.Candidate(row_id=1, content=text, title="", bm25=None, fts_rank=None, cosine=0.5, centrality=0.1,
+                            created=NOW, space=None, confidence=None, tier="working", access_count=0,
+                            days_since_access=1.0)
+    assert f.feature_matrix(query, [candidate]).tobytes() == _loop_matrix(query, [candidate]).tobytes()
