@@ -29,7 +29,7 @@ from memory.domain.folder_sync import SyncState, state_parse, state_render
 from memory.domain.identity import is_self_node
 from memory.domain.node import Node
 from memory.errors import MalformedNodeFile, StorageError, ValidationFailed, WriteConflict
-from memory.store import parse_bytes
+from memory.node_bytes import parse_bytes
 
 NODES = "nodes"
 CONFLICTS = "conflicts"

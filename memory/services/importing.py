@@ -24,7 +24,8 @@ from memory.models import NodeRow
 from memory.services.indexing import index_sync
 from memory.services.tiers import core_cap_enforce
 from memory.services.note_import import vault_import
-from memory.store import DELETED_DIR, NODES_DIR, MarkdownStore, content_hash, parse_bytes
+from memory.node_bytes import parse_bytes
+from memory.store import DELETED_DIR, NODES_DIR, MarkdownStore, content_hash
 from memory.writes import WriteUnit, write_unit
 
 logger = logging.getLogger(__name__)
