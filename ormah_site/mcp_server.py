@@ -24,6 +24,7 @@ from memory.conf import get_conf
 from memory.spaces import git_toplevel, space_detect
 from ormah_site.mcp_tools import OrmahMCP, register
 from ormah_site.tokens import token_current
+from whisper.hook import foreign_server
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +80,9 @@ class OrmahApi:
 
     async def call(self, method: str, path: str, *, body: dict | None = None,
                    params: dict | None = None) -> dict | list:
+        problem = foreign_server(self.base_url)
+        if problem:
+            raise ToolError(problem)
         token = self.token()
         headers = {"Accept": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
         try:

@@ -27,8 +27,10 @@ import json  # noqa: E402
 import logging  # noqa: E402
 import os  # noqa: E402
 import signal  # noqa: E402
+import socket  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
+import urllib.parse  # noqa: E402
 import urllib.request  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -79,6 +81,81 @@ def server_url() -> str:
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"  # an IPv6 address
     return f"http://{host}:{_env('ORMAH_PORT') or DEFAULT_PORT}"
+
+
+_MAPPED = b"\0" * 10 + b"\xff\xff"  # ::ffff:a.b.c.d, an IPv4 address in IPv6's form
+_ANY = (b"\0" * 16, _MAPPED + b"\0" * 4)
+
+
+def _as_ipv6(raw: bytes) -> bytes:
+    return _MAPPED + raw if len(raw) == 4 else raw
+
+
+def _host_addresses(host: str) -> set[bytes]:
+    """The loopback addresses (16 bytes each) a URL's host name means; empty for any other host."""
+    host = host.strip("[]").lower()
+    if host == "localhost":
+        return {_as_ipv6(bytes([127, 0, 0, 1])), b"\0" * 15 + b"\1"}
+    for family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            raw = _as_ipv6(socket.inet_pton(family, host))
+        except OSError:
+            continue
+        return {raw} if raw == b"\0" * 15 + b"\1" or (raw.startswith(_MAPPED) and raw[12] == 127) else set()
+    return set()
+
+
+def _listeners(port: int) -> list[tuple[bytes, int]]:
+    """(address as 16 bytes, uid) of every socket listening on TCP `port`, read from Linux's /proc/net/tcp and
+    tcp6 (addresses there are 32-bit words in the host's byte order); empty where those files do not exist."""
+    found = []
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(name, encoding="ascii") as rows:
+                next(rows, None)
+                for row in rows:
+                    fields = row.split()
+                    if len(fields) < 8 or fields[3] != "0A":  # 0A: LISTEN
+                        continue
+                    address, _, hex_port = fields[1].partition(":")
+                    if int(hex_port, 16) != port:
+                        continue
+                    raw = bytes.fromhex(address)
+                    if sys.byteorder == "little":
+                        raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+                    found.append((_as_ipv6(raw), int(fields[7])))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def foreign_server(url: str, *, uid: int | None = None) -> str | None:
+    """Why nothing may be sent to `url`, or None. On this machine's loopback any user can listen on a free port:
+    while Ormah is not running, another user's process on its port would be sent the API token (the key to every
+    memory) and every prompt. So when the server's address is a loopback one, the process listening there must be
+    this user's (`uid`, default the caller's) or root's (Docker's port forwarder); any other is refused before a
+    byte is sent. Linux only (/proc/net/tcp); elsewhere nothing is checked. A process that binds the port in the
+    instant between this check and the connection is not caught: a squatter that holds the port is."""
+    parts = urllib.parse.urlsplit(url)
+    addresses = _host_addresses(parts.hostname or "")
+    if not addresses:
+        return None
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    mine = {os.getuid() if uid is None else uid, 0}
+    strangers = sorted({owner for address, owner in _listeners(port)
+                        if (address in addresses or address in _ANY) and owner not in mine})
+    if not strangers:
+        return None
+    return (f"another user's process (uid {strangers[0]}) listens at {parts.hostname}:{port}, where this Ormah "
+            "server should be: it is sent neither the API token nor any request. Stop it, or run `ormah serve` "
+            "on another port (ORMAH_PORT, ORMAH_URL)")
+
+
+_CHECKED: set[str] = set()  # server URLs this hook process found held by no other user
+
+
+class ForeignServer(Exception):
+    """Another user's process listens at the server's address (foreign_server)."""
 
 
 def time_limit() -> float:
@@ -144,6 +221,11 @@ def workspace_for(cwd: str | None) -> dict | None:
 
 def _post(path: str, payload: dict, *, timeout: float) -> dict:
     url = server_url() + "/api/agent" + path
+    if server_url() not in _CHECKED:  # once per hook process (a few ms: the kernel walks its socket table)
+        problem = foreign_server(url)
+        if problem:
+            raise ForeignServer(problem)
+        _CHECKED.add(server_url())
     headers = {"Content-Type": "application/json"}
     token = api_token()
     if token:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from whisper import claude_settings
+from whisper.hook import foreign_server
 
 SERVER_NAME = "ormah"
 SAMPLE_PROMPT = "What do you remember about me and my current projects?"
@@ -136,6 +137,9 @@ def codex_install(env: dict[str, str], *, home: Path) -> list[Change]:
 
 def _server_problem(env: dict[str, str]) -> str | None:
     url = env["ORMAH_URL"] + "/api/agent/self?limit=1"
+    problem = foreign_server(url)
+    if problem:
+        return problem
     try:
         token = Path(env["ORMAH_TOKEN_FILE"]).read_text().strip()
     except OSError as exc:

@@ -19,6 +19,7 @@ import urllib.parse
 import urllib.request
 
 from ormah_site.cli.env import api_token, ormah_home, server_url
+from whisper.hook import foreign_server
 
 HTTP_TIMEOUT = 120.0  # a remember embeds and auto-links; a busy machine can take seconds
 
@@ -66,6 +67,9 @@ def _refused(token: str | None) -> ApiError:
 def http_call(method: str, path: str, body: dict | None = None, query: dict | None = None) -> dict | list:
     """Call the running server; ServerDown when nothing listens there."""
     url = server_url() + _path(path, query)
+    problem = foreign_server(url)
+    if problem:
+        raise ApiError(0, "foreign_server", problem)
     headers = {"Accept": "application/json"}
     token = api_token()
     if token:
