@@ -166,8 +166,9 @@ def to_recall_dataset(store: Store, split: str | None = None) -> Dataset:
 # it is unseen). Batch 10 was written in session 18 and unsealed by session 19's lead for its first run; batch 11 was
 # written in session 19 and unsealed by session 20's lead for its first run; batch 12 was written in session 20 and
 # unsealed by session 21's lead for its first run; batch 13 was written in session 21 and unsealed by session 22's
-# lead for its first run; batch 14 was written in session 22 and unsealed by session 23's lead for its first run.
-SEALED_BATCHES: frozenset[int] = frozenset()
+# lead for its first run; batch 14 was written in session 22 and unsealed by session 23's lead for its first run;
+# batch 15 was written in session 23 for session 24.
+SEALED_BATCHES: frozenset[int] = frozenset({15})
 
 
 @dataclass(frozen=True)
