@@ -119,7 +119,8 @@ def test_whisper_checker_finds_a_dangling_label():
 # (batch 8 with wn213 as reworded in 4747ed7); 1-9 as session 17 left them (2b59515); 1-10 as session 18 left them
 # (batch 10 with wq150 and wp252 as reworded in b5c556f); 1-11 as session 19 left them (batch 11 after its second
 # reading, ddd26c8); 1-12 as session 20 left them (batch 12, still sealed, after its second reading by label12);
-# 1-13 as session 21 left them (batch 13, still sealed, after its second reading by label13).
+# 1-13 as session 21 left them (batch 13, still sealed, after its second reading by label13); 1-14 as session 22 left
+# them (batch 14 after its second reading by label14; session 23 opened it without an edit).
 EARLIER_BATCHES_SHA256 = {
     2: (368, "90d5f006de56c00b2d3bb9e246f84ecf6ae96294b212988c3bd2a2abb8cafa29"),
     3: (486, "c69318ad26c7fe74cdc86ee3c4407117e9f403b704e03333e2ae0c4a48e8213d"),
@@ -133,6 +134,7 @@ EARLIER_BATCHES_SHA256 = {
     11: (1655, "522a9e2b9ccf6ae67ddd910c322c4b0ee523797046580c48ecc74e24e632f581"),
     12: (1807, "8e849206056eb0f5a838584c47209fcc9fae4be7667a555af65d1cc4e73d22d5"),
     13: (1959, "a5c3084f5eb74f72f08aec8fd4f268859f3f959bc998ba693f47c49004c04e5b"),
+    14: (2111, "b59ded2f86addae016d84998ce764185455185945231cc2903093a2b217d1022"),
 }
 
 # The stores the whisper batches 1-6 were labelled against (memories, edges, queries, splits): docs, lifelog and
@@ -626,3 +628,48 @@ def test_whisper_batch_fourteen_second_reading():
     assert fourteenth["wl262"]["accept"] == ["p036"]
     assert fourteenth["wi171"]["accept"] == ["c078", "c004"]
     assert fourteenth["wl258"]["accept"] == ["l080"]
+
+
+def test_whisper_batch_fifteen_is_cut_among_itself_and_repeats_no_earlier_prompt():
+    # Batch 15 (session 23, data15) is sealed: this test reads its labels and counts, it never runs whisper on it.
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    fifteenth = [p for p in data["prompts"] if p.get("batch") == 15]
+    assert len(fifteenth) == 152
+    assert {p["id"] for p in fifteenth} == {
+        *(f"wp{i}" for i in range(359, 381)), *(f"wx{i}" for i in range(127, 135)),
+        *(f"wi{i}" for i in range(177, 191)), *(f"wl{i}" for i in range(267, 287)),
+        *(f"wq{i}" for i in range(253, 275)), *(f"wf{i}" for i in range(141, 151)),
+        *(f"wd{i}" for i in range(118, 126)), *(f"wn{i}" for i in range(399, 429)),
+        *(f"wm{i}" for i in range(118, 128)), *(f"wa{i}" for i in range(72, 77)), *(f"wo{i}" for i in range(64, 67))}
+    split = assign_splits(data["name"], fifteenth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in fifteenth} == split
+    assert Counter(split.values()) == {"dev": 77, "test": 75}
+    assert Counter(p["category"] for p in fifteenth) == {
+        "project": 22, "cross_project": 8, "identity": 14, "personal": 20, "paraphrase": 22, "follow_up": 10,
+        "docs": 8, "near_miss": 30, "machine": 10, "acknowledgement": 3, "chit_chat": 2, "off_topic": 3}
+    assert Counter(p["kind"] for p in fifteenth) == {"inject": 107, "silent": 45}
+    assert Counter(p["kind"] for p in fifteenth if p["category"] == "machine") == {"silent": 7, "inject": 3}
+    _labels_hold(fifteenth)
+    memories = {m["key"]: (name, m) for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(memories[k][0] for p in fifteenth for k in p.get("expect", []))
+    assert expected_stores == {"devprojects": 38, "lifelog": 35, "club": 28, "docs": 8}
+    assert len({k for p in fifteenth for k in p.get("expect", [])}) == 95
+    # every store is asked in the categories that fit it (club and devprojects inside and outside their spaces)
+    asked = {(p["category"], memories[k][0]) for p in fifteenth for k in p.get("expect", [])}
+    assert {("project", "club"), ("project", "devprojects"), ("paraphrase", "club"), ("paraphrase", "lifelog"),
+            ("paraphrase", "devprojects"), ("identity", "club"), ("identity", "lifelog"),
+            ("identity", "devprojects"), ("follow_up", "club"), ("follow_up", "lifelog"),
+            ("follow_up", "devprojects"), ("cross_project", "club"), ("cross_project", "devprojects"),
+            ("machine", "club"), ("machine", "devprojects"), ("personal", "lifelog"), ("docs", "docs")} <= asked
+    assert Counter(p["space"] for p in fifteenth) == {
+        None: 58, "kalkzak": 34, "routewise": 23, "loafbook": 20, "gpxkit": 17}
+    near = [p for p in fifteenth if p["category"] == "near_miss"]
+    assert sum(1 for p in near if p["space"]) == 17
+    outdated = {k for k, (_, m) in memories.items() if m.get("valid_until")}
+    assert not [p["id"] for p in fifteenth if outdated & set(p.get("expect", []) + p.get("accept", []))]
+    _follow_ups_hold(fifteenth)
+    assert sum(1 for p in fifteenth if p.get("accept")) == 48
+    _paraphrases_keep_rare_words(fifteenth, memories)
+    _repeats_nothing(fifteenth, data, 15)
