@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from django.http import HttpRequest
 
-from maintenance.services.proposals import ACTIONS, SINGLE_PREFIX, proposal_group_decide
+from maintenance.errors import ProposalChanged
+from maintenance.services.proposals import ACTIONS, SINGLE_PREFIX, ResultEdit, proposal_decide, proposal_group_decide
 from memory.errors import OrmahError
 from ormah_site.ui import undo
 from ormah_site.ui.view_models.review import ProposalView, proposal_view
@@ -40,11 +41,12 @@ class Decided:
     errors: list[str] = field(default_factory=list)
     events: dict[str, dict] = field(default_factory=dict)
     undo_token: str | None = None
+    edited: bool = False  # approved with the person's text (edit before approving)
 
     @property
     def message(self) -> str:
         n = len(self.done)
-        verb = VERBS.get(self.action, self.action)
+        verb = VERBS.get(self.action, self.action) + (" with your changes" if self.edited else "")
         text = f"{n} proposal{'s' if n != 1 else ''} {verb}." if n else "Nothing was decided."
         if self.stale:
             k = len(self.stale)
@@ -95,6 +97,36 @@ def decide(request: HttpRequest, *, ids: list[str], action: str) -> Decided:
         out.done.extend(outcome.decided)
         out.stale.extend(outcome.stale)
         out.errors.extend(outcome.failed.values())
+    return _finish(request, out, recorder)
+
+
+def decide_edited(request: HttpRequest, *, proposal_id: str, edit: ResultEdit, seen: dict[str, str]) -> Decided:
+    """Approve one merge or consolidation proposal with the person's title, content and tags (edit before
+    approving); one undo entry reverts it, as for an approval.
+
+    Raises ProposalChanged when a memory it reads changed on disk since the form was drawn (nothing applied, the
+    proposal still pending); any other refusal is in the outcome's errors.
+    """
+    out = Decided(action="approve", edited=True)
+    before = proposal_view(proposal_id=proposal_id)
+    recorder = undo.Recorder()
+    if before is not None and before.kind != "merge":
+        recorder.watch([n.uid for n in before.nodes if n.exists])
+    try:
+        proposal_decide(proposal_id=proposal_id, action="approve", edit=edit, seen=seen,
+                        decided_by=f"ui:{request.user.get_username()}")
+    except ProposalChanged:
+        raise
+    except OrmahError as exc:
+        out.errors.append(exc.message)
+        return out
+    out.done.append(proposal_id)
+    return _finish(request, out, recorder)
+
+
+def _finish(request: HttpRequest, out: Decided, recorder: undo.Recorder) -> Decided:
+    """The graph events and the one undo entry of the proposals a decision decided."""
+    action = out.action
     decided = [v for v in (proposal_view(proposal_id=i) for i in out.done) if v is not None]
     for view in decided:
         for name, detail in graph_events(view).items():

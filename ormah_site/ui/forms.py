@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 from pydantic import ValidationError
+
+from maintenance.selectors import ProposalResult
+from maintenance.services.proposals import ResultEdit
 
 from memory.domain.enums import EdgeType, NodeType, Tier
 from memory.domain.identity import ABOUT_SELF_TAG, SELF_TAGS
@@ -101,3 +106,53 @@ class OutdatedForm(PasteSafeForm):
 
 class TierForm(forms.Form):
     tier = forms.ChoiceField(choices=_TIERS)
+
+
+class ProposalEditForm(PasteSafeForm):
+    """The memory a merge or consolidation proposal would write, as the person wants it (edit before approving).
+
+    `seen` carries the file hash of every memory the proposal reads, as they were when the form was drawn."""
+
+    title = forms.CharField(required=False, max_length=MAX_TITLE_CHARS,
+                            help_text="Leave empty to keep the proposed title.")
+    content = forms.CharField(widget=forms.Textarea(attrs={"rows": 10}), max_length=MAX_CONTENT_BYTES, strip=False,
+                              help_text="Markdown. Raw HTML is shown as text.")
+    tags = forms.CharField(required=False, max_length=2000, help_text="Comma-separated, e.g. postgres, ops")
+    seen = forms.CharField(widget=forms.HiddenInput)
+
+    kept_tags: tuple[str, ...] = ()
+
+    def __init__(self, *args, prefix_id: str = "edit", **kwargs):
+        kwargs.setdefault("auto_id", f"{prefix_id}-%s")  # one card's form among many on the page
+        super().__init__(*args, **kwargs)
+
+    @classmethod
+    def for_result(cls, result: ProposalResult, *, data=None) -> ProposalEditForm:
+        """The form of a proposal's result (bound to `data` when given: the person's text, kept as sent)."""
+        initial = {"title": result.title, "content": result.content, "tags": ", ".join(result.tags),
+                   "seen": json.dumps(result.seen, sort_keys=True)}
+        form = cls(data, initial=initial, prefix_id=f"edit-{result.proposal_id[:8]}")
+        form.kept_tags = result.kept_tags
+        return form
+
+    def clean_seen(self) -> dict[str, str]:
+        try:
+            seen = json.loads(self.cleaned_data["seen"])
+        except ValueError:
+            seen = None
+        if not isinstance(seen, dict) or not all(isinstance(v, str) for v in seen.values()):
+            raise forms.ValidationError("The form is damaged; open Edit again.")
+        return seen
+
+    def result_edit(self) -> ResultEdit:
+        """The person's result, validated as the API validates it; each rule broken goes next to its field."""
+        data = self.cleaned_data
+        try:
+            return ResultEdit(title=data["title"], content=data["content"],
+                              tags=[t.strip() for t in data["tags"].split(",") if t.strip()])
+        except ValidationError as exc:
+            for error in exc.errors(include_url=False):
+                name = str(error["loc"][0]) if error["loc"] else ""
+                message = error["msg"].removeprefix("Value error, ")
+                self.add_error(name if name in self.fields else None, message[:1].upper() + message[1:] + ".")
+            raise

@@ -1,5 +1,6 @@
-/* Review inbox: keyboard triage. j/k move between cards, a approves, r rejects, u undoes the last action,
- * o opens the first memory of the card, ? shows the keys. Decisions go through the card's own form (htmx). */
+/* Review inbox: keyboard triage. j/k move between cards, a approves, r rejects, e edits the result of a merge or
+ * consolidation before approving (Escape in the form cancels), u undoes the last action, o opens the first memory
+ * of the card, ? shows the keys. Decisions go through the card's own form (htmx). */
 (function () {
   "use strict";
 
@@ -49,17 +50,23 @@
     var card = selected() || cards().filter(function (c) { return c.hasAttribute("data-pending"); })[0];
     if (!card || !card.hasAttribute("data-pending")) return;
     select(card);
-    var button = card.querySelector('button[data-action="' + action + '"]');
+    var button = card.querySelector('[data-action="' + action + '"]');
     if (button && !button.disabled) button.click();
   }
 
   document.addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape" && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+      var form = ev.target.closest && ev.target.closest("form.edit-result");
+      var cancel = form && form.querySelector('[data-action="cancel-edit"]');
+      if (cancel) { ev.preventDefault(); cancel.click(); return; }
+    }
     if (ev.ctrlKey || ev.metaKey || ev.altKey || typing(document.activeElement)) return;
     var key = ev.key;
     if (key === "j") { move(1); }
     else if (key === "k") { move(-1); }
     else if (key === "a") { decide("approve"); }
     else if (key === "r") { decide("reject"); }
+    else if (key === "e") { decide("edit"); }
     else if (key === "u") {
       var undo = document.getElementById("undo-last");
       if (undo && !undo.disabled) undo.click();
@@ -100,6 +107,13 @@
     var card = document.getElementById(target.id);
     if (card && card.classList.contains("inbox-card")) {
       select(card.hasAttribute("data-pending") ? card : nextPending(card));
+      // The edit form came in: the person types next, so the first field (or the one with an error) takes focus.
+      var field = card.querySelector("form.edit-result [aria-invalid=true]") ||
+                  card.querySelector("form.edit-result input[type=text], form.edit-result textarea");
+      if (field && card.hasAttribute("data-pending")) {
+        field.focus();
+        if (field.setSelectionRange) field.setSelectionRange(field.value.length, field.value.length);
+      }
     }
   });
   document.addEventListener("htmx:afterSettle", function (ev) {

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from django.utils.safestring import SafeString
 
-from maintenance.selectors import proposal_get, proposal_status_counts, proposals_list
+from maintenance.selectors import EDITABLE_KINDS, proposal_get, proposal_status_counts, proposals_list
 from memory.activity import ActivityEntry, ActivityPage, activity_since
 from memory.cards import NodeCard
 from ormah_site.ui.diff import MAX_CHARS, Piece, diff_is_cut, word_diff
@@ -98,6 +98,11 @@ class InboxCard:
     @property
     def first(self) -> ProposalView:
         return self.proposals[0]
+
+    @property
+    def editable(self) -> bool:
+        """Its result can be edited before approving: one pending merge or consolidation (not a group)."""
+        return not self.is_group and self.status == "pending" and self.kind in EDITABLE_KINDS
 
     @property
     def nodes(self) -> list[NodeCard]:
