@@ -11,7 +11,10 @@ identity set (the memories the self node defines: `--identity N` remembers N of 
 warm-up; the soak's store has none). Per route it reports the SQL statements per request (counted on the connection, the write
 statements apart) and the process CPU per request (a second pass, not counting statements), p50 and mean.
 `--profile ROUTE` prints cProfile's top functions for that route (process CPU time, not wall time).
-`--home DIR` starts from a copy of a home `bench.serve_cpu --keep` printed. A benchmark, not a test: nothing asserts.
+`--home DIR` starts from a copy of a home `bench.serve_cpu --keep` printed. `--mix N` then sends N requests drawn at
+random in the soak's shares (bench/soak_report.py MIX: a remember between reads, as in the soak, moves the store state
+the read caches are kept for, which the per-route passes, a route at a time, never do) and reports the CPU per request
+by route and over the mix; `--profile mix` profiles that pass. A benchmark, not a test: nothing asserts.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ os.environ.setdefault("ORMAH_EMBEDDING_THREADS", "1")
 from bench._common import REPO, corpus  # noqa: E402
 from bench.serve_tree import serve_env, write_memories  # noqa: E402
 from bench.soak_calls import RouteCalls  # noqa: E402
+from bench.soak_report import MIX  # noqa: E402
 
 ROUTES = ("remember", "recall", "whisper", "feedback", "whisper_task")
 # Django captures an executemany as "N times: INSERT ...": one statement sent, counted once (a bulk_create is one
@@ -128,12 +132,29 @@ def cpu_per_request(agent: Agent, route: str, n: int) -> list[float]:
     return out
 
 
+def mix_cpu(agent: Agent, n: int) -> None:
+    """`n` requests of the soak's mix, one at a time: the process CPU of each, by route and in all."""
+    routes, weights = zip(*MIX)
+    rng = random.Random(11)
+    by_route: dict[str, list[float]] = {}
+    for _ in range(n):
+        route = rng.choices(routes, weights)[0]
+        started = time.process_time()
+        agent.call(route)
+        by_route.setdefault(route, []).append((time.process_time() - started) * 1000)
+    every = [ms for cpu in by_route.values() for ms in cpu]
+    print(f"mix of {n}: " + "; ".join(f"{route} {len(cpu)} x {statistics.mean(cpu):.1f}"
+                                      for route, cpu in sorted(by_route.items()))
+          + f"; all {statistics.mean(every):.2f} ms CPU a request")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=2000)
     parser.add_argument("--requests", type=int, default=40, help="requests per route and pass")
     parser.add_argument("--identity", type=int, default=0, help="memories about the user to remember first")
-    parser.add_argument("--profile", choices=ROUTES, action="append", default=[])
+    parser.add_argument("--profile", choices=(*ROUTES, "mix"), action="append", default=[])
+    parser.add_argument("--mix", type=int, default=0, help="requests of the soak's mix, after the per-route passes")
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--show-sql", choices=ROUTES, action="append", default=[])
     parser.add_argument("--home", help="start from a copy of the folder a `bench.serve_cpu --keep` run printed")
@@ -166,11 +187,16 @@ def run(args: argparse.Namespace, home: Path, stored: list, fresh: list) -> int:
         if route in args.show_sql:
             for sql in sample:
                 print("   ", sql[:160])
+    if args.mix:
+        mix_cpu(agent, args.mix)
     for route in args.profile:
         profiler = cProfile.Profile(time.process_time)  # CPU, not wall: an fsync's wait is not the process's work
         profiler.enable()
-        for _ in range(args.requests):
-            agent.call(route)
+        if route == "mix":
+            mix_cpu(agent, args.mix or args.requests)
+        else:
+            for _ in range(args.requests):
+                agent.call(route)
         profiler.disable()
         out = io.StringIO()
         stats = pstats.Stats(profiler, stream=out).sort_stats("tottime")
