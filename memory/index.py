@@ -20,6 +20,7 @@ from pathlib import Path
 from django.db import connection, transaction
 
 from memory.domain.node import Node
+from memory.domain.requests import tag_normal
 from memory.embeddings import Embedder
 from memory.errors import MalformedNodeFile
 from memory.index_meta import (  # the index's facts and the vector table's shape: used as index.*
@@ -194,7 +195,8 @@ def _index_derived(pairs: Sequence[tuple[Node, NodeRow]], embedder: Embedder, *,
     if old:
         NodeTagRow.objects.filter(node_id__in=old).delete()
         NodeCitationRow.objects.filter(node_id__in=old).delete()
-    _insert_pairs(NodeTagRow, "tag", [(row.id, t) for n, row in pairs for t in dict.fromkeys(n.tags)])
+    # tag rows hold the tags as writes store them (a capital typed into a file by hand too): the tag filters ask so
+    _insert_pairs(NodeTagRow, "tag", [(row.id, t) for n, row in pairs for t in dict.fromkeys(map(tag_normal, n.tags))])
     _insert_pairs(NodeCitationRow, "event_id",
                   [(row.id, e) for n, row in pairs for e in dict.fromkeys(n.source_event_ids)])
     embedded = _index_vectors(pairs, embedder, moved=moved, fresh=fresh)

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from django.db.models import Q
 
+from memory.domain.requests import tag_normal
 from memory.errors import ValidationFailed
 from memory.models import NodeRow
 
@@ -59,9 +60,9 @@ def nodes_page(*, types: list[str] | None = None, tiers: list[str] | None = None
     if spaces:
         named = [s for s in spaces if s is not None]
         rows = rows.filter(Q(space__in=named) | (Q(space__isnull=True) if None in spaces else Q(pk__in=[])))
-    for tag in tags or []:
-        rows = rows.filter(Q(tags_text=tag) | Q(tags_text__startswith=f"{tag} ") | Q(tags_text__endswith=f" {tag}")
-                           | Q(tags_text__contains=f" {tag} "))
+    for tag in {tag_normal(t) for t in tags or []} - {""}:
+        # each tag asked: the tag rows recall's filter reads, exact (LIKE over tags_text folded case on SQLite only)
+        rows = rows.filter(tag_rows__tag=tag)
     if not include_outdated:
         rows = rows.filter(valid_until__isnull=True)
     if cursor:

@@ -105,10 +105,15 @@ def _space(value: Any) -> Any:
     return value
 
 
+def tag_normal(raw: str) -> str:
+    """A tag as writes store it: trimmed, lowercased, inner whitespace as "-" (the tag filters ask with this)."""
+    return _WHITESPACE.sub("-", raw.strip().lower())
+
+
 def _tags(values: list[str]) -> list[str]:
     tags: list[str] = []
     for raw in values:
-        tag = _WHITESPACE.sub("-", raw.strip().lower())
+        tag = tag_normal(raw)
         if not tag or tag in tags:
             continue
         if len(tag) > MAX_TAG_CHARS:

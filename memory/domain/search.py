@@ -8,7 +8,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memory.domain.enums import NodeType, Tier
-from memory.domain.requests import MAX_SPACE_CHARS
+from memory.domain.requests import MAX_SPACE_CHARS, tag_normal
 from memory.domain.trust import RecallWarning
 from memory.domain.trust_requests import WorkspaceIn
 
@@ -41,6 +41,12 @@ class SearchQuery(BaseModel):
         if not value.strip():
             raise ValueError("must not be blank")
         return value
+
+    @field_validator("tags")
+    @classmethod
+    def _tags_as_stored(cls, value: list[str] | None) -> list[str] | None:
+        """The asked tags as writes store them (lowercased), so the filter matches in any case on every backend."""
+        return None if value is None else [t for t in map(tag_normal, value) if t]
 
 
 @dataclass(frozen=True, slots=True)
