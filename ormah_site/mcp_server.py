@@ -86,7 +86,8 @@ class OrmahApi:
         token = self.token()
         headers = {"Accept": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
         try:
-            async with httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout, headers=headers) as client:
+            async with httpx.AsyncClient(base_url=self.base_url, timeout=self.timeout, headers=headers,
+                                         trust_env=False) as client:  # never via HTTP_PROXY: the token stays here
                 response = await client.request(method, f"/api/agent{path}", json=body, params=params)
         except httpx.ConnectError:
             raise ToolError(not_running_message(self.base_url)) from None

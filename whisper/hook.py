@@ -151,6 +151,15 @@ def foreign_server(url: str, *, uid: int | None = None) -> str | None:
             "on another port (ORMAH_PORT, ORMAH_URL)")
 
 
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def urlopen_direct(request: urllib.request.Request, *, timeout: float):
+    """urllib's urlopen without proxies: the server is on this machine, and urllib sends a loopback URL through the
+    proxy of HTTP_PROXY / http_proxy unless no_proxy names it, which would hand the proxy the token and the prompt."""
+    return _DIRECT.open(request, timeout=timeout)
+
+
 _CHECKED: set[str] = set()  # server URLs this hook process found held by no other user
 
 
@@ -231,7 +240,7 @@ def _post(path: str, payload: dict, *, timeout: float) -> dict:
     if token:
         headers["Authorization"] = f"Bearer {token}"
     request = urllib.request.Request(url, data=json.dumps(payload).encode("utf-8"), headers=headers, method="POST")
-    with urllib.request.urlopen(request, timeout=max(0.05, timeout)) as response:  # noqa: S310 (local URL)
+    with urlopen_direct(request, timeout=max(0.05, timeout)) as response:
         return json.loads(response.read().decode("utf-8"))
 
 

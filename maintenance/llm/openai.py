@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
+from urllib.parse import urlsplit
 
 import httpx
 from pydantic import ValidationError
@@ -16,6 +18,14 @@ logger = logging.getLogger(__name__)
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
+def _loopback(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class OpenAICompatibleProvider:
     """POST {base_url}/chat/completions with JSON mode; retries with exponential backoff; a per-run call cap."""
 
@@ -24,7 +34,11 @@ class OpenAICompatibleProvider:
         self.calls = 0
         self.deadline: float | None = None  # time.monotonic() bound of the job run (set by llm_for_run)
         headers = {"Authorization": f"Bearer {conf.api_key}"} if conf.api_key else {}
-        self._client = httpx.Client(base_url=conf.base_url, timeout=conf.timeout, headers=headers)
+        # A local endpoint (Ollama, llama.cpp) is reached directly: httpx sends a loopback URL through HTTP_PROXY /
+        # http_proxy unless NO_PROXY names it, which would hand the proxy every memory a job sends. A remote one keeps
+        # the environment's proxy settings.
+        self._client = httpx.Client(base_url=conf.base_url, timeout=conf.timeout, headers=headers,
+                                    trust_env=not _loopback(conf.base_url))
 
     def complete_json(self, *, system: str, user: str, schema: type[T]) -> T:
         body = {

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from whisper import claude_settings
-from whisper.hook import foreign_server
+from whisper.hook import foreign_server, urlopen_direct
 
 SERVER_NAME = "ormah"
 SAMPLE_PROMPT = "What do you remember about me and my current projects?"
@@ -146,7 +146,7 @@ def _server_problem(env: dict[str, str]) -> str | None:
         return f"cannot read the token file {env['ORMAH_TOKEN_FILE']} ({exc.strerror}): run `ormah init`"
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
     try:
-        with urllib.request.urlopen(request, timeout=10):  # noqa: S310 (the local server)
+        with urlopen_direct(request, timeout=10):
             return None
     except urllib.error.HTTPError as exc:
         if exc.code == 401:

@@ -19,7 +19,7 @@ import urllib.parse
 import urllib.request
 
 from ormah_site.cli.env import api_token, ormah_home, server_url
-from whisper.hook import foreign_server
+from whisper.hook import foreign_server, urlopen_direct
 
 HTTP_TIMEOUT = 120.0  # a remember embeds and auto-links; a busy machine can take seconds
 
@@ -80,7 +80,7 @@ def http_call(method: str, path: str, body: dict | None = None, query: dict | No
         headers["Content-Type"] = "application/json"
     request = urllib.request.Request(url, data=data, headers=headers, method=method)
     try:
-        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:  # noqa: S310 (the local server)
+        with urlopen_direct(request, timeout=HTTP_TIMEOUT) as response:
             return _decode(response.status, response.read())
     except urllib.error.HTTPError as exc:
         if exc.code == 401:
