@@ -124,6 +124,7 @@ def identity_view(run, deps, keys: dict[str, str]) -> dict | None:
     the identity set ranked by cosine to the query ([key, type, cosine]) and, for its members among the candidates,
     [stage, still on the identity route, gate score, gate threshold]."""
     from whisper.classifier import IDENTITY
+    from whisper.stages.gate import identity_route
 
     if run.query_vec is None:
         return None
@@ -138,8 +139,14 @@ def identity_view(run, deps, keys: dict[str, str]) -> dict | None:
         key = keys.get(c.node_id, c.node_id)
         if key in inset and key not in cands:
             cands[key] = [c.stage, c.identity, c.gate_score, c.gate_threshold]
+    # Every candidate of the call (session 23, bench.whisper_identity): [stage, on the identity route, gate score,
+    # gate threshold, source], the first of a memory's candidates.
+    pool = {}
+    for c in run.candidates:
+        pool.setdefault(keys.get(c.node_id, c.node_id),
+                        [c.stage, identity_route(c, run), c.gate_score, c.gate_threshold, c.source])
     return {"identity_route": bool(run.about_user and question), "preference_route": False,  # gone in session 22
-            "set": ranked, "candidates": cands}
+            "set": ranked, "candidates": cands, "pool": pool}
 
 
 def run_split(prompts, ids: dict[str, str], now) -> list[dict]:

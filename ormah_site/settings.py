@@ -249,7 +249,7 @@ ORMAH = {
     "WHISPER_IDENTITY_GATE": _env_float("WHISPER_IDENTITY_GATE", 0.25),
     "WHISPER_IDENTITY_GATE_NO_WORD": _env_float("WHISPER_IDENTITY_GATE_NO_WORD", 0.35),
     "WHISPER_FOLLOW_UP_COSINE": _env_float("WHISPER_FOLLOW_UP_COSINE", 0.35),
-    "WHISPER_STANDOUT_Z": _env_float("WHISPER_STANDOUT_Z", 5.6),  # whisper.conventions: a convention a task needs
+    "WHISPER_STANDOUT_Z": _env_float("WHISPER_STANDOUT_Z", 4.5),  # whisper.conventions: a convention a task needs
     "WHISPER_STANDOUT_MIN_COSINE": _env_float("WHISPER_STANDOUT_MIN_COSINE", 0.25),
     "WHISPER_STANDOUT_MIN_SET": _env_int("WHISPER_STANDOUT_MIN_SET", 8),
     "WHISPER_OVERLAP_CE_FLOOR": _env_float("WHISPER_OVERLAP_CE_FLOOR", 0.45),

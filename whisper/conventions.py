@@ -7,7 +7,7 @@ style, tooling, a rule on PR size, her handle), and it shares few words with the
 is how far that memory stands out from the rest of her identity set for this prompt: the activity a convention
 governs is near the task, the other conventions and facts of her life are not. So a memory of the identity set
 passes when its cosine to the task, measured against the other identity memories' cosines (its distance from their
-mean in their standard deviations, leaving itself out), reaches `WhisperConf.standout_z` (5.6). Nothing here names
+mean in their standard deviations, leaving itself out), reaches `WhisperConf.standout_z` (4.5). Nothing here names
 a store's words: the only word list is general shorthand a user types ("msg", "PR", "venv", "deps"), read as what it
 stands for before the task is compared with the identity set.
 
@@ -25,12 +25,13 @@ import numpy as np
 
 from memory.domain.search import SearchHit
 from memory.embeddings import embedder_of
+from whisper.classifier import IDENTITY
 from whisper.conf import WhisperConf
 from whisper.imperative import preference_task, written_in_words  # noqa: F401 (written_in_words: moved, kept importable)
 from whisper.state import STAGE_CANDIDATE, STAGE_GATE, Deps, WhisperRun
 
 # The numbers are WhisperConf's (ORMAH_WHISPER_STANDOUT_Z / _MIN_COSINE / _MIN_SET): the leave-one-out standard score
-# a memory's cosine must reach over the rest of the identity set (standout_z, 5.6), its raw cosine to the task (a
+# a memory's cosine must reach over the rest of the identity set (standout_z, 4.5), its raw cosine to the task (a
 # standout among memories all far from the task is no match; standout_min_cosine, 0.25), and the identity memories
 # needed to measure a standout at all (the rest's spread is noise below that; standout_min_set, 8).
 _DEFAULTS = WhisperConf()
@@ -155,8 +156,8 @@ def standouts(run: WhisperRun, deps: Deps, identity_hits: Sequence[SearchHit], c
     """On a task a convention could govern, the identity memories that stand out for it (node id -> standard
     score, the better of two views: the memory's stored vector and its first sentence); {} otherwise. The task is
     compared with shorthand read out (one more embedding only when that changes it)."""
-    if (len(identity_hits) < conf.standout_min_set or run.follow_up or not governs_task(run.prompt)
-            or not written_in_words(run.prompt)):
+    if (len(identity_hits) < conf.standout_min_set or run.follow_up
+            or not (governs_task(run.prompt) or first_person_off_route(run)) or not written_in_words(run.prompt)):
         return {}
     text = expand_shorthand(run.prompt)
     vec = run.prompt_vec if text == run.prompt else deps.embed(text)
@@ -171,6 +172,14 @@ def standouts(run: WhisperRun, deps: Deps, identity_hits: Sequence[SearchHit], c
     for key, score in passing(first, **limits).items():
         found[key] = max(score, found.get(key, score))
     return found
+
+
+def first_person_off_route(run: WhisperRun) -> bool:
+    """A prompt about the user (first person) that is no identity question, so it takes no identity route: "a form
+    asks for my neighbourhood and how long I've lived there", "travel clinic asks which vaccines I've had this year".
+    Session 23: the memory it needs stands out of the identity set as a task's convention does (docs/whisper.md,
+    "Standouts on first-person prompts")."""
+    return run.about_user and not (run.identity_question or (run.intent is not None and run.intent.has(IDENTITY)))
 
 
 def standout_gate(run: WhisperRun, conf: WhisperConf) -> None:

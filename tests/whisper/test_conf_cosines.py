@@ -42,7 +42,7 @@ def test_the_environment_reaches_the_settings(tmp_path):
 
 
 def test_the_environment_reaches_the_standout_numbers(tmp_path):
-    # whisper.conventions' standout z-score and set size (not cosines) move from the environment too; defaults 5.6 / 8
+    # whisper.conventions' standout z-score and set size (not cosines) move from the environment too; defaults 4.5 / 8
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("ORMAH_")}, "ORMAH_HOME": str(tmp_path),
            "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
     code = ("import django; django.setup(); from whisper.conf import get_conf; c = get_conf(); "
@@ -50,9 +50,9 @@ def test_the_environment_reaches_the_standout_numbers(tmp_path):
     run = [sys.executable, "-c", code]
     out = subprocess.run(run, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "5.6 0.25 8"
-    env.update({"ORMAH_WHISPER_STANDOUT_Z": "4.5", "ORMAH_WHISPER_STANDOUT_MIN_COSINE": "0.3",
+    assert out.stdout.strip() == "4.5 0.25 8"
+    env.update({"ORMAH_WHISPER_STANDOUT_Z": "5.0", "ORMAH_WHISPER_STANDOUT_MIN_COSINE": "0.3",
                 "ORMAH_WHISPER_STANDOUT_MIN_SET": "12"})
     out = subprocess.run(run, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "4.5 0.3 12"
+    assert out.stdout.strip() == "5.0 0.3 12"

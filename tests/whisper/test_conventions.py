@@ -112,10 +112,10 @@ def test_the_standout_numbers_are_the_confs(person, settings):
     # ORMAH_WHISPER_STANDOUT_Z / _MIN_COSINE / _MIN_SET reach the stage: a lower z is the ledger's threshold, a z
     # out of reach, a raw cosine out of reach or a set larger than the store's turns the standout off.
     prompt, env, base = "spin up a venv and install the deps", person["env"].id, dict(settings.ORMAH)
-    settings.ORMAH = {**base, "WHISPER_STANDOUT_Z": 4.5}
+    settings.ORMAH = {**base, "WHISPER_STANDOUT_Z": 4.0}
     result = whisper_respond(prompt=prompt, session_id="conventions-z")
     assert result.node_ids == (env,)
-    assert WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=env).gate_threshold == 4.5
+    assert WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=env).gate_threshold == 4.0
     for key, value in (("STANDOUT_Z", 50.0), ("STANDOUT_MIN_COSINE", 0.95), ("STANDOUT_MIN_SET", len(MEMORIES) + 1)):
         settings.ORMAH = {**base, f"WHISPER_{key}": value}
         result = whisper_respond(prompt=prompt, session_id=f"conventions-{key}")
@@ -130,4 +130,22 @@ def test_the_standout_numbers_are_the_confs(person, settings):
 ])
 def test_a_task_no_convention_governs_stays_silent(person, prompt):
     result = whisper_respond(prompt=prompt, session_id="conventions")
+    assert not set(result.node_ids) & {n.id for n in person.values()}
+
+
+def test_a_first_person_prompt_brings_the_fact_that_stands_out(person):
+    # Session 23: a prompt about the user that is no task and no identity question (a statement with "my", a form
+    # to fill in) has its identity set's standouts measured too; before, only tasks had (this prompt was silent).
+    result = whisper_respond(prompt="a courier form asks for my home address, fill it in", session_id="first-person")
+    assert result.node_ids == (person["home"].id,)
+    row = WhisperCandidateRow.objects.get(decision_id=result.whisper_log_id, node_uid=person["home"].id)
+    assert row.gate_threshold == WhisperConf().standout_z <= row.gate_score
+
+
+@pytest.mark.parametrize("prompt", [
+    "my neighbour's dog keeps barking at night",  # about a neighbour's dog: the cat stands out too little
+    "my laptop battery dies after two hours",  # nothing of the set governs it
+])
+def test_a_first_person_prompt_no_fact_answers_stays_silent(person, prompt):
+    result = whisper_respond(prompt=prompt, session_id="first-person")
     assert not set(result.node_ids) & {n.id for n in person.values()}
