@@ -86,6 +86,22 @@ class SharedRotatingFileHandler(logging.FileHandler):
             self.stream = None
         self.stream = self._open()
 
+    def _open(self):
+        """The log opened for appending, private: it names memories at INFO and holds their text at DEBUG, whatever
+        the folder's mode (a home made by an old hook before `ormah init` was 0755). One found readable by others is
+        made 0600 again (session 23, review11)."""
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        try:
+            if os.fstat(fd).st_mode & 0o077:
+                try:
+                    os.fchmod(fd, 0o600)
+                except PermissionError:  # another user's file in a shared folder: theirs to keep
+                    pass
+            return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
+        except BaseException:
+            os.close(fd)
+            raise
+
     def _full(self, incoming: int) -> bool:
         if self.maxBytes <= 0:
             return False
@@ -103,7 +119,8 @@ class SharedRotatingFileHandler(logging.FileHandler):
             os.replace(self.baseFilename, self.baseFilename + ".1")
             self.stream = self._open()
         else:
-            self.stream = open(self.baseFilename, "w", encoding=self.encoding)  # noqa: SIM115  (no backups: start over)
+            self.stream = self._open()
+            self.stream.truncate(0)  # no backups: start over
 
 
 class _Locked:

@@ -321,11 +321,29 @@ def store(event: dict) -> dict | None:
     }, timeout=STORE_TIMEOUT)
 
 
+def _private_folder(folder: Path) -> None:
+    """Make `folder` and its missing parents 0700: a hook that runs before `ormah init` creates the home, and init
+    keeps a home's mode (a 0755 home and logs/ let every user read the logs)."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir(mode=0o700, exist_ok=True)
+
+
 def _log_to_file() -> None:
     folder = Path(_env("ORMAH_LOG_DIR") or ormah_home() / "logs").expanduser()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(folder / "hook.log")
+        _private_folder(folder)
+        path = folder / "hook.log"
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # created private, never 0644
+        try:
+            if os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, 0o600)  # one an old hook left readable by others
+        finally:
+            os.close(fd)
+        handler = logging.FileHandler(path)
     except OSError:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
