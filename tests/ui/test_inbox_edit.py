@@ -79,6 +79,8 @@ def test_approving_with_changes_writes_the_persons_text_and_one_undo_reverts_it(
     assert (kept.title, kept.content, sorted(kept.tags)) == (
         "Neovim for reviews", "Dana reviews code in *Neovim*.", ["editor", "neovim"])
     assert ProposalRow.objects.get(proposal_id=pid).result["edited_by"] == "ui:ormah"
+    decided = ui.get("/inbox/?view=decided&status=approved").content.decode()
+    assert "Approved with changes to its title, content, tags" in decided
     undone = ui.post("/undo/", {}, HTTP_X_CSRFTOKEN=_token(ui), HTTP_HX_REQUEST="true",
                      HTTP_HX_CURRENT_URL="http://testserver/inbox/")
     assert "Undone: Approved 1 proposal." in undone.content.decode()
