@@ -16,9 +16,11 @@ class MaintenanceConfig(AppConfig):
     def ready(self) -> None:
         # The job schedules are data in code; every migrate brings django-q2's Schedule rows in line with them.
         post_migrate.connect(_sync_schedules, sender=self, dispatch_uid="maintenance.schedules_sync")
-        # django-q2 sends post_spawn in each job worker it forks: the worker names itself (maintenance.cluster).
+        # django-q2 sends post_spawn in each job worker it forks: the worker names itself and closes the runs a
+        # killed worker left running (maintenance.cluster).
         from django_q.signals import post_spawn
 
-        from maintenance.cluster import job_worker_name
+        from maintenance.cluster import interrupted_runs_close, job_worker_name
 
         post_spawn.connect(job_worker_name, dispatch_uid="maintenance.job_worker_name")
+        post_spawn.connect(interrupted_runs_close, dispatch_uid="maintenance.interrupted_runs_close")

@@ -17,6 +17,10 @@ class JobRunRow(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     counts = models.JSONField(default=dict)
     error = models.TextField(blank=True, default="")
+    # the process that runs it (maintenance.processes): a row left "running" by a killed one is closed as interrupted
+    host = models.CharField(max_length=255, blank=True, default="")
+    pid = models.IntegerField(null=True, blank=True)
+    proc_start = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]

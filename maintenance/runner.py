@@ -13,6 +13,7 @@ from maintenance.errors import JobBusy, UnknownJob
 from maintenance.llm import llm_for_run
 from maintenance.locking import job_lock
 from maintenance.models import JobRunRow, JobStateRow
+from maintenance.processes import HOST, process_alive, this_process
 from maintenance.registry import job_spec, jobs
 from maintenance.schedules import schedules_sync
 from maintenance.services.context import RunContext
@@ -20,6 +21,8 @@ from memory.domain.node import utcnow
 from memory.services import automated_writes
 
 logger = logging.getLogger(__name__)
+
+INTERRUPTED = "interrupted"  # the run's process ended (killed, or the machine stopped) before the run did
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,10 @@ def job_execute(name: str, *, trigger: str = "manual", now: datetime | None = No
         raise UnknownJob(f"No job named {name}; jobs: {', '.join(s.name for s in jobs())}")
     conf = get_conf()
     started = utcnow()
-    run = JobRunRow.objects.create(job=name, trigger=trigger, started_at=started)
+    job_runs_interrupted_close(now=started)
+    me = this_process()
+    run = JobRunRow.objects.create(job=name, trigger=trigger, started_at=started, host=me.host, pid=me.pid,
+                                   proc_start=me.start)
     ctx = RunContext(job=name, conf=conf, now=now or started, deadline=time.monotonic() + conf.time_limit)
     status, error = "ok", ""
     try:
@@ -71,6 +77,25 @@ def job_execute(name: str, *, trigger: str = "manual", now: datetime | None = No
                                                finished_at=outcome.finished_at)
     logger.info("Job %s (%s): %s %s", name, trigger, status, outcome.counts)
     return outcome
+
+
+def job_runs_interrupted_close(*, now: datetime) -> int:
+    """Close the runs of this host still "running" whose process is gone (killed mid-run: SIGKILL, django-q2's
+    timeout, a crash) as interrupted, with the process in the error; returns how many. Each job run and each job
+    worker the cluster starts calls this; rows of other hosts (PostgreSQL) and rows without a process are left to
+    the ledger's retention (maintenance.services.upkeep, a day)."""
+    closed = 0
+    for row in JobRunRow.objects.filter(finished_at__isnull=True, host=HOST, pid__isnull=False).only(
+            "id", "pid", "proc_start"):
+        if process_alive(pid=row.pid, start=row.proc_start):
+            continue
+        error = (f"interrupted: its process (pid {row.pid} on {HOST}) ended before the run did; found "
+                 f"{now:%Y-%m-%d %H:%M:%S} UTC, the end time")
+        closed += JobRunRow.objects.filter(pk=row.pk, finished_at__isnull=True).update(
+            status=INTERRUPTED, error=error, finished_at=now)
+    if closed:
+        logger.warning("Closed %d job run(s) left running by a process that ended", closed)
+    return closed
 
 
 def sleep_cycle_run(*, trigger: str = "run_all", now: datetime | None = None) -> list[JobOutcome]:
