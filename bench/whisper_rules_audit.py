@@ -21,6 +21,7 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import timedelta
 from pathlib import Path
@@ -197,26 +198,19 @@ def run_all(prompts, ids, now, tag: str) -> dict[str, dict]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv:
-        print(__doc__, file=sys.stderr)
-        return 2
-    batch = None
-    if "--batch" in argv:  # only the dev prompts of one batch (session 22: batch 13, to find which rule moves it)
-        at = argv.index("--batch")
-        batch = int(argv[at + 1])
-        del argv[at: at + 2]
-    out_path, wanted = Path(argv[0]), argv[1:]
+def audit_run(out_path: Path, table_of: Callable[[], dict], wanted: list[str], *, keep: Callable[[dict], bool]) -> int:
+    """Seed the stores once in a temporary home, then run the base, every variant of `table_of()` a name in `wanted`
+    is part of (all when empty) and the base again over the dev prompts `keep` accepts (loader.SEALED_BATCHES never
+    loaded), the memo caches cleared between; the results go to `out_path` after each variant. Shared by the
+    session 21 and session 22 audits (bench.whisper_rules_audit_s22)."""
     os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
     with tempfile.TemporaryDirectory(prefix="ormah-rules-audit-") as tmp:
         setup_django(Path(tmp))
         from bench.datasets.loader import SEALED_BATCHES
 
         ids, scenarios = seed_stores()
-        prompts = [p for p in scenarios.prompts_in("dev") if p.get("batch", 1) not in SEALED_BATCHES
-                   and batch in (None, p.get("batch", 1))]
-        table = variants()
+        prompts = [p for p in scenarios.prompts_in("dev") if p.get("batch", 1) not in SEALED_BATCHES and keep(p)]
+        table = table_of()
         names = ["base", *(n for n in table if not wanted or any(w in n for w in wanted)), "base again"]
         results = {}
         for k, name in enumerate(names):
@@ -236,6 +230,18 @@ def main(argv: list[str] | None = None) -> int:
             out_path.write_text(json.dumps(results))
     return 0
 
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    batch = None
+    if "--batch" in argv:  # only the dev prompts of one batch (session 22: batch 13, to find which rule moves it)
+        at = argv.index("--batch")
+        batch = int(argv[at + 1])
+        del argv[at: at + 2]
+    return audit_run(Path(argv[0]), variants, argv[1:], keep=lambda p: batch in (None, p.get("batch", 1)))
 
 if __name__ == "__main__":
     sys.exit(main())

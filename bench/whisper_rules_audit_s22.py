@@ -18,17 +18,13 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import re
 import sys
-import tempfile
-import time
 from collections import Counter
-from contextlib import ExitStack
 from pathlib import Path
 from unittest import mock
 
-from bench.whisper_rules_audit import clear_caches, run_all
+from bench.whisper_rules_audit import audit_run
 
 NEVER = re.compile(r"(?!x)x")
 FRESH = range(6, 13)
@@ -143,36 +139,7 @@ def variants() -> dict[str, callable]:
 
 
 def run(out_path: Path, wanted: list[str], first: int = 1) -> int:
-    from bench.whisper_quality import setup_django
-    from bench.whisper_stores import EMBEDDER, seed_stores
-
-    os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
-    with tempfile.TemporaryDirectory(prefix="ormah-rules-audit-") as tmp:
-        setup_django(Path(tmp))
-        from bench.datasets.loader import SEALED_BATCHES
-
-        ids, scenarios = seed_stores()
-        prompts = [p for p in scenarios.prompts_in("dev")
-                   if p.get("batch", 1) not in SEALED_BATCHES and p.get("batch", 1) >= first]
-        table = variants()
-        names = ["base", *(n for n in table if not wanted or any(w in n for w in wanted)), "base again"]
-        results = {}
-        for k, name in enumerate(names):
-            clear_caches()
-            started = time.process_time()
-            with ExitStack() as stack:
-                try:
-                    for patch in ([] if name.startswith("base") else table[name]()):
-                        stack.enter_context(patch)
-                except AttributeError as exc:  # the rule's code is gone (removed by the audit)
-                    print(f"{name}: skipped ({exc})", file=sys.stderr)
-                    continue
-                results[name] = run_all(prompts, ids, scenarios.now, f"v{k}")
-            clear_caches()
-            print(f"{name}: {time.process_time() - started:.1f} s CPU, load {open('/proc/loadavg').read().split()[0]}",
-                  file=sys.stderr, flush=True)
-            out_path.write_text(json.dumps(results))
-    return 0
+    return audit_run(out_path, variants, wanted, keep=lambda p: p.get("batch", 1) >= first)
 
 
 def fully_right(o: dict) -> bool:

@@ -29,9 +29,10 @@ def memory_page(new_page, mem):
     return page, node
 
 
-def test_signing_in_again_in_another_tab_leaves_a_readable_message_not_a_csrf_page(memory_page):
-    page, node = memory_page
-    other = page.context.new_page()  # the same browser: signing out and in again gives the session a new CSRF token
+def signed_in_again_elsewhere(page):
+    """Another tab of the same browser that signs out and in again: the session gets a new CSRF token, so the token
+    `page` holds is stale. Returns that tab."""
+    other = page.context.new_page()
     other.goto("/")
     other.click("button:has-text('Sign out')")
     other.wait_for_selector("#id_username")
@@ -39,6 +40,12 @@ def test_signing_in_again_in_another_tab_leaves_a_readable_message_not_a_csrf_pa
     other.fill("#id_password", PASSWORD)
     other.click("button[type=submit]")
     other.wait_for_load_state()
+    return other
+
+
+def test_signing_in_again_in_another_tab_leaves_a_readable_message_not_a_csrf_page(memory_page):
+    page, node = memory_page
+    other = signed_in_again_elsewhere(page)
     with page.expect_response(lambda r: r.url.endswith("/tier/")) as answer:
         page.click("form[action$='/tier/'] button:has-text('Archive')")
     assert answer.value.status == 403
@@ -58,14 +65,7 @@ def test_signing_in_again_in_another_tab_leaves_a_readable_message_not_a_csrf_pa
 
 def test_signing_out_from_a_stale_page_just_signs_out(memory_page):
     page, node = memory_page
-    other = page.context.new_page()  # sign out and in again in another tab: this page's CSRF token is now stale
-    other.goto("/")
-    other.click("button:has-text('Sign out')")
-    other.wait_for_selector("#id_username")
-    other.fill("#id_username", "ormah")
-    other.fill("#id_password", PASSWORD)
-    other.click("button[type=submit]")
-    other.wait_for_load_state()
+    other = signed_in_again_elsewhere(page)
     with page.expect_response(lambda r: r.url.endswith("/logout/")) as answer:
         page.click("button:has-text('Sign out')")
     assert answer.value.status == 302  # it said "This page is out of date" (403)

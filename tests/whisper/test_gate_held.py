@@ -12,17 +12,7 @@ import pytest
 
 from bench import whisper_gate_fit as gf
 from bench.whisper_gate_held import COLUMNS, choose, held_out, outcomes, subsets
-
-
-def row(key: str, score: float, inputs: list[float]) -> dict:
-    return {"key": key, "route": "logistic", "cosine": 0.5, "score": score, "recall": True, "g": 0.5,
-            "inputs": inputs}
-
-
-def item(pid: str, kind: str, call: list[dict], batch: int = 1, expect: tuple[str, ...] = ()) -> dict:
-    p = {"id": pid, "prompt": "q", "kind": kind, "category": "project" if kind == "inject" else "off_topic",
-         "batch": batch, "expect": list(expect)}
-    return {"prompt": p, "calls": [call]}
+from tests.whisper.gate_dumps import gate_dump, item, row
 
 
 def test_a_hit_beside_a_wrong_memory_is_a_hit_but_not_right():
@@ -46,21 +36,8 @@ def test_the_rule_takes_the_most_right_prompts_and_a_tie_goes_higher():
 
 
 def dump_of(seed: int = 0, per_batch: int = 24) -> list[dict]:
-    """Three batches, two stores by expected key; each should-inject prompt has its answer and a wrong memory, each
-    silent prompt a wrong memory; the answer's first input runs higher."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for b in (9, 10, 11):
-        for i in range(per_batch):
-            right = [float(rng.normal(1.0)), *rng.normal(size=8)]
-            wrong = [float(rng.normal(-0.5)), *rng.normal(size=8)]
-            store = "d" if i % 2 else "l"
-            if i % 3:
-                out.append(item(f"{b}-{i}", "inject", [row(f"{store}{b}-{i}", 0.9, right),
-                                                         row(f"{store}w{b}-{i}", 0.5, wrong)], b, (f"{store}{b}-{i}",)))
-            else:
-                out.append(item(f"{b}-{i}", "silent", [row(f"w{b}-{i}", 0.5, wrong)], b))
-    return out
+    """Three batches, two stores by expected key (tests.whisper.gate_dumps)."""
+    return gate_dump(seed=seed, per_batch=per_batch, batches=(9, 10, 11), by_store=True)
 
 
 def run(dump: list[dict], by: str, variant: str = "g+cosine:1") -> tuple[np.ndarray, list[str]]:

@@ -11,30 +11,12 @@ import pytest
 
 from bench import whisper_gate_fit as gf
 from bench.whisper_gate_lobo import GRID, OFFSET, choose, columns, fitted, loss_table, nested
-
-
-def row(key: str, score: float, inputs: list[float]) -> dict:
-    return {"key": key, "route": "logistic", "cosine": 0.5, "score": score, "recall": True, "g": 0.5,
-            "inputs": inputs}
+from tests.whisper.gate_dumps import gate_dump, row
 
 
 def dump_of(seed: int = 0, per_batch: int = 30) -> list[dict]:
-    """Three batches; each should-inject prompt has its answer and a wrong memory among the gate's hits, each
-    silent prompt a wrong memory; the answer's first input runs higher."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for b in (1, 2, 3):
-        for i in range(per_batch):
-            right = [float(rng.normal(1.0)), *rng.normal(size=8)]
-            wrong = [float(rng.normal(-0.5)), *rng.normal(size=8)]
-            if i % 3:
-                p = {"id": f"{b}-{i}", "prompt": "q", "kind": "inject", "category": "project", "batch": b,
-                     "expect": [f"m{b}-{i}"]}
-                out.append({"prompt": p, "calls": [[row(f"m{b}-{i}", 0.9, right), row(f"w{b}-{i}", 0.5, wrong)]]})
-            else:
-                p = {"id": f"{b}-{i}", "prompt": "q", "kind": "silent", "category": "off_topic", "batch": b}
-                out.append({"prompt": p, "calls": [[row(f"w{b}-{i}", 0.5, wrong)]]})
-    return out
+    """Three batches (tests.whisper.gate_dumps)."""
+    return gate_dump(seed=seed, per_batch=per_batch, batches=(1, 2, 3))
 
 
 def run(dump: list[dict]) -> tuple[dict, dict]:
