@@ -34,6 +34,7 @@ from memory.domain.node import Node, as_utc
 from memory.domain.slug import node_filename
 from memory.errors import Conflict, MalformedNodeFile, NodeNotFound, PayloadTooLarge, StorageError, WriteConflict
 from memory.store import (
+    MAX_READ_BYTES,
     _LAST_PATH,
     _STANDARD_TAIL,
     MarkdownStore,
@@ -81,7 +82,7 @@ def write_node(
     conflicts/ and WriteConflict is raised. Raises Conflict when `path` holds another node, StorageError
     when the disk refuses. `mtime_ns` stamps the file's modification time (imports keep the original's).
     """
-    data = _encode(node)
+    data = _encode_readable(node)
     if path is None:
         target = store.path_for(node.id)
         if target is None and expected_hash is not None:
@@ -112,6 +113,20 @@ def write_node(
 _NEW_CHUNK = 64  # files open at once (a batch of 1,000 must not run out of descriptors)
 
 
+def _encode_readable(node: Node) -> bytes:
+    """The node's file, if the store can read it back whole: a larger file would be read truncated (the front
+    matter, connections first, cut off its content or itself, then the file is malformed) and never rewritten.
+    Growing a file past the limit by connections was possible through the API (session 23, review11)."""
+    data = _encode(node)
+    if len(data) > MAX_READ_BYTES:
+        raise PayloadTooLarge(
+            f"Memory {node.id}'s file would be {len(data):,} bytes, and Ormah reads only the first "
+            f"{MAX_READ_BYTES // 1024} KiB of a memory's file: nothing was written (fewer or shorter connections or "
+            "less content)", details={"id": node.id, "size": len(data), "limit": MAX_READ_BYTES,
+                                     "connections": len(node.connections)})
+    return data
+
+
 def write_new_nodes(store: MarkdownStore, nodes: Sequence[Node], *, journal: Journal | None = None) -> list[StoredFile]:
     """Create the files of nodes whose ids were just minted, each under its standard name (or a free variant),
     never over a file; the caller fsyncs the folder (`sync_folders`) before anything counts on them.
@@ -122,7 +137,7 @@ def write_new_nodes(store: MarkdownStore, nodes: Sequence[Node], *, journal: Jou
     `write_node`. Raises StorageError (the files already linked are in the journal), ValidationFailed (text that
     cannot be encoded: before any file is written).
     """
-    encoded = [(node, _encode(node)) for node in nodes]
+    encoded = [(node, _encode_readable(node)) for node in nodes]
     out: list[StoredFile] = []
     for start in range(0, len(encoded), _NEW_CHUNK):
         chunk = encoded[start:start + _NEW_CHUNK]
