@@ -25,6 +25,7 @@ import numpy as np
 
 from memory.domain.search import SearchHit
 from memory.embeddings import embedder_of
+from whisper.asked import remark_about_oneself
 from whisper.classifier import IDENTITY
 from whisper.conf import WhisperConf
 from whisper.imperative import preference_task, written_in_words  # noqa: F401 (written_in_words: moved, kept importable)
@@ -157,7 +158,7 @@ def standouts(run: WhisperRun, deps: Deps, identity_hits: Sequence[SearchHit], c
     score, the better of two views: the memory's stored vector and its first sentence); {} otherwise. The task is
     compared with shorthand read out (one more embedding only when that changes it)."""
     if (len(identity_hits) < conf.standout_min_set or run.follow_up
-            or not (governs_task(run.prompt) or first_person_off_route(run)) or not written_in_words(run.prompt)):
+            or not (governs_task(run.prompt) or first_person_need(run)) or not written_in_words(run.prompt)):
         return {}
     text = expand_shorthand(run.prompt)
     vec = run.prompt_vec if text == run.prompt else deps.embed(text)
@@ -180,6 +181,15 @@ def first_person_off_route(run: WhisperRun) -> bool:
     Session 23: the memory it needs stands out of the identity set as a task's convention does (docs/whisper.md,
     "Standouts on first-person prompts")."""
     return run.about_user and not (run.identity_question or (run.intent is not None and run.intent.has(IDENTITY)))
+
+
+def first_person_need(run: WhisperRun) -> bool:
+    """A first-person prompt off the identity route that is no remark about oneself (`whisper.asked.
+    remark_about_oneself`: the user as subject, and no question, request, task or indirect question in any sentence
+    or clause). A remark that asks nothing ("I'm so tired today") gets no standout: a whisper on each such remark
+    would be noise in the agent's context (session 23, ident2; docs/whisper.md, "Standouts on first-person
+    prompts")."""
+    return first_person_off_route(run) and not remark_about_oneself(run.prompt, task=governs_task)
 
 
 def standout_gate(run: WhisperRun, conf: WhisperConf) -> None:

@@ -38,7 +38,7 @@ morning evening afternoon goodnight good gm yo howdy hiya bye cheers
 """.split())  # the last line: greetings, which open chit-chat ("good morning!", "morning! coffee first"), not a task
 _OBJECT_START = frozenset("the a an this that these those my our your all every each me us it them him her".split())
 _SUBJECTS = frozenset("i we he she they you it's i'm we're they're he's she's".split())
-_FINITE = frozenset("is are was were am has had will would can could does did should isn't aren't wasn't weren't "
+FINITE = frozenset("is are was were am has had will would can could does did should isn't aren't wasn't weren't "
                     "hasn't doesn't didn't won't can't".split())
 _CLAUSE_WORD = re.compile(r"[A-Za-z][\w'\u2019-]*|\S")
 
@@ -52,7 +52,7 @@ def _subject_first(rest: str) -> bool:
     if words[:1] and words[0] in _SUBJECTS:
         return True
     for i, word in enumerate(words[:2]):
-        if word in _FINITE:
+        if word in FINITE:
             return True
         if word in CLOSED_CLASS or not word[:1].isalpha():
             return False
