@@ -286,16 +286,28 @@ def feature_matrix(query: QueryFacts, candidates: Sequence[Candidate]) -> np.nda
     out[:, col["info"]] = info
     out[:, col["centrality"]] = [c.centrality for c in candidates]
     out[:, col["window"]] = [_window_value(c.created, query.window) for c in candidates]
-    space = query.default_space
-    out[:, col["other_space"]] = [1.0 if space is not None and c.space not in (None, space) else 0.0
-                                  for c in candidates]
+    _space_columns(out, [c.space for c in candidates], query.default_space)
     out[:, col["confidence"]] = [1.0 if c.confidence is None else float(c.confidence) for c in candidates]
     out[:, col["tier"]] = [TIER_VALUE.get(str(c.tier), 0.0) for c in candidates]
     out[:, col["recency"]] = [2.0 ** (-max(0.0, c.days_since_access) / 30.0) for c in candidates]
     out[:, col["access"]] = [min(1.0, math.log1p(max(0, c.access_count)) / math.log(21)) for c in candidates]
-    out[:, col["same_space"]] = [1.0 if space is not None and c.space == space else 0.0 for c in candidates]
     out[:, col["rare"]] = rare
     out[:, col["info_long"]] = [max(0.0, i - INFO_SHORT) for i in info]
+    return out
+
+
+def _space_columns(out: np.ndarray, spaces: Sequence[str | None], space: str | None) -> None:
+    """Set `other_space` and `same_space` of each row (its memory's project in `spaces`) for the caller's `space`."""
+    out[:, _COLUMN["other_space"]] = [1.0 if space is not None and s not in (None, space) else 0.0 for s in spaces]
+    out[:, _COLUMN["same_space"]] = [1.0 if space is not None and s == space else 0.0 for s in spaces]
+
+
+def with_default_space(matrix: np.ndarray, spaces: Sequence[str | None], space: str | None) -> np.ndarray:
+    """The same features for a caller in another project (`space`; None: none preferred): a copy with the two space
+    columns set again, the only ones that read it (`spaces`: each row's memory's project)."""
+    out = matrix.copy()
+    if out.size:
+        _space_columns(out, spaces, space)
     return out
 
 

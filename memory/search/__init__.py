@@ -9,11 +9,11 @@ from memory.search.formatting import format_hits_text
 from memory.search.fts import fts_query, fts_search
 from memory.search.hybrid import fuse
 from memory.search.pipeline import (
-    query_vector, recall, recall_plan, recall_pool, recall_scored,
+    query_vector, recall, recall_plan, recall_pool, recall_scored, shared_pools,
 )
 from memory.search.semantic import vector_search
 
 __all__ = [
     "Filters", "format_hits_text", "fts_query", "fts_search", "fuse", "query_vector", "recall", "recall_plan",
-    "recall_pool", "recall_scored", "vector_search",
+    "recall_pool", "recall_scored", "shared_pools", "vector_search",
 ]

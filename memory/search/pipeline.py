@@ -11,10 +11,14 @@ that names only a time; spreading activation; merge and cut again. Recall never 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
+from django.db import connection
 
 from memory import runtime
 from memory.context.warnings import hits_with_warnings
@@ -32,7 +36,7 @@ from memory.search.activation import spread_activation
 from memory.search.filters import Filters
 from memory.search.fts import fts_search
 from memory.ranking import thresholds
-from memory.ranking.features import without_window
+from memory.ranking.features import with_default_space, without_window
 from memory.ranking.scorer import load_scorer
 from memory.search.candidates import CandidatePool, gather
 from memory.search.hybrid import Scored
@@ -106,10 +110,45 @@ def query_vector(text: str, embedder: Embedder | None = None) -> np.ndarray | No
         return None
 
 
+_POOLS: ContextVar[dict | None] = ContextVar("recall_pools", default=None)  # one caller's pools, by what gathers them
+
+
+@contextmanager
+def shared_pools() -> Iterator[None]:
+    """Inside, recalls that gather the same pool (the same text, filters, window, limit, vector and time) gather it
+    once: a caller that asks one query twice with another preferred project (whisper's "described elsewhere" search,
+    its first query with no project preferred) gets the first pool scored for its own project (`with_default_space`:
+    the two space columns are the only features that read it), so the same probabilities and hits as gathering it
+    again on the same rows. Like `matrix.one_read`, the later recalls read the store as the first found it; nothing
+    is shared inside a transaction (a writer's own rows) or outside the block. Nested uses share the outer one's."""
+    if _POOLS.get() is not None:
+        yield
+        return
+    token = _POOLS.set({})
+    try:
+        yield
+    finally:
+        _POOLS.reset(token)
+
+
 def _pool(plan: RecallPlan, limit: int, vector: np.ndarray | None, now: datetime, conf: RecallConf) -> CandidatePool:
     window = (plan.window.after, plan.window.before) if plan.window is not None else None
-    return gather(text=plan.text, limit=limit, filters=plan.filters, vector=vector, now=now, window=window,
+    shared, key = _POOLS.get(), None
+    if shared is not None and not connection.in_atomic_block:
+        key = (str(connection.settings_dict.get("NAME")), plan.text, plan.filters, window, limit, conf.pool_factor,
+               now, None if vector is None else np.asarray(vector, dtype=np.float32).tobytes())
+        held = shared.get(key)
+        if held is not None:
+            pool, space = held
+            if space == plan.space_scoring:
+                return pool
+            return replace(pool, matrix=with_default_space(
+                pool.matrix, [pool.rows[r].space for r in pool.row_ids], plan.space_scoring))
+    pool = gather(text=plan.text, limit=limit, filters=plan.filters, vector=vector, now=now, window=window,
                   default_space=plan.space_scoring, pool_factor=conf.pool_factor)
+    if key is not None:
+        shared[key] = (pool, plan.space_scoring)
+    return pool
 
 
 def recall_pool(*, query: SearchQuery, now: datetime | None = None, embedder: Embedder | None = None,

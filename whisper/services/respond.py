@@ -17,7 +17,7 @@ from memory.context.warnings import hits_with_warnings
 from memory.domain.node import as_utc, utcnow
 from memory.index_insert import insert_rows
 from memory.ranking.scorer import pinned_for
-from memory.search import recall
+from memory.search import recall, shared_pools
 from memory.services.surfacing import surfacing_log
 from whisper import selectors
 from whisper.classifier import archetype_matrices
@@ -212,8 +212,9 @@ def whisper_respond(*, prompt: str, session_id: str | None = None, space: str | 
             recent = buffer_read(session_id=session_id, now=now, conf=conf)
             run = new_run(request, now=now, budget_tokens=budget, recent=recent)
             run.log_id = expected_id  # the text names it; _record puts in the real one
-            decision = run_stages(run, conf, whisper_deps(conf=conf, session_id=session_id, now=now,
-                                                           embedder=embedder))
+            with shared_pools():  # a query asked again with no project preferred gathers its pool once
+                decision = run_stages(run, conf, whisper_deps(conf=conf, session_id=session_id, now=now,
+                                                               embedder=embedder))
     except Exception:  # noqa: BLE001
         # Trigger: any failure inside a stage. Why: whisper must never block or break the agent's prompt.
         # Outcome: logged with its stack; the call answers silence and the ledger says silent:error.
