@@ -30,6 +30,8 @@ from collections import Counter
 
 import numpy as np
 
+from bench.roc import roc_auc
+
 LACK = {"ctx": 0.6, "static": 0.5, "lex": 0.5}
 
 
@@ -200,7 +202,7 @@ def compare(path: str, held_out: str = HELD_OUT) -> int:
         t = gf.operating_point(cur["grouped"])
         if t is None:
             t = max(cur["grouped"], key=lambda k: (cur["grouped"][k][1], cur["grouped"][k][0]))
-        aucs = " / ".join(f"{gf.auc(np.array([est[e][k] for k in where]), y):.3f}"
+        aucs = " / ".join(f"{roc_auc(np.array([est[e][k] for k in where]), y):.3f}"
                           for e in ("in sample", *gf.GROUPINGS))
         w = gf.fit(x, y)
         fx, fy, fwhere = gf.rows(new, extras)
@@ -208,7 +210,7 @@ def compare(path: str, held_out: str = HELD_OUT) -> int:
         fig = lambda v: " / ".join(f"{a:.3f}" for a in v)  # noqa: E731
         print(f"| {name} | {aucs} | {t:+.1f} | {fig(cur['grouped'][t])} | {fig(cur['batch'][t])} | "
               f"{fig(cur['store'][t])} | {fig(gf.evaluate(new, logits, t))} | "
-              f"{gf.auc(np.array([logits[k] for k in fwhere]), fy):.3f} |")
+              f"{roc_auc(np.array([logits[k] for k in fwhere]), fy):.3f} |")
     return 0
 
 

@@ -25,6 +25,7 @@ from collections import Counter
 
 import numpy as np
 
+from bench.roc import roc_auc
 from whisper.kinds import asked_kinds, holds_kind, scan_chars
 
 # The two inputs the study measured and the gate did not take (AUC 0.49 and 0.52 near the gate: docs/benchmarks.md
@@ -134,11 +135,11 @@ def compare(path: str) -> int:
         est = gf.estimates(dump, x, y, where, by_prompt=False)
         cur = gf.curves(dump, est)
         t = gf.operating_point(cur["grouped"])
-        alone = gf.auc(x[near, -1], y[near]) if extras else float("nan")
+        alone = roc_auc(x[near, -1], y[near]) if extras else float("nan")
         by = {g: np.array([est[g][k] for k in where]) for g in gf.GROUPINGS}
         fig = " / ".join(f"{v:.3f}" for v in cur["grouped"][t]) if t is not None else "none"
-        print(f"| {name} | {alone:.3f} | " + " / ".join(f"{gf.auc(by[g][near], y[near]):.3f}" for g in gf.GROUPINGS)
-              + " | " + " / ".join(f"{gf.auc(by[g], y):.3f}" for g in gf.GROUPINGS)
+        print(f"| {name} | {alone:.3f} | " + " / ".join(f"{roc_auc(by[g][near], y[near]):.3f}" for g in gf.GROUPINGS)
+              + " | " + " / ".join(f"{roc_auc(by[g], y):.3f}" for g in gf.GROUPINGS)
               + f" | {t if t is None else f'{t:+.1f}'} | {fig} |")
     return 0
 

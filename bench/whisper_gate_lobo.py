@@ -42,6 +42,7 @@ import sys
 import numpy as np
 
 from bench import whisper_gate_fit as gf
+from bench.roc import roc_auc
 
 GRID = sorted({round(float(t), 2) for t in np.arange(-1.5, 2.51, 0.05)})  # thresholds; GATE_LOGIT joins it in main
 NAMES = ("g", "cosine", "best", "margin", "own_titled", "overview", "thing_missing", "memory_cover", "prompt_words")
@@ -256,7 +257,7 @@ def loss_table(x: np.ndarray, y: np.ndarray, groups: np.ndarray, variants: list,
 
     ref = per_batch(left_out(x, y, groups, tuple(range(len(NAMES))), gf.L2, set(batches)))
     print(f"today's weights (fitted on dev 1-8, in sample for those): log-loss {per_batch(today).sum() / len(y):.4f}, "
-          f"AUC {gf.auc(today, y):.3f}")
+          f"AUC {roc_auc(today, y):.3f}")
     print("| variant | inputs | left-out log-loss | minus nine:1 (SE over groups) | left-out AUC |\n"
           "|---|---:|---:|---|---:|")
     for name, cols, l2 in variants:
@@ -265,7 +266,7 @@ def loss_table(x: np.ndarray, y: np.ndarray, groups: np.ndarray, variants: list,
         d = (pb - ref) / len(y)  # each batch's share of the mean loss's difference
         se = float(np.sqrt(len(d) * np.var(d, ddof=1)))
         print(f"| {name} | {len(cols) or len(NAMES)} | {pb.sum() / len(y):.4f} | {d.sum():+.4f} ({se:.4f}) | "
-              f"{gf.auc(z, y):.3f} |")
+              f"{roc_auc(z, y):.3f} |")
     return 0
 
 

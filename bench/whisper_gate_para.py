@@ -32,6 +32,8 @@ from collections import Counter
 
 import numpy as np
 
+from bench.roc import roc_auc
+
 SENTENCES = 30
 NEAR = (-2.0, 1.0)
 SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -155,7 +157,7 @@ def compare(path: str) -> int:
     def auc_of(sel, name):
         y = np.array([r[3] for r in sel], dtype=float)
         s = np.array([r[5][name] for r in sel])
-        return gf.auc(s, y) if 0 < y.sum() < len(y) else float("nan"), int(y.sum()), len(y)
+        return roc_auc(s, y), int(y.sum()), len(y)  # NaN when the selection holds one class only
 
     near = [r for r in rows if NEAR[0] <= r[4] < NEAR[1]]
     print(f"near the gate (today's log-odds in [{NEAR[0]}, {NEAR[1]})): {len(near)} hits, "

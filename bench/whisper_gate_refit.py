@@ -22,6 +22,7 @@ import sys
 import numpy as np
 
 from bench import whisper_gate_fit as gf
+from bench.roc import roc_auc
 
 SIX = 6  # today's nearness inputs (g, cosine, best, margin, own_titled, overview), kept fixed by `offset`
 
@@ -134,8 +135,8 @@ def main(argv: list[str]) -> int:
             if t is None:
                 print(f"| {kind} | {l2} | - | none reaches today's precision and silence | | | |")
                 continue
-            a_in = gf.auc(np.array([ins[k] for k in where]), y)
-            a_lob = gf.auc(np.array([lob[k] for k in where]), y)
+            a_in = roc_auc(np.array([ins[k] for k in where]), y)
+            a_lob = roc_auc(np.array([lob[k] for k in where]), y)
             print(f"| {kind} | {l2} | {', '.join(f'{v:.3f}' for v in w)} | {t:+.2f} | "
                   + " / ".join(f"{v:.3f}" for v in gf.evaluate(dump, ins, t)) + " | "
                   + " / ".join(f"{v:.3f}" for v in gf.evaluate(dump, lob, t)) + f" | {a_in:.3f} / {a_lob:.3f} |")

@@ -70,6 +70,7 @@ import numpy as np
 
 from bench import whisper_gate_fit as gf
 from bench import whisper_gate_lobo as lobo
+from bench.roc import roc_auc
 
 NINE = 9  # the nine GATE_INPUTS; column 9 of X is `follow_up`
 LR, LEAF_L2, BINS, MIN_HESS = 0.1, 1.0, 32, 1.0  # boosting: shrinkage, a leaf's ridge, cuts per input, a leaf's hessian
@@ -301,7 +302,7 @@ def loss_line(z: np.ndarray, y: np.ndarray, groups: np.ndarray, ref: np.ndarray 
         d = np.array([log_loss_sum(z[groups == b], y[groups == b]) - log_loss_sum(ref[groups == b], y[groups == b])
                       for b in sorted(set(groups))]) / len(y)
         diff = f"{d.sum():+.4f} ({np.sqrt(len(d) * np.var(d, ddof=1)):.4f})"
-    return f"{log_loss_sum(z, y) / len(y):.4f} | {diff} | {gf.auc(z, y):.3f}"
+    return f"{log_loss_sum(z, y) / len(y):.4f} | {diff} | {roc_auc(z, y):.3f}"
 
 
 def main(argv: list[str]) -> int:

@@ -42,6 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.roc import roc_auc
+
 LAM = 10.0  # the first rule's penalty, fixed in advance and found degenerate (ACCEPTANCE RULE above)
 LAMS = (1.0, 10.0, 100.0, 1000.0)
 NESTED_LAMS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)  # the second rule's grid, chosen from inside each training set
@@ -159,26 +161,6 @@ def exact(cosine: float, queries: list[np.ndarray], memory: list[np.ndarray]) ->
     return best
 
 
-def auc(score: np.ndarray, y: np.ndarray) -> float:
-    """Area under the ROC curve (ties count a half); nan when one class is absent."""
-    pos, neg = score[y == 1], score[y == 0]
-    if not len(pos) or not len(neg):
-        return float("nan")
-    order = np.argsort(np.concatenate([pos, neg]), kind="mergesort")
-    allv = np.concatenate([pos, neg])[order]
-    ranks = np.empty(len(allv))
-    i = 0
-    while i < len(allv):  # average ranks over ties
-        j = i
-        while j + 1 < len(allv) and allv[j + 1] == allv[i]:
-            j += 1
-        ranks[i:j + 1] = (i + j) / 2 + 1
-        i = j + 1
-    r = np.empty(len(allv))
-    r[order] = ranks
-    return float((r[:len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
-
-
 def _newton(x: np.ndarray, y: np.ndarray, prior: np.ndarray, reg: np.ndarray, steps: int = 30) -> np.ndarray:
     w = prior.copy()
     for _ in range(steps):
@@ -213,7 +195,7 @@ def inner_lam(prod: np.ndarray, y: np.ndarray, groups: np.ndarray) -> float:
             test = f == k
             w = fit(prod[~test], y[~test], lam)
             out[test] = w[0] + prod[test] @ w[1:]
-        a = auc(out, y)
+        a = roc_auc(out, y)
         if best is None or a > best[1]:
             best = (lam, a)
     return best[0]
@@ -238,12 +220,12 @@ def held_out(prod: np.ndarray, y: np.ndarray, groups: np.ndarray, lam: float | N
 def judge(prod, y, groups, cos, lam, name: str) -> tuple[float, float, int, int]:
     """Print pooled and per-group AUCs; returns (pooled s, pooled cosine, groups s wins, groups with both classes)."""
     s = held_out(prod, y, groups, lam)
-    a_s, a_c = auc(s, y), auc(cos, y)
+    a_s, a_c = roc_auc(s, y), roc_auc(cos, y)
     wins = total = 0
     parts = []
     for g in sorted(np.unique(groups), key=lambda v: (len(str(v)), str(v))):
         k = groups == g
-        gs, gc = auc(s[k], y[k]), auc(cos[k], y[k])
+        gs, gc = roc_auc(s[k], y[k]), roc_auc(cos[k], y[k])
         if not np.isnan(gs):
             total += 1
             wins += gs > gc
@@ -269,15 +251,16 @@ def run_fit(path: Path, lams: tuple[float, ...]) -> int:
     cos_fit = fit(prod, y, 1e9)
     for lam in NESTED_LAMS:
         w = fit(prod, y, lam)
-        print(f"in sample, lam {lam:g}: AUC cosine {auc(cos, y):.4f}, learned {auc(w[0] + prod @ w[1:], y):.4f}; "
+        print(f"in sample, lam {lam:g}: AUC cosine {roc_auc(cos, y):.4f}, "
+              f"learned {roc_auc(w[0] + prod @ w[1:], y):.4f}; "
               f"weights / cosine scale: min {w[1:].min() / cos_fit[1]:.2f}, max {w[1:].max() / cos_fit[1]:.2f}")
     if "mean" in data:  # measured, no fit: the cosine after taking the home's mean memory vector off both sides
         mu = data["mean"]
         qc, mc = q - mu, m - mu
         centred = (qc * mc).sum(axis=1) / np.linalg.norm(qc, axis=1) / np.linalg.norm(mc, axis=1)
-        parts = [f"{g} {auc(cos[data['store'] == g], y[data['store'] == g]):.3f}->"
-                 f"{auc(centred[data['store'] == g], y[data['store'] == g]):.3f}" for g in np.unique(data["store"])]
-        print(f"centred cosine (no fit): AUC {auc(cos, y):.4f} -> {auc(centred, y):.4f}; " + "; ".join(parts))
+        parts = [f"{g} {roc_auc(cos[data['store'] == g], y[data['store'] == g]):.3f}->"
+                 f"{roc_auc(centred[data['store'] == g], y[data['store'] == g]):.3f}" for g in np.unique(data["store"])]
+        print(f"centred cosine (no fit): AUC {roc_auc(cos, y):.4f} -> {roc_auc(centred, y):.4f}; " + "; ".join(parts))
     by_batch = judge(prod, y, data["batch"], cos, None, "batch")
     by_store = judge(prod, y, data["store"], cos, None, "store")
     print("  lam chosen inside each training set: " + " ".join(CHOSEN))
