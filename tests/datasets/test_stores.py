@@ -671,8 +671,9 @@ def test_whisper_batch_fifteen_is_cut_among_itself_and_repeats_no_earlier_prompt
     outdated = {k for k, (_, m) in memories.items() if m.get("valid_until")}
     assert not [p["id"] for p in fifteenth if outdated & set(p.get("expect", []) + p.get("accept", []))]
     _follow_ups_hold(fifteenth)
-    # label15: 48 as written; wp361, wl282 and wq273 gained an accept, wq266 (now l089, no alternative) lost its own
-    assert sum(1 for p in fifteenth if p.get("accept")) == 50
+    # label15: 48 as written; wp361, wl282 and wq273 gained an accept, wq266 (now l089, no alternative) lost its own;
+    # label15b: wi187, wl269, wl275 and wq260 gained one
+    assert sum(1 for p in fifteenth if p.get("accept")) == 54
     _paraphrases_keep_rare_words(fifteenth, memories)
     _repeats_nothing(fifteenth, data, 15)
 
@@ -691,7 +692,7 @@ def test_whisper_batch_fifteen_second_reading():
     assert fifteenth["wl280"]["accept"] == ["l093", "l042", "l055"] and fifteenth["wl282"]["accept"] == ["l080"]
     assert fifteenth["wq260"]["expect"] == ["c014"] and fifteenth["wq266"]["expect"] == ["l089"]
     assert "accept" not in fifteenth["wq266"] and fifteenth["wq273"]["accept"] == ["p062"]
-    assert fifteenth["wp369"]["accept"] == ["p026"] and fifteenth["wp377"]["accept"] == ["p063"]
+    assert fifteenth["wp369"]["accept"][0] == "p026" and fifteenth["wp377"]["accept"] == ["p063"]
     assert fifteenth["wf142"]["history"] == ["what did the board decide at its last meeting"]
     assert fifteenth["wf142"]["accept"] == ["c022"] and fifteenth["wf143"]["accept"] == ["c022", "c052"]
     reworded = {
@@ -707,3 +708,18 @@ def test_whisper_batch_fifteen_second_reading():
     assert not [i for i, text in reworded.items() if text not in fifteenth[i]["prompt"]]
     assert {fifteenth[i]["category"] for i in reworded} <= {"project", "cross_project", "identity", "personal",
                                                                "paraphrase", "follow_up"}
+
+
+def test_whisper_batch_fifteen_third_reading():
+    # label15b read the 38 prompts label15 changed against the memories by hand (nothing ran on them). Seven accepts
+    # a user would find fine next to the answer (a lead, the reviewer, the vet, the evening before, the total), as
+    # earlier batches accept them for the same memory; wl274 asked wl135's and wl233's questions again with a friend in
+    # front, and now asks to apply her own recovery to the friend's. No expect changed.
+    from bench.datasets.loader import raw_whisper
+
+    fifteenth = {p["id"]: p for p in raw_whisper()["prompts"] if p.get("batch") == 15}
+    accepts = {"wp368": ["p025", "p028"], "wp369": ["p026", "p083"], "wi180": ["p066", "p068"], "wi187": ["l042"],
+               "wl269": ["l087"], "wl275": ["l021"], "wq260": ["c001"]}
+    assert {i: fifteenth[i].get("accept") for i in accepts} == accepts
+    assert "is that realistic?" in fifteenth["wl274"]["prompt"] and "how hard" not in fifteenth["wl274"]["prompt"]
+    assert fifteenth["wl274"]["expect"] == ["l032"] and fifteenth["wl274"]["accept"] == ["l031"]
