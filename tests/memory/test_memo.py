@@ -143,3 +143,17 @@ def test_a_store_of_two_thousand_short_memories_is_held_whole_by_the_tokenised_m
     assert info.misses == len(set(texts))
     assert info.nbytes <= memo.DOC_BYTES // 3
     features._doc.cache_clear()
+
+
+def test_a_thousand_distinct_titles_are_held_by_the_title_cache():
+    """Session 23: a title's stems were a frozenset (~1.4 KB for a six-word title), so TITLE_STEMS_BYTES held ~370
+    titles and a store with more distinct titles stemmed most candidates' titles again at every query; one spaced
+    string now (~350 bytes)."""
+    features._title_stems.cache_clear()
+    titles = [f"Release checklist for the billing webhook number {i}" for i in range(1000)]
+    for title in titles + titles:
+        assert features._title_stems(title) == " " + " ".join(features.stems(title)) + " "
+    info = features._title_stems.cache_info()
+    assert (info.currsize, info.misses) == (1000, 1000)
+    assert info.nbytes <= memo.TITLE_STEMS_BYTES
+    features._title_stems.cache_clear()

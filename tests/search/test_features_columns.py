@@ -118,7 +118,7 @@ def test_a_cached_memory_answers_every_term_and_pair_as_its_sets_do(text):
     assert count == f._tokens(text)[2]
     assert [k is not None and k in joined for k in term_keys] == [t in words for t in probes]
     assert [k is not None and k in joined for k in pair_keys] == [p in pairs for p in probe_pairs]
-    candidate = f.Candidate(row_id=1, content=text, title="", bm25=None, fts_rank=None, cosine=0.5, centrality=0.1,
+    candidate = f.Candidate(row_id=1, content=text, title=text, bm25=None, fts_rank=None, cosine=0.5, centrality=0.1,
                             created=NOW, space=None, confidence=None, tier="working", access_count=0,
                             days_since_access=1.0)
     assert f.feature_matrix(query, [candidate]).tobytes() == _loop_matrix(query, [candidate]).tobytes()
