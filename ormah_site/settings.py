@@ -103,6 +103,7 @@ MIDDLEWARE = [
     "ormah_site.nul.RefuseNul",  # a NUL in the URL, a form or a JSON body never reaches a view or the database
     "django.middleware.security.SecurityMiddleware",
     "ormah_site.csp.ContentSecurityPolicy",
+    "ormah_site.peer.RefuseOtherUsersSessions",  # a session cookie replayed by another user's process: 403
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -105,28 +105,55 @@ def _host_addresses(host: str) -> set[bytes]:
     return set()
 
 
-def _listeners(port: int) -> list[tuple[bytes, int]]:
-    """(address as 16 bytes, uid) of every socket listening on TCP `port`, read from Linux's /proc/net/tcp and
-    tcp6 (addresses there are 32-bit words in the host's byte order); empty where those files do not exist."""
-    found = []
+def _tcp_sockets():
+    """(state, local address, local port, remote address, remote port, uid) of every TCP socket of this network
+    namespace, from Linux's /proc/net/tcp and tcp6 (addresses as 16 bytes; the files hold 32-bit words in the host's
+    byte order); nothing where those files do not exist."""
     for name in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             with open(name, encoding="ascii") as rows:
                 next(rows, None)
                 for row in rows:
                     fields = row.split()
-                    if len(fields) < 8 or fields[3] != "0A":  # 0A: LISTEN
+                    if len(fields) < 8:
                         continue
-                    address, _, hex_port = fields[1].partition(":")
-                    if int(hex_port, 16) != port:
-                        continue
-                    raw = bytes.fromhex(address)
-                    if sys.byteorder == "little":
-                        raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
-                    found.append((_as_ipv6(raw), int(fields[7])))
+                    ends = []
+                    for end in (fields[1], fields[2]):
+                        address, _, hex_port = end.partition(":")
+                        raw = bytes.fromhex(address)
+                        if sys.byteorder == "little":
+                            raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+                        ends += [_as_ipv6(raw), int(hex_port, 16)]
+                    yield (fields[3], *ends, int(fields[7]))
         except (OSError, ValueError):
             continue
-    return found
+
+
+def _listeners(port: int) -> list[tuple[bytes, int]]:
+    """(address as 16 bytes, uid) of every socket listening on TCP `port` (0A: LISTEN)."""
+    return [(address, uid) for state, address, at, _, _, uid in _tcp_sockets() if state == "0A" and at == port]
+
+
+def _packed(address: str) -> bytes | None:
+    for family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            return _as_ipv6(socket.inet_pton(family, address.split("%")[0]))
+        except OSError:
+            continue
+    return None
+
+
+def connection_user(client: tuple, server: tuple) -> int | None:
+    """The uid of the process whose socket at `client` (address, port) is connected to `server` (address, port) on
+    this machine: the client's end of a loopback connection, as a server sees it (getpeername, getsockname). None
+    when no such socket is on this machine (a remote client) or /proc/net/tcp does not exist (not Linux)."""
+    peer, here = _packed(client[0]), _packed(server[0])
+    if peer is None or here is None:
+        return None
+    for state, address, at, remote, remote_port, uid in _tcp_sockets():
+        if state == "01" and at == client[1] and remote_port == server[1] and address == peer and remote == here:
+            return uid  # 01: ESTABLISHED
+    return None
 
 
 def foreign_server(url: str, *, uid: int | None = None) -> str | None:
