@@ -22,7 +22,7 @@ def _fail(message: str) -> int:
 def _run(argv: list[str]) -> int:
     from ormah_site.cli.client import ApiError
     from ormah_site.cli.env import home_problem, ormah_home
-    from ormah_site.cli.parser import build_parser
+    from ormah_site.cli.parser import build_parser, parse
 
     parser = build_parser(__version__)
     if not argv:
@@ -35,7 +35,7 @@ def _run(argv: list[str]) -> int:
 
         run_admin(argv[1:])
         return 0
-    options = parser.parse_args(argv)
+    options = parse(parser, argv)
     command = options.command
     if command == "whisper" and options.action in ("inject", "store"):
         from whisper import hook  # the hook client: standard library only, never blocks the agent

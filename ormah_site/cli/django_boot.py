@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 
 CONSOLE_LOGGING = {"serve"}  # the commands whose console shows every log record of the configured level
 
@@ -33,11 +34,18 @@ def console_warnings_only() -> None:
 def run_command(name: str, argv: list[str]) -> None:
     """Run the management command `name` with the given arguments, as `manage.py name argv...` would."""
     django_setup(console_logs=name in CONSOLE_LOGGING)
-    from django.core.management import ManagementUtility
+    from django.core.management import CommandError, ManagementUtility
+    from django.core.management.base import SystemCheckError
 
     # The command itself, as ManagementUtility.execute runs it after its own django.setup(): a second setup would
-    # configure logging anew and undo console_warnings_only.
-    ManagementUtility(["ormah", name, *argv]).fetch_command(name).run_from_argv(["ormah", name, *argv])
+    # configure logging anew and undo console_warnings_only. With --traceback a CommandError comes back to us, so
+    # it reads "ormah: No backup ..." like every other command's error, not Django's "CommandError: No backup ...".
+    try:
+        ManagementUtility(["ormah", name, *argv]).fetch_command(name).run_from_argv(["ormah", name, *argv,
+                                                                                    "--traceback"])
+    except CommandError as exc:
+        print(exc if isinstance(exc, SystemCheckError) else f"ormah: {exc}", file=sys.stderr)
+        sys.exit(exc.returncode)
 
 
 def run_admin(argv: list[str]) -> None:

@@ -61,7 +61,7 @@ def _memory_commands(sub) -> None:
     p = sub.add_parser("forget", help="forget a memory (soft delete, restorable)",
                        description="Forget a memory: its file moves to deleted/ and can be restored with --restore.")
     p.add_argument("node_id", help="the memory's id or a unique prefix of it")
-    p.add_argument("--restore", action="store_true", help="bring a forgotten memory back (full id)")
+    p.add_argument("--restore", action="store_true", help="bring a forgotten memory back (its id or a unique prefix of it)")
 
     p = sub.add_parser("connect", help="connect two memories with a typed edge")
     p.add_argument("source_id", help="the memory the edge starts from (id or prefix); the edge is stored in it")
@@ -93,7 +93,10 @@ def _memory_commands(sub) -> None:
 
 
 def _store_commands(sub) -> None:
-    p = sub.add_parser("init", help="prepare ORMAH_HOME (model, database, index, self node, API token)")
+    p = sub.add_parser("init", help="prepare ORMAH_HOME (model, database, index, self node, API token)",
+                       description="Prepare ORMAH_HOME: the model, the database, the index of the memory files, the "
+                                   "self node, the API token and the web UI account. Safe to run again: it keeps "
+                                   "your memories, token and password (`make run` runs it before each serve).")
     p.add_argument("--name", help="your name, for the self node")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--password", action="store_true", help="set the web UI password of the 'ormah' account")
@@ -176,7 +179,11 @@ def _agent_commands(sub) -> None:
                    help="self-test the installed setup: files, server, token, and what the hook returns for a prompt")
     p.add_argument("--prompt", default=None, help="--check: the sample prompt to feed the hook")
 
-    sub.add_parser("mcp", help="serve Ormah's MCP tools over stdio (for an agent; the server must run)")
+    sub.add_parser("mcp", help="serve Ormah's MCP tools over stdio (for an agent; the server must run)",
+                   description="Serve Ormah's MCP tools over stdio: it reads JSON-RPC from the agent on stdin and "
+                               "prints nothing for a person, so an agent starts it (`ormah setup claude|codex` "
+                               "writes the entry; docs/agents.md). It calls the running server (`ormah serve`) at "
+                               "ORMAH_URL, else http://ORMAH_HOST:ORMAH_PORT, with the token of ORMAH_TOKEN_FILE.")
 
     sub.add_parser("admin", help="Django's management commands (migrate, createsuperuser, ...): ormah admin help",
                    add_help=False)
@@ -195,4 +202,30 @@ def build_parser(version: str) -> argparse.ArgumentParser:
     _memory_commands(sub)
     _store_commands(sub)
     _agent_commands(sub)
+    for name, command in sub.choices.items():  # a command without its own description shows its one-line help
+        if command.description is None and name != "admin":
+            command.description = _sentence(sub_help(sub, name))
     return parser
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def sub_help(sub, name: str) -> str:
+    """The one-line help `ormah --help` shows for the command `name`."""
+    return next(a.help for a in sub._choices_actions if a.dest == name)
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each command's own parser, by name."""
+    return dict(next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices)
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """`parser.parse_args(argv)`, except that an unknown option is reported with its command's usage
+    (`ormah remember: error: unrecognized arguments: --bogus`), not with `ormah`'s (argparse's default)."""
+    options, extra = parser.parse_known_args(argv)
+    if extra:
+        subcommands(parser).get(options.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    return options

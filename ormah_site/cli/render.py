@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from memory.domain.requests import auto_title
 from memory.domain.wording import counted
 
 
@@ -35,7 +36,7 @@ def node_text(node: dict) -> str:
 
 def remembered(data: dict) -> str:
     node = data["node"]
-    lines = [f"Remembered [{node['type']}]: {node['title'] or node['content'][:60]}", f"ID: {node['id']}"]
+    lines = [f"Remembered [{node['type']}]: {node['title'] or auto_title(node['content'])}", f"ID: {node['id']}"]
     if data["auto_links"]:
         lines.append(f"Auto-linked to {counted(len(data['auto_links']), 'related memory')}:")
         lines += [f"  -> {link['title']} ({link['similarity']:.0%} similar)" for link in data["auto_links"]]
@@ -49,7 +50,7 @@ def shown_json(node: dict) -> str:
 def self_text(data: dict) -> str:
     defined = data["defines"]
     lines = [node_text(data["node"]), f"\nDefined by {counted(len(defined), 'memory')}:" if defined else "\nNo identity memories yet."]
-    lines += [f"  [{row['type']}] {row['title'] or row['content'][:60]}  ({row['short_id']}, {row['tier']})"
+    lines += [f"  [{row['type']}] {row['title'] or auto_title(row['content'])}  ({row['short_id']}, {row['tier']})"
               for row in defined]
     return "\n".join(lines)
 

@@ -93,7 +93,11 @@ class Command(OrmahCommand):
 
         def malformed():
             if bad:
-                raise RuntimeError(json.dumps(bad))
+                raise RuntimeError("; ".join(f"{b['path']}: {b['reason']}" for b in bad) +
+                                   f" ({'it is' if len(bad) == 1 else 'they are'} not indexed and left untouched): fix "
+                                   "the front matter in an editor (docs/file-format.md; `ormah serve` indexes a fixed "
+                                   "file within seconds, else `ormah doctor --heal`), or move a plain note out of "
+                                   "nodes/ and bring it in with `ormah import FOLDER`")
             return "none"
 
         def drift():

@@ -1,0 +1,96 @@
+"""What a new user met in their first hour with `ormah` (session 23, docs/first-hour.md): help that says what a
+command does and the truth about its options, errors in one voice naming the command, lists that show where a
+memory's start was cut, and a doctor line saying what to do with a malformed file."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ormah_site.cli.parser import build_parser
+from ormah_site.cli.render import remembered, self_text
+from tests.support.doctor import doctor_checks
+
+
+def ormah(*args, home=None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ORMAH_API_TOKEN": ""}
+    for key in ("ORMAH_DB_PATH", "ORMAH_TOKEN_FILE", "ORMAH_DATABASE_URL", "DJANGO_SETTINGS_MODULE"):
+        env.pop(key, None)
+    if home is not None:
+        env["ORMAH_HOME"] = str(home)
+    return subprocess.run([sys.executable, "-m", "ormah_site.cli", *args], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return dict(next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices)
+
+
+def test_every_command_help_says_what_the_command_does():
+    for name, command in subcommands(build_parser("0")).items():
+        if name == "admin":  # Django's own help answers `ormah admin help`
+            continue
+        assert command.description, f"`ormah {name} --help` says nothing about what it does"
+        assert " ".join(command.description.split()) in " ".join(command.format_help().split())
+
+
+def test_forget_restore_help_says_a_prefix_will_do():
+    restore = next(a for a in subcommands(build_parser("0"))["forget"]._actions if a.dest == "restore")
+    assert "prefix" in restore.help and "full id" not in restore.help
+
+
+def test_init_and_mcp_help_say_what_a_new_user_needs():
+    commands = subcommands(build_parser("0"))
+    assert "Safe to run again" in commands["init"].format_help()
+    mcp = " ".join(commands["mcp"].format_help().split())
+    assert "an agent starts it" in mcp and "ormah setup claude|codex" in mcp and "ORMAH_URL" in mcp
+
+
+@pytest.mark.parametrize("args, command", [(["remember", "x", "--bogus"], "remember"),
+                                           (["recall", "two", "words"], "recall"),
+                                           (["show", "abcd", "--markdwn"], "show")])
+def test_an_unknown_argument_is_reported_with_its_commands_usage(tmp_path, args, command):
+    done = ormah(*args, home=tmp_path / "none")
+    assert done.returncode == 2
+    assert f"usage: ormah {command} " in done.stderr
+    assert f"ormah {command}: error: unrecognized arguments: {args[-1]}" in done.stderr
+
+
+@pytest.mark.slow
+def test_errors_of_the_django_commands_read_like_every_other(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    assert ormah("admin", "migrate", "--verbosity", "0", home=home).returncode == 0
+    restore = ormah("restore", "nosuch", home=home)
+    export = ormah("export", str(tmp_path / "out.txt"), home=home)
+    assert restore.returncode == 1 and restore.stderr.startswith("ormah: No backup 'nosuch' in "), restore.stderr
+    assert export.returncode == 1 and export.stderr.startswith("ormah: out.txt: the export must end in "), export.stderr
+    assert "CommandError" not in restore.stderr + export.stderr
+
+
+def test_a_long_memory_is_named_by_its_start_cut_at_a_word():
+    content = "Deploys of the billing service happen on Tuesdays after the standup, never on Fridays"
+    node = {"id": "05529912-4707-4b18-b451-ad1448a5580f", "type": "procedure", "title": None, "content": content}
+    first = remembered({"node": node, "auto_links": []}).splitlines()[0]
+    assert first == "Remembered [procedure]: Deploys of the billing service happen on Tuesdays after the…"
+    me = {"id": "617ddb59-086b-4554-b872-328ffe983048", "type": "person", "title": "Self", "tier": "core",
+          "space": None, "created": "2026-11-29T18:24:00Z", "content": "Me"}
+    row = {"type": "preference", "title": None, "content": "I prefer tabs\nover spaces", "short_id": "7131e17f",
+           "tier": "working"}
+    assert "  [preference] I prefer tabs  (7131e17f, working)" in self_text({"node": me, "defines": [row]})
+
+
+def test_doctor_says_what_to_do_with_a_malformed_file(home, db):
+    nodes = home / "memory" / "nodes"
+    nodes.mkdir(parents=True, exist_ok=True)
+    (nodes / "notes.md").write_text("just some notes, no front matter\n")
+    check = doctor_checks()["malformed_files"]
+    assert check["ok"] is False
+    assert f"{nodes / 'notes.md'}: no front matter" in check["detail"]
+    assert "left untouched" in check["detail"] and "fix the front matter" in check["detail"]
+    assert "`ormah import FOLDER`" in check["detail"]
+    assert (nodes / "notes.md").read_text() == "just some notes, no front matter\n"
