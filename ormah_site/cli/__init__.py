@@ -7,6 +7,7 @@ Django or the model, and run the same API in-process when no server answers (orm
 
 from __future__ import annotations
 
+import re
 import sys
 
 from ormah_site import __version__
@@ -14,8 +15,19 @@ from ormah_site import __version__
 NO_HOME_CHECK = {"init", "admin", "setup", "mcp"}  # mcp only speaks HTTP to the server
 
 
+# Control characters but tab and newline: ESC, CR, BEL, DEL and the C1 range (0x9b is CSI on some terminals).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(text: str) -> str:
+    """Text for the terminal: a control character from a memory is printed as its \\u001b-style escape, so no memory
+    moves the cursor, erases a line, retitles the window or writes the clipboard (OSC 52) when it is recalled or
+    shown (session 23, review11). In --json output that escape is valid JSON for the same character."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _fail(message: str) -> int:
-    print(f"ormah: {message}", file=sys.stderr)
+    print(f"ormah: {shown(message)}", file=sys.stderr)
     return 1
 
 
@@ -60,7 +72,7 @@ def _run(argv: list[str]) -> int:
 
     if command in COMMANDS and not getattr(options, "markdown", False):
         try:
-            print(COMMANDS[command](options))
+            print(shown(COMMANDS[command](options)))
         except ApiError as exc:
             return _fail(exc.message)
         return 0
