@@ -30,6 +30,8 @@ from collections import defaultdict
 
 import numpy as np
 
+from bench.prompt_groups import group_of  # re-exported: the benches read gf.group_of
+from bench.roc import roc_auc
 from bench.whisper_gate_extras import EXTRAS, LONG_CHARS
 
 L2, CAP = 1.0, 2  # the fit's ridge penalty; whisper's cap on memories per prompt
@@ -257,30 +259,9 @@ def out_of_fold(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, l2:
 # Grouped estimates. Out of fold by prompt fits on a prompt's siblings (same labelling round and store, one writer,
 # same memories: shared phrasing and traps), and the inputs and rules were chosen by reading these rows. Test prompts
 # are new phrasings; leaving out a whole batch or store comes nearer. Grouped: each measure's lower figure of the two.
-STORE_OF_KEY = {"d": "docs", "l": "lifelog", "p": "devprojects", "c": "club"}
-NO_STORE = frozenset({"machine", "acknowledgement", "chit_chat", "off_topic"})
 GROUPINGS = ("batch", "store")
 MARGIN = (0.9, 0.95)  # grouped precision and silence an operating point needs: the targets (--margin to ask more)
 THRESHOLDS = [round(float(t), 2) for t in np.arange(-3.0, 3.01, 0.1)]
-
-
-def group_of(prompt: dict, by: str) -> str:
-    """A prompt's labelling round ("batch"), its category, or the store it is about ("store"): its expected
-    memories' store (key prefix d, l, p, c); a silent prompt about nothing stored (tool output, chatter, general
-    knowledge): "none"; another silent prompt: club in the club's space, devprojects inside a project, lifelog outside
-    one."""
-    if by == "batch":
-        return str(prompt.get("batch", 1))
-    if by == "category":
-        return prompt["category"]
-    keys = list(prompt.get("expect", ())) + list(prompt.get("accept", ()))
-    if keys:
-        return STORE_OF_KEY[keys[0][0]]
-    if prompt["category"] in NO_STORE:
-        return "none"
-    if prompt.get("space") == "kalkzak":
-        return "club"
-    return "devprojects" if prompt.get("space") else "lifelog"
 
 
 def out_of_group(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, by: str, l2: float | None = None
@@ -327,12 +308,6 @@ def log_loss(logits: dict[tuple, float], y: np.ndarray, where: list) -> float:
     return float(np.mean(np.logaddexp(0, z) - y * z))
 
 
-def auc(scores: np.ndarray, y: np.ndarray) -> float:
-    pos, neg = scores[y == 1], scores[y == 0]
-    return float(((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum())
-                 / max(1, len(pos) * len(neg)))
-
-
 def main(argv: list[str]) -> int:
     global BY_LOGIT, SHUFFLES
     from whisper.stages.gate import GATE_INPUTS
@@ -367,12 +342,15 @@ def main(argv: list[str]) -> int:
         reweigh_pages(dump, args.page_penalty, PAGE_PENALTY, args.page_penalty_outside)
     dump = prepared(dump, open_overlap, args.served_out)
     x, y, where = rows(dump, extras)
+    if len(set(y)) < 2:  # nothing to fit, and roc_auc would be NaN: every judged hit right, or every one wrong
+        print(f"{len(y)} hits judged, {int(y.sum())} right: the fit needs right and wrong hits", file=sys.stderr)
+        return 2
     w = fit(x, y, args.l2)
     est = estimates(dump, x, y, where, args.l2)
     cur = curves(dump, est)
     print(f"{len(y)} hits judged, {int(y.sum())} right; L2 {args.l2}; weights (bias, "
           f"{', '.join(GATE_INPUTS + extras)}): " + ", ".join(f"{v:.3f}" for v in w))
-    print("AUC / log-loss: " + "; ".join(f"{name} {auc(np.array([lg[k] for k in where]), y):.3f} / "
+    print("AUC / log-loss: " + "; ".join(f"{name} {roc_auc(np.array([lg[k] for k in where]), y):.3f} / "
                                         f"{log_loss(lg, y, where):.3f}" for name, lg in est.items()))
     t = operating_point(cur["grouped"], *args.margin)
     if t is None:
