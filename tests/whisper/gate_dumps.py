@@ -1,15 +1,14 @@
 """Synthetic gate dumps for the tests of the gate benches (bench.whisper_gate_held, bench.whisper_gate_lobo): literal
-dicts in the format of `bench.whisper_stores --gate-dump`."""
+dicts in the format of `bench.whisper_stores --gate-dump`; tests/whisper/test_gate_trees.py builds its dumps here too."""
 
 from __future__ import annotations
 
 import numpy as np
 
 
-def row(key: str, score: float, inputs: list[float]) -> dict:
-    """One hit of a gate call: its memory key, score and gate inputs."""
-    return {"key": key, "route": "logistic", "cosine": 0.5, "score": score, "recall": True, "g": 0.5,
-            "inputs": inputs}
+def row(key: str, score: float, inputs: list[float], route: str = "logistic") -> dict:
+    """One hit of a gate call: its memory key, score and gate inputs (`route`: the logistic gate's unless said)."""
+    return {"key": key, "route": route, "cosine": 0.5, "score": score, "recall": True, "g": 0.5, "inputs": inputs}
 
 
 def item(pid: str, kind: str, call: list[dict], batch: int = 1, expect: tuple[str, ...] = ()) -> dict:

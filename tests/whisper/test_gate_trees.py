@@ -17,6 +17,7 @@ from bench.whisper_gate_operating import pairs, reaches
 from bench.whisper_gate_trees import (
     NINE, Model, candidate_terms, load, lobo_run, log_loss_sum, predict_tree, select_terms, table, trainer,
 )
+from tests.whisper.gate_dumps import gate_dump, row
 
 
 def interaction(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -64,26 +65,9 @@ def test_forward_selection_finds_the_product_on_the_training_batches():
     assert len(select_terms(x, noise.astype(float), groups)) <= 4
 
 
-def row(key: str, score: float, inputs: list[float], route: str = "logistic") -> dict:
-    return {"key": key, "route": route, "cosine": 0.5, "score": score, "recall": True, "g": 0.5, "inputs": inputs,
-            "follow_up": False}
-
-
 def dump_of(seed: int = 0, per_batch: int = 24) -> list[dict]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for b in (1, 2, 3):
-        for i in range(per_batch):
-            right = [float(rng.normal(1.0)), *rng.normal(size=8)]
-            wrong = [float(rng.normal(-0.5)), *rng.normal(size=8)]
-            if i % 3:
-                p = {"id": f"{b}-{i}", "prompt": "q", "kind": "inject", "category": "project", "batch": b,
-                     "expect": [f"m{b}-{i}"]}
-                out.append({"prompt": p, "calls": [[row(f"m{b}-{i}", 0.9, right), row(f"w{b}-{i}", 0.5, wrong)]]})
-            else:
-                p = {"id": f"{b}-{i}", "prompt": "q", "kind": "silent", "category": "off_topic", "batch": b}
-                out.append({"prompt": p, "calls": [[row(f"w{b}-{i}", 0.5, wrong)]]})
-    return out
+    """Three batches (tests.whisper.gate_dumps; this file built the same dump itself before session 23)."""
+    return gate_dump(seed=seed, per_batch=per_batch, batches=(1, 2, 3))
 
 
 def run(dump: list[dict], spec: str) -> dict:
