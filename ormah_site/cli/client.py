@@ -135,5 +135,19 @@ def call(method: str, path: str, body: dict | None = None, query: dict | None = 
         try:
             return http_call(method, path, body, query)
         except ServerDown:
-            pass
+            _say_in_process()
     return local_call(method, path, body, query)
+
+
+_said: list[bool] = []
+
+
+def _say_in_process() -> None:
+    """Tell a person at a terminal, once, that no server answered and why the command takes seconds: with
+    `make run` on another port and ORMAH_PORT missing in this terminal, every command went in-process unsaid.
+    Scripts and agents (stderr not a terminal) see nothing."""
+    if _said or not sys.stderr.isatty():
+        return
+    _said.append(True)
+    print(f"ormah: no server answers at {server_url()}, so this runs in-process (a few seconds); start `ormah serve`, "
+          "or set ORMAH_PORT or ORMAH_URL to the running server's address", file=sys.stderr)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pty
 import subprocess
 import sys
 
@@ -94,3 +95,29 @@ def test_doctor_says_what_to_do_with_a_malformed_file(home, db):
     assert "left untouched" in check["detail"] and "fix the front matter" in check["detail"]
     assert "`ormah import FOLDER`" in check["detail"]
     assert (nodes / "notes.md").read_text() == "just some notes, no front matter\n"
+
+
+@pytest.mark.slow
+def test_a_person_is_told_once_when_no_server_answers_and_a_script_is_not(tmp_path):
+    from tests.support.ports import free_port
+
+    home = tmp_path / "home"
+    home.mkdir()
+    assert ormah("admin", "migrate", "--verbosity", "0", home=home).returncode == 0
+    port = free_port()
+    env = {**os.environ, "ORMAH_HOME": str(home), "ORMAH_PORT": str(port), "ORMAH_API_TOKEN": ""}
+    for key in ("ORMAH_URL", "ORMAH_DB_PATH", "ORMAH_TOKEN_FILE", "ORMAH_DATABASE_URL", "DJANGO_SETTINGS_MODULE"):
+        env.pop(key, None)
+    controller, terminal = pty.openpty()
+    try:
+        at_terminal = subprocess.run([sys.executable, "-m", "ormah_site.cli", "show", "abcd"], env=env,
+                                     stdout=subprocess.PIPE, stderr=terminal, timeout=120)
+        said = os.read(controller, 65536).decode()
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    scripted = ormah("show", "abcd", home=home)
+    note = f"ormah: no server answers at http://127.0.0.1:{port}, so this runs in-process"
+    assert at_terminal.returncode == 1 and said.count(note) == 1, said
+    assert "No memory with id abcd" in said
+    assert scripted.returncode == 1 and note not in scripted.stderr and "No memory with id abcd" in scripted.stderr
