@@ -32,6 +32,14 @@ class PasteSafeForm(forms.Form):
             field.widget.attrs.pop("maxlength", None)
 
 
+def as_meant(sent: str, shown: str) -> str:
+    """A textarea's text as the person meant it. A plain form post sends every line break as CRLF (HTML's form
+    submission; the inbox's Edit page without JavaScript), htmx the LF the textarea shows: text equal to `shown` but
+    for line breaks is `shown` itself, byte for byte (a file written with CRLF keeps them), other text has LF."""
+    lf = sent.replace("\r\n", "\n")
+    return shown if lf == shown.replace("\r\n", "\n") else lf
+
+
 class NodeEditForm(PasteSafeForm):
     """Edit the fields a person may change; the result is a NodePatch of just the changed fields."""
 
@@ -63,7 +71,8 @@ class NodeEditForm(PasteSafeForm):
         """The NodePatch of the fields that differ from `node`; adds a form error and raises on invalid input."""
         data = self.cleaned_data
         wanted = {
-            "title": data["title"].strip() or None, "content": data["content"], "type": data["type"],
+            "title": data["title"].strip() or None, "content": as_meant(data["content"], node.content),
+            "type": data["type"],
             "tier": data["tier"], "space": data["space"].strip() or None,
             # system tags stay as they are, whatever the text field says
             "tags": [*(t for t in node.tags if t in SYSTEM_TAGS),
@@ -121,6 +130,7 @@ class ProposalEditForm(PasteSafeForm):
     seen = forms.CharField(widget=forms.HiddenInput)
 
     kept_tags: tuple[str, ...] = ()
+    shown_content = ""
 
     def __init__(self, *args, prefix_id: str = "edit", **kwargs):
         kwargs.setdefault("auto_id", f"{prefix_id}-%s")  # one card's form among many on the page
@@ -132,7 +142,7 @@ class ProposalEditForm(PasteSafeForm):
         initial = {"title": result.title, "content": result.content, "tags": ", ".join(result.tags),
                    "seen": json.dumps(result.seen, sort_keys=True)}
         form = cls(data, initial=initial, prefix_id=f"edit-{result.proposal_id[:8]}")
-        form.kept_tags = result.kept_tags
+        form.kept_tags, form.shown_content = result.kept_tags, result.content
         return form
 
     def clean_seen(self) -> dict[str, str]:
@@ -148,7 +158,7 @@ class ProposalEditForm(PasteSafeForm):
         """The person's result, validated as the API validates it; each rule broken goes next to its field."""
         data = self.cleaned_data
         try:
-            return ResultEdit(title=data["title"], content=data["content"],
+            return ResultEdit(title=data["title"], content=as_meant(data["content"], self.shown_content),
                               tags=[t.strip() for t in data["tags"].split(",") if t.strip()])
         except ValidationError as exc:
             for error in exc.errors(include_url=False):
