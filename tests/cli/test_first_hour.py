@@ -5,6 +5,7 @@ memory's start was cut, and a doctor line saying what to do with a malformed fil
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pty
 import subprocess
@@ -121,3 +122,24 @@ def test_a_person_is_told_once_when_no_server_answers_and_a_script_is_not(tmp_pa
     assert at_terminal.returncode == 1 and said.count(note) == 1, said
     assert "No memory with id abcd" in said
     assert scripted.returncode == 1 and note not in scripted.stderr and "No memory with id abcd" in scripted.stderr
+
+
+@pytest.mark.slow
+def test_a_forgotten_memory_is_named_as_forgotten_with_the_way_back(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    assert ormah("admin", "migrate", "--verbosity", "0", home=home).returncode == 0
+    made = ormah("remember", "The staging database listens on port 6543", "--json", home=home)
+    node_id = json.loads(made.stdout)["node"]["id"]
+    assert ormah("forget", node_id[:6], home=home).returncode == 0
+
+    shown = ormah("show", node_id[:6], home=home)
+    marked = ormah("outdated", node_id, home=home)
+    unknown = ormah("show", "ffff0000", home=home) if not node_id.startswith("ffff0000") else None
+
+    assert shown.returncode == 1
+    assert shown.stderr == (f"ormah: No memory with id {node_id[:6]}: it was forgotten; "
+                            f"`ormah forget --restore {node_id[:6]}` brings it back\n")
+    assert marked.returncode == 1 and f"`ormah forget --restore {node_id}` brings it back" in marked.stderr
+    assert unknown is None or unknown.stderr == "ormah: No memory with id ffff0000\n"
+    assert ormah("forget", "--restore", node_id[:6], home=home).returncode == 0
