@@ -18,6 +18,7 @@ help:
 	@echo 'make clean    remove .venv and test output'
 
 $(STAMP): pyproject.toml
+	@echo 'Installing Ormah and its dependencies into $(VENV) (a minute or two the first time; quiet until done)'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $(STAMP)

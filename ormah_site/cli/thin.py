@@ -73,7 +73,11 @@ def recall(o: argparse.Namespace) -> str:
             "spaces": [None if s == GLOBAL else s for s in spaces] if spaces else None, "tags": _list(o.tags),
             "created_after": o.after, "created_before": o.before, "default_space": _default_space(o.space),
             "include_outdated": o.history, "format": "json" if o.json else "text", "full": o.full}
-    data = call("POST", "/agent/recall", body)
+    try:
+        data = call("POST", "/agent/recall", body)
+    except ApiError as exc:  # the API names its fields; the person typed options
+        exc.message = re.sub(r"^created_(after|before):", r"--\1:", exc.message)
+        raise
     return json.dumps(data["results"]) if o.json else data["text"].rstrip("\n")
 
 

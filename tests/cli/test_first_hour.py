@@ -10,6 +10,7 @@ import os
 import pty
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -143,3 +144,23 @@ def test_a_forgotten_memory_is_named_as_forgotten_with_the_way_back(tmp_path):
     assert marked.returncode == 1 and f"`ormah forget --restore {node_id}` brings it back" in marked.stderr
     assert unknown is None or unknown.stderr == "ormah: No memory with id ffff0000\n"
     assert ormah("forget", "--restore", node_id[:6], home=home).returncode == 0
+
+
+def test_the_first_make_run_says_it_is_installing_before_its_quiet_minute(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    planned = subprocess.run(["make", "-n", f"VENV={tmp_path / 'venv'}", "run"], cwd=root, capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+    assert "Installing Ormah and its dependencies" in planned[0], planned
+    assert planned[1].endswith(f"-m venv {tmp_path / 'venv'}")
+
+
+@pytest.mark.slow
+def test_recall_names_the_date_options_the_person_typed(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    assert ormah("admin", "migrate", "--verbosity", "0", home=home).returncode == 0
+    after = ormah("recall", "tabs", "--after", "yesterday", home=home)
+    before = ormah("recall", "tabs", "--before", "2026-13-01", home=home)
+    assert after.returncode == 1 and after.stderr.startswith("ormah: --after: Input should be a valid datetime"), \
+        after.stderr
+    assert before.returncode == 1 and before.stderr.startswith("ormah: --before: "), before.stderr
