@@ -92,7 +92,8 @@ def _as_ipv6(raw: bytes) -> bytes:
 
 
 def _host_addresses(host: str) -> set[bytes]:
-    """The loopback addresses (16 bytes each) a URL's host name means; empty for any other host."""
+    """The loopback addresses (16 bytes each) a URL's host name means; empty for any other host. The wildcard
+    address (ORMAH_HOST=0.0.0.0 or ::, which the clients then connect to) reaches this machine's loopback too."""
     host = host.strip("[]").lower()
     if host == "localhost":
         return {_as_ipv6(bytes([127, 0, 0, 1])), b"\0" * 15 + b"\1"}
@@ -101,6 +102,8 @@ def _host_addresses(host: str) -> set[bytes]:
             raw = _as_ipv6(socket.inet_pton(family, host))
         except OSError:
             continue
+        if raw in _ANY:
+            return _host_addresses("localhost")
         return {raw} if raw == b"\0" * 15 + b"\1" or (raw.startswith(_MAPPED) and raw[12] == 127) else set()
     return set()
 
