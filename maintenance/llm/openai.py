@@ -21,7 +21,8 @@ RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 def _loopback(url: str) -> bool:
     host = (urlsplit(url).hostname or "").lower()
     try:
-        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+        address = None if host == "localhost" else ipaddress.ip_address(host)
+        return address is None or address.is_loopback or address.is_unspecified  # 0.0.0.0, :: reach this machine
     except ValueError:
         return False
 
