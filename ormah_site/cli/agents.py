@@ -207,7 +207,8 @@ def check(agent: str, env: dict[str, str], *, project: bool, cwd: Path, home: Pa
         lines.append(f"Sample prompt: {prompt!r}")
         lines.append("The agent would see:\n" + context if context else
                      "The agent would see nothing for it (the whisper stays silent when no memory fits the prompt; "
-                     "see hook.log in the Ormah log folder if you expected one).")
+                     "see hook.log in the Ormah log folder if you expected one). To see a memory come back, ask "
+                     "what one of yours answers: `ormah setup claude --check --prompt \"...\"`.")
     return ok, "\n".join(lines)
 
 

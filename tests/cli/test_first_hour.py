@@ -11,12 +11,15 @@ import pty
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
+from ormah_site.cli import agents
 from ormah_site.cli.parser import build_parser
 from ormah_site.cli.render import remembered, self_text
 from tests.support.doctor import doctor_checks
+from whisper import claude_settings
 
 
 def ormah(*args, home=None) -> subprocess.CompletedProcess:
@@ -164,3 +167,24 @@ def test_recall_names_the_date_options_the_person_typed(tmp_path):
     assert after.returncode == 1 and after.stderr.startswith("ormah: --after: Input should be a valid datetime"), \
         after.stderr
     assert before.returncode == 1 and before.stderr.startswith("ormah: --before: "), before.stderr
+
+
+def test_a_silent_check_says_how_to_see_a_memory_come_back(live_server, transactional_db, settings, home, mem,
+                                                           tmp_path, monkeypatch):
+    token_file = tmp_path / "token"
+    token_file.write_text("setup-token\n")
+    settings.ORMAH = {**settings.ORMAH, "API_TOKEN": "setup-token"}
+    monkeypatch.delenv("ORMAH_URL", raising=False)
+    monkeypatch.setenv("ORMAH_PORT", str(urlsplit(live_server.url).port))
+    monkeypatch.setenv("ORMAH_TOKEN_FILE", str(token_file))
+    env = claude_settings.hook_env()
+    mem("Deploys of the billing service happen on Tuesdays after the standup", auto_link=False)
+    project = tmp_path / "proj"
+    project.mkdir()
+    agents.claude_install(env, project=True, cwd=project, home=tmp_path / "home")
+    monkeypatch.chdir(project)
+    ok, report = agents.check("claude", env, project=True, cwd=project, home=tmp_path / "home",
+                              prompt="Write a haiku about autumn leaves")
+    assert ok, report
+    assert "The agent would see nothing for it" in report
+    assert 'ask what one of yours answers: `ormah setup claude --check --prompt "..."`' in report
