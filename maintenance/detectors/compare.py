@@ -3,7 +3,9 @@
 The cheap signals of `text` look at each side alone ("numbers differ somewhere"), which cannot tell a changed value
 ("port 8080" -> "port 9090") from two different things that share a template ("2026-07-24: Sofia clarified …" vs
 "2026-03-12: Sofia clarified …", "chatgpt-search(3)" vs "chatgpt-fetch(3)", "Sensor bed-3" vs "Sensor bed-4").
-Here the two statements are aligned token by token and the difference is classified:
+Here the two statements are aligned token by token (difflib's algorithm under a work bound,
+maintenance/detectors/bounded_diff.py: past it, `approximate` is set and no automatic merge follows) and the
+difference is classified:
 
 * distinct items: the sides are anchored to different dates (a date in the title or opening the content: entries of
   a recurring event), carry different identifiers (a token mixing letters and digits, a `name(3)` page, a number
@@ -24,9 +26,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from functools import lru_cache
 
+from maintenance.detectors.bounded_diff import diff
 from maintenance.detectors.text import NEGATIONS, STOPWORDS
 
 _TOKEN = re.compile(r"\w+(?:[-.:/'’]\w+)*(?:\(\d+\w*\))?")
@@ -136,6 +138,24 @@ def _antonyms(a: str, b: str) -> bool:
     return any(long_ == p + short for p in _NEGATING_PREFIXES) and len(short) > 3
 
 
+_PARTNERS: dict[str, set[str]] = {}
+for _pair in _ANTONYM_STEMS:
+    for _word in _pair:
+        _PARTNERS.setdefault(_word, set()).update(_pair - {_word})
+
+
+def _any_antonyms(old: list[str], new: list[str]) -> bool:
+    """any(_antonyms(x, y) for x in old for y in new), in time linear in the spans (they can be thousands long)."""
+    new_set = set(new)
+    for x in set(old):
+        if _PARTNERS.get(x, set()) & new_set:
+            return True
+        for p in _NEGATING_PREFIXES:
+            if len(x) > 3 and p + x in new_set or x.startswith(p) and len(x) - len(p) > 3 and x[len(p):] in new_set:
+                return True
+    return False
+
+
 def _variant(a: str, b: str) -> bool:
     """Two forms of one word: the same alphabetic stem of four letters or more, then common suffixes."""
     if a == b:
@@ -186,6 +206,9 @@ class Comparison:
     # both sides state the same numbers or dates (some), and neither says a thing ended: a change marker on one
     # side then restates the value ("port 5433 now" / "listens on port 5433"), it does not change it
     restated_values: bool = False
+    # the two were too long to diff word by word within the work bound (maintenance/detectors/bounded_diff.py): the
+    # alignment is true but may show more change than there is; no automatic merge is made on it
+    approximate: bool = False
 
     @property
     def substitution(self) -> bool:
@@ -223,11 +246,12 @@ def compare(title_a: str, content_a: str, title_b: str, content_b: str) -> Compa
         nums_b = {t for t in tb_title if is_quantity(t) or is_identifier(t)}
         if nums_a and nums_b and nums_a != nums_b:
             distinct = "titles with different numbers (versions or sections)"
-    matcher = SequenceMatcher(None, ta, tb, autojunk=False)
-    shared = sum(block.size for block in matcher.get_matching_blocks())
-    changes = [(ta[i1:i2], tb[j1:j2]) for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"]
+    aligned = diff(ta, tb)
+    opcodes = aligned.opcodes()
+    shared = aligned.matched
+    changes = [(ta[i1:i2], tb[j1:j2]) for op, i1, i2, j1, j2 in opcodes if op != "equal"]
     shape_parts: list[str] = []
-    for op, i1, i2, _, _ in matcher.get_opcodes():
+    for op, i1, i2, _, _ in opcodes:
         if op == "equal":
             shape_parts.extend(re.sub(r"\d", "#", t) for t in ta[i1:i2])
         elif not shape_parts or shape_parts[-1] != "…":
@@ -250,13 +274,13 @@ def compare(title_a: str, content_a: str, title_b: str, content_b: str) -> Compa
         date_change = same_frame and any(is_date(t) for t in slot[0] + slot[1])
         antonym = len(slot[0]) == 1 and len(slot[1]) == 1 and _antonyms(slot[0][0], slot[1][0])
     swapped = bool(real) and all(o and n for o, n in real) and _swaps_in_place(real, words_kept=[
-        t for block in matcher.get_matching_blocks() for t in _substantive(ta[block.a:block.a + block.size])])
-    opposed = any(_antonyms(x, y) for o, n in real for x in o for y in n)
+        t for i, _, size in aligned.blocks for t in _substantive(ta[i:i + size])])
+    opposed = any(_any_antonyms(o, n) for o, n in real)
     negation_only = _negated(ta) != _negated(tb) and not real and shared >= SLOT_MIN_SHARED
     words_a, words_b = _substantive(ta), _substantive(tb)
     reversed_order = (sorted(words_a) == sorted(words_b) and words_a != words_b
                       and bool(COMPARATIVES & set_a & set_b))
-    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    ops = [op for op in opcodes if op[0] != "equal"]
     replaced = (len(ops) == 1 and ops[0][0] == "replace" and shared >= SLOT_MIN_SHARED
                 and not all(t in STOPWORDS for t in removed + added) and not _variants(removed, added))
     values_a = {t for t in set_a if is_quantity(t) or is_date(t)}
@@ -264,7 +288,7 @@ def compare(title_a: str, content_a: str, title_b: str, content_b: str) -> Compa
     restated = (bool(values_a) and values_a == values_b and not _has_marker(f"{title_a} {content_a}", ENDING_MARKERS)
                 and not _has_marker(f"{title_b} {content_b}", ENDING_MARKERS))
     return Comparison(
-        restated_values=restated, distinct=distinct, replaced=replaced, swapped=swapped, opposed=opposed,
+        approximate=not aligned.exact, restated_values=restated, distinct=distinct, replaced=replaced, swapped=swapped, opposed=opposed,
         quantities_differ={t for t in set_a if is_quantity(t) or is_date(t)}
         != {t for t in set_b if is_quantity(t) or is_date(t)}, slot=slot, quantity_change=quantity_change, date_change=date_change, antonym=antonym,
         negation_only=negation_only, negation_differs=_negated(ta) != _negated(tb), reversed_order=reversed_order,

@@ -85,7 +85,7 @@ def differs(pair: Pair) -> bool:
     a change, new numbers."""
     cmp = compare(pair.a.title, pair.a.content, pair.b.title, pair.b.content)
     if (cmp.distinct or cmp.substitution or cmp.opposed or cmp.negation_differs or cmp.reversed_order
-            or cmp.change_marker or cmp.quantities_differ):
+            or cmp.change_marker or cmp.quantities_differ or cmp.approximate):
         return True
     signals = change_signals(pair.a, pair.b)
     return signals["numbers"] or signals["dates"]

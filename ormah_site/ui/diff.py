@@ -1,10 +1,16 @@
-"""Word-level differences between two texts, for the review cards (pure: no Django, no I/O)."""
+"""Word-level differences between two texts, for the review cards (pure: no Django, no I/O).
+
+The diff is difflib's SequenceMatcher (autojunk off) under a work bound (maintenance/detectors/bounded_diff.py):
+past it, a long repetitive pair is aligned the cheap way (common prefix and suffix, words unique on both sides),
+a true diff that may show more change than there is, so a proposal cannot hold a web request for a minute.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+
+from maintenance.detectors.bounded_diff import diff
 
 MAX_CHARS = 6000  # longer texts are compared on their first MAX_CHARS characters
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
@@ -40,7 +46,7 @@ def word_diff(old: str, new: str) -> list[Piece]:
         else:
             pieces.append(Piece(op, text))
 
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in diff(a, b).opcodes():
         if tag == "equal":
             add("same", "".join(a[i1:i2]))
         else:
@@ -54,4 +60,4 @@ def similarity(old: str, new: str) -> float:
     a, b = _tokens(old or ""), _tokens(new or "")
     if not a and not b:
         return 1.0
-    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+    return diff(a, b).ratio()
