@@ -22,7 +22,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 
 from memory.conf import get_conf
 from memory.spaces import git_toplevel, space_detect
-from ormah_site.mcp_tools import OrmahMCP, register
+from ormah_site.mcp_tools import ApiError, OrmahMCP, register
 from ormah_site.tokens import token_current
 from whisper.hook import foreign_server
 
@@ -108,7 +108,7 @@ class OrmahApi:
                             "ORMAH_API_TOKEN to the server's token (the api_token file in ORMAH_HOME)")
         if response.status_code >= 400:
             message = str(data.get("message") or response.reason_phrase).rstrip(".")
-            raise ToolError(f"{message}.")
+            raise ApiError(f"{message}.", code=str(data.get("error") or ""), details=data.get("details"))
         return data
 
 

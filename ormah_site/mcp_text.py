@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from maintenance.detectors.facts import ProposalKind
 from memory.domain.requests import auto_title
 from memory.domain.wording import counted
+
+EDITABLE_KINDS = (ProposalKind.MERGE.value, ProposalKind.CONSOLIDATION.value)  # as maintenance.selectors says
+SEEN_DIGITS = 8
 
 
 def one_line(text: str | None) -> str:
@@ -94,4 +98,46 @@ def proposals_text(rows: list[dict]) -> str:
                           .strip() for n in p["nodes"])
         lines.append(f"- {p['id'][:8]} [{p['kind']}, {p['status']}] {p['action_summary']}")
         lines.append(f"  why: {p['reason']} | memories: {nodes}")
+    if any(p["kind"] in EDITABLE_KINDS for p in rows):
+        lines += ["", "A merge or consolidation writes a memory: proposal_result shows its text, and decide_proposal "
+                      "can approve it with your corrections."]
     return "\n".join(lines)
+
+
+def seen_token(seen: dict[str, str]) -> str:
+    """The file hashes a result was read from, short enough for an agent to copy: the first 8 hex digits of each
+    memory's hash, in the order of their ids."""
+    return "-".join(seen[uid][:SEEN_DIGITS] for uid in sorted(seen))
+
+
+def seen_changes(token: str, seen: dict[str, str]) -> list[str] | None:
+    """The ids of the memories whose file differs from `token` (seen_token of what the agent read), given the
+    hashes now; None when the token cannot be of this proposal (another count of memories)."""
+    parts = token.strip().lower().split("-")
+    uids = sorted(seen)
+    if len(parts) != len(uids):
+        return None
+    return [uid for uid, part in zip(uids, parts) if seen[uid][:SEEN_DIGITS] != part]
+
+
+def proposal_result_text(data: dict) -> str:
+    short = data["proposal_id"][:8]
+    token = seen_token(data["seen"])
+    tags = ", ".join(map(one_line, data["tags"])) or "none"
+    kept = f" (kept whatever you send: {', '.join(data['kept_tags'])})" if data["kept_tags"] else ""
+    return "\n".join([
+        f"Approving proposal {short} ({data['kind']}) writes this memory:",
+        f"Title: {one_line(data['title']) or '(none)'}", f"Tags: {tags}{kept}", "", data["content"], "",
+        f'To approve it as shown: decide_proposal(proposal_id="{short}", action="approve", seen="{token}"). To '
+        "approve it corrected, add title, content and/or tags (a field left out stays as shown)."])
+
+
+def changed_text(proposal_id: str, changed: list[dict]) -> str:
+    """Why an approval was refused: which memories changed since the agent read the result (nothing applied)."""
+    def what(item: dict) -> str:
+        title = f" ({one_line(item['title'])})" if item.get("title") else ""
+        return f"memory {item['id'][:8]}{title} " + ("is gone (forgotten or merged)" if item.get("gone") else
+                                                    "changed")
+    return (f"Nothing was applied: {', '.join(map(what, changed))} since you read proposal {proposal_id[:8]}'s "
+            "result. The proposal is still pending: call proposal_result to read what approving writes now, then "
+            "decide_proposal again with its new seen.")

@@ -19,11 +19,14 @@ from pydantic import Field, ValidationError
 from memory.domain.enums import EdgeType, NodeType, Tier
 from ormah_site import __version__
 from ormah_site.mcp_text import (
+    changed_text,
     context_pack_text,
     listed_text,
     node_text,
+    proposal_result_text,
     proposals_text,
     remembered_text,
+    seen_changes,
     self_text,
     title_of,
 )
@@ -37,6 +40,14 @@ EdgeName = Literal[tuple(e.value for e in EdgeType)]  # type: ignore[valid-type]
 NodeId = Annotated[str, Field(description="the memory's id, or a unique prefix of it (8 characters usually do)")]
 SpaceArg = Annotated[str | None, Field(description='project space; omit for the current project, "global" for a '
                                                    "memory that holds everywhere")]
+
+
+class ApiError(ToolError):
+    """An error answer of the API: its message, and its code and details for a tool that reads them."""
+
+    def __init__(self, message: str, *, code: str = "", details: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.details = code, details
 
 
 def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:
@@ -252,17 +263,58 @@ def register(server: FastMCP, *, api, default_space: str | None, workspace: str 
         params = {"status": "pending", "limit": limit, **({"kind": kind} if kind else {})}
         return proposals_text(await api.call("GET", "/proposals", params=params))
 
+    @server.tool(title="What approving a proposal writes", annotations=_hints(read_only=True, idempotent=True),
+                 description=(
+        "The memory a merge or consolidation proposal would write if approved: its title, tags and full text, and "
+        "a `seen` value naming the versions of the memories it was read from. Use before decide_proposal when the "
+        "user wants to check or correct the merged text. Returns the text and how to approve it."))
+    async def proposal_result(
+        proposal_id: Annotated[str, Field(description="the proposal's id or a unique prefix of it")],
+    ) -> str:
+        return proposal_result_text(await api.call("GET", f"/proposals/{_segment(proposal_id)}/result"))
+
     @server.tool(title="Approve or reject a proposal",
                  annotations=_hints(read_only=False, destructive=True), description=(
         "Carry out (approve) or dismiss (reject) one maintenance proposal. Approving can merge or archive memories, "
-        "so do it only when the user agrees. Returns the proposal with its new status."))
+        "so do it only when the user agrees. A merge or consolidation can be approved with a corrected title, "
+        "content or tags: read it with proposal_result first and pass its `seen`; if a memory changed since, "
+        "nothing is applied. Returns the proposal with its new status."))
     async def decide_proposal(
         proposal_id: Annotated[str, Field(description="the proposal's id or a unique prefix of it")],
         action: Annotated[Literal["approve", "reject"], Field(description="approve carries it out; reject drops "
                                                                           "it")],
+        title: Annotated[str | None, Field(description="approve with this title instead of the proposed one")]
+        = None,
+        content: Annotated[str | None, Field(description="approve with this text instead of the proposed one")]
+        = None,
+        tags: Annotated[list[str] | None, Field(description="approve with these tags instead of the proposed ones")]
+        = None,
+        seen: Annotated[str | None, Field(description="the seen value proposal_result showed; needed with title, "
+                                                      "content or tags")] = None,
     ) -> str:
-        row = await api.call("POST", f"/proposals/{_segment(proposal_id)}", body={"action": action})
-        return f"Proposal {row['id'][:8]} ({row['kind']}) is now {row['status']}: {row['action_summary']}"
+        ref = _segment(proposal_id)
+        edit = {k: v for k, v in {"title": title, "content": content, "tags": tags}.items() if v is not None}
+        body: dict[str, Any] = {"action": action, **({"result": edit} if edit else {})}
+        if edit and seen is None:
+            raise ToolError("To approve with your title, content or tags, first call proposal_result for this "
+                            "proposal and pass the seen value it shows.")
+        if seen is not None:
+            now = await api.call("GET", f"/proposals/{ref}/result")
+            changed = seen_changes(seen, now["seen"])
+            if changed is None:
+                raise ToolError(f"seen '{seen}' is not from proposal {now['proposal_id'][:8]}: call proposal_result "
+                                "for it and pass the seen value it shows.")
+            if changed:
+                raise ToolError(changed_text(now["proposal_id"], [{"id": uid} for uid in changed]))
+            body["seen"] = now["seen"]  # the API checks these again under the write lock
+        try:
+            row = await api.call("POST", f"/proposals/{ref}", body=body)
+        except ApiError as exc:
+            if exc.code != "proposal_changed":
+                raise
+            raise ToolError(changed_text(exc.details["proposal_id"], exc.details["changed"])) from None
+        edited = f" (with your {', '.join(row['result']['edited'])})" if row["result"].get("edited") else ""
+        return f"Proposal {row['id'][:8]} ({row['kind']}) is now {row['status']}{edited}: {row['action_summary']}"
 
     @server.tool(title="Rate a whispered memory", annotations=_hints(read_only=False), description=(
         "Say whether a memory Ormah whispered helped (1) or misled (-1), passing the whisper_log_id the whisper "

@@ -47,7 +47,7 @@ def test_remember_then_recall_over_stdio(ormah_server, tmp_path):
     (project / ".git").mkdir(parents=True)
     (project / "src").mkdir()
     result = asyncio.run(asyncio.wait_for(_round_trip(_session(ormah_server, project / "src", tmp_path)), 60))
-    assert result["tools"][:3] == ["remember", "recall", "recall_node"] and len(result["tools"]) == 13
+    assert result["tools"][:3] == ["remember", "recall", "recall_node"] and len(result["tools"]) == 14
     assert (result["server"].name, result["server"].version) == ("ormah", __version__)  # not the mcp package's
     assert not result["remembered"].isError, result["remembered"].content[0].text
     node_id = result["remembered"].content[0].text.split("ID: ")[1].split()[0]

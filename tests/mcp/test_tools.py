@@ -37,7 +37,8 @@ def test_the_tools_are_listed():
     server = build_server(api=OrmahApi(base_url="http://127.0.0.1:9"), default_space=None)
     names = [t.name for t in asyncio.run(server.list_tools())]
     assert names == ["remember", "recall", "recall_node", "update_memory", "forget", "mark_outdated", "connect",
-                     "list_recent", "get_self", "context_pack", "list_proposals", "decide_proposal", "submit_feedback"]
+                     "list_recent", "get_self", "context_pack", "list_proposals", "proposal_result", "decide_proposal",
+                     "submit_feedback"]
 
 
 def test_remember_files_under_the_detected_space_unless_told_otherwise(tools):
