@@ -10,6 +10,7 @@ from memory.domain.wording import counted
 
 EDITABLE_KINDS = (ProposalKind.MERGE.value, ProposalKind.CONSOLIDATION.value)  # as maintenance.selectors says
 SEEN_DIGITS = 8
+HEX = "0123456789abcdef"
 
 
 def one_line(text: str | None) -> str:
@@ -115,7 +116,7 @@ def seen_changes(token: str, seen: dict[str, str]) -> list[str] | None:
     hashes now; None when the token cannot be of this proposal (another count of memories)."""
     parts = token.strip().lower().split("-")
     uids = sorted(seen)
-    if len(parts) != len(uids):
+    if len(parts) != len(uids) or any(len(p) != SEEN_DIGITS or p.strip(HEX) for p in parts):
         return None
     return [uid for uid, part in zip(uids, parts) if seen[uid][:SEEN_DIGITS] != part]
 

@@ -55,13 +55,15 @@ def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool = Fal
                            openWorldHint=False)
 
 
-def _segment(node_id: str) -> str:
+def _segment(node_id: str, arg: str = "node_id") -> str:
     """An id as one path segment (the API rejects anything but hex and dashes; one with a slash would match no route
-    and read "No such route", so it is refused here)."""
+    and read "No such route", so it is refused here, and so is an empty one, which read "'-' is not ...")."""
     ref = node_id.strip()
+    if not ref:
+        raise ToolError(f"{arg} is empty: give an id or a unique prefix of it (8 characters usually do).")
     if "/" in ref:
         raise ToolError(f"'{ref}' is not an id or an id prefix (hex digits and dashes).")
-    return quote(ref, safe="") or "-"
+    return quote(ref, safe="")
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -89,6 +91,12 @@ class OrmahMCP(FastMCP):
         self._mcp_server.version = __version__
 
     async def call_tool(self, name: str, arguments: dict[str, Any]):
+        tool = self._tool_manager.get_tool(name)
+        known = list(tool.parameters.get("properties", {})) if tool else []
+        unknown = [a for a in arguments or {} if a not in known]
+        if tool and unknown:  # pydantic ignores them: a misspelt `tag` or `reason` was dropped without a word
+            takes = f"its arguments are {', '.join(known)}" if known else "it takes no arguments"
+            raise ToolError(f"{name} has no argument {', '.join(map(repr, unknown))}; {takes}.")
         try:
             return await super().call_tool(name, arguments)
         except ToolError as exc:
@@ -137,9 +145,11 @@ def register(server: FastMCP, *, api, default_space: str | None, workspace: str 
         spaces: Annotated[list[str] | None, Field(description='only these spaces ("global" for global '
                                                               "memories); default: all, the current project first")]
         = None,
-        created_after: Annotated[datetime | None, Field(description="only memories created at or after this time")]
+        created_after: Annotated[datetime | None, Field(description="only memories created at or after this time "
+                                                                   "(ISO 8601: 2026-11-01 or 2026-11-01T09:00)")]
         = None,
-        created_before: Annotated[datetime | None, Field(description="only memories created before this time")]
+        created_before: Annotated[datetime | None, Field(description="only memories created before this time "
+                                                                    "(ISO 8601)")]
         = None,
     ) -> str:
         body: dict[str, Any] = {"query": query, "limit": limit, "types": types, "spaces": spaces,
@@ -271,7 +281,7 @@ def register(server: FastMCP, *, api, default_space: str | None, workspace: str 
     async def proposal_result(
         proposal_id: Annotated[str, Field(description="the proposal's id or a unique prefix of it")],
     ) -> str:
-        return proposal_result_text(await api.call("GET", f"/proposals/{_segment(proposal_id)}/result"))
+        return proposal_result_text(await api.call("GET", f"/proposals/{_segment(proposal_id, 'proposal_id')}/result"))
 
     @server.tool(title="Approve or reject a proposal",
                  annotations=_hints(read_only=False, destructive=True), description=(
@@ -292,7 +302,7 @@ def register(server: FastMCP, *, api, default_space: str | None, workspace: str 
         seen: Annotated[str | None, Field(description="the seen value proposal_result showed; needed with title, "
                                                       "content or tags")] = None,
     ) -> str:
-        ref = _segment(proposal_id)
+        ref = _segment(proposal_id, "proposal_id")
         edit = {k: v for k, v in {"title": title, "content": content, "tags": tags}.items() if v is not None}
         body: dict[str, Any] = {"action": action, **({"result": edit} if edit else {})}
         if edit and seen is None:

@@ -56,7 +56,8 @@ def _scope(value: Any) -> Any:
         try:
             parsed = Scope.parse(value)
         except ValueError:
-            return value  # pydantic reports it
+            raise ValueError(f"'{value}' is not one of global, user, project:NAME, workspace:/PATH or "
+                             "session:ID") from None
         return {"type": parsed.type.value, "id": parsed.id}
     return value
 

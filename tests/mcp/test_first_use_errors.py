@@ -1,0 +1,50 @@
+"""An agent's first mistakes with `ormah mcp` (the real server over stdio, the SDK's client): each answers one
+sentence that says what to do, and nothing is done silently with a misspelt argument."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client
+
+from memory.models import NodeRow
+from tests.mcp.test_proposal_edit import _merge, _params
+
+pytestmark = pytest.mark.slow
+
+
+async def _calls(params, steps):
+    out = []
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        for name, args in steps:
+            result = await client.call_tool(name, args)
+            out.append((result.isError, result.content[0].text))
+    return out
+
+
+def test_first_mistakes_get_a_sentence_that_says_what_to_do(ormah_server, tmp_path):
+    _, _, pid = _merge()
+    steps = [("remember", {"content": "Deploys need two approvals", "tag": "ops"}),
+             ("list_recent", {"limit": 5, "tpyes": ["fact"]}),
+             ("get_self", {"space": "billing"}),
+             ("recall_node", {"node_id": "  "}),
+             ("proposal_result", {"proposal_id": ""}),
+             ("context_pack", {"query": "deploys", "scope": "billing"}),
+             ("decide_proposal", {"proposal_id": pid[:8], "action": "approve", "seen": "ab-cd",
+                                  "content": "Deploys: Tuesdays."})]
+    out = asyncio.run(asyncio.wait_for(_calls(_params(ormah_server, tmp_path), steps), 120))
+    assert out == [
+        (True, "remember has no argument 'tag'; its arguments are content, type, tier, title, space, tags, "
+               "about_self, confidence, links."),
+        (True, "list_recent has no argument 'tpyes'; its arguments are limit, types, space, tag, cursor."),
+        (True, "get_self has no argument 'space'; it takes no arguments."),
+        (True, "node_id is empty: give an id or a unique prefix of it (8 characters usually do)."),
+        (True, "proposal_id is empty: give an id or a unique prefix of it (8 characters usually do)."),
+        (True, "scope: 'billing' is not one of global, user, project:NAME, workspace:/PATH or session:ID."),
+        (True, f"seen 'ab-cd' is not from proposal {pid[:8]}: call proposal_result for it and pass the seen value "
+               "it shows."),
+    ]
+    assert not NodeRow.objects.filter(content="Deploys need two approvals").exists()
