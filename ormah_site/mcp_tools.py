@@ -16,6 +16,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
+from maintenance.detectors.facts import ProposalKind
 from memory.domain.enums import EdgeType, NodeType, Tier
 from ormah_site import __version__
 from ormah_site.mcp_text import (
@@ -36,6 +37,7 @@ SELF_LIMIT = 15
 NodeTypeName = Literal[tuple(t.value for t in NodeType)]  # type: ignore[valid-type]
 TierName = Literal[tuple(t.value for t in Tier)]  # type: ignore[valid-type]
 EdgeName = Literal[tuple(e.value for e in EdgeType)]  # type: ignore[valid-type]
+KindName = Literal[tuple(k.value for k in ProposalKind)]  # type: ignore[valid-type]
 
 NodeId = Annotated[str, Field(description="the memory's id, or a unique prefix of it (8 characters usually do)")]
 SpaceArg = Annotated[str | None, Field(description='project space; omit for the current project, "global" for a '
@@ -267,7 +269,7 @@ def register(server: FastMCP, *, api, default_space: str | None, workspace: str 
         "archive). Use when the user asks to review their memory's housekeeping. Returns id, kind, what it would "
         "do and why, per proposal."))
     async def list_proposals(
-        kind: Annotated[str | None, Field(description="only this kind of proposal, e.g. merge or conflict")] = None,
+        kind: Annotated[KindName | None, Field(description="only this kind of proposal")] = None,
         limit: Annotated[int, Field(ge=1, le=100, description="how many at most")] = 20,
     ) -> str:
         params = {"status": "pending", "limit": limit, **({"kind": kind} if kind else {})}

@@ -33,6 +33,7 @@ def test_first_mistakes_get_a_sentence_that_says_what_to_do(ormah_server, tmp_pa
              ("recall_node", {"node_id": "  "}),
              ("proposal_result", {"proposal_id": ""}),
              ("context_pack", {"query": "deploys", "scope": "billing"}),
+             ("list_proposals", {"kind": "merges"}),
              ("decide_proposal", {"proposal_id": pid[:8], "action": "approve", "seen": "ab-cd",
                                   "content": "Deploys: Tuesdays."})]
     out = asyncio.run(asyncio.wait_for(_calls(_params(ormah_server, tmp_path), steps), 120))
@@ -44,6 +45,8 @@ def test_first_mistakes_get_a_sentence_that_says_what_to_do(ormah_server, tmp_pa
         (True, "node_id is empty: give an id or a unique prefix of it (8 characters usually do)."),
         (True, "proposal_id is empty: give an id or a unique prefix of it (8 characters usually do)."),
         (True, "scope: 'billing' is not one of global, user, project:NAME, workspace:/PATH or session:ID."),
+        (True, "Invalid kind for list_proposals: Input should be 'merge', 'conflict', 'decay', 'link' or "
+               "'consolidation'."),
         (True, f"seen 'ab-cd' is not from proposal {pid[:8]}: call proposal_result for it and pass the seen value "
                "it shows."),
     ]

@@ -7,12 +7,15 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.memory import create_connected_server_and_client_session
 
 from maintenance.conf import get_conf
 from maintenance.detectors.facts import ProposalDraft
@@ -22,6 +25,7 @@ from memory import runtime
 from memory.domain.requests import NodeCreate
 from memory.selectors import node_get
 from memory.services import node_create
+from ormah_site.mcp_server import OrmahApi, build_server
 from ormah_site.mcp_text import changed_text, seen_changes, seen_token
 from tests.mcp.conftest import TOKEN
 
@@ -140,3 +144,46 @@ def test_the_seen_token_and_the_sentence_for_the_apis_refusal():
     assert changed_text("e" * 36, changed).startswith(
         "Nothing was applied: memory cccccccc (Deploy day) changed, memory dddddddd is gone (forgotten or merged) "
         "since you read proposal eeeeeeee's result.")
+
+
+@dataclass(frozen=True)
+class _EditedWhileDeciding(OrmahApi):
+    """The real API client; right after decide_proposal reads the result, a person edits a memory's file by hand."""
+
+    on_read: Callable[[], None] = lambda: None
+
+    async def call(self, method, path, **kwargs):
+        answer = await super().call(method, path, **kwargs)
+        if method == "GET" and path.endswith("/result"):
+            self.on_read()
+        return answer
+
+
+def test_the_apis_refusal_after_the_last_read_is_the_same_sentence(ormah_server):
+    keep_id, gone_id, pid = _merge()
+    path = runtime.store().path_for(keep_id)
+    reads = []
+
+    def edit_on_the_second_read():  # the first is proposal_result's, the second decide_proposal's
+        reads.append(1)
+        if len(reads) == 2:
+            path.write_text(path.read_text().replace("after the checklist", "after the release checklist"))
+
+    api = _EditedWhileDeciding(base_url=ormah_server, token=lambda: TOKEN, on_read=edit_on_the_second_read)
+    server = build_server(api=api, default_space=None)
+
+    async def go():
+        async with create_connected_server_and_client_session(server) as client:
+            shown = (await client.call_tool("proposal_result", {"proposal_id": pid[:8]})).content[0].text
+            return await client.call_tool("decide_proposal", {"proposal_id": pid[:8], "action": "approve",
+                                                              "seen": _seen_of(shown),
+                                                              "title": "Deploy day: Tuesday"})
+
+    result = asyncio.run(go())
+    assert result.isError
+    assert result.content[0].text == (
+        f"Nothing was applied: memory {keep_id[:8]} (Deploy day) changed since you read proposal {pid[:8]}'s "
+        "result. The proposal is still pending: call proposal_result to read what approving writes now, then "
+        "decide_proposal again with its new seen.")
+    assert ProposalRow.objects.get(proposal_id=pid).status == "pending"
+    assert "after the release checklist" in path.read_text()
