@@ -139,6 +139,14 @@ def merges(request: HttpRequest, limit: int = 20):
 
 @router.post("/agent/merges/{merge_id}/undo", response=MergeOut, summary="Undo a merge (id or prefix)")
 def merge_undo_route(request: HttpRequest, merge_id: str):
+    """Both memories (and the neighbours the merge rewrote) get their bytes from before the merge back.
+
+    When the kept memory was changed after the merge (by hand in its file, through the API, by a job), undoing
+    would lose that change: 409 `conflict` ("Memory 'title' (id) changed after the merge ...; nothing was undone",
+    details: merge_id, node_id, changed), and nothing changes: the removed memory stays removed, and the merge can
+    be undone once the kept memory's file holds the merge's bytes again. Undone already, or its removed memory live
+    again: 409 too.
+    """
     m = merge_undo(ref=merge_id)
     return {"merge_id": m.merge_id, "kept_id": m.kept_uid, "removed_id": m.removed_uid, "reason": m.reason,
             "merged_at": m.merged_at, "undone_at": m.undone_at}

@@ -57,7 +57,9 @@ def merge_undo(*, ref: str, now: datetime | None = None) -> MergeHistoryRow:
     """Put both nodes (and rewritten neighbours) back byte for byte and re-index them; a merge undoes once.
 
     Neighbours that hold their bytes from before the merge are left alone. Raises NodeNotFound, Conflict (already
-    undone, interrupted and not yet settled, removed node live again, keeper forgotten).
+    undone, interrupted and not yet settled, removed node live again, keeper forgotten, keeper changed since the
+    merge: its file no longer holds the merge's bytes, so putting the old ones back would lose that change; checked
+    under the write lock, and nothing is undone, the removed memory not brought back alone either).
     """
     now = now or utcnow()
     with write_unit() as unit:
@@ -73,6 +75,8 @@ def merge_undo(*, ref: str, now: datetime | None = None) -> MergeHistoryRow:
         if keep_path is None:
             raise Conflict(f"The kept memory {history.kept_uid} no longer exists; restore it first")
         current, current_stored = store.read(keep_path)
+        if current_stored.hash != history.kept_after_hash:
+            raise _changed_since(history, current)
         removed_path = store.root / history.removed_path
         if os.path.lexists(removed_path):
             raise Conflict(f"{removed_path.name} holds another file; the merge cannot be undone")
@@ -102,6 +106,16 @@ def merge_undo(*, ref: str, now: datetime | None = None) -> MergeHistoryRow:
         history.undone_at = now
         unit.on_commit(lambda: history.save(update_fields=["undone_at"]))
     return history
+
+
+def _changed_since(history: MergeHistoryRow, current: Node) -> Conflict:
+    """The refusal of an undo whose keeper was changed after the merge (by hand, by the agent or by a job)."""
+    name = f"{current.title!r} ({history.kept_uid[:8]})" if current.title else history.kept_uid[:8]
+    when = as_utc(current.updated)
+    since = f"; it was last updated {when:%Y-%m-%d %H:%M} UTC" if when > as_utc(history.merged_at) else ""
+    return Conflict(f"Memory {name} changed after the merge (its file no longer holds what the merge wrote{since}); "
+                    "undoing the merge would lose that change, so nothing was undone",
+                    details={"merge_id": history.merge_id, "node_id": history.kept_uid, "changed": "kept memory"})
 
 
 def merges_settle_pending(*, unit: WriteUnit) -> dict[str, int]:

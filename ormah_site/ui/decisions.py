@@ -58,7 +58,7 @@ class Decided:
 def _undo_steps(decided: list[ProposalView], recorder: undo.Recorder) -> list[dict]:
     """How to undo one decision on these proposals: merges undone newest first, memories a consolidation created
     forgotten, every other memory put back to its text before the decision, then the proposals reopened."""
-    merges = [{"op": "merge_undo", "merge_id": v.result["merge_id"]} for v in reversed(decided)
+    merges = [{"op": "merge_undo", "merge_id": v.result["merge_id"], "proposal_id": v.id} for v in reversed(decided)
               if v.status == "approved" and v.kind == "merge" and v.result.get("merge_id")]
     created = [{"op": "forget", "uid": v.result["node_id"]} for v in reversed(decided)
                if v.status == "approved" and v.result.get("node_id")]

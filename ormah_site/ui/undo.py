@@ -4,7 +4,9 @@ An action records what undoing it takes, as steps applied in order through the a
 
 - ``revert``: put a memory's file back to its text before the action, while the file still has the hash the
   action left (memory.services.revert.node_revert refuses otherwise, so a later edit is never lost);
-- ``merge_undo``: memory.services.merge_undo;  ``restore``: bring a forgotten memory back;
+- ``merge_undo``: memory.services.merge_undo (refused, changing nothing, when the kept memory changed since the
+  merge; the step's proposal, if named, then stays decided: its reopen step is skipped);
+  ``restore``: bring a forgotten memory back;
 - ``forget``: remove a memory the action created (a consolidation's result);
 - ``reopen``: put a decided proposal back in the queue (maintenance.services.review.proposal_reopen).
 
@@ -90,6 +92,11 @@ class UndoOutcome:
     def ok(self) -> bool:
         return not self.errors
 
+    @property
+    def nothing_done(self) -> bool:
+        """Every step was refused: no memory and no proposal changed."""
+        return bool(self.errors) and not (self.changed or self.removed or self.reopened)
+
 
 def _apply(step: dict, out: UndoOutcome) -> None:
     op = step["op"]
@@ -122,9 +129,14 @@ def undo(request: HttpRequest, *, entry_id: str | None = None) -> UndoOutcome | 
     entry = stack.pop(index)
     request.session[SESSION_KEY] = stack
     out = UndoOutcome(label=entry["label"], errors=[], changed=[], removed=[], reopened=[])
+    kept_decided = set()  # proposals whose merge was not undone: reopening them would leave the merge applied
     for step in entry["steps"]:
+        if step["op"] == "reopen" and step["proposal_id"] in kept_decided:
+            continue
         try:
             _apply(step, out)
         except OrmahError as exc:
             out.errors.append(exc.message)
+            if step["op"] == "merge_undo" and step.get("proposal_id"):
+                kept_decided.add(step["proposal_id"])
     return out

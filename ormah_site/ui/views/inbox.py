@@ -192,7 +192,8 @@ def undo_view(request: HttpRequest) -> HttpResponse:
     if outcome is None:
         message, errors, events = "Nothing to undo.", [], {}
     else:
-        message = f"Undone: {outcome.label}." if outcome.ok else f"Partly undone: {outcome.label}."
+        message = (f"Undone: {outcome.label}." if outcome.ok else f"Not undone: {outcome.label}."
+                   if outcome.nothing_done else f"Partly undone: {outcome.label}.")
         errors = outcome.errors
         events = {"ormah:undone": {"reopened": outcome.reopened}}
         if outcome.changed:
