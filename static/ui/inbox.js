@@ -51,7 +51,13 @@
     if (!card || !card.hasAttribute("data-pending")) return;
     select(card);
     var button = card.querySelector('[data-action="' + action + '"]');
-    if (button && !button.disabled) button.click();
+    if (button && !button.disabled) { wire(card); button.click(); }
+  }
+
+  // htmx 2 wires the hx-post of swapped-in content only when the swap settles (a timer after it, late on a busy
+  // machine): a key pressed in between clicked a plain button and nothing was sent. Wire it now (idempotent).
+  function wire(el) {
+    if (window.htmx) window.htmx.process(el);
   }
 
   document.addEventListener("keydown", function (ev) {
@@ -69,7 +75,7 @@
     else if (key === "e") { decide("edit"); }
     else if (key === "u") {
       var undo = document.getElementById("undo-last");
-      if (undo && !undo.disabled) undo.click();
+      if (undo && !undo.disabled) { wire(undo); undo.click(); }
     } else if (key === "o") {
       var link = selected() && selected().querySelector("a[href^='/nodes/']");
       if (link) window.location.assign(link.getAttribute("href"));

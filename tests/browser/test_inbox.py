@@ -73,10 +73,14 @@ def test_keyboard_triage_of_a_merge_and_a_grouped_decision_with_undo(new_page, q
     page.wait_for_function("document.getElementById('count-pending').textContent.trim() === '0'")
     assert runtime.store().path_for(gone.id) is None
 
-    page.keyboard.press("u")  # undo the merge: both memories back, the card waits again
-    # The undo re-indexes both memories, and the first embedding in the live server's process loads the model: on a
-    # loaded CI machine that outran the page's 15 s default once (session 13), so this step waits up to 60 s.
-    page.wait_for_function("document.getElementById('count-pending').textContent.trim() === '1'", timeout=60_000)
+    # Undo the merge: both memories back, the card waits again. The undo re-indexes both memories (the first
+    # embedding in the live server's process loaded the model once, session 13: up to 60 s). Its answer first, then
+    # the counter, so a failure says which: no request sent (session 23: `u` before htmx wired the button), an error
+    # status, or a counter not swapped.
+    with page.expect_response("**/undo/", timeout=60_000) as answer:
+        page.keyboard.press("u")
+    assert answer.value.status == 200, answer.value.text()
+    page.wait_for_function("document.getElementById('count-pending').textContent.trim() === '1'")
     page.wait_for_selector(f"#card-p-{merge}[data-status=pending]", timeout=60_000)
     assert runtime.store().path_for(gone.id) is not None
     assert "Undone" in page.inner_text("#toast")
@@ -99,3 +103,25 @@ def test_a_decision_in_flight_shows_it_is_working(new_page, queue):
         held[0].continue_()
     page.wait_for_selector("article.inbox-card[data-status=approved]")
     assert page.locator("form.decide[aria-busy=true]").count() == 0
+
+
+def test_u_right_after_a_decision_undoes_it_before_htmx_settles(new_page, queue):
+    """htmx 2 swaps the answer's out-of-band #undo-last (now enabled) at once but wires its hx-post only when the swap
+    settles, a 20 ms timer later; a renderer starved of CPU (CI under load) runs that timer late. `u` pressed in
+    between clicked a plain button: nothing was sent and the counter never changed (CI, session 23: a 60 s timeout).
+    Here the settle delay is widened to 3 s, so `u` always lands in that window."""
+    keep, gone, merge, group = queue
+    page = new_page()
+    sign_in(page, "/inbox/")
+    page.wait_for_selector(f"#card-p-{merge}")
+    page.evaluate("htmx.config.defaultSettleDelay = 3000")
+    undos = []
+    page.on("request", lambda r: undos.append(r.url) if r.url.endswith("/undo/") else None)
+    page.locator(f"#card-p-{merge}").click()
+    page.keyboard.press("a")
+    page.wait_for_function("document.getElementById('count-pending').textContent.trim() === '3'")
+    assert page.evaluate("document.getElementById('undo-last').classList.contains('htmx-added')")  # not settled
+    page.keyboard.press("u")
+    page.wait_for_function("document.getElementById('count-pending').textContent.trim() === '4'", timeout=5_000)
+    assert len(undos) == 1
+    assert runtime.store().path_for(gone.id) is not None
