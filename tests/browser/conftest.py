@@ -94,6 +94,7 @@ def new_page(browser, live_server, home, ui_account):
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        _trace(page)
         return page
 
     yield open_page
@@ -104,6 +105,19 @@ def new_page(browser, live_server, home, ui_account):
             pass
     _wait_for_requests_in_flight()
     assert errors == [], f"JavaScript errors: {errors}"
+
+
+def _trace(page) -> None:
+    """Print the page's answers (but static files), failed requests and console messages: pytest shows a test's printed output only
+    when it fails, so a failure in CI says what the page saw (session 23: a 60 s timeout after `u` left no trace)."""
+    start = time.monotonic()
+
+    def say(text: str) -> None:
+        print(f"[page +{time.monotonic() - start:.2f}s] {text}", flush=True)
+
+    page.on("console", lambda m: say(f"console {m.type}: {m.text}"))
+    page.on("requestfailed", lambda r: say(f"request failed: {r.method} {r.url} {r.failure}"))
+    page.on("response", lambda r: None if "/static/" in r.url else say(f"HTTP {r.status}: {r.request.method} {r.url}"))
 
 
 def _wait_for_requests_in_flight(timeout: float = 10.0) -> None:
