@@ -82,8 +82,9 @@ class ProposalDecisionIn(StrictIn):
         "approve a merge or consolidation with your title, content or tags instead of the proposed ones (a field "
         "left out, or a blank title, is as proposed; GET .../result gives them)"))
     seen: dict[str, str] | None = Field(default=None, description=(
-        "memory id -> file hash, as GET .../result gave them: when a file differs now, nothing is applied (409 "
-        "proposal_changed, with the memories as they are now) and the proposal stays pending"))
+        "memory id -> file hash, as GET .../result gave them: when a file differs now, an approval applies nothing "
+        "(409 proposal_changed, with the memories as they are now) and the proposal stays pending; a rejection "
+        "writes nothing and is not refused"))
 
 
 class ProposalGroupDecisionIn(StrictIn):

@@ -147,9 +147,10 @@ def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent",
 
     `edit` approves a merge or consolidation with a person's title, content or tags instead of the proposed ones
     (maintenance.selectors.proposal_result says what is proposed). `seen` (uid -> file hash, as proposal_result
-    gives them) is what the caller showed: when a memory's file differs from it now, nothing is applied and
-    ProposalChanged says what the files hold now (the proposal stays pending); when it matches, the caller has
-    seen the memories as they are and the proposal applies to them even if they changed since it was made.
+    gives them) is what the caller showed: on an approval, when a memory's file differs from it now, nothing is
+    applied and ProposalChanged says what the files hold now (the proposal stays pending); when it matches, the
+    caller has seen the memories as they are and the proposal applies to them even if they changed since it was
+    made. A rejection writes nothing, so it is not refused for a stale `seen`.
 
     Invariants: the decision is made under the memory write lock (the staleness check and the apply see the same
     files), and an approval's status and result commit after what applying it committed (a merge's history row),
@@ -175,7 +176,7 @@ def proposal_decide(*, proposal_id: str, action: str, decided_by: str = "agent",
                 raise Conflict(f"Proposal {proposal_id} is already {row.status}")
             if seen is None:
                 _refuse_if_stale(row, now)
-            else:
+            elif status == "approved":  # a rejection writes nothing: what the caller saw cannot be out of date
                 _refuse_if_changed(row, seen)
             if status == "rejected":
                 ProposalRow.objects.filter(pk=row.pk, status="pending").update(**decided)

@@ -161,6 +161,18 @@ def test_an_edited_rejection_is_refused(merge):
         proposal_decide(proposal_id=pid, action="reject", edit=ResultEdit(content="x"))
 
 
+def test_a_rejection_with_a_stale_seen_rejects_and_writes_nothing(merge):
+    # Rejecting writes no memory, so a memory changed since the card was drawn is no reason to refuse it (review12,
+    # session 23: it answered ProposalChanged / 409 and the proposal stayed pending).
+    keep, gone, pid = merge
+    seen = proposal_result(proposal_id=pid).seen
+    node_update(ref=gone.id, patch=NodePatch(content="Deploys go out on Tuesdays and Thursdays"))
+    kept, changed = _text(keep.id), _text(gone.id)
+    row = proposal_decide(proposal_id=pid, action="reject", seen=seen)
+    assert row.status == "rejected"
+    assert (_text(keep.id), _text(gone.id)) == (kept, changed)
+
+
 # ---------------------------------------------------------------------------
 # API
 # ---------------------------------------------------------------------------
