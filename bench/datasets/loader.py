@@ -167,8 +167,8 @@ def to_recall_dataset(store: Store, split: str | None = None) -> Dataset:
 # written in session 19 and unsealed by session 20's lead for its first run; batch 12 was written in session 20 and
 # unsealed by session 21's lead for its first run; batch 13 was written in session 21 and unsealed by session 22's
 # lead for its first run; batch 14 was written in session 22 and unsealed by session 23's lead for its first run;
-# batch 15 was written in session 23 for session 24.
-SEALED_BATCHES: frozenset[int] = frozenset({15})
+# batch 15 was written in session 23 and unsealed by session 24's lead for its first run.
+SEALED_BATCHES: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
