@@ -38,8 +38,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bench.datasets import loader
+
 REPO = Path(__file__).resolve().parent.parent
-STORES = ("recall", "lifelog", "devprojects", "club")
+STORES = ("recall", *(name for name in loader.STORES if name != "docs"))  # runnable only (loader.SEALED_STORES)
 METHODS = ("cosine", "probability")
 GRIDS = {"cosine": [round(0.30 + 0.01 * i, 2) for i in range(61)],
          "probability": [round(0.05 + 0.01 * i, 2) for i in range(91)]}

@@ -36,6 +36,7 @@ import numpy as np
 
 from bench import locomo
 from bench._common import DEFAULT_CACHE_DIR, REPO
+from bench.datasets import loader
 from bench.whisper_gate_fit import FRESH_BATCHES, group_of
 from memory.ranking.features import FEATURES
 
@@ -51,7 +52,8 @@ CODE = ("memory/ranking/features.py", "memory/search/candidates.py", "memory/sea
 NONSENSE = ("zzqxv blorf", "qwpl xkcdz vrrmt", "blorf glimmax snoodle", "asdf jkl qwerty uiop", "fnord zibble")
 # Asked of the labelled stores too; none is the text of a test query there ("zzqxv blorf" is one, in docs).
 STORE_NONSENSE = ("qwpl xkcdz vrrmt", "blorf glimmax snoodle", "fnord zibble", "wibbet grontle spax")
-STORES = ("lifelog", "devprojects", "docs", "club")
+# the runnable stores (loader.SEALED_STORES left out), in the order the pools were first built
+STORES = tuple(sorted(loader.STORES, key=("lifelog", "devprojects", "docs", "club", *loader.STORES).index))
 FOLDS = 5
 WHISPER_EMBEDDER = "bench.datasets.embed_cache.CachedEmbedder"  # the real model, document vectors kept on disk
 

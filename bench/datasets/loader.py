@@ -19,12 +19,26 @@ if TYPE_CHECKING:
     from bench.recall.harness import Dataset
 
 HERE = Path(__file__).resolve().parent
-STORES = ("docs", "lifelog", "devprojects", "club")
+# Stores written but sealed for a later session's first run (issue 11): the checker validates them, no bench loads
+# them. `home` (Noor's house and its attic conversion) was written in session 24 and stays sealed until session 25's
+# lead empties this set, in the same commit as SEALED_BATCHES, after re-running batches 1-15 on the new home.
+SEALED_STORES: frozenset[str] = frozenset({"home"})
+ALL_STORES = ("docs", "lifelog", "devprojects", "club", "home")
+# The stores a bench may run: every written store that is not sealed.
+STORES = tuple(name for name in ALL_STORES if name not in SEALED_STORES)
 NO_ANSWER = "offtopic"
 
 
 class DatasetUnavailable(RuntimeError):
     """A store cannot be built here (for the docs store: a distribution it reads from is not installed)."""
+
+
+class SealedStore(ValueError):
+    """A bench asked for a sealed store (SEALED_STORES): only the checker reads it, through raw_store."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"store {name!r} is sealed until a later session's first run (loader.SEALED_STORES); "
+                         "no bench may load it")
 
 
 @dataclass(frozen=True)
@@ -71,13 +85,13 @@ def _time(value: str) -> datetime:
 
 
 def store_path(name: str) -> Path:
-    if name not in STORES:
-        raise ValueError(f"unknown store {name!r} (known: {', '.join(STORES)})")
+    if name not in ALL_STORES:
+        raise ValueError(f"unknown store {name!r} (known: {', '.join(ALL_STORES)})")
     return HERE / f"{name}.json"
 
 
 def raw_store(name: str) -> dict:
-    """The store's JSON as written (docs memories without content)."""
+    """The store's JSON as written (docs memories without content); sealed stores too, for the checker."""
     return json.loads(store_path(name).read_text(encoding="utf-8"))
 
 
@@ -131,7 +145,10 @@ def _memory(m: dict) -> dict:
 
 
 def load_store(name: str) -> Store:
-    """A store with every memory's content resolved (raises DatasetUnavailable when it cannot be)."""
+    """A store with every memory's content resolved (raises DatasetUnavailable when it cannot be, SealedStore for a
+    sealed store)."""
+    if name in SEALED_STORES:
+        raise SealedStore(name)
     data = raw_store(name)
     queries = tuple(
         LabelledQuery(id=q["id"], text=q["query"], category=q["category"], relevant=tuple(q["relevant"]),
@@ -177,7 +194,7 @@ class WhisperSet:
     history, split) over the memories of `stores` loaded into one home."""
 
     now: datetime
-    stores: tuple[str, ...]
+    stores: tuple[str, ...]  # the runnable ones: a sealed store whisper.json names is left out
     seed: int
     prompts: tuple[dict, ...]
 
@@ -193,12 +210,13 @@ def raw_whisper() -> dict:
 
 def load_whisper() -> WhisperSet:
     data = raw_whisper()
-    return WhisperSet(now=_time(data["now"]), stores=tuple(data["stores"]), seed=data["split_seed"],
-                      prompts=tuple(data["prompts"]))
+    return WhisperSet(now=_time(data["now"]), stores=tuple(s for s in data["stores"] if s not in SEALED_STORES),
+                      seed=data["split_seed"], prompts=tuple(data["prompts"]))
 
 
 def merged_memories(stores: tuple[str, ...] = STORES) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
-    """(memories, edges) of several stores for one home; keys are unique across stores (d, l, p, c prefixes)."""
+    """(memories, edges) of several stores for one home; keys are unique across stores (d, l, p, c, h prefixes).
+    A sealed store raises SealedStore."""
     loaded = [load_store(name) for name in stores]
     memories = tuple(m for s in loaded for m in s.memories)
     keys = [m["key"] for m in memories]

@@ -12,11 +12,11 @@ from collections import Counter
 import pytest
 
 from bench.datasets.check import check_data, check_store
-from bench.datasets.loader import STORES, load_store, raw_store, to_recall_dataset
+from bench.datasets.loader import ALL_STORES, STORES, load_store, raw_store, to_recall_dataset
 from bench.datasets.split import SEED, assign_splits
 
 
-@pytest.mark.parametrize("name", STORES)
+@pytest.mark.parametrize("name", ALL_STORES)
 def test_store_passes_the_checker(name):
     errors, counts = check_store(name)
     assert errors == []
@@ -720,3 +720,53 @@ def test_whisper_batch_fifteen_third_reading():
     assert {i: fifteenth[i].get("accept") for i in accepts} == accepts
     assert "is that realistic?" in fifteenth["wl274"]["prompt"] and "how hard" not in fifteenth["wl274"]["prompt"]
     assert fifteenth["wl274"]["expect"] == ["l032"] and fifteenth["wl274"]["accept"] == ["l031"]
+
+
+def test_the_home_store_is_sealed_and_no_bench_seeds_it():
+    # The fifth store (session 24, data16) is sealed until session 25's lead opens it: the checker reads it (raw_store),
+    # no bench loads it, no whisper home holds it, and no runnable prompt names one of its memories. Only keys and
+    # labels are read here, never a memory's or query's text.
+    import bench.auto_links
+    import bench.scorer_pools
+    import bench.stores_recall
+    import bench.whisper_identity
+    from bench.datasets.loader import SEALED_STORES, SealedStore, load_whisper, merged_memories
+
+    assert SEALED_STORES == frozenset({"home"}) and "home" in ALL_STORES and "home" not in STORES
+    assert set(STORES) == {"docs", "lifelog", "devprojects", "club"}
+    for bench in (bench.auto_links, bench.scorer_pools, bench.stores_recall, bench.whisper_identity):
+        assert "home" not in bench.STORES and set(bench.STORES) - {"recall"} <= set(STORES), bench.__name__
+    scenarios = load_whisper()
+    assert "home" not in scenarios.stores and set(scenarios.stores) == set(STORES)
+    with pytest.raises(SealedStore, match="sealed"):
+        load_store("home")
+    with pytest.raises(SealedStore):
+        merged_memories((*STORES, "home"))
+    home_keys = {m["key"] for m in raw_store("home")["memories"]}
+    memories, _ = merged_memories(scenarios.stores)  # what bench.whisper_stores and bench.whisper_ab seed
+    assert home_keys and not home_keys & {m["key"] for m in memories}
+    named = {k for p in scenarios.prompts_in(None) for k in [*p.get("expect", []), *p.get("accept", [])]}
+    assert not named & home_keys
+
+
+def test_the_home_store_has_the_shape_of_the_other_stores():
+    # Structure only (counts, kinds, dates, links), read without printing any memory's or query's text.
+    from datetime import datetime
+
+    data = raw_store("home")
+    memories, queries = data["memories"], data["queries"]
+    assert data["name"] == "home" and data["self"]["name"] == "Noor Haddad" and data["split_seed"] == SEED
+    now = datetime.fromisoformat(data["now"].replace("Z", "+00:00"))
+    assert now == datetime.fromisoformat(raw_store("club")["now"].replace("Z", "+00:00"))
+    assert 45 <= len(memories) <= 60 and 36 <= len(queries) <= 48
+    assert all(m["key"].startswith("h") for m in memories) and all(q["id"].startswith("hq") for q in queries)
+    assert all(datetime.fromisoformat(m["created"].replace("Z", "+00:00")) < now for m in memories)
+    assert len({m["type"] for m in memories}) >= 7
+    assert sum(1 for m in memories if m["about_self"]) >= 5
+    assert sum(1 for m in memories if "\n## " in m["content"]) >= 3  # long notes with headings
+    outdated = [m["key"] for m in memories if m["valid_until"]]
+    evolved = {e["target"] for e in data["edges"] if e["edge"] == "evolved_from"}
+    assert len(outdated) >= 2 and set(outdated) <= evolved
+    assert Counter(q["category"] for q in queries)["offtopic"] >= 3
+    assert {q["category"] for q in queries} >= {"identity", "people", "temporal", "recurring", "preference",
+                                                 "paraphrase", "keyword", "offtopic"}
