@@ -9,16 +9,12 @@ at it. The CLI prints every control character but tab and newline as its \\u001b
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
-from tests.support.ports import free_port
+from tests.support.served import served_home
 
 HOSTILE = ("Deploy note \x1b]0;PWNED\x07 then \x1b[2K\x1b[1Ahidden \x1b]52;c;ZWNobyBwd25lZA==\x07 "
            "clipboard\r overwritten \x9b31m C1 \x7f end")
@@ -26,27 +22,8 @@ HOSTILE = ("Deploy note \x1b]0;PWNED\x07 then \x1b[2K\x1b[1Ahidden \x1b]52;c;ZWN
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    home = tmp_path_factory.mktemp("escapes") / "home"
-    port = free_port()
-    env = {**os.environ, "ORMAH_HOME": str(home), "ORMAH_PORT": str(port), "ORMAH_LOG_LEVEL": "WARNING",
-           "ORMAH_API_TOKEN": "", "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
-    for key in ("ORMAH_DB_PATH", "ORMAH_MEMORY_DIR", "ORMAH_TOKEN_FILE", "ORMAH_URL", "ORMAH_SPACE"):
-        env.pop(key, None)
-    subprocess.run([sys.executable, "-m", "ormah_site.cli", "init", "--quiet"], env=env, check=True, timeout=300)
-    proc = subprocess.Popen([sys.executable, "-m", "ormah_site.cli", "serve", "--no-cluster", "--no-watch"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.2)
-    try:
+    with served_home(tmp_path_factory.mktemp("escapes") / "home") as env:
         yield env
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
 
 
 def ormah(env, *args, stdin: str | None = None) -> str:

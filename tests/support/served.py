@@ -1,0 +1,44 @@
+"""A real `ormah serve` for the tests that drive the thin CLI against it: a fresh home, `ormah init`, the server on a
+free loopback port (no cluster, no watcher), stopped with its process group when the test module is done."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.support.ports import free_port
+
+# Variables of the caller's environment that would point the child at another home, database or server.
+FOREIGN = ("ORMAH_DB_PATH", "ORMAH_MEMORY_DIR", "ORMAH_TOKEN_FILE", "ORMAH_URL", "ORMAH_SPACE")
+
+
+@contextmanager
+def served_home(home: Path) -> Iterator[dict[str, str]]:
+    """The environment of a CLI talking to a server that serves `home`; the server stops when the block ends."""
+    port = free_port()
+    env = {**os.environ, "ORMAH_HOME": str(home), "ORMAH_PORT": str(port), "ORMAH_LOG_LEVEL": "WARNING",
+           "ORMAH_API_TOKEN": "", "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
+    for key in FOREIGN:
+        env.pop(key, None)
+    subprocess.run([sys.executable, "-m", "ormah_site.cli", "init", "--quiet"], env=env, check=True, timeout=300)
+    proc = subprocess.Popen([sys.executable, "-m", "ormah_site.cli", "serve", "--no-cluster", "--no-watch"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    try:
+        yield env
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
