@@ -24,7 +24,7 @@ from memory.conf import get_conf
 from memory.spaces import git_toplevel, space_detect
 from ormah_site.mcp_tools import ApiError, OrmahMCP, register
 from ormah_site.tokens import token_current
-from whisper.hook import foreign_server
+from whisper.hook_net import foreign_server
 
 logger = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ import os
 from django.conf import settings
 from django.http import HttpResponseForbidden
 
-from whisper.hook import connection_user
+from whisper.hook_net import connection_user
 
 logger = logging.getLogger(__name__)
 

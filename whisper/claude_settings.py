@@ -103,7 +103,7 @@ def install(path: Path, *, python: str | None = None, script: Path | None = None
 
 def hook_env() -> dict[str, str]:
     """What each hook command carries: the server's URL and the token file (never the token itself)."""
-    from whisper.hook import ormah_home, server_url
+    from whisper.hook_env import ormah_home, server_url
 
     token_file = os.environ.get("ORMAH_TOKEN_FILE") or str(ormah_home() / "api_token")
     env = {"ORMAH_URL": server_url(), "ORMAH_TOKEN_FILE": str(Path(token_file).expanduser().resolve())}

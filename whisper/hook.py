@@ -18,24 +18,33 @@ ORMAH_URL (else ORMAH_HOST and ORMAH_PORT), ORMAH_API_TOKEN, ORMAH_TOKEN_FILE, O
 
 from __future__ import annotations
 
+import os
 import sys
 
-if __name__ == "__main__" and sys.path and sys.path[0] == __file__.rpartition("/")[0]:
-    del sys.path[0]  # run as a script: this folder's selectors.py must not shadow the standard library's
+if __package__ != "whisper":
+    # Run by its path (`python …/whisper/hook.py inject`, which `ormah whisper setup` wires): this folder leaves
+    # sys.path (its selectors.py would shadow the standard library's), and `whisper` is imported from the folder
+    # above it (an empty __init__.py), so the hook_env and hook_net below are this copy's, not another install's.
+    _FOLDER = os.path.dirname(os.path.abspath(__file__))
+    if sys.path and sys.path[0] == _FOLDER:
+        del sys.path[0]
+    sys.path.insert(0, os.path.dirname(_FOLDER))
+    try:
+        import whisper  # noqa: F401
+    finally:
+        del sys.path[0]
 
 import json  # noqa: E402
 import logging  # noqa: E402
-import os  # noqa: E402
 import signal  # noqa: E402
-import socket  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
-import urllib.parse  # noqa: E402
 import urllib.request  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-DEFAULT_PORT = "8787"
-DEFAULT_TIMEOUT = 5.0
+from whisper.hook_env import api_token, ormah_home, server_url, space_for, time_limit, workspace_for  # noqa: E402
+from whisper.hook_net import foreign_server, urlopen_direct  # noqa: E402
+
 STORE_TIMEOUT = 60.0
 ACK_TIMEOUT = 1.0
 SERVER_MARGIN = 0.25  # seconds the server's answer must leave for the way back
@@ -51,211 +60,11 @@ class HookTimeout(Exception):
     """The hard time limit passed."""
 
 
-def _env(name: str) -> str | None:
-    value = os.environ.get(name)
-    return value if value else None
-
-
-def ormah_home() -> Path:
-    return Path(_env("ORMAH_HOME") or Path.home() / ".local" / "share" / "ormah").expanduser()
-
-
-def api_token() -> str | None:
-    """ORMAH_API_TOKEN, else the token file (ORMAH_TOKEN_FILE, else $ORMAH_HOME/api_token)."""
-    token = _env("ORMAH_API_TOKEN")
-    if token:
-        return token
-    path = Path(_env("ORMAH_TOKEN_FILE") or ormah_home() / "api_token").expanduser()
-    try:
-        return path.read_text().strip() or None
-    except OSError:
-        return None
-
-
-def server_url() -> str:
-    """ORMAH_URL, else http://ORMAH_HOST:ORMAH_PORT (each defaulting to the server's own 127.0.0.1 and 8787)."""
-    url = _env("ORMAH_URL")
-    if url:
-        return url.rstrip("/")
-    host = _env("ORMAH_HOST") or "127.0.0.1"
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"  # an IPv6 address
-    return f"http://{host}:{_env('ORMAH_PORT') or DEFAULT_PORT}"
-
-
-_MAPPED = b"\0" * 10 + b"\xff\xff"  # ::ffff:a.b.c.d, an IPv4 address in IPv6's form
-_ANY = (b"\0" * 16, _MAPPED + b"\0" * 4)
-
-
-def _as_ipv6(raw: bytes) -> bytes:
-    return _MAPPED + raw if len(raw) == 4 else raw
-
-
-def _host_addresses(host: str) -> set[bytes]:
-    """The loopback addresses (16 bytes each) a URL's host name means; empty for any other host. The wildcard
-    address (ORMAH_HOST=0.0.0.0 or ::, which the clients then connect to) reaches this machine's loopback too."""
-    host = host.strip("[]").lower()
-    if host == "localhost":
-        return {_as_ipv6(bytes([127, 0, 0, 1])), b"\0" * 15 + b"\1"}
-    for family in (socket.AF_INET, socket.AF_INET6):
-        try:
-            raw = _as_ipv6(socket.inet_pton(family, host))
-        except OSError:
-            continue
-        if raw in _ANY:
-            return _host_addresses("localhost")
-        return {raw} if raw == b"\0" * 15 + b"\1" or (raw.startswith(_MAPPED) and raw[12] == 127) else set()
-    return set()
-
-
-def _tcp_sockets():
-    """(state, local address, local port, remote address, remote port, uid) of every TCP socket of this network
-    namespace, from Linux's /proc/net/tcp and tcp6 (addresses as 16 bytes; the files hold 32-bit words in the host's
-    byte order); nothing where those files do not exist."""
-    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(name, encoding="ascii") as rows:
-                next(rows, None)
-                for row in rows:
-                    fields = row.split()
-                    if len(fields) < 8:
-                        continue
-                    ends = []
-                    for end in (fields[1], fields[2]):
-                        address, _, hex_port = end.partition(":")
-                        raw = bytes.fromhex(address)
-                        if sys.byteorder == "little":
-                            raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
-                        ends += [_as_ipv6(raw), int(hex_port, 16)]
-                    yield (fields[3], *ends, int(fields[7]))
-        except (OSError, ValueError):
-            continue
-
-
-def _listeners(port: int) -> list[tuple[bytes, int]]:
-    """(address as 16 bytes, uid) of every socket listening on TCP `port` (0A: LISTEN)."""
-    return [(address, uid) for state, address, at, _, _, uid in _tcp_sockets() if state == "0A" and at == port]
-
-
-def _packed(address: str) -> bytes | None:
-    for family in (socket.AF_INET, socket.AF_INET6):
-        try:
-            return _as_ipv6(socket.inet_pton(family, address.split("%")[0]))
-        except OSError:
-            continue
-    return None
-
-
-def connection_user(client: tuple, server: tuple) -> int | None:
-    """The uid of the process whose socket at `client` (address, port) is connected to `server` (address, port) on
-    this machine: the client's end of a loopback connection, as a server sees it (getpeername, getsockname). None
-    when no such socket is on this machine (a remote client) or /proc/net/tcp does not exist (not Linux)."""
-    peer, here = _packed(client[0]), _packed(server[0])
-    if peer is None or here is None:
-        return None
-    for state, address, at, remote, remote_port, uid in _tcp_sockets():
-        if state == "01" and at == client[1] and remote_port == server[1] and address == peer and remote == here:
-            return uid  # 01: ESTABLISHED
-    return None
-
-
-def foreign_server(url: str, *, uid: int | None = None) -> str | None:
-    """Why nothing may be sent to `url`, or None. On this machine's loopback any user can listen on a free port:
-    while Ormah is not running, another user's process on its port would be sent the API token (the key to every
-    memory) and every prompt. So when the server's address is a loopback one, the process listening there must be
-    this user's (`uid`, default the caller's) or root's (Docker's port forwarder); any other is refused before a
-    byte is sent. Linux only (/proc/net/tcp); elsewhere nothing is checked. A process that binds the port in the
-    instant between this check and the connection is not caught: a squatter that holds the port is."""
-    parts = urllib.parse.urlsplit(url)
-    addresses = _host_addresses(parts.hostname or "")
-    if not addresses:
-        return None
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    mine = {os.getuid() if uid is None else uid, 0}
-    strangers = sorted({owner for address, owner in _listeners(port)
-                        if (address in addresses or address in _ANY) and owner not in mine})
-    if not strangers:
-        return None
-    return (f"another user's process (uid {strangers[0]}) listens at {parts.hostname}:{port}, where this Ormah "
-            "server should be: it is sent neither the API token nor any request. Stop it, or run `ormah serve` "
-            "on another port (ORMAH_PORT, ORMAH_URL)")
-
-
-_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-def urlopen_direct(request: urllib.request.Request, *, timeout: float):
-    """urllib's urlopen without proxies: the server is on this machine, and urllib sends a loopback URL through the
-    proxy of HTTP_PROXY / http_proxy unless no_proxy names it, which would hand the proxy the token and the prompt."""
-    return _DIRECT.open(request, timeout=timeout)
-
-
 _CHECKED: set[str] = set()  # server URLs this hook process found held by no other user
 
 
 class ForeignServer(Exception):
     """Another user's process listens at the server's address (foreign_server)."""
-
-
-def time_limit() -> float:
-    """ORMAH_WHISPER_TIMEOUT in seconds (default 5), kept between 0.1 and 10."""
-    try:
-        return min(10.0, max(0.1, float(_env("ORMAH_WHISPER_TIMEOUT") or DEFAULT_TIMEOUT)))
-    except ValueError:
-        return DEFAULT_TIMEOUT
-
-
-def space_for(cwd: str | None, home: Path | None = None) -> str | None:
-    """ORMAH_SPACE, else the name of cwd's git top-level folder, else cwd's name; None for the home folder or /."""
-    configured = _env("ORMAH_SPACE")
-    if configured:
-        return configured.strip() or None
-    if not cwd:
-        return None
-    folder = Path(cwd).expanduser()
-    home = home if home is not None else Path.home()
-    top = next((f for f in (folder, *folder.parents) if (f / ".git").exists()), folder)
-    if top == Path(top.anchor) or top == home:
-        return None
-    return top.name.replace("/", "-").strip()[:100] or None
-
-
-def workspace_for(cwd: str | None) -> dict | None:
-    """{path, branch, commit} of the git repository around cwd (read from .git, no subprocess), or None.
-
-    The provenance of memories captured from this session (docs/trust.md). A stand-alone copy of
-    memory.context.workspace.git_head, since this client imports nothing from Ormah.
-    """
-    if not cwd:
-        return None
-    folder = Path(cwd).expanduser()
-    top = next((f for f in (folder, *folder.parents) if (f / ".git").exists()), None)
-    if top is None:
-        return None
-    found = {"path": str(top)}
-    try:
-        git_dir = top / ".git"
-        if git_dir.is_file():
-            text = git_dir.read_text(errors="replace").strip()
-            git_dir = (top / text.removeprefix("gitdir:").strip()).resolve()
-        head = (git_dir / "HEAD").read_text(errors="replace").strip()
-        if not head.startswith("ref:"):
-            return {**found, "commit": head} if head else found
-        ref = head.removeprefix("ref:").strip()
-        found["branch"] = ref.removeprefix("refs/heads/")
-        common = git_dir
-        if (git_dir / "commondir").is_file():
-            common = (git_dir / (git_dir / "commondir").read_text().strip()).resolve()
-        for base in (git_dir, common):
-            if (base / ref).is_file():
-                return {**found, "commit": (base / ref).read_text().strip()}
-        for line in (common / "packed-refs").read_text(errors="replace").splitlines():
-            sha, _, name = line.partition(" ")
-            if name.strip() == ref:
-                return {**found, "commit": sha}
-    except OSError:
-        pass
-    return found
 
 
 def _post(path: str, payload: dict, *, timeout: float) -> dict:
@@ -363,7 +172,7 @@ def _private_folder(folder: Path) -> None:
 
 
 def _log_to_file() -> None:
-    folder = Path(_env("ORMAH_LOG_DIR") or ormah_home() / "logs").expanduser()
+    folder = Path(os.environ.get("ORMAH_LOG_DIR") or ormah_home() / "logs").expanduser()
     try:
         _private_folder(folder)
         path = folder / "hook.log"

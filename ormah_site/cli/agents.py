@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from whisper import claude_settings
-from whisper.hook import foreign_server, urlopen_direct
+from whisper.hook_net import foreign_server, urlopen_direct
 
 SERVER_NAME = "ormah"
 SAMPLE_PROMPT = "What do you remember about me and my current projects?"

@@ -19,7 +19,7 @@ import urllib.parse
 import urllib.request
 
 from ormah_site.cli.env import api_token, ormah_home, server_url
-from whisper.hook import foreign_server, urlopen_direct
+from whisper.hook_net import foreign_server, urlopen_direct
 
 HTTP_TIMEOUT = 120.0  # a remember embeds and auto-links; a busy machine can take seconds
 

@@ -7,7 +7,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from whisper.hook import api_token, ormah_home, server_url
+from whisper.hook_env import api_token, ormah_home, server_url
 
 __all__ = ["api_token", "home_problem", "ormah_home", "server_url"]
 

@@ -118,7 +118,7 @@ def test_serve_port_check_names_the_port():
     ({}, "http://127.0.0.1:8787"),
 ])
 def test_server_url_is_ormah_url_else_host_and_port(monkeypatch, env, url):
-    from whisper.hook import server_url
+    from whisper.hook_env import server_url
 
     for key in ("ORMAH_URL", "ORMAH_HOST", "ORMAH_PORT"):
         monkeypatch.delenv(key, raising=False)

@@ -23,7 +23,8 @@ def test_every_variable_the_settings_read_is_in_the_readme():
 def test_on_the_server_side_only_the_settings_read_ormah_variables():
     """docs/architecture.md: settings.py is the server's one reader (ORMAH_SQLITE_DRIVER aside, read by the backend
     it picks the driver for); the Django-free clients (the CLI's thin path, the hook, setup) read their own."""
-    clients = {"ormah_site/settings.py", "ormah_site/sqlitevec/base.py", "whisper/hook.py", "whisper/claude_settings.py"}
+    clients = {"ormah_site/settings.py", "ormah_site/sqlitevec/base.py", "whisper/hook.py", "whisper/hook_env.py",
+               "whisper/claude_settings.py"}
     readers = []
     for app in ("memory", "whisper", "maintenance", "ormah_site"):
         for path in sorted((ROOT / app).rglob("*.py")):

@@ -7,7 +7,7 @@ import json
 from memory import runtime
 from memory.models import EvidenceRow, NodeRow
 from memory.selectors import node_get
-from whisper.hook import workspace_for
+from whisper.hook_env import workspace_for
 from tests.trust.conftest import git
 
 

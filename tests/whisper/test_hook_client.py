@@ -7,6 +7,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -143,12 +144,18 @@ def test_time_limit(monkeypatch, raw, limit):
 
 
 def test_the_hook_client_imports_no_django_numpy_or_models():
+    """Loaded by its path from elsewhere, as Claude Code runs it: the standard library and its own copy's stand-alone
+    siblings (whisper/hook_env.py, hook_net.py), never another installed whisper's (this venv's editable one)."""
     import subprocess
     import sys
 
     code = (f"import importlib.util, sys; spec = importlib.util.spec_from_file_location('hook', {hook.__file__!r}); "
             "spec.loader.exec_module(importlib.util.module_from_spec(spec)); "
             "print(sorted({m.split('.')[0] for m in sys.modules} & "
-            "{'django', 'numpy', 'fastembed', 'onnxruntime', 'memory', 'whisper', 'pydantic'}))")
+            "{'django', 'numpy', 'fastembed', 'onnxruntime', 'memory', 'maintenance', 'ormah_site', 'pydantic'})); "
+            "print(sorted((m, sys.modules[m].__file__) for m in sys.modules if m.split('.')[0] == 'whisper'))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", timeout=30)
-    assert (done.returncode, done.stdout.strip()) == (0, "[]")
+    folder = str(Path(hook.__file__).parent)
+    siblings = [(f"whisper{name}", f"{folder}/{file}") for name, file in
+                (("", "__init__.py"), (".hook_env", "hook_env.py"), (".hook_net", "hook_net.py"))]
+    assert (done.returncode, done.stdout.splitlines()) == (0, ["[]", str(siblings)]), done.stderr
