@@ -67,6 +67,13 @@ def recording_routes(keys: dict[str, str]):
     calls: list[dict | None] = []
     views: list[dict] = []
     real_passing = conventions.passing
+    real_standout_gate = gate.standout_gate
+    gated: set[int] = set()  # the candidates the gate itself passed, before the standouts join (session 24)
+
+    def standout_gate(run, conf):
+        gated.clear()
+        gated.update(id(c) for c in run.pool)
+        return real_standout_gate(run, conf)
 
     def passing(cosines, **limits):
         scores = conventions.standout_scores(cosines, min_set=limits.get("min_set", 8))
@@ -88,13 +95,16 @@ def recording_routes(keys: dict[str, str]):
                 alone, joined = deps.cosines(run.prompt_vec, rows), deps.cosines(run.query_vec, rows)
                 follow = {id(c): round(min(alone.get(c.hit.row_id, 0.0), joined.get(c.hit.row_id, 0.0))
                                        * c.space_factor, 4) for c in fresh}
+        gated.clear()
         decision = gate.injection_gate(run, conf, deps)
         kept = {id(c) for c in run.pool}
         rows = []
         for c in run.candidates:
             if id(c) not in pre and c.node_id not in run.standouts:
                 continue
-            standout = c.node_id in run.standouts and c.gate_threshold == conf.standout_z
+            # A memory the gate passed keeps its route when it also stands out (the ledger shows its standout).
+            standout = (c.node_id in run.standouts and c.gate_threshold == conf.standout_z
+                        and id(c) not in gated)
             follow_up = id(c) in follow and c.gate_threshold == conf.follow_up_cosine
             rows.append({"key": keys.get(c.node_id, c.node_id), "gate": c.gate_score, "threshold": c.gate_threshold,
                          "route": route_name(pre.get(id(c), {}), standout, follow_up),
@@ -112,11 +122,11 @@ def recording_routes(keys: dict[str, str]):
         calls[-1] = (calls[-1] or {"rows": [], "standout": []}) | {"identity": identity_view(run, deps, keys)}
         return decision
 
-    respond.run_stages, conventions.passing = run_stages, passing
+    respond.run_stages, conventions.passing, gate.standout_gate = run_stages, passing, standout_gate
     try:
         yield calls
     finally:
-        respond.run_stages, conventions.passing = original, real_passing
+        respond.run_stages, conventions.passing, gate.standout_gate = original, real_passing, real_standout_gate
 
 
 def identity_view(run, deps, keys: dict[str, str]) -> dict | None:

@@ -195,11 +195,13 @@ def first_person_need(run: WhisperRun) -> bool:
 def standout_gate(run: WhisperRun, conf: WhisperConf) -> None:
     """After the injection gate: a candidate that stands out for the task passes whatever its own gate said (its
     gate score becomes its standard score, its threshold conf.standout_z, so the ledger shows why it passed); what the
-    gate passed stays."""
+    gate passed stays. A standout is a fallback (session 24, silence2): one the gate did not pass joins only when
+    the gate passed nothing (beside a memory the gate passed, a standout was mostly wrong on dev 1-14: docs/whisper.md,
+    "Standouts on first-person prompts")."""
     kept = {id(c) for c in run.pool}
     for cand in run.candidates:
         score = run.standouts.get(cand.node_id)
-        if score is None or cand.stage not in (STAGE_GATE, STAGE_CANDIDATE):
+        if score is None or cand.stage not in (STAGE_GATE, STAGE_CANDIDATE) or (kept and id(cand) not in kept):
             continue
         cand.gate_score, cand.gate_threshold = score, conf.standout_z
         if id(cand) not in kept:
