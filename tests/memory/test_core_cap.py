@@ -8,28 +8,14 @@ with edges, so the remember's own cap check used to demote the memory it had jus
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from memory import runtime
 from memory.domain.enums import Tier
-from memory.domain.requests import ConnectionIn, NodeCreate
+from memory.domain.requests import NodeCreate
 from memory.models import AuditRow, NodeRow
 from memory.services import core_cap_enforce, node_create, node_set_tier, nodes_create
-
-T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
-
-
-def tiers(*uids: str) -> list[str]:
-    return [NodeRow.objects.get(uid=u).tier for u in uids]
-
-
-def full_core(cap: int) -> list[str]:
-    """`cap` core memories, each with one edge (importance 0.4051), over a working memory they all point to."""
-    hub = node_create(request=NodeCreate(content="The billing service runs on port 8080"), now=T0,
-                      auto_link=False).node
-    return [node_create(request=NodeCreate(content=f"Core rule {i}: billing deploys need a review", tier="core",
-                                           connections=[ConnectionIn(target=hub.id, edge="related_to")]),
-                        now=T0 + timedelta(minutes=i), auto_link=False).node.id for i in range(cap)]
+from tests.support.core_cap import T0, full_core, tiers
 
 
 def test_a_core_remember_into_a_full_core_keeps_the_new_memory_in_core(mem, settings):

@@ -6,29 +6,12 @@ On the old code an import wrote core memories past the cap and nothing demoted a
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 from memory import runtime
 from memory.domain.markdown import render
 from memory.domain.node import Node
-from memory.domain.requests import ConnectionIn, NodeCreate
 from memory.models import AuditRow, NodeRow
-from memory.services import memory_import, node_create
-
-T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
-
-
-def tiers(*uids: str) -> list[str]:
-    return [NodeRow.objects.get(uid=u).tier for u in uids]
-
-
-def full_core(cap: int) -> list[str]:
-    """`cap` core memories, each with one edge (importance 0.4051), over a working memory they all point to."""
-    hub = node_create(request=NodeCreate(content="The billing service runs on port 8080"), now=T0,
-                      auto_link=False).node
-    return [node_create(request=NodeCreate(content=f"Core rule {i}: billing deploys need a review", tier="core",
-                                           connections=[ConnectionIn(target=hub.id, edge="related_to")]),
-                        now=T0 + timedelta(minutes=i), auto_link=False).node.id for i in range(cap)]
+from memory.services import memory_import
+from tests.support.core_cap import T0, full_core, tiers
 
 
 def demoted() -> list[str]:
