@@ -15,7 +15,7 @@ import pytest
 
 from tests.faults.support import children, cmdline
 from tests.support import pg_databases
-from tests.support.ports import free_port, wait_until
+from tests.support.ports import free_port, listening, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = str(ROOT / "manage.py")
@@ -48,14 +48,7 @@ def served(tmp_path):
     proc = subprocess.Popen([sys.executable, MANAGE, "serve", "--port", str(port)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
-    def listening():
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return True
-        except OSError:
-            return False
-
-    assert wait_until(listening, 60), "server did not start"
+    assert wait_until(lambda: listening(port), 60), "server did not start"
     yield env, home, port, proc
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGKILL)

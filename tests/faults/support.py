@@ -14,7 +14,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -25,7 +24,7 @@ from pathlib import Path
 from bench.procfs import alive, children, cmdline, comm, niceness  # noqa: F401 (niceness: re-exported)
 from maintenance.cluster import JOB_WORKER_NAME
 from tests.support import pg_databases
-from tests.support.ports import free_port, wait_until
+from tests.support.ports import free_port, listening, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = str(ROOT / "manage.py")
@@ -144,11 +143,7 @@ class Served:
         return f"http://127.0.0.1:{self.port}{path}"
 
     def listening(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                return True
-        except OSError:
-            return False
+        return listening(self.port)
 
     def wait_ready(self, timeout: float = 60) -> None:
         assert wait_until(lambda: self.listening() and self.web_workers() and self.job_worker(), timeout, 0.1), \

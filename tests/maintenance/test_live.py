@@ -6,7 +6,6 @@ import json
 import os
 import random
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -19,7 +18,7 @@ import httpx
 import pytest
 
 from tests.maintenance.live import varied
-from tests.support.ports import free_port, wait_until
+from tests.support.ports import free_port, listening, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 MANAGE = str(ROOT / "manage.py")
@@ -115,7 +114,7 @@ def test_web_writes_during_a_running_sleep_cycle_are_never_lost_or_locked(tmp_pa
                 (writes if response.status_code == 201 else failures).append((content, response))
 
     try:
-        assert wait_until(lambda: _listening(port), 60, 0.1), "server did not start"
+        assert wait_until(lambda: listening(port), 60, 0.1), "server did not start"
         cycle_thread = threading.Thread(target=sleep_cycles)
         cycle_thread.start()
         assert wait_until(lambda: query(home / "index.sqlite3", "SELECT count(*) FROM maintenance_jobrunrow "
@@ -150,11 +149,3 @@ def test_web_writes_during_a_running_sleep_cycle_are_never_lost_or_locked(tmp_pa
         [r.json()["node"]["id"] for _, r in writes])]
     during = [c for c in created if any(a <= c <= b for a, b in runs)]
     assert len(during) >= len(created) // 2  # most writes landed while a mutating job was running
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False

@@ -12,7 +12,6 @@ import http.cookiejar
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import urllib.parse
@@ -21,7 +20,7 @@ import urllib.request
 import pytest
 
 from tests.faults.support import MANAGE, child_env
-from tests.support.ports import free_port, wait_until
+from tests.support.ports import free_port, listening, wait_until
 
 REPLAY = r"""
 import encodings.idna, sys, urllib.request, urllib.error
@@ -51,15 +50,8 @@ def signed_in(tmp_path_factory):
     proc = subprocess.Popen([sys.executable, MANAGE, "serve", "--port", str(port)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
-    def listening():
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return True
-        except OSError:
-            return False
-
     try:
-        assert wait_until(listening, 90), "server did not start"
+        assert wait_until(lambda: listening(port), 90), "server did not start"
         base = f"http://127.0.0.1:{port}"
         jar = http.cookiejar.CookieJar()
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), urllib.request.HTTPCookieProcessor(jar))

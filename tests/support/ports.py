@@ -1,4 +1,5 @@
-"""Plumbing of the tests that start a real server: a free loopback port, and polling until something holds."""
+"""Plumbing of the tests that start a real server: a free loopback port, whether something listens there, and polling
+until something holds."""
 
 from __future__ import annotations
 
@@ -11,6 +12,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def listening(port: int) -> bool:
+    """Whether a TCP connection to 127.0.0.1:`port` is accepted (within 0.2 s)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False
 
 
 def wait_until(predicate, timeout: float, step: float = 0.05):

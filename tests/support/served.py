@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.support.ports import free_port
+from tests.support.ports import free_port, listening, wait_until
 
 # Variables of the caller's environment that would point the child at another home, database or server.
 FOREIGN = ("ORMAH_DB_PATH", "ORMAH_MEMORY_DIR", "ORMAH_TOKEN_FILE", "ORMAH_URL", "ORMAH_SPACE")
@@ -30,13 +28,7 @@ def served_home(home: Path) -> Iterator[dict[str, str]]:
     subprocess.run([sys.executable, "-m", "ormah_site.cli", "init", "--quiet"], env=env, check=True, timeout=300)
     proc = subprocess.Popen([sys.executable, "-m", "ormah_site.cli", "serve", "--no-cluster", "--no-watch"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.2)
+    wait_until(lambda: listening(port), 120, 0.2)
     try:
         yield env
     finally:
