@@ -42,6 +42,20 @@ def _app() -> bytes:
     return render(make_node(content="App version.")).encode("utf-8")
 
 
+def _edit_on_rename(monkeypatch, path: Path) -> list[bytes]:
+    """A hand edit of `path` made just before the first os.rename of it: the list holds the edit once it is made."""
+    real = os.rename
+    edits: list[bytes] = []
+
+    def edit_then_rename(a, b, *args, **kwargs):
+        if not edits and Path(a) == path:
+            edits.append(_hand(path, "Edited by hand."))
+        return real(a, b, *args, **kwargs)
+
+    monkeypatch.setattr(os, "rename", edit_then_rename)
+    return edits
+
+
 @pytest.mark.parametrize("in_place", [False, True])
 def test_an_edit_just_before_the_swap_stays_live_and_the_app_version_is_kept(store, monkeypatch, in_place):
     stored = files.write_node(store, make_node())
@@ -81,15 +95,7 @@ def test_an_edit_between_the_two_swaps_goes_live_and_the_one_it_displaced_is_kep
 def test_without_an_exchange_call_the_fallback_keeps_the_edit_too(store, monkeypatch):
     stored = files.write_node(store, make_node())
     monkeypatch.setattr(exchange, "_call", lambda: None)
-    real = os.rename
-    edits: list[bytes] = []
-
-    def edit_then_rename(a, b, *args, **kwargs):
-        if not edits and Path(a) == stored.path:
-            edits.append(_hand(stored.path, "Edited by hand."))
-        return real(a, b, *args, **kwargs)
-
-    monkeypatch.setattr(os, "rename", edit_then_rename)
+    edits = _edit_on_rename(monkeypatch, stored.path)
     with pytest.raises(WriteConflict):
         files.write_node(store, make_node(content="App version."), expected_hash=stored.hash)
     assert (stored.path.read_bytes(), _conflicts(store)) == (edits[0], [_app()])
@@ -110,15 +116,7 @@ def test_a_guarded_write_leaves_no_temp_file(store):
 
 def test_forget_puts_back_a_file_edited_while_it_was_being_forgotten(store, monkeypatch):
     stored = files.write_node(store, make_node())
-    real = os.rename
-    edits: list[bytes] = []
-
-    def edit_then_rename(a, b, *args, **kwargs):
-        if not edits and Path(a) == stored.path:
-            edits.append(_hand(stored.path, "Edited by hand."))
-        return real(a, b, *args, **kwargs)
-
-    monkeypatch.setattr(os, "rename", edit_then_rename)
+    edits = _edit_on_rename(monkeypatch, stored.path)
     with pytest.raises(WriteConflict):
         files.soft_delete(store, make_node().id, now=make_node().created, expected_hash=stored.hash)
     assert (stored.path.read_bytes(), store.deleted_paths()) == (edits[0], [])
