@@ -2,6 +2,7 @@
 
     python -m bench.whisper_routes --split dev --json ROUTES      # one full dev run with every gate row recorded
     python -m bench.whisper_silence table ROUTES                  # the tables below, dev 1-14 only
+    python -m bench.whisper_silence split 4.5=A.txt 4.0=B.txt ... # standout z apart for tasks and first person
 
 Reads the records bench.whisper_routes writes (each prompt's injected memories and the route the gate passed each
 by) and counts, over the dev prompts of every batch not held out (bench.whisper_gate_fit.FRESH_BATCHES) or sealed
@@ -148,13 +149,67 @@ def table(records: list[dict]) -> list[str]:
     return lines
 
 
+def prompt_type(prompt: str) -> str:
+    """Which standout threshold a prompt's standouts would face under a split: "task" when a convention could govern
+    it (`governs_task`, as whisper.conventions.standouts reads it first), else "first person"."""
+    from whisper.conventions import governs_task
+
+    return "task" if governs_task(prompt) else "first person"
+
+
+def left_out(right: dict[str, list[bool]], prompts: list[dict], today: str, by: str) -> tuple[int, list[str]]:
+    """Each group (batch or store) scored with the setting that is best on the other groups (ties to today's, then
+    to the earlier setting), summed; `right` maps a setting to each prompt's fully-right flag."""
+    from bench.prompt_groups import group_of
+
+    names = list(right)
+    groups = [group_of(p, by) for p in prompts]
+    total, lines = 0, []
+    for g in sorted(set(groups), key=lambda g: (len(g), g)):
+        def score(name, inside, g=g):
+            return sum(ok for ok, gg in zip(right[name], groups) if (gg == g) == inside)
+        best = max(names, key=lambda n: (score(n, False), n == today, -names.index(n)))
+        total += score(best, True)
+        lines.append(f"  {g}: {best} {score(best, True)} against {score(today, True)}")
+    return total, lines
+
+
+def split(runs: dict[str, Path], today: str) -> list[str]:
+    """Full dev `--show` runs, one per standout z (name -> file): every pair (z for tasks, z for first-person
+    prompts) scored prompt by prompt from the run at its type's z, chosen leave-one-batch-out and leave-one-store-out
+    against today's pair (today, today)."""
+    from bench.whisper_identity import _dev_prompts, _right
+    from bench.whisper_show_report import read_show
+
+    prompts = _dev_prompts()
+    shows = {z: read_show(f) for z, f in runs.items()}
+    types = [prompt_type(p["prompt"]) for p in prompts]
+    right = {}
+    for zt in runs:
+        for zf in runs:
+            pick = [shows[zt if t == "task" else zf] for t in types]
+            right[f"task {zt} / first person {zf}"] = [bool(_right(p, run)) for p, run in zip(prompts, pick)]
+    base = f"task {today} / first person {today}"
+    lines = [f"prompts {len(prompts)} (task {types.count('task')}); in sample:"]
+    lines += [f"  {name}: {sum(flags)}" for name, flags in right.items()]
+    for by in ("batch", "store"):
+        total, per = left_out(right, prompts, base, by)
+        lines.append(f"left out by {by}: {total} against {sum(right[base])} (net {total - sum(right[base]):+d})")
+        lines += per
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("table",))
-    parser.add_argument("routes", type=Path, help="the --json output of bench.whisper_routes (dev)")
+    parser.add_argument("what", choices=("table", "split"))
+    parser.add_argument("files", nargs="+", help="table: the --json output of bench.whisper_routes (dev); split: "
+                        "Z=SHOW.txt for each z's full dev --show run, today's first")
     args = parser.parse_args(argv)
-    records = json.loads(args.routes.read_text())
-    print("\n".join(table(records)))
+    if args.what == "table":
+        print("\n".join(table(json.loads(Path(args.files[0]).read_text()))))
+        return 0
+    runs = {z: Path(f) for z, f in (item.split("=", 1) for item in args.files)}
+    print("\n".join(split(runs, next(iter(runs)))))
     return 0
 
 

@@ -53,3 +53,22 @@ def test_dev_prompts_leave_out_the_held_out_and_test_prompts():
 
     prompts = dev_prompts()
     assert prompts and all(p["split"] == "dev" and p.get("batch", 1) not in FRESH_BATCHES for p in prompts.values())
+
+
+def test_prompt_type_tells_a_task_from_a_first_person_prompt():
+    from bench.whisper_silence import prompt_type
+
+    assert prompt_type("write the commit message for this change") == "task"
+    assert prompt_type("what was wrong with my leg after the fall") == "first person"
+
+
+def test_left_out_scores_each_group_with_the_setting_best_on_the_others():
+    from bench.whisper_silence import left_out
+
+    prompts = [{"batch": b, "category": "project", "expect": ["p1"]} for b in (1, 1, 2, 2, 3)]
+    right = {"today": [True, False, True, False, True], "new": [True, True, True, True, False]}
+    total, lines = left_out(right, prompts, "today", "batch")
+    # batch 1: on batches 2-3 a tie (2 each) -> today, 1 right; batch 2: on 1 and 3 a tie -> today, 1;
+    # batch 3: on 1-2 new has 4 to today's 2 -> new, 0 right
+    assert total == 2
+    assert lines[2] == "  3: new 0 against 1"
