@@ -302,7 +302,8 @@ def register(server: FastMCP, *, api, default_space: str | None, workspace: str 
         tags: Annotated[list[str] | None, Field(description="approve with these tags instead of the proposed ones")]
         = None,
         seen: Annotated[str | None, Field(description="the seen value proposal_result showed; needed with title, "
-                                                      "content or tags")] = None,
+                                                      "content or tags; a rejection is not refused for an old "
+                                                      "one")] = None,
     ) -> str:
         ref = _segment(proposal_id, "proposal_id")
         edit = {k: v for k, v in {"title": title, "content": content, "tags": tags}.items() if v is not None}
@@ -316,7 +317,7 @@ def register(server: FastMCP, *, api, default_space: str | None, workspace: str 
             if changed is None:
                 raise ToolError(f"seen '{seen}' is not from proposal {now['proposal_id'][:8]}: call proposal_result "
                                 "for it and pass the seen value it shows.")
-            if changed:
+            if changed and action == "approve":  # a rejection writes nothing: a stale seen still rejects
                 raise ToolError(changed_text(now["proposal_id"], [{"id": uid} for uid in changed]))
             body["seen"] = now["seen"]  # the API checks these again under the write lock
         try:

@@ -121,6 +121,23 @@ def test_an_approval_after_a_memory_changed_applies_nothing_and_says_so(ormah_se
                            "seen value it shows.")
 
 
+def test_a_rejection_with_a_stale_seen_rejects_as_the_api_does(ormah_server, tmp_path):
+    """Rejecting writes nothing, so a memory changed since the result was read is no reason to refuse it (the
+    service and the REST API reject with a stale seen since f01d9dc); the memories stay as they are."""
+    keep_id, gone_id, pid = _merge()
+    short = pid[:8]
+    result, changed = _run(ormah_server, tmp_path, [
+        ("proposal_result", {"proposal_id": short}),
+        ("update_memory", {"node_id": gone_id[:8], "content": "Deploys go out on Wednesdays now"})])
+    assert not changed[0], changed[1]
+    (rejected,) = _run(ormah_server, tmp_path, [("decide_proposal", {
+        "proposal_id": short, "action": "reject", "seen": _seen_of(result[1])})])
+    assert rejected == (False, f"Proposal {short} (merge) is now rejected: merge the two deploy-day memories")
+    assert ProposalRow.objects.get(proposal_id=pid).status == "rejected"
+    assert node_get(store=runtime.store(), ref=gone_id).content == "Deploys go out on Wednesdays now"
+    assert node_get(store=runtime.store(), ref=keep_id).content == "Deploys go out on Tuesdays after the checklist"
+
+
 def test_a_conflict_has_no_result_to_read(ormah_server, tmp_path):
     a = node_create(request=NodeCreate(content="Staging runs Postgres 15"), auto_link=False).node
     b = node_create(request=NodeCreate(content="Staging runs Postgres 16"), auto_link=False).node
