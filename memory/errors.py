@@ -39,6 +39,12 @@ class NodeNotFound(OrmahError):
     http_status = 404
 
 
+class NodeForgotten(NodeNotFound):
+    """The id names a memory that was forgotten (its file is in deleted/) and can be restored; details:
+    {"forgotten": its full id}. A 404 like NodeNotFound with the same code; the message says how to restore it, so
+    the API, MCP, the CLI and the web UI say the same thing."""
+
+
 class NodeMerged(NodeNotFound):
     """The id names a memory a duplicate merge removed; `details` names where it went.
 

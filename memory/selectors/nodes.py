@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import Q
 
-from memory import documents
+from memory import documents, runtime
 from memory.domain.markdown import parse
 from memory.domain.node import Node
-from memory.errors import AmbiguousNodeRef, MalformedNodeFile, NodeMerged, NodeNotFound, ValidationFailed
+from memory.errors import (AmbiguousNodeRef, MalformedNodeFile, NodeForgotten, NodeMerged, NodeNotFound,
+                           ValidationFailed)
 from memory.malformed import malformed_self, node_read_error
 from memory.models import EdgeRow, MergeHistoryRow, NodeRow, NodeTagRow
 from memory.store import MAX_READ_BYTES, MarkdownStore, StoredFile, content_hash
@@ -36,6 +37,7 @@ def node_row_get(*, ref: str) -> NodeRow:
     matches = list(NodeRow.objects.filter(uid__startswith=ref).order_by("uid")[:11])
     if not matches:
         _raise_if_merged(ref)
+        _raise_if_forgotten(ref)
         raise NodeNotFound(f"No memory with id {ref}")
     if len(matches) > 1:
         ids = [m.uid for m in matches[:10]]
@@ -82,6 +84,16 @@ def node_row_resolve(*, ref: str) -> tuple[NodeRow, str | None]:
         if keeper is None:
             raise
         return keeper, exc.details["removed"]
+
+
+def _raise_if_forgotten(ref: str) -> None:
+    """Raise NodeForgotten when `ref` (an id or prefix no live memory has) names exactly one forgotten memory: a
+    bare "No memory with id" left a person who forgot it by mistake at a dead end (tombstone ids are cached by
+    file signature, and this runs only on a miss)."""
+    forgotten = runtime.store().deleted_ids(ref)
+    if len(forgotten) == 1:
+        raise NodeForgotten(f"No memory with id {ref}: it was forgotten; `ormah forget --restore {ref}` brings it "
+                            "back", details={"forgotten": forgotten[0]})
 
 
 def _raise_if_merged(ref: str) -> None:

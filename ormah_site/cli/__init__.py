@@ -68,13 +68,13 @@ def _run(argv: list[str]) -> int:
         from ormah_site.cli.setup_command import run_setup
 
         return run_setup(options)
-    from ormah_site.cli.thin import COMMANDS, forgotten_hint
+    from ormah_site.cli.thin import COMMANDS
 
     if command in COMMANDS and not getattr(options, "markdown", False):
         try:
             print(shown(COMMANDS[command](options)))
         except ApiError as exc:
-            return _fail(forgotten_hint(exc.message))
+            return _fail(exc.message)
         return 0
     from ormah_site.cli.django_boot import run_command
 

@@ -12,11 +12,9 @@ import os
 import re
 import sys
 import urllib.parse
-from pathlib import Path
 
 from ormah_site.cli import render
 from ormah_site.cli.client import ApiError, call
-from ormah_site.cli.env import ormah_home
 
 GLOBAL = "global"
 
@@ -34,24 +32,6 @@ def _ref(value: str) -> str:
         raise ApiError(422, "validation_failed",
                        f"'{ref}' is not a node id or an id prefix of at least 4 hex characters")
     return urllib.parse.quote(ref, safe="")
-
-
-def forgotten_hint(message: str) -> str:
-    """The API's "No memory with id 83c0", and how to bring it back when a file in deleted/ carries that id's short
-    form at the end of its name (a forgotten memory): the 404 alone left a new user at a dead end. Files only,
-    no Django; nothing is added with the memory files in PostgreSQL (ORMAH_DATABASE_URL)."""
-    found = re.fullmatch(r"No memory with id ([0-9a-f-]{4,36})\.?", message)
-    if not found or os.environ.get("ORMAH_DATABASE_URL"):
-        return message
-    ref = found.group(1)
-    folder = Path(os.environ.get("ORMAH_MEMORY_DIR") or ormah_home() / "memory") / "deleted"
-    try:
-        names = [p.stem for p in folder.glob("*.md")]
-    except OSError:
-        return message
-    if not any(name.rpartition("_")[2].startswith(ref[:8]) for name in names):
-        return message
-    return f"{message.rstrip('.')}: it was forgotten; `ormah forget --restore {ref}` brings it back"
 
 
 def _default_space(given: str | None) -> str | None:

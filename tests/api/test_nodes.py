@@ -206,3 +206,22 @@ def test_restore_of_an_ambiguous_prefix_is_409_with_the_candidates(api, pair):
     assert (response.status_code, response.json()["error"]) == (409, "ambiguous_ref")
     assert sorted(response.json()["details"]["candidates"]) == sorted([b.id, twin])
     assert api.post(f"/api/agent/nodes/{b.id}/restore").json()["id"] == b.id  # the full id still restores it
+
+
+def test_a_forgotten_memory_answers_404_saying_how_to_bring_it_back(api, pair):
+    """Every front door says the same for a forgotten id (session 24): the API's 404 (and so MCP's and the CLI's
+    answer) names it as forgotten with the way back, and details give the full id to restore; an id nothing ever
+    had stays a plain 404."""
+    a, b = pair
+    assert api.delete(f"/api/agent/nodes/{b.id}").status_code == 200
+    for response, ref in [(api.get(f"/api/agent/nodes/{b.id[:6]}"), b.id[:6]),
+                          (api.patch(f"/api/agent/nodes/{b.id}", {"content": "x"}),
+                           b.id)]:
+        assert response.status_code == 404
+        assert response.json() == {"error": "not_found", "details": {"forgotten": b.id}, "message": (
+            f"No memory with id {ref}: it was forgotten; `ormah forget --restore {ref}` brings it back")}
+    other = "ffff0000" if not b.id.startswith("ffff0000") else "eeee0000"
+    assert api.get(f"/api/agent/nodes/{other}").json() == {"error": "not_found", "details": None,
+                                                           "message": f"No memory with id {other}"}
+    assert api.post(f"/api/agent/nodes/{b.id[:6]}/restore").status_code == 200
+    assert api.get(f"/api/agent/nodes/{b.id[:6]}").status_code == 200

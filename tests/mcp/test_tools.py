@@ -99,6 +99,19 @@ def test_api_errors_come_back_as_tool_errors(tools):
     assert _text(traversal) == "'../../admin/rebuild' is not an id or an id prefix (hex digits and dashes)."
 
 
+def test_a_forgotten_memory_says_how_to_bring_it_back(tools):
+    """recall_node and update_memory of a forgotten id say what the API, the CLI and the web UI say (session 24);
+    the bare 'No memory with id' left the agent and the user at a dead end."""
+    made = _text(_call(tools, "remember", {"content": "The staging database listens on port 6543"}))
+    node_id = made.split("ID: ")[1].split()[0]
+    assert not _call(tools, "forget", {"node_id": node_id}).isError
+    for tool, args in [("recall_node", {}), ("update_memory", {"content": "port 6544"})]:
+        result = _call(tools, tool, {"node_id": node_id[:8], **args})
+        assert result.isError
+        assert _text(result) == (f"No memory with id {node_id[:8]}: it was forgotten; "
+                                 f"`ormah forget --restore {node_id[:8]}` brings it back.")
+
+
 def test_a_wrong_token_says_how_to_fix_it(ormah_server):
     server = build_server(api=OrmahApi(base_url=ormah_server, token=lambda: "wrong"), default_space=None)
     assert "refused the API token" in _text(_call(server, "get_self"))

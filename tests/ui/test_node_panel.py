@@ -214,6 +214,19 @@ def test_the_page_of_a_forgotten_memory_is_a_full_page(ui, mem):
     assert "<!doctype" not in partial and f"No memory with id {a.id}" in partial
 
 
+def test_the_page_of_a_forgotten_memory_offers_to_restore_it(ui, mem):
+    """The page says what the API, MCP and the CLI say (session 24) and has a Restore button that brings it back;
+    an id nothing had gets no button."""
+    a = mem("Forget me, then restore me from my page", auto_link=False)
+    csrf_post(ui, f"/nodes/{a.id}/forget/")
+    html = ui.get(f"/nodes/{a.id[:8]}/").content.decode()
+    assert f"No memory with id {a.id[:8]}: it was forgotten;" in html
+    assert f'action="/nodes/{a.id}/restore/"' in html and ">Restore</button>" in html
+    assert "Restore</button>" not in ui.get("/nodes/abcdef12/").content.decode()
+    response = csrf_post(ui, f"/nodes/{a.id}/restore/", htmx=False)
+    assert response.status_code == 302 and runtime.store().path_for(a.id) is not None
+
+
 def test_actions_without_htmx_redirect_back_to_the_node_page(ui, mem):
     a = mem("Plain form post", auto_link=False)
     response = csrf_post(ui, f"/nodes/{a.id}/tier/", {"tier": "core"}, htmx=False)

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from memory import services
 from memory.cards import node_suggest
 from memory.domain.enums import TIER_ORDER, EdgeType, Tier
-from memory.errors import OrmahError
+from memory.errors import NodeForgotten, OrmahError
 from ormah_site.ui import undo
 from ormah_site.ui.forms import SYSTEM_TAGS, ConnectForm, NodeEditForm, OutdatedForm, TierForm
 from ormah_site.ui.http import is_htmx, with_trigger
@@ -71,8 +71,9 @@ def node_view(view):
         except OrmahError as exc:
             # A page visit (a bookmark, a reload after Forget) gets the site's page around the message.
             template = "memory/_node_missing.html" if is_htmx(request) else "memory/node_missing_page.html"
-            return render(request, template, {"message": exc.message, "uid": kwargs.get("uid")},
-                          status=exc.http_status)
+            forgotten = (exc.details or {}).get("forgotten") if isinstance(exc, NodeForgotten) else None
+            return render(request, template, {"message": exc.message, "uid": kwargs.get("uid"),
+                                              "forgotten": forgotten}, status=exc.http_status)
 
     return login_required(wrapper)
 
