@@ -155,7 +155,66 @@ def thread_count() -> int:
         return threading.active_count()
 
 
-class FreeThreadWorker(ThreadWorker):
+class HeadDeadlineWorker(ThreadWorker):
+    """gunicorn's threaded worker, with a deadline for a request's head (request line and headers): a thread that
+    took a connection reads its head with a blocking socket and no timeout, so a local client that sends the start
+    of a request and then a byte now and then held that thread for as long as it liked, and as many such clients as
+    the server has threads (2 x 4: eight) left it answering nobody (measured with `ormah serve`: a request waited
+    past its 40 s timeout; docs/security.md, "slowloris"). gunicorn 27 bounds only the wait for a connection's
+    first bytes (5 s, then the connection goes back to the poller).
+
+    Here a connection handed to a thread must have sent its whole head REQUEST_HEAD_SECONDS later (the 5 s wait
+    included); past that the main loop (every turn, at least once a second) shuts the socket down, the thread's read
+    ends as a client that went away, and the connection is closed. A kept-alive connection's next request gets a
+    deadline of its own. The body and the view are not bounded here."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.heads: dict = {}  # connection -> when its head must have arrived, while a thread reads it
+        self.heads_lock = threading.Lock()  # request threads and the main loop both change `heads`
+
+    @classmethod
+    def supported(cls) -> bool:
+        """Whether this gunicorn's threaded worker has the event loop the class hooks into (gunicorn 27)."""
+        return all(hasattr(ThreadWorker, name) for name in ("enqueue_req", "finish_request", "set_accept_enabled",
+                                                            "murder_pending", "handle_request"))
+
+    def enqueue_req(self, conn) -> None:
+        with self.heads_lock:
+            self.heads[conn] = time.monotonic() + REQUEST_HEAD_SECONDS
+        super().enqueue_req(conn)
+
+    def handle(self, conn):  # a request thread
+        try:
+            return super().handle(conn)
+        finally:
+            with self.heads_lock:
+                self.heads.pop(conn, None)
+
+    def handle_request(self, req, conn):  # a request thread, the head read
+        with self.heads_lock:
+            self.heads.pop(conn, None)
+        return super().handle_request(req, conn)
+
+    def murder_pending(self) -> None:
+        """gunicorn's (pending connections past their wait), then the heads past their deadline."""
+        super().murder_pending()
+        now = time.monotonic()
+        with self.heads_lock:  # held while shutting down: a head read meanwhile waits, its socket not shut under it
+            for conn in [c for c, deadline in self.heads.items() if deadline <= now]:
+                del self.heads[conn]
+                try:
+                    conn.sock.shutdown(socket.SHUT_RDWR)  # the blocked read returns: the client seems gone
+                except OSError:
+                    pass
+
+
+# A request's head must have arrived this long after a thread took its connection (gunicorn's 5 s wait for the first
+# bytes included). Ormah's clients and browsers send it in one write.
+REQUEST_HEAD_SECONDS = 10.0
+
+
+class FreeThreadWorker(HeadDeadlineWorker):
     """gunicorn's threaded worker, taking a new connection from the shared socket only while one of its threads is
     free (ORMAH_WEB_SOCKETS=shared with more than one worker): when all its threads serve a request it stops polling
     the socket, so the next connection waits in the kernel's queue for the first worker with a free thread, instead
@@ -177,11 +236,6 @@ class FreeThreadWorker(ThreadWorker):
         super().__init__(*args, **kwargs)
         self.serving = 0  # connections handed to the thread pool and not yet finished
         self.closing: dict = {}  # connection -> (deadline, bytes drained): FIN sent, waiting for the client's end
-
-    @classmethod
-    def supported(cls) -> bool:
-        """Whether this gunicorn's threaded worker has the event loop the class hooks into (gunicorn 27)."""
-        return all(hasattr(ThreadWorker, name) for name in ("enqueue_req", "finish_request", "set_accept_enabled"))
 
     def enqueue_req(self, conn) -> None:
         self.serving += 1
@@ -233,7 +287,8 @@ class FreeThreadWorker(ThreadWorker):
         _close(conn.sock)
 
     def murder_pending(self) -> None:
-        """gunicorn's (pending connections past their wait), then the closing connections past their deadline."""
+        """HeadDeadlineWorker's (pending connections past their wait, heads past theirs), then the closing
+        connections past their deadline."""
         super().murder_pending()
         now = time.monotonic()
         for conn in [c for c, (deadline, _) in self.closing.items() if deadline <= now]:

@@ -63,8 +63,8 @@ def test_the_job_cluster_starts_at_nice_10_and_the_web_at_the_callers_priority()
 
 @pytest.mark.parametrize(("workers", "sockets", "worker"), [
     (2, "shared", "ormah_site.gunicorn_conf.FreeThreadWorker"),
-    (2, "per-worker", "gthread"),  # a busy worker that stopped accepting would strand its own socket's queue
-    (1, "shared", "gthread"),
+    (2, "per-worker", "ormah_site.gunicorn_conf.HeadDeadlineWorker"),  # a busy worker that stopped accepting
+    (1, "shared", "ormah_site.gunicorn_conf.HeadDeadlineWorker"),  # would strand its own socket's queue
 ])
 def test_only_workers_on_a_shared_socket_take_connections_only_with_a_thread_free(settings, workers, sockets, worker):
     settings.ORMAH = {**settings.ORMAH, "WEB_WORKERS": workers, "WEB_SOCKETS": sockets}
