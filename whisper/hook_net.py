@@ -20,8 +20,10 @@ def _as_ipv6(raw: bytes) -> bytes:
 
 
 def _host_addresses(host: str) -> set[bytes]:
-    """The loopback addresses (16 bytes each) a URL's host name means; empty for any other host. The wildcard
-    address (ORMAH_HOST=0.0.0.0 or ::, which the clients then connect to) reaches this machine's loopback too."""
+    """This machine's addresses (16 bytes each) a URL's host name means; empty for any other host. The wildcard
+    address (ORMAH_HOST=0.0.0.0 or ::, which the clients then connect to) reaches this machine's loopback too; an
+    address of one of its interfaces (a LAN address, ORMAH_HOST=192.168.1.20) reaches a process listening on the
+    wildcard address (session 24). Host names other than localhost are not resolved (no DNS here)."""
     host = host.strip("[]").lower()
     if host == "localhost":
         return {_as_ipv6(bytes([127, 0, 0, 1])), b"\0" * 15 + b"\1"}
@@ -32,8 +34,21 @@ def _host_addresses(host: str) -> set[bytes]:
             continue
         if raw in _ANY:
             return _host_addresses("localhost")
-        return {raw} if raw == b"\0" * 15 + b"\1" or (raw.startswith(_MAPPED) and raw[12] == 127) else set()
+        loopback = raw == b"\0" * 15 + b"\1" or (raw.startswith(_MAPPED) and raw[12] == 127)
+        return {raw} if loopback or _own_address(family, host) else set()
     return set()
+
+
+def _own_address(family: int, host: str) -> bool:
+    """Whether `host` (an address literal) is one of this machine's: the kernel binds a socket only to those (with
+    net.ipv4.ip_nonlocal_bind set it binds any, and a remote address is then checked too: at worst a refusal when
+    another user listens on the wildcard address at the server's port)."""
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.bind((host, 0))
+    except OSError:
+        return False
+    return True
 
 
 def _tcp_sockets():
