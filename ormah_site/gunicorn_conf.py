@@ -179,12 +179,10 @@ class HeadDeadlineWorker(ThreadWorker):
         return all(hasattr(ThreadWorker, name) for name in ("enqueue_req", "finish_request", "set_accept_enabled",
                                                             "murder_pending", "handle_request"))
 
-    def enqueue_req(self, conn) -> None:
+    def handle(self, conn):  # a request thread, from when it takes the connection (not while it waits in the pool's
+        # queue behind busy threads: a request queued there is slow to be served, not slow to send)
         with self.heads_lock:
             self.heads[conn] = time.monotonic() + REQUEST_HEAD_SECONDS
-        super().enqueue_req(conn)
-
-    def handle(self, conn):  # a request thread
         try:
             return super().handle(conn)
         finally:

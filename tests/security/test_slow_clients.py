@@ -73,3 +73,42 @@ def test_clients_that_never_finish_their_headers_do_not_starve_the_server(served
             s.close()
     assert cut == [True] * THREADS
     assert waited < REQUEST_HEAD_SECONDS * 3, waited
+
+
+def test_a_connection_waiting_for_a_busy_thread_has_no_head_deadline_yet():
+    """The deadline runs from when a thread takes the connection: one queued in the thread pool behind busy threads
+    (one worker's threads all serving) is slow to be served, not slow to send, and must not be cut for it. A real
+    gunicorn worker object, its thread pool and a loopback socket; the worker's loop is not started."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gunicorn.config import Config
+    from gunicorn.glogging import Logger
+    from gunicorn.workers.gthread import PollableMethodQueue, TConn
+
+    from ormah_site.gunicorn_conf import HeadDeadlineWorker
+
+    cfg = Config()
+    cfg.set("threads", 1)
+    worker = HeadDeadlineWorker(0, os.getppid(), [], None, 30, cfg, Logger(cfg))
+    worker.tpool = ThreadPoolExecutor(1)
+    worker.method_queue = PollableMethodQueue()
+    worker.method_queue.init()
+    busy = threading.Event()
+    worker.tpool.submit(busy.wait, 30)  # the one thread serves another request
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        client = socket.create_connection(listener.getsockname(), timeout=10)
+        served, address = listener.accept()
+    try:
+        conn = TConn(cfg, served, address, served.getsockname())
+        worker.enqueue_req(conn)
+        assert worker.heads == {}  # queued: no thread reads it, no deadline runs
+        client.close()  # gone before a thread took it: the thread finds the end of stream
+        busy.set()
+        worker.tpool.shutdown(wait=True)
+        assert worker.heads == {}
+    finally:
+        busy.set()
+        client.close()
+        served.close()
+        worker.tmp.close()
