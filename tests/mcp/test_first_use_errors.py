@@ -3,26 +3,13 @@ sentence that says what to do, and nothing is done silently with a misspelt argu
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
-from mcp import ClientSession
-from mcp.client.stdio import stdio_client
 
 from memory.models import NodeRow
-from tests.mcp.test_proposal_edit import _merge, _params
+from tests.mcp.stdio import run_tool_calls
+from tests.mcp.test_proposal_edit import _merge
 
 pytestmark = pytest.mark.slow
-
-
-async def _calls(params, steps):
-    out = []
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
-        await client.initialize()
-        for name, args in steps:
-            result = await client.call_tool(name, args)
-            out.append((result.isError, result.content[0].text))
-    return out
 
 
 def test_first_mistakes_get_a_sentence_that_says_what_to_do(ormah_server, tmp_path):
@@ -36,7 +23,7 @@ def test_first_mistakes_get_a_sentence_that_says_what_to_do(ormah_server, tmp_pa
              ("list_proposals", {"kind": "merges"}),
              ("decide_proposal", {"proposal_id": pid[:8], "action": "approve", "seen": "ab-cd",
                                   "content": "Deploys: Tuesdays."})]
-    out = asyncio.run(asyncio.wait_for(_calls(_params(ormah_server, tmp_path), steps), 120))
+    out = run_tool_calls(ormah_server, tmp_path, steps)
     assert out == [
         (True, "remember has no argument 'tag'; its arguments are content, type, tier, title, space, tags, "
                "about_self, confidence, links."),

@@ -5,16 +5,11 @@ changed since the result was read (nothing applied, the proposal still pending).
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from maintenance.conf import get_conf
@@ -28,17 +23,9 @@ from memory.services import node_create
 from ormah_site.mcp_server import OrmahApi, build_server
 from ormah_site.mcp_text import changed_text, seen_changes, seen_token
 from tests.mcp.conftest import TOKEN
+from tests.mcp.stdio import run_tool_calls
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _params(url: str, cwd: Path) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "ormah_site.cli", "mcp"], cwd=str(cwd),
-        env={"PATH": os.environ.get("PATH", ""), "HOME": str(cwd), "PYTHONPATH": str(ROOT),
-             "ORMAH_HOME": str(cwd / "client-home"), "ORMAH_URL": url, "ORMAH_API_TOKEN": TOKEN},
-    )
 
 
 def _merge() -> tuple[str, str, str]:
@@ -54,20 +41,6 @@ def _merge() -> tuple[str, str, str]:
     return keep.id, gone.id, ProposalRow.objects.get(key=draft.key).proposal_id
 
 
-async def _calls(params: StdioServerParameters, steps: list[tuple[str, dict]]) -> list[tuple[bool, str]]:
-    out = []
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
-        await client.initialize()
-        for name, args in steps:
-            result = await client.call_tool(name, args)
-            out.append((result.isError, result.content[0].text))
-    return out
-
-
-def _run(ormah_server, tmp_path, steps):
-    return asyncio.run(asyncio.wait_for(_calls(_params(ormah_server, tmp_path), steps), 120))
-
-
 def _seen_of(text: str) -> str:
     return text.split('seen="')[1].split('"')[0]
 
@@ -75,7 +48,7 @@ def _seen_of(text: str) -> str:
 def test_an_agent_reads_the_result_and_approves_it_corrected(ormah_server, tmp_path):
     keep_id, gone_id, pid = _merge()
     short = pid[:8]
-    listed, result, unseen = _run(ormah_server, tmp_path, [
+    listed, result, unseen = run_tool_calls(ormah_server, tmp_path, [
         ("list_proposals", {}), ("proposal_result", {"proposal_id": short}),
         ("decide_proposal", {"proposal_id": short, "action": "approve", "content": "Deploys: Tuesdays."})])
     assert not listed[0] and "proposal_result shows its text" in listed[1]
@@ -88,7 +61,7 @@ def test_an_agent_reads_the_result_and_approves_it_corrected(ormah_server, tmp_p
     assert ProposalRow.objects.get(proposal_id=pid).status == "pending"
 
     seen = _seen_of(result[1])
-    (approved,) = _run(ormah_server, tmp_path, [("decide_proposal", {
+    (approved,) = run_tool_calls(ormah_server, tmp_path, [("decide_proposal", {
         "proposal_id": short, "action": "approve", "seen": seen, "title": "Deploy day: Tuesday",
         "content": "Deploys go out on Tuesdays once the checklist is done."})])
     assert approved == (False, f"Proposal {short} (merge) is now approved (with your title, content): "
@@ -102,12 +75,12 @@ def test_an_agent_reads_the_result_and_approves_it_corrected(ormah_server, tmp_p
 def test_an_approval_after_a_memory_changed_applies_nothing_and_says_so(ormah_server, tmp_path):
     keep_id, gone_id, pid = _merge()
     short = pid[:8]
-    result, changed, again = _run(ormah_server, tmp_path, [
+    result, changed, again = run_tool_calls(ormah_server, tmp_path, [
         ("proposal_result", {"proposal_id": short}),
         ("update_memory", {"node_id": gone_id[:8], "content": "Deploys go out on Wednesdays now"}),
         ("proposal_result", {"proposal_id": short})])
     assert not changed[0], changed[1]
-    (stale,) = _run(ormah_server, tmp_path, [("decide_proposal", {
+    (stale,) = run_tool_calls(ormah_server, tmp_path, [("decide_proposal", {
         "proposal_id": short, "action": "approve", "seen": _seen_of(result[1]), "content": "Tuesdays."})])
     assert stale == (True, f"Nothing was applied: memory {gone_id[:8]} changed since you read proposal {short}'s "
                            "result. The proposal is still pending: call proposal_result to read what approving "
@@ -115,7 +88,7 @@ def test_an_approval_after_a_memory_changed_applies_nothing_and_says_so(ormah_se
     assert ProposalRow.objects.get(proposal_id=pid).status == "pending"
     assert node_get(store=runtime.store(), ref=keep_id).content == "Deploys go out on Tuesdays after the checklist"
     assert _seen_of(again[1]) != _seen_of(result[1])
-    (other,) = _run(ormah_server, tmp_path, [("decide_proposal", {
+    (other,) = run_tool_calls(ormah_server, tmp_path, [("decide_proposal", {
         "proposal_id": short, "action": "approve", "seen": "abc"})])
     assert other == (True, f"seen 'abc' is not from proposal {short}: call proposal_result for it and pass the "
                            "seen value it shows.")
@@ -126,11 +99,11 @@ def test_a_rejection_with_a_stale_seen_rejects_as_the_api_does(ormah_server, tmp
     service and the REST API reject with a stale seen since f01d9dc); the memories stay as they are."""
     keep_id, gone_id, pid = _merge()
     short = pid[:8]
-    result, changed = _run(ormah_server, tmp_path, [
+    result, changed = run_tool_calls(ormah_server, tmp_path, [
         ("proposal_result", {"proposal_id": short}),
         ("update_memory", {"node_id": gone_id[:8], "content": "Deploys go out on Wednesdays now"})])
     assert not changed[0], changed[1]
-    (rejected,) = _run(ormah_server, tmp_path, [("decide_proposal", {
+    (rejected,) = run_tool_calls(ormah_server, tmp_path, [("decide_proposal", {
         "proposal_id": short, "action": "reject", "seen": _seen_of(result[1])})])
     assert rejected == (False, f"Proposal {short} (merge) is now rejected: merge the two deploy-day memories")
     assert ProposalRow.objects.get(proposal_id=pid).status == "rejected"
@@ -145,7 +118,7 @@ def test_a_conflict_has_no_result_to_read(ormah_server, tmp_path):
                           score=0.8, payload={"node_a_id": a.id, "node_b_id": b.id})
     proposal_create(draft=draft, conf=get_conf(), now=datetime.now(UTC))
     pid = ProposalRow.objects.get(key=draft.key).proposal_id
-    (result,) = _run(ormah_server, tmp_path, [("proposal_result", {"proposal_id": pid[:8]})])
+    (result,) = run_tool_calls(ormah_server, tmp_path, [("proposal_result", {"proposal_id": pid[:8]})])
     assert result == (True, "Approving a conflict proposal writes no text to edit (only merge and consolidation "
                             "proposals have one).")
 

@@ -4,28 +4,15 @@ list_recent change and show real memories; identical content is stored once; err
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
-from pathlib import Path
 
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from memory.models import NodeRow
-from tests.mcp.conftest import TOKEN
+from tests.mcp.stdio import cli_params
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _params(url: str, cwd: Path) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "ormah_site.cli", "mcp"], cwd=str(cwd),
-        env={"PATH": os.environ.get("PATH", ""), "HOME": str(cwd), "PYTHONPATH": str(ROOT),
-             "ORMAH_HOME": str(cwd / "client-home"), "ORMAH_URL": url, "ORMAH_API_TOKEN": TOKEN,
-             "ORMAH_SPACE": "billing"},
-    )
 
 
 async def _session(params: StdioServerParameters) -> dict:
@@ -54,7 +41,7 @@ async def _session(params: StdioServerParameters) -> dict:
 
 
 def test_sdk_client_lists_annotated_tools_and_runs_update_forget_list_recent(ormah_server, tmp_path):
-    out = asyncio.run(asyncio.wait_for(_session(_params(ormah_server, tmp_path)), 120))
+    out = asyncio.run(asyncio.wait_for(_session(cli_params(ormah_server, tmp_path, ORMAH_SPACE="billing")), 120))
     tools = {t.name: t for t in out["tools"]}
     assert {"remember", "recall", "recall_node", "update_memory", "forget", "mark_outdated", "connect",
             "list_recent", "context_pack", "list_proposals", "decide_proposal"} <= set(tools)
