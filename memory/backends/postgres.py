@@ -39,6 +39,7 @@ LOG_TABLE = "node_vec_log"
 CONFIG = "ormah_english"  # english with unaccent in front of the stemmer (migration 0011), as FTS5 folds accents
 RANK_WEIGHTS = "'{0.1, 0.3, 0.1, 1.0}'"  # D, C (tags), B (content), A (title)
 IDF_FLOOR = 1.000001
+FULLTEXT_MARK_SQL = None  # no mark of the tsvector index's contents: document counts are not carried across writes
 _PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")  # ASCII punctuation, spaced out in the tsvector columns too
 EXACT_MAX = 20_000  # up to this many vectors a KNN is an exact scan (a few milliseconds)
 
@@ -100,6 +101,11 @@ def doc_counts(terms: Sequence[str], cap: int) -> dict[str, int]:
                         [cap, cap, _websearch([term], True)])
             out[term] = int(cur.fetchone()[0])
     return out
+
+
+def doc_counts_marked(terms: Sequence[str], cap: int) -> tuple[dict[str, int], dict[str, str], None]:
+    """`doc_counts` with no mark (FULLTEXT_MARK_SQL is None: nothing is carried across writes)."""
+    return doc_counts(terms, cap), {}, None
 
 
 def evidence_fulltext(query: FtsQuery, *, match_all: bool, limit: int, where: str,

@@ -70,10 +70,19 @@ def doc_counts(terms: Sequence[str], cap: int) -> dict[str, int]:
     one query for all of them: the same count as a phrase MATCH of that term, min(rows, cap). A term of several
     tokens or none ("foo-bar", "***") is counted by its MATCH, as before; so is everything when the vocabulary
     table is missing. IndexUnavailable when node_fts itself is missing."""
+    return doc_counts_marked(terms, cap)[0]
+
+
+def doc_counts_marked(terms: Sequence[str], cap: int) -> tuple[dict[str, int], dict[str, str], str | None]:
+    """`doc_counts`, with the terms read from the vocabulary table (term -> its one token) and the full-text index's
+    mark (FULLTEXT_MARK_SQL) they were read at: read in the same statement, so the counts are exactly the index's
+    at that mark (None, and no terms, when they took more than one statement at different marks, or none)."""
     terms = list(dict.fromkeys(terms))
     if not terms:
-        return {}
+        return {}, {}, None
     out: dict[str, int] = {}
+    single: dict[str, str] = {}
+    marks: set[str | None] = set()
     with connection.cursor() as cur:
         try:
             tokens = _tokens(terms, cur)
@@ -82,16 +91,21 @@ def doc_counts(terms: Sequence[str], cap: int) -> dict[str, int]:
             wanted = sorted(set(single.values()))
             for at in range(0, len(wanted), 500):
                 chunk = wanted[at:at + 500]
-                cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({', '.join(['%s'] * len(chunk))})",
-                            chunk)
-                rows.update((term, int(doc)) for term, doc in cur.fetchall())
+                cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({', '.join(['%s'] * len(chunk))}) "
+                            f"UNION ALL SELECT NULL, {FULLTEXT_MARK_SQL}", chunk)
+                for term, doc in cur.fetchall():
+                    if term is None:
+                        marks.add(doc)
+                    else:
+                        rows[term] = int(doc)
             out = {t: min(rows.get(token, 0), cap) for t, token in single.items()}
         except DatabaseError:
-            out = {}
+            out, single, marks = {}, {}, set()
         for term in terms:
             if term not in out:
                 out[term] = _match_count(cur, term, cap)
-    return out
+    mark = marks.pop() if len(marks) == 1 else None
+    return out, single if mark is not None else {}, mark
 
 
 VOCAB_TABLE = "node_fts_vocab"  # fts5vocab(node_fts, row): one row per token, `doc` = rows holding it (0010)
@@ -123,14 +137,7 @@ def _tokens(terms: Sequence[str], cur) -> dict[str, tuple[str, ...]]:
     new = [t for t in terms if t not in out]
     if new:
         with _TOKENIZER_LOCK:
-            db = _TOKENIZER.get(tokenize)
-            if db is None:
-                # the store's own SQLite library (the stdlib's or pysqlite3, as Django's backend loaded it)
-                db = connection.Database.connect(":memory:", isolation_level=None, check_same_thread=False)
-                options = f", tokenize={tokenize}" if tokenize else ""
-                db.execute(f"CREATE VIRTUAL TABLE words USING fts5(w, content=''{options})")  # contentless
-                db.execute("CREATE VIRTUAL TABLE words_v USING fts5vocab(words, instance)")
-                _TOKENIZER[tokenize] = db
+            db = _tokenizer_db(tokenize)
             found: dict[int, list[tuple[int, str]]] = {}
             try:
                 db.executemany("INSERT INTO words(rowid, w) VALUES (?, ?)", list(enumerate(new)))
@@ -144,6 +151,52 @@ def _tokens(terms: Sequence[str], cur) -> dict[str, tuple[str, ...]]:
         _TOKENS.update(((tokenize, t), tokens) for t, tokens in made.items())
         out.update(made)
     return out
+
+
+# The full-text index's mark (memory/search/candidates.py carries document counts across writes with it): FTS5's
+# structure record (node_fts_data id 10: its write counter grows at every flush of a write, so it never comes back
+# to a value it had) and its averages record (id 1: rows and tokens). A write that leaves the indexed columns alone
+# (a row-only change: importance, access, trust) writes no FTS entry and leaves both as they were.
+FULLTEXT_MARK_SQL = (f"(SELECT hex(block) FROM {FTS_TABLE}_data WHERE id = 10) || "
+                     f"coalesce((SELECT hex(block) FROM {FTS_TABLE}_data WHERE id = 1), '')")
+
+
+def row_tokens(rows: Sequence[Sequence[str]]) -> dict[str, int]:
+    """token -> how many of `rows` ((title, content, tags_text) each, as node_fts indexes them) hold it: FTS5
+    tokenizes each column alone, so a row holds the union of its columns' tokens (node_fts's tokenize=)."""
+    texts = [text or "" for row in rows for text in row]
+    if not texts:
+        return {}
+    per = len(rows[0])
+    with connection.cursor() as cur:
+        tokenize = _declared_tokenize(cur)
+    held: dict[int, set[str]] = {}
+    with _TOKENIZER_LOCK:
+        db = _tokenizer_db(tokenize)
+        try:
+            db.executemany("INSERT INTO words(rowid, w) VALUES (?, ?)", list(enumerate(texts)))
+            for doc, term in db.execute("SELECT doc, term FROM words_v"):
+                held.setdefault(doc // per, set()).add(term)
+        finally:
+            db.execute("INSERT INTO words(words) VALUES ('delete-all')")
+    out: dict[str, int] = {}
+    for tokens in held.values():
+        for token in tokens:
+            out[token] = out.get(token, 0) + 1
+    return out
+
+
+def _tokenizer_db(tokenize: str):
+    """The private in-memory FTS5 table with node_fts's `tokenize=` (the caller holds _TOKENIZER_LOCK)."""
+    db = _TOKENIZER.get(tokenize)
+    if db is None:
+        # the store's own SQLite library (the stdlib's or pysqlite3, as Django's backend loaded it)
+        db = connection.Database.connect(":memory:", isolation_level=None, check_same_thread=False)
+        options = f", tokenize={tokenize}" if tokenize else ""
+        db.execute(f"CREATE VIRTUAL TABLE words USING fts5(w, content=''{options})")  # contentless
+        db.execute("CREATE VIRTUAL TABLE words_v USING fts5vocab(words, instance)")
+        _TOKENIZER[tokenize] = db
+    return db
 
 
 def _match_count(cur, term: str, cap: int) -> int:

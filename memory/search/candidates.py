@@ -35,7 +35,6 @@ NEUTRAL_CENTRALITY = 0.5  # a store of one memory (no others to be near)
 
 _centroids: dict[tuple[str, str], tuple[int, int, np.ndarray, tuple]] = {}
 _central: dict[tuple, dict[int, float]] = {}  # centrality per row, per store signature (derived, per process)
-_doc_counts: dict[tuple, dict[tuple[str, int], int]] = {}  # document count per (term, cap), latest store state
 _counts: dict[tuple, int] = {}  # the number of memories, for the latest store state seen
 _signatures: dict[tuple, tuple] = {}  # the centroid's store signature, for the latest store state seen
 _held: dict[str, tuple] = {}  # per database: ((model, dim), embed_hash -> slot, stacked vectors) of the sample
@@ -94,31 +93,115 @@ def store_state() -> tuple:
     return str(connection.settings_dict.get("NAME")), gen, seq
 
 
+@dataclass
+class _Counts:
+    """The document counts one process holds for one database, exact at the full-text index's `mark` (the store
+    state `state` was read just before them; counts read after a state are never older than it)."""
+
+    state: tuple
+    mark: object | None  # FULLTEXT_MARK_SQL's value they are exact at (None: the engine has none; never carried)
+    seq: int  # the indexer's write sequence at that mark: rows written since have a larger indexed_seq
+    count: int  # memories then
+    newest: int  # the largest row id then (ids are never reused)
+    counts: dict[tuple[str, int], int] = field(default_factory=dict)  # (term, cap) -> min(rows holding it, cap)
+    by_token: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # the index's token -> its keys
+    uncarried: set[tuple[str, int]] = field(default_factory=set)  # keys not read at the mark: dropped when it moves
+
+
+_df: dict[str, _Counts] = {}  # per database name: the latest store state's document counts
+
+
 def doc_counts(terms: list[str], state: tuple | None = None, cap: int = DF_CAP) -> dict[str, int]:
     """How many memories contain each term, by the full-text index (stems), capped at `cap` (DF_CAP: the scorer's).
 
     Kept per process for the latest store state (`store_state`, read here unless the caller read it just before):
-    a conversation repeats its words, and each count is an FTS5 scan of up to `cap` postings. Inside a
-    transaction (a writer's own uncommitted rows) nothing is kept, as the vector matrix keeps nothing there either.
+    a conversation repeats its words, and each count is an FTS5 scan of up to `cap` postings. When the state moves,
+    the counts are carried to it where the full-text index tells exactly what changed (`_carried`): a write that
+    left the indexed words alone (feedback, access) changes no count, and new memories (a remember) add theirs;
+    anything else (an edit, a delete) counts afresh. Inside a transaction (a writer's own uncommitted rows) nothing
+    is kept, as the vector matrix keeps nothing there either.
     """
     if connection.in_atomic_block or not terms:
         return backend().doc_counts(terms, cap)
     state = state or store_state()  # read first: counts read after it are never older than it
     with _DF_LOCK:
-        if state not in _doc_counts:
-            _doc_counts.clear()
-            _doc_counts[state] = {}
-        known = _doc_counts[state]
-        out = {t: known[t, cap] for t in terms if (t, cap) in known}
+        held = _df.get(state[0])
+        if held is None or held.state != state:
+            held = _df[state[0]] = _carried(held, state)
+        mark = held.mark
+        out = {t: held.counts[t, cap] for t in terms if (t, cap) in held.counts}
     missing = [t for t in terms if t not in out]
     if missing:
-        found = backend().doc_counts(missing, cap)
+        found, at_mark, read_at = backend().doc_counts_marked(missing, cap)
         out.update(found)
         with _DF_LOCK:
-            if len(known) + len(found) > DF_CACHE_TERMS:
-                known.clear()
-            known.update(((t, cap), n) for t, n in found.items())
+            now = _df.get(state[0])
+            if now is not None and now.mark == mark and (mark is not None or now.state == state):
+                _keep(now, found, cap, at_mark if read_at is not None and read_at == mark else {})
     return {t: out[t] for t in terms}
+
+
+def _keep(held: _Counts, found: dict[str, int], cap: int, at_mark: dict[str, str]) -> None:
+    """Keep counts read for `held`'s state: those read at its mark (term -> token) are carried across writes; the
+    others (read by MATCH, or after the index moved: newer than the mark) are kept until the index next moves."""
+    if len(held.counts) + len(found) > DF_CACHE_TERMS:
+        held.counts.clear()
+        held.by_token.clear()
+        held.uncarried.clear()
+    for term, n in found.items():
+        key = (term, cap)
+        held.counts[key] = n
+        if held.mark is None:
+            continue
+        if term in at_mark:
+            held.by_token.setdefault(at_mark[term], set()).add(key)
+        else:
+            held.uncarried.add(key)
+
+
+def _carried(held: _Counts | None, state: tuple) -> _Counts:
+    """The counts for `state`: `held`'s carried when the full-text index says exactly what changed since its mark,
+    else none. One statement reads, at one moment, the index's mark, the write sequence, the memory count, the
+    largest id and the rows written since `held`'s mark (their indexed columns):
+    - the mark unchanged: no indexed word changed (the rows written since changed other columns), so every count holds;
+    - every row written since is new (an id above `held.newest`) and the count grew by exactly their number (no
+      delete): a term's count grows by the new rows holding its token (FTS5 tokenizes them as it indexed them). A
+      count at its cap stays there. Counts not read at the mark (a term of several tokens, counted by MATCH; a
+      count read after the index had moved on) are dropped, to be counted again;
+    - anything else (an older row's words edited or deleted, a delete, another database): nothing is carried."""
+    sql = backend().FULLTEXT_MARK_SQL
+    if sql is None:
+        return _Counts(state, None, 0, 0, 0)
+    since = held.seq if held is not None and held.mark is not None else None
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT m.mark, m.seq, m.total, m.newest, n.id, n.title, n.content, n.tags_text FROM "
+                    f"(SELECT {sql} AS mark, (SELECT value FROM memory_indexmetarow WHERE key = %s) AS seq, "
+                    "(SELECT count(*) FROM memory_noderow) AS total, (SELECT max(id) FROM memory_noderow) AS newest) m "
+                    "LEFT JOIN memory_noderow n ON n.indexed_seq > %s ORDER BY n.id",
+                    [vectors.META_SEQ_KEY, since if since is not None else 2 ** 62])
+        rows = cur.fetchall()
+    mark, seq, total, newest = rows[0][:4]
+    fresh = _Counts(state, mark, int(seq or 0), int(total), int(newest or 0))
+    if since is None or mark is None:
+        return fresh
+    written = [r[4:] for r in rows if r[4] is not None]
+    if mark == held.mark:
+        added: dict[str, int] = {}
+    elif written and fresh.seq > held.seq and all(r[0] > held.newest for r in written) \
+            and fresh.count == held.count + len(written):
+        added = backend().row_tokens([r[1:] for r in written])
+    else:
+        return fresh
+    if mark != held.mark:
+        for key in held.uncarried:
+            held.counts.pop(key, None)
+        held.uncarried.clear()
+    for token, n in added.items():
+        for key in held.by_token.get(token, ()):
+            if key in held.counts:  # kept again since, not at the mark, and dropped just above
+                held.counts[key] = min(held.counts[key] + n, key[1])
+    held.state, held.mark, held.seq, held.count, held.newest = state, mark, fresh.seq, fresh.count, fresh.newest
+    return held
 
 
 def memory_count(state: tuple | None = None) -> int:
