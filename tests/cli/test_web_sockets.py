@@ -7,10 +7,7 @@ way (it never falls back to a layout)."""
 from __future__ import annotations
 
 import logging
-import os
 import socket
-import subprocess
-import sys
 from types import SimpleNamespace
 
 import pytest
@@ -18,6 +15,7 @@ from gunicorn.config import Config
 
 from ormah_site import gunicorn_conf
 from ormah_site.checks import check_web_sockets
+from tests.support.served import serve_stopped
 
 
 def master(workers: int, preload: bool = True) -> SimpleNamespace:
@@ -64,10 +62,7 @@ def test_a_master_started_another_way_refuses_an_unknown_layout_instead_of_shari
 
 
 def test_serve_with_an_unknown_socket_layout_stops_at_its_checks_with_a_clear_error(tmp_path):
-    env = {**{k: v for k, v in os.environ.items() if k != "ORMAH_DATABASE_URL"}, "ORMAH_HOME": str(tmp_path),
-           "ORMAH_WEB_SOCKETS": "both", "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
-    out = subprocess.run([sys.executable, "manage.py", "serve", "--port", "1"], env=env, capture_output=True,
-                         text=True, timeout=60)
+    out = serve_stopped(tmp_path, ORMAH_WEB_SOCKETS="both")
     assert out.returncode != 0
     assert "(ormah.E007) ORMAH_WEB_SOCKETS is 'both'" in out.stderr and "Traceback" not in out.stderr, out.stderr
     assert "Ormah is serving" not in out.stdout

@@ -3,6 +3,7 @@
 import pytest
 
 from ormah_site.checks import check_job_nice, check_shared_secret_key, check_sqlite_extensions
+from tests.support.served import serve_stopped
 
 
 def test_extensions_check_passes(db):
@@ -29,14 +30,7 @@ def test_the_job_niceness_must_be_within_0_and_19(settings, nice, ids):
 
 
 def test_serve_with_a_negative_job_niceness_stops_at_its_checks_with_a_clear_error(tmp_path):
-    import os
-    import subprocess
-    import sys
-
-    env = {**{k: v for k, v in os.environ.items() if k != "ORMAH_DATABASE_URL"}, "ORMAH_HOME": str(tmp_path),
-           "ORMAH_JOB_NICE": "-5", "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
-    out = subprocess.run([sys.executable, "manage.py", "serve", "--port", "1"], env=env, capture_output=True,
-                         text=True, timeout=60)
+    out = serve_stopped(tmp_path, ORMAH_JOB_NICE="-5")
     assert out.returncode != 0
     assert "(ormah.E006) ORMAH_JOB_NICE is -5" in out.stderr and "Traceback" not in out.stderr, out.stderr
 

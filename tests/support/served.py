@@ -34,3 +34,12 @@ def served_home(home: Path) -> Iterator[dict[str, str]]:
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+def serve_stopped(home: Path, **env: str) -> subprocess.CompletedProcess:
+    """`manage.py serve` on `home` (SQLite) with `env` added, for a setting its system checks refuse: it must stop
+    before it serves (port 1, which it never gets to bind)."""
+    child = {**{k: v for k, v in os.environ.items() if k != "ORMAH_DATABASE_URL"}, "ORMAH_HOME": str(home),
+             "DJANGO_SETTINGS_MODULE": "ormah_site.settings", **env}
+    return subprocess.run([sys.executable, "manage.py", "serve", "--port", "1"], env=child, capture_output=True,
+                          text=True, timeout=60)
