@@ -835,8 +835,8 @@ def test_batch_sixteen_and_the_home_store_second_reading():
     assert sixteenth["wp381"]["expect"] == ["h046", "h015"]
     assert sixteenth["wp381"]["accept"] == ["h013", "h017", "h019", "h051"]
     added = {"wp383": "h015", "wp387": "h039", "wp389": "h029", "wp391": "l084", "wp393": "l079", "wi196": "h002",
-             "wi201": "h019", "wl293": "h001", "wl295": "c001", "wl300": "h001", "wq275": "h001", "wq285": "h001",
-             "wf151": "h036", "wf153": "h052", "wf154": "h043", "wf155": "h019", "wf156": "h001",
+             "wi198": "h048", "wi201": "h019", "wl293": "h001", "wl295": "c001", "wl300": "h001", "wq275": "h001",
+             "wq285": "h001", "wf151": "h036", "wf153": "h052", "wf154": "h043", "wf155": "h019", "wf156": "h001",
              "wf157": "h004", "wm134": "h019"}
     assert not [i for i, k in added.items() if k not in sixteenth[i].get("accept", [])]
     assert "h046" in sixteenth["wf155"]["accept"] and "h046" in sixteenth["wp387"]["accept"]
