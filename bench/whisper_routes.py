@@ -6,7 +6,8 @@ route and labelling batch, and what each cosine route would pass at other thresh
 Runs the split as bench.whisper_stores does (real services, the scenarios' clock, history first) and reads each
 candidate's route where the gate decides it: the logistic gate, the identity route (with or without a shared word),
 the preference route (the same), the follow-up route, the convention standout, or the strong cosine of an identity
-memory recall did not return. Batches 1-4 were tuned on; 5 and 6 are the freshest, so a route whose precision there
+memory recall did not return. A memory the gate passed that also stands out is counted on the gate's route (session
+24; before, on the standout's: its ledger row shows the standout score either way). Batches 1-4 were tuned on; 5 and 6 are the freshest, so a route whose precision there
 is far below its older batches' is overfitted. The sweeps count candidates at the gate (before the focus stage,
 already served and the cap). Tune on dev only. The held-out batches (whisper_gate_fit.FRESH_BATCHES) have their own column
 in the route table and are left out of everything else.
