@@ -105,10 +105,11 @@ def connection_user(client: tuple, server: tuple) -> int | None:
 def foreign_server(url: str, *, uid: int | None = None) -> str | None:
     """Why nothing may be sent to `url`, or None. On this machine's loopback any user can listen on a free port:
     while Ormah is not running, another user's process on its port would be sent the API token (the key to every
-    memory) and every prompt. So when the server's address is a loopback one, the process listening there must be
-    this user's (`uid`, default the caller's) or root's (Docker's port forwarder); any other is refused before a
-    byte is sent. Linux only (/proc/net/tcp); elsewhere nothing is checked. A process that binds the port in the
-    instant between this check and the connection is not caught: a squatter that holds the port is."""
+    memory) and every prompt. So when the server's address is this machine's (loopback, the wildcard, or one of its
+    own addresses: _host_addresses), the process listening there must be this user's (`uid`, default the caller's)
+    or root's (Docker's port forwarder); any other is refused before a byte is sent. Linux only (/proc/net/tcp);
+    elsewhere nothing is checked. A process that binds the port in the instant between this check and the
+    connection is not caught: a squatter that holds the port is."""
     parts = urllib.parse.urlsplit(url)
     addresses = _host_addresses(parts.hostname or "")
     if not addresses:

@@ -99,7 +99,8 @@ def test_shared_a_worker_takes_no_connection_while_all_its_threads_serve(two_wor
     for a free thread. gunicorn's own worker would take all twelve (ormah_site.gunicorn_conf.FreeThreadWorker).
     Clients that sent nothing held a thread for only 5 s (gunicorn's wait for a request's first bytes, then the
     connection goes back to the poller and the worker takes more): on a loaded machine the [4, 4] could come and go
-    within the test's 4 s deadline and 0.5 s look; now it lasts until the clients close."""
+    within the test's 4 s deadline and 0.5 s look; now it lasts until the clients close or 10 s pass (a head not
+    sent by then is cut: gunicorn_conf.REQUEST_HEAD_SECONDS), well past the 1 s look."""
     server = two_workers_shared
     workers = server.web_workers()
     silent = [socket.create_connection(("127.0.0.1", server.port), timeout=60) for _ in range(12)]
