@@ -172,7 +172,8 @@ def main(argv: list[str]) -> int:
         print(f"{args.final} fitted on every dev batch, threshold by the rule on their left-out log-odds: {t:+.2f}"
               + (f"; {note}" if note else "")
               + f"\nORMAH_WHISPER_GATE_WEIGHTS=\"{' '.join(f'{v:.3f}' for v in w)}\" ORMAH_WHISPER_GATE_LOGIT={t}")
-        print(f"replayed in sample: {held.figures(held.outcomes(dump, lobo.as_dict(w[0] + x @ w[1:], where), t).sum(axis=0))}")
+        replayed = held.outcomes(dump, lobo.as_dict(w[0] + x @ w[1:], where), t).sum(axis=0)
+        print(f"replayed in sample: {held.figures(replayed)}")
         return 0
     print("| gate | held out by | batches | hit / precision / silence; right | thresholds per fold |\n"
           "|---|---|---|---|---|")

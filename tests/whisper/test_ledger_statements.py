@@ -52,7 +52,9 @@ def index(mem):
 
 
 def test_an_injection_writes_and_reads_its_ledger_without_the_orms_statements(index):
-    whisper_respond(prompt="where is the ormah index kept?", session_id="s1", space="ormah")
+    # a session prompt before it (session 24's gate whispers the index for "where is the ormah index kept?", which
+    # made the next call a repeat)
+    whisper_respond(prompt="thanks, that works", session_id="s1", space="ormah")
     with CaptureQueriesContext(connection) as ctx:
         result = whisper_respond(prompt="How is the ormah index stored? Is it sqlite?", session_id="s1",
                                  space="ormah")

@@ -13,7 +13,9 @@ from bench.whisper_quality import load_scenarios, run_prompt, seed
 from whisper.models import WhisperDecisionRow
 
 INJECT = ["o01", "o08", "s04", "s07", "g04", "i01", "i02", "f02", "t01"]
-SILENT = ["c01", "a03", "n02", "n11", "nm05", "m01", "e02"]
+# nm05 ("explain how file locking works on NFS") left the list in session 24: the refitted gate whispers o_lock for it
+# (the legacy set: 93 -> 95 prompts fully right, silence 60/61 -> 59/61; docs/benchmarks.md "Whisper gate, session 24").
+SILENT = ["c01", "a03", "n02", "n11", "m01", "e02"]
 # Silent because its history prompt was served the memory it asks about again ("is 8787 the default port …?" after
 # "which port does the server listen on by default"): when the history prompt stays under the gate (log-odds 0.56-0.59
 # against 0.80 since session 13), the memory is not in the agent's context and whispering it is no repeat.

@@ -26,10 +26,10 @@ def store(mem):
     return {key: mem(content, title=title, type=kind, auto_link=False) for key, (title, kind, content) in NOTES.items()}
 
 
-def test_the_shipped_gate_is_the_logistic_one_at_log_odds_0_33(db):
+def test_the_shipped_gate_is_the_logistic_one_at_log_odds_minus_0_40(db):
     conf = get_conf()
-    assert (conf.gate_logit, conf.gate_weights, conf.reranker) == (0.33, GATE_WEIGHTS, None)
-    assert GATE_LOGIT == 0.33
+    assert (conf.gate_logit, conf.gate_weights, conf.reranker) == (-0.40, GATE_WEIGHTS, None)
+    assert GATE_LOGIT == -0.40
 
 
 @pytest.mark.parametrize(("prompt", "key", "answer"), [

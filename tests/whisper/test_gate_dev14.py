@@ -1,0 +1,50 @@
+"""bench/whisper_gate_dev14.py (session 24): the `drop` candidate leaves out the input whose removal lowers the
+left-out-by-store log-loss most, chosen on a fold's training rows only; the rows are literal dicts in the gate dump's
+format (tests.whisper.gate_dumps)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench import whisper_gate_fit as gf
+from bench.whisper_gate_dev14 import dropped, held_out_drop, subsets
+from bench.whisper_gate_held import COLUMNS
+from tests.whisper.gate_dumps import gate_dump
+
+OWN_TITLED = 4  # its column among the nine
+
+
+def rows_of(flip: bool) -> tuple[list[dict], np.ndarray, np.ndarray, list, np.ndarray]:
+    """Three batches, two stores; own_titled says the label in docs, and in lifelog says it too or (`flip`) lies."""
+    dump = gate_dump(seed=3, per_batch=30, batches=(9, 10, 11), by_store=True)
+    for it in dump:
+        p = it["prompt"]
+        good = set(p["expect"])
+        for c in it["calls"][0]:
+            right = c["key"] in good
+            lies = flip and gf.group_of(p, "store") == "lifelog"
+            c["inputs"][OWN_TITLED] = float(right != lies)
+    x, y, where = gf.rows(dump)
+    stores = np.array([gf.group_of(dump[w[0]]["prompt"], "store") for w in where])
+    return dump, x, y, where, stores
+
+
+def test_an_input_that_turns_over_between_stores_is_dropped():
+    _, x, y, _, stores = rows_of(flip=True)
+    assert dropped(x, y, stores, np.ones(len(y), dtype=bool)) == "own_titled"
+
+
+def test_an_input_that_holds_in_every_store_is_kept():
+    _, x, y, _, stores = rows_of(flip=False)
+    assert dropped(x, y, stores, np.ones(len(y), dtype=bool)) != "own_titled"
+
+
+def test_each_fold_names_its_threshold_and_the_input_it_dropped():
+    dump, x, y, where, stores = rows_of(flip=True)
+    batches = np.array([gf.group_of(dump[w[0]]["prompt"], "batch") for w in where])
+    prompts = np.array([gf.group_of(it["prompt"], "batch") for it in dump])
+    counts, notes = held_out_drop(dump, x, y, where, batches, prompts, stores)
+    assert [n.split(":")[0] for n in notes] == ["9", "10", "11"] and all("/-" in n for n in notes)
+    assert counts[:, COLUMNS.index("inject")].sum() + counts[:, COLUMNS.index("silent")].sum() == len(dump)
+    parts = subsets(dump)
+    assert parts["1-14"].all() and parts["9-14"].all() and not parts["1-8"].any()
