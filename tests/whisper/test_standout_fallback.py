@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.whisper.conftest import SMALL_STORE_WEIGHTS
 from tests.whisper.test_conventions import person  # noqa: F401  (the fixture)
 from whisper.conf import WhisperConf
 from whisper.models import WhisperCandidateRow
@@ -30,8 +31,11 @@ def store(person, mem):  # noqa: F811
     return {**person, **notes}
 
 
-def test_no_standout_beside_a_memory_the_gate_passed(store):
-    # The shell convention stands out for the task (it did join before), but the gate passed the CI note.
+def test_no_standout_beside_a_memory_the_gate_passed(store, settings):
+    # The shell convention stands out for the task (it did join before), but the gate passed the CI note. At the gate
+    # this was written for (sessions 18-23's weights at 0.33): session 24's refitted gate (-0.40) passes the shell
+    # convention itself (gate9; tests/whisper/conftest.py SMALL_STORE_WEIGHTS).
+    settings.ORMAH = {**settings.ORMAH, "WHISPER_GATE_WEIGHTS": SMALL_STORE_WEIGHTS, "WHISPER_GATE_LOGIT": 0.33}
     result = whisper_respond(prompt="give me a zsh snippet that runs the CI pipeline's pytest suite locally",
                              session_id="fallback")
     assert result.node_ids == (store["ci"].id,)
