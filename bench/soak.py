@@ -209,6 +209,13 @@ def run(args) -> dict:
         cycler.join(timeout=60)
         result["layout"] = window["layout"]
         result["summary"] = summary = summarise(stats, window["seconds"], window["rss"], cycles, window["cpu"])
+        if args.json:  # every answer of the window: route, start and latency (s, from the window's start: t0)
+            answers = [(route, round(end - seconds - stats.t0, 4), round(seconds, 4))
+                       for route in stats.latency for seconds, end in zip(stats.latency[route], stats.ended[route])]
+            result["trace"] = {
+                "requests": sorted(answers, key=lambda r: r[1]),
+                "cycles": [(round(c["queued"] - stats.t0, 2), round(c["done"] - stats.t0, 2) if c["done"] else None)
+                           for c in cycles]}
         summary["jobs"] = job_times(port, token)
         summary["error_times_s"] = stats.error_times
         summary["web_workers_started_s"] = sorted(window["workers"].values())
@@ -268,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repo", type=Path, default=REPO,
                         help="serve the code of this checkout (default: this one), e.g. a git archive of main")
-    parser.add_argument("--json", type=Path, help="also write the full result here")
+    parser.add_argument("--json", type=Path,
+                        help="also write the full result here, with every answer's route, start and latency "
+                             "(`python -m bench.soak_trace FILE` reads the tails from it)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary home (and the server's output)")
     parser.add_argument("--log-level", default="WARNING", help="ORMAH_LOG_LEVEL of the server")
     parser.add_argument("--write-docs", action="store_true",
