@@ -850,3 +850,23 @@ def test_batch_sixteen_and_the_home_store_second_reading():
     assert created["h014"] == "2026-09-29T15:00:00Z" and created["h025"] == "2026-09-30T17:00:00Z"
     content = {m["key"]: m["content"] for m in home["memories"]}
     assert "without objections" not in content["h011"] and "ran to" not in content["h013"]
+
+
+def test_batch_sixteen_and_the_home_store_third_reading():
+    # label16b (session 24) read label16's changes, the home store against the four older stores, every silent batch 16
+    # prompt against the five stores and every paraphrase's shared words, by hand and grep (nothing ran on them). Its
+    # changes, pinned by ids, labels and dates: the prompts' and memories' text is not printed.
+    from bench.datasets.loader import raw_whisper
+
+    sixteenth = {p["id"]: p for p in raw_whisper()["prompts"] if p.get("batch") == 16}
+    assert sixteenth["wi191"]["accept"] == ["h018", "h033"]  # who paints (and primes) is h033's fact
+    assert sixteenth["wm134"]["accept"] == ["h036", "h019", "h046"]  # the socket by the sofa bed is on the snag list
+    # the near miss asked for a number no memory holds, but "nobody's here" at 8 asked what h002 answers (on site
+    # Monday to Thursday from 7:30)
+    assert sixteenth["wn429"]["kind"] == "silent" and "nobody" not in sixteenth["wn429"]["prompt"]
+    created = {m["key"]: m["created"] for m in raw_store("home")["memories"]}
+    # each told, in the past tense, what happened after its own created: h009 the application submitted on 4 May,
+    # h027 the power off until 13:00, h028 a day's installation, h043 the gutters told as cleaned at 9:00
+    assert {k: created[k] for k in ("h009", "h027", "h028", "h043")} == {
+        "h009": "2026-05-04T17:00:00Z", "h027": "2026-10-12T15:00:00Z", "h028": "2026-11-03T17:00:00Z",
+        "h043": "2026-11-16T15:00:00Z"}
