@@ -12,9 +12,10 @@ with the gate's own inputs (whisper.stages.gate.gate_inputs): the fit sees what 
 and scored in sample, out of fold by prompt (5 folds, 3 shuffles) and grouped: left out by batch and by store
 (docs, lifelog, devprojects, prompts about nothing stored). The operating point is the threshold with the highest
 grouped hit rate where grouped precision (each measure's lower figure of the two groupings) is >= 0.9 and silence
->= 0.95 (`--margin` asks more), applied as production does (identity gate, strong cosine, the focus stage, already
-served, cap; a broad recap skips the gate and the focus stage), so today's weights on a fresh dump give the figures
-of `python -m bench.whisper_stores --split dev`. Optimism: in sample minus grouped; bench/whisper_gate_study.py
+>= 0.95 (`--margin` asks more), applied as production does (identity gate, strong cosine, a standout only when the
+gate passed nothing, a hit let through on its standing, the focus stage, already served, cap; a broad recap skips the
+gate and the focus stage), so today's weights on a fresh dump give the figures of `python -m bench.whisper_stores
+--split dev` (a dump made before session 24 lacks `standing`: its standing hits are judged by their log-odds). Optimism: in sample minus grouped; bench/whisper_gate_study.py
 drops inputs and rules one by one. Prints the numbers for whisper/conf.py (GATE_WEIGHTS, GATE_LOGIT); the candidate
 inputs of `--inputs` (measured, not kept) are in bench/whisper_gate_extras.py.
 """
@@ -158,8 +159,6 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
     """What the gate, already_served and arrange would inject from one call's candidates at threshold t (`prompt`:
     the call's own prompt, which the follow-up route reads)."""
     def ok(k: int, c: dict) -> bool:
-        if c.get("standout") and c["route"] != "served":  # whisper.conventions.standout_gate, after the gate
-            return True
         if c["route"] == "identity":
             return _id_score(c) >= (IDENTITY_GATE if c.get("overlap", True) else IDENTITY_GATE_NO_WORD)
         if c["route"] == "preference":
@@ -178,10 +177,18 @@ def passed(call: list[dict], logits: dict[int, float], t: float, served=frozense
     kept = [(k, c) for k, c in enumerate(call) if ok(k, c) or k == follow]
     # As the gate's _best_identity_only: identity-route memories below `share` x the best one's stay out.
     best = max((_id_score(c) for _, c in kept if c["route"] in ("identity", "preference")), default=0.0)
+    kept = [(k, c) for k, c in kept
+            if c["route"] not in ("identity", "preference") or _id_score(c) >= c.get("share", 0.0) * best]
+    # whisper.conventions.standout_gate: a standout the gate did not pass joins only when the gate passed nothing
+    # (silence2, session 24); then gate._standing_gate: a hit the overlap filter let through on its standing passes.
+    inside = {k for k, _ in kept}
+    if not kept:
+        kept = [(k, c) for k, c in enumerate(call) if c.get("standout") and c["route"] != "served"]
+        inside = {k for k, _ in kept}
+    kept += [(k, c) for k, c in enumerate(call)
+             if k not in inside and c.get("standing") is not None and c["route"] == "logistic"]
     # Then as focus_check (whisper.stages.focus: off-focus memories are dropped after the gate) and already_served.
-    kept = [(k, c) for k, c in kept if c["key"] not in served and not c.get("off_focus") and (
-        c["route"] not in ("identity", "preference") or c.get("standout")
-        or _id_score(c) >= c.get("share", 0.0) * best)]
+    kept = [(k, c) for k, c in kept if c["key"] not in served and not c.get("off_focus")]
     if BY_LOGIT:  # recall's hits first, by the gate's log-odds (identity memories by score)
         kept.sort(key=lambda kc: (not kc[1]["recall"], -logits[kc[0]] if kc[1]["route"] == "logistic"
                                   else -kc[1]["score"]))

@@ -119,7 +119,8 @@ def recording_gate(keys: dict[str, str], *, shape: bool = False):
                                              node_type=c.type, created=c.created) is not None,  # as focus_check
                 "own_titled": gate.own_titled(c, run), "recap": False, "space_factor": c.space_factor,
                 "created": c.created.isoformat(), "recall_p": c.hit.score if c.hit is not None else None,
-                "id_score": gate.gate_score(c, by_cosine=True), "standout": c.node_id in run.standouts}
+                "id_score": gate.gate_score(c, by_cosine=True), "standout": c.node_id in run.standouts,
+                "standing": c.standing}
 
     def no_overlap(run) -> list[dict]:
         """Recall hits the overlap filter dropped (route "no_overlap"; what an open filter would hand the gate)."""

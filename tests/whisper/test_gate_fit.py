@@ -91,3 +91,18 @@ def test_a_convention_that_stands_out_passes_whatever_its_gate():
     """As whisper.conventions.standout_gate, after the gate: a standout passes below its route's gate."""
     call = [row("conv", route="cosine", recall=False, cosine=0.28, id_score=0.28, standout=True)]
     assert passed(call, {}, 0.4) == ["conv"]
+
+
+def test_a_standout_beside_a_memory_the_gate_passed_does_not_join():
+    """silence2's fallback (session 24): a standout the gate did not pass joins only when the gate passed nothing."""
+    call = [row("note", score=0.9), row("conv", route="cosine", recall=False, cosine=0.28, id_score=0.28,
+                                        standout=True, score=0.3)]
+    assert passed(call, {0: 1.0}, 0.4) == ["note"]
+    assert passed(call, {0: -1.0}, 0.4) == ["conv"]
+
+
+def test_a_hit_let_through_on_its_standing_passes_below_the_gate():
+    """As whisper.stages.gate._standing_gate: a hit the overlap filter let through on its standing (the dump's
+    `standing`) passes whatever its log-odds; one without a standing does not."""
+    call = [row("standing", standing=2.4, score=0.6), row("other", score=0.5)]
+    assert passed(call, {0: -1.0, 1: -1.0}, 0.4) == ["standing"]
