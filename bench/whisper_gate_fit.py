@@ -15,7 +15,8 @@ grouped hit rate where grouped precision (each measure's lower figure of the two
 >= 0.95 (`--margin` asks more), applied as production does (identity gate, strong cosine, a standout only when the
 gate passed nothing, a hit let through on its standing, the focus stage, already served, cap; a broad recap skips the
 gate and the focus stage), so today's weights on a fresh dump give the figures of `python -m bench.whisper_stores
---split dev` (a dump made before session 24 lacks `standing`: its standing hits are judged by their log-odds). Optimism: in sample minus grouped; bench/whisper_gate_study.py
+--split dev` (a dump made before session 24 lacks `standing`: its standing hits are judged by their log-odds).
+Optimism: in sample minus grouped; bench/whisper_gate_study.py
 drops inputs and rules one by one. Prints the numbers for whisper/conf.py (GATE_WEIGHTS, GATE_LOGIT); the candidate
 inputs of `--inputs` (measured, not kept) are in bench/whisper_gate_extras.py.
 """
