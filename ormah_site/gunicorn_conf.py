@@ -201,6 +201,8 @@ class HeadDeadlineWorker(ThreadWorker):
         with self.heads_lock:  # held while shutting down: a head read meanwhile waits, its socket not shut under it
             for conn in [c for c, deadline in self.heads.items() if deadline <= now]:
                 del self.heads[conn]
+                self.log.warning("Closed a connection from %s: its request's head had not arrived %g s after a "
+                                 "thread took it", conn.client[0] if conn.client else "?", REQUEST_HEAD_SECONDS)
                 try:
                     conn.sock.shutdown(socket.SHUT_RDWR)  # the blocked read returns: the client seems gone
                 except OSError:

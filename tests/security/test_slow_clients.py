@@ -73,6 +73,8 @@ def test_clients_that_never_finish_their_headers_do_not_starve_the_server(served
             s.close()
     assert cut == [True] * THREADS
     assert waited < REQUEST_HEAD_SECONDS * 3, waited
+    said = "Closed a connection from 127.0.0.1: its request's head had not arrived 10 s after a thread took it"
+    assert served.log_path.read_text().count(said) >= THREADS  # the serve log says why (gunicorn's error log)
 
 
 def test_a_connection_waiting_for_a_busy_thread_has_no_head_deadline_yet():
