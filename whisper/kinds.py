@@ -5,11 +5,13 @@ it, however close it scores. Both sides are read from closed word classes (quest
 weekdays, number words) and regular patterns (digits, clock times); no store's or bench's words are in them.
 docs/whisper.md, "The focus rule beyond the identity route".
 
-Kinds: "time" (a date or time of day), "number" (a size, duration, port or version; "how much is / was the …" asks
-for a number of any unit, a price as much as a memory limit), "count" ("how many <things>": a number standing alone,
-not a measure, date or time; session 14). The amount of money (session 10), the person and the place (session 12)
-were removed in session 22: they changed no dev prompt of batches 6-13 (docs/whisper.md, "Rules audited on fresh
-batches (session 22)").
+Kinds: "amount" (an amount of money: a question saying money by a verb of paying, a general noun for the sum, or a
+currency; session 10's, removed in session 22, back in session 24 with "what do / does / did … pay / charge / spend":
++7 fully right net on dev 1-14, docs/benchmarks.md "Whisper near misses, session 24"), "time" (a date or time of
+day), "number" (a size, duration, port or version; "how much is / was the …" without a word of money asks for a
+number of any unit, a memory limit as much as a price), "count" ("how many <things>": a number standing alone, not a
+measure, date or time; session 14). The person and the place (session 12) were removed in session 22: they changed no
+dev prompt of batches 6-13 (docs/whisper.md, "Rules audited on fresh batches (session 22)").
 
 The thing a count question counts (session 15): "how many crash mats are there?" is not answered by a note whose only
 counts count other things ("the two highest top-outs"): `counted_thing`, `holds_count_of`.
@@ -40,7 +42,30 @@ _CURRENCY = (r"(?:€|\$|£|¥|₹|eur|euros?|usd|dollars?|pounds?|gbp|quid|yen|
 # number kind and the focus stage's version question (stages/focus.py) read it.
 VERSION_ASKED = (r"versions?\b(?!\s+(?:control|policy|policies|scheme|strategy|history|bumps?|numbering|naming|"
                  r"manager)\b)")
+# A question that says money (session 24, near2; session 10's amount kind, removed in session 22, narrowed): the verbs
+# of paying (cost, pay, spend, charge), the general nouns for the sum asked (price, fee, bill, fare), "expensive",
+# "cheap", a currency word or sign. No noun of one kind of payment (rent, premium, salary, quote).
+_MONEY_WORDS = (r"\b(?:costs?|costing|pay|paid|pays|paying|spend|spent|spends|charged?|charges|price[sd]?|pricing|"
+                r"fees?|bills?|billed|fares?|expensive|pricey|cheap|cheaper)\b"
+                rf"|[€$£¥₹]|\b{_CURRENCY}(?![a-z])")
+# "pay" and "spend" that are no paying: "pay attention / heed / tribute / a visit / off / back", "spend" before a
+# span of time ("what did we spend the weekend doing", "what does the team spend most time on").
+_PAY = r"pay(?:ing)?(?!\s+(?:attention|heed|tribute|respects|a visit|off|back)\b)"
+_SPEND = (r"spend(?:ing)?(?!\s+(?:(?:the|my|our|your|their|his|her|a|an|this|that|next|last|most|much|more|so much|"
+          r"all|all my|all our|a lot of|free|spare|whole|entire)\s+){0,2}(?:time|hours?|days?|weeks?|weekends?|"
+          r"mornings?|evenings?|afternoons?|nights?|holidays?|summer|winter|months?|years?|vacations?|lunch breaks?|"
+          r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b)")
 _ASKS = {
+    # "how much did the trip cost", "how expensive was it", "what did the trip cost", "what do we pay for the mailing
+    # service", "what does the registry charge to file a change", "what's the price of …"; not "what did I do when the
+    # cost went up" (a clause's own verb)
+    "amount": re.compile(
+        rf"\bhow (?:much|many)\b[^.?!]*(?:{_MONEY_WORDS})"
+        r"|\bhow (?:expensive|pricey|cheap)\b"
+        r"|\bwhat (?:did|does|do|will|would)\b(?:(?!\b(?:when|if|because|after|before|while|since|until)\b)[^.?!])*"
+        rf"\b(?:cost|charge|{_PAY}|{_SPEND})\b"
+        r"|\bwhat(?:'s|\u2019s| is| was| were| are)? (?:the )?(?:total |full |final )?(?:price|fee|fees|bill|cost|fare)\b",
+        re.IGNORECASE),
     "time": re.compile(
         rf"{CLAUSE}(?:when(?:'s|\u2019s)|when {_AUX}\b|by when|until when|since when)"
         r"|\b(?:what|which) (?:time|date|day|days|weekday|month|year|hour)s?\b"
@@ -79,6 +104,9 @@ def asked_kinds(prompt: str) -> frozenset[str]:
     if _METHOD.search(prompt) or not asks(prompt):
         return frozenset()
     kinds = {kind for kind, asks in _ASKS.items() if asks.search(prompt)}
+    # An amount of money is the number asked for ("how much did it cost?"): "for free" answers it, no digit needed.
+    if "amount" in kinds:
+        kinds.discard("number")
     # "how many photos …" asks for a count of things, which a measure ("1600 px", "2 MB", "7 minutes") is not; "how
     # many kilometres / hours …" asks for the measure itself.
     if "number" in kinds and any(m.group(1).lower() not in _UNIT_NAMES for m in _HOW_MANY.finditer(prompt)):
@@ -97,6 +125,9 @@ _NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve
                  "thousand million billion dozen half single double twice once triple quarter couple")
 _UNITS = "second minute hour day week month year fortnight decade"
 _HOLDS = {
+    # a currency sign, code or word beside a number ("€1,840", "650 euros", "EUR 40", "12k USD"), or no cost at all
+    "amount": re.compile(rf"(?:[€$£¥₹]\s?\d|\b\d[\d.,]*\s?[km]?\s?{_CURRENCY}(?![a-z])|\b{_CURRENCY}\s?\d|"
+                         r"\b(?:for free|free of charge|at no cost|cost nothing|costs nothing)\b)", re.IGNORECASE),
     "time": re.compile(
         r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}\.\d{1,2}\.\d{2,4}\b|\b\d{1,2}:\d{2}\b"
         r"|\b\d{1,2}\s?(?:am|pm|h)\b|\b(?:19|20)\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b"

@@ -5,9 +5,9 @@ The checks, each a text rule on the prompt and the memory (title, text, labels; 
 store's words in them:
 
 * **the kind of answer** (whisper.kinds, the one table of kinds): "how much did the trip cost?" asks for an amount
-  of money; a memory holding no amount (a currency sign or word beside a number) cannot answer it however much it
-  says about the trip. The same for a time, a number, a person or a place: "when is Pixel's vet appointment?" and a
-  vet note holding no date.
+  of money, and so does "what did we pay for the hotel?" (session 24); a memory holding no amount (a currency sign
+  or word beside a number) cannot answer it however much it says about the trip. The same for a time or a number:
+  "when is Pixel's vet appointment?" and a vet note holding no date.
 
 * **the thing counted** (session 15, whisper.kinds): "how many crash mats are there?" is not answered by a note whose
   only counts count other things ("the two highest top-outs").
