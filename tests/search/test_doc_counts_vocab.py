@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from memory.backends import sqlite
+from memory.backends import sqlite, sqlite_fulltext
 from memory.domain.text import words
 
 TEXTS = [
@@ -44,7 +44,7 @@ def test_vocabulary_counts_equal_the_match_counts(store, cap):
     terms = _terms()
     assert len(terms) > 150
     with connection.cursor() as cur:
-        expected = {t: sqlite._match_count(cur, t, cap) for t in terms}
+        expected = {t: sqlite_fulltext._match_count(cur, t, cap) for t in terms}
     assert sqlite.doc_counts(terms, cap) == expected
     assert max(expected.values()) == min(cap, 5) and any(n == 0 for n in expected.values())
 
@@ -53,7 +53,7 @@ def test_counts_follow_writes_and_deletes(store, mem):
     node = mem("Zeppelin zeppelins over the garden", auto_link=False)
     with connection.cursor() as cur:
         assert sqlite.doc_counts(["zeppelin", "garden"], 5000) == {
-            t: sqlite._match_count(cur, t, 5000) for t in ("zeppelin", "garden")}
+            t: sqlite_fulltext._match_count(cur, t, 5000) for t in ("zeppelin", "garden")}
     assert sqlite.doc_counts(["zeppelin"], 5000) == {"zeppelin": 1}
     from memory.models import NodeRow
     NodeRow.objects.filter(uid=node.id).delete()
@@ -91,7 +91,7 @@ def test_a_store_with_another_tokenizer_reads_no_other_stores_tokens(store, toke
     porter = sqlite.doc_counts(terms, 5000)  # this process now knows the terms' porter tokens ("runs" -> "run")
     _redeclare_node_fts(tokenize)  # no porter stems: "runs" is its own token
     with connection.cursor() as cur:
-        expected = {t: sqlite._match_count(cur, t, 5000) for t in terms}
+        expected = {t: sqlite_fulltext._match_count(cur, t, 5000) for t in terms}
     assert (porter["runs"], expected["runs"]) == (2, 1)
     assert sum(porter[t] != expected[t] for t in terms) >= 5
     assert sqlite.doc_counts(terms, 5000) == expected
@@ -100,7 +100,7 @@ def test_a_store_with_another_tokenizer_reads_no_other_stores_tokens(store, toke
 def test_a_missing_vocabulary_table_falls_back_to_the_match_counts(store):
     terms = _terms()
     with connection.cursor() as cur:
-        expected = {t: sqlite._match_count(cur, t, 3) for t in terms}
+        expected = {t: sqlite_fulltext._match_count(cur, t, 3) for t in terms}
         cur.execute("DROP TABLE node_fts_vocab")
     assert sqlite.doc_counts(terms, 3) == expected
 
