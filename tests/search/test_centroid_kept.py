@@ -18,15 +18,8 @@ from memory.domain.requests import NodePatch
 from memory.models import NodeRow
 from memory.search import candidates, vectors
 from memory.services import node_forget, node_update
+from tests.support.stores import SIX_MEMORIES as TEXTS
 
-TEXTS = (
-    "The billing service retries webhooks with jitter",
-    "Billing webhooks time out when the queue backs up",
-    "The garden sensors report soil moisture every fifteen minutes",
-    "Robin prefers tea to coffee in the afternoon",
-    "The staging database is restored from last night's backup every Monday",
-    "Invoices are generated on the first working day of the month",
-)
 
 
 def _dim() -> int:

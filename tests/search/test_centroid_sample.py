@@ -11,15 +11,8 @@ import numpy as np
 
 from memory.models import NodeRow
 from memory.search import candidates, vectors
+from tests.support.stores import SIX_MEMORIES as TEXTS
 
-TEXTS = (
-    "The billing service retries webhooks with jitter",
-    "Billing webhooks time out when the queue backs up",
-    "The garden sensors report soil moisture every fifteen minutes",
-    "Robin prefers tea to coffee in the afternoon",
-    "The staging database is restored from last night's backup every Monday",
-    "Invoices are generated on the first working day of the month",
-)
 
 
 def test_a_store_larger_than_the_sample_sums_the_memories_first_by_uid(mem, monkeypatch):

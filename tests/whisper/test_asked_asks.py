@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from memory.domain.node import utcnow
+from tests.support import stores
 from whisper.asked import asks
 from whisper.kinds import asked_kinds
 from whisper.services import whisper_respond
@@ -47,14 +48,7 @@ def test_a_request_sentence_is_an_asking_sentence():
 
 @pytest.fixture
 def dentist(mem):
-    return {
-        "appointment": mem("Next dentist appointment: 14 April at 09:30 with Dr Jansen.", title="Dentist appointment",
-                           tags=["dentist", "health"], auto_link=False),
-        "practice": mem("My dentist is Dr Jansen at Tandartspraktijk Oost; call 030 123 4567 to change an appointment.",
-                        title="Dentist", tags=["dentist", "health"], auto_link=False),
-        "gym": mem("I go to the climbing gym on Tuesdays and Thursdays after work.", title="Climbing days",
-                   auto_link=False),
-    }
+    return stores.dentist(mem)
 
 
 def test_a_follow_up_request_to_be_told_takes_the_follow_up_route(dentist):

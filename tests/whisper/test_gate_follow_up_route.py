@@ -10,21 +10,13 @@ from datetime import timedelta
 import pytest
 
 from memory.domain.node import utcnow
+from tests.support import stores
 from whisper.services import whisper_respond
 
 
 @pytest.fixture
 def dentist(mem):
-    return {
-        "appointment": mem("Next dentist appointment: 14 April at 09:30 with Dr Jansen.", title="Dentist appointment",
-                           tags=["dentist", "health"], auto_link=False),
-        "practice": mem("My dentist is Dr Jansen at Tandartspraktijk Oost; call 030 123 4567 to change an appointment.",
-                        title="Dentist", tags=["dentist", "health"], auto_link=False),
-        "filling": mem("Dr Jansen replaced a filling in my lower left molar in November 2025.",
-                       title="Dentist filling", tags=["dentist", "health"], auto_link=False),
-        "gym": mem("I go to the climbing gym on Tuesdays and Thursdays after work.", title="Climbing days",
-                   auto_link=False),
-    }
+    return stores.dentist(mem, filling=True)
 
 
 def test_a_follow_up_that_asks_nothing_does_not_take_the_route(dentist):

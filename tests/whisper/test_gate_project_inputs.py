@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import stores
 from whisper.services import whisper_respond
 from whisper.stages.gate import own_titled
 
@@ -53,26 +54,21 @@ def test_outside_a_project_nothing_is_own_titled():
 @pytest.fixture
 def tidewater(mem):
     notes = {
-        "overview": ("Tidewater overview", "project",
-                     "Tidewater is the harbour's berth-booking service: a FastAPI app on Postgres, deployed to Fly.io "
-                     "from main; skippers book berths by the night and harbour staff confirm them."),
+        "overview": stores.TIDEWATER_OVERVIEW,
         "itests": ("Integration tests", "procedure",
                    "The integration suite lives in tests/integration and runs with `make itest`; start the Postgres "
                    "container first with `docker compose up -d db`."),
         "release": ("Release process", "procedure",
                     "Bump the version in pyproject.toml, tag vX.Y.Z on main and push the tag; CI builds the image and "
                     "deploys it."),
-        "pricing": ("Berth pricing", "decision",
-                    "Berth prices are per metre of boat length per night, stored in cents; no floats for money."),
+        "pricing": stores.BERTH_PRICING,
         "tides": ("Tide tables", "fact",
                   "Tide tables come from the harbour master's feed every night at 02:00 and are cached for a week."),
-        "auth": ("Staff sign-in", "decision",
-                 "Harbour staff sign in with magic links sent by e-mail; there are no passwords."),
+        "auth": stores.STAFF_SIGN_IN,
         "migrations": ("Database migrations", "procedure",
                        "Alembic migrations, one per pull request; never edit a migration once it is merged."),
     }
-    return {k: mem(text, title=title, type=kind, space=SPACE, auto_link=False)
-            for k, (title, kind, text) in notes.items()}
+    return stores.project_notes(mem, notes, space=SPACE)
 
 
 @pytest.mark.parametrize(("prompt", "key"), [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import stores
 from whisper.services import whisper_respond
 
 pytestmark = pytest.mark.usefixtures("small_store_gate")  # conftest: the gate at 0.30, not the default
@@ -19,24 +20,19 @@ SPACE = "tidewater"
 @pytest.fixture
 def tidewater(mem):
     notes = {
-        "overview": ("Tidewater overview", "project",
-                     "Tidewater is the harbour's berth-booking service: a FastAPI app on Postgres, deployed to Fly.io "
-                     "from main; skippers book berths by the night and harbour staff confirm them."),
+        "overview": stores.TIDEWATER_OVERVIEW,
         "release1": ("Tidewater 1.0 released", "event",
                      "Tidewater 1.0 went live on 12 May 2025 for the harbour's summer season, with berth booking by "
                      "the night."),
         "release2": ("Tidewater 2.0 released", "event",
                      "Tidewater 2.0 went live on 3 March 2026 with online payment for berths and a new booking "
                      "calendar."),
-        "staff": ("Staff sign-in", "decision",
-                  "Harbour staff sign in with magic links sent by e-mail; there are no passwords."),
+        "staff": stores.STAFF_SIGN_IN,
         "skippers": ("Skipper sign-in", "decision",
                      "Skippers sign in with a six-digit code sent by SMS; no accounts with passwords."),
-        "pricing": ("Berth pricing", "decision",
-                    "Berth prices are per metre of boat length per night, stored in cents; no floats for money."),
+        "pricing": stores.BERTH_PRICING,
     }
-    return {k: mem(text, title=title, type=kind, space=SPACE, auto_link=False)
-            for k, (title, kind, text) in notes.items()}
+    return stores.project_notes(mem, notes, space=SPACE)
 
 
 @pytest.mark.parametrize(("prompt", "key"), [
