@@ -26,8 +26,6 @@ import http.client
 import json
 import os
 import shutil
-import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -36,8 +34,8 @@ import time
 from pathlib import Path
 
 from bench._common import REPO, corpus, machine, write_block
-from bench.serve_tree import (cycle_runs, free_port, job_workers, layout_env, roles, serve_env, ui_session,
-                              write_memories)
+from bench.serve_tree import (cycle_runs, free_port, job_workers, layout_env, roles, serve_env, start_server,
+                              stop_server, ui_session, wait_for_port, write_memories)
 
 SECTION = "Serve tree RSS"
 CYCLE_TIMEOUT_SECONDS = 900.0
@@ -129,22 +127,14 @@ def measure(repo: Path, args, label: str, layout: str | None = None) -> dict:
     everything = corpus(args.memories + args.requests, seed=args.seed)
     memories, fresh = everything[:args.memories], everything[args.memories:]
     write_memories(home, memories)
-    manage = str(repo / "manage.py")
-    subprocess.run([sys.executable, manage, "init", "--name", "RSS", "--quiet"], env=serve_env(home), check=True,
-                   cwd=repo)
+    subprocess.run([sys.executable, str(repo / "manage.py"), "init", "--name", "RSS", "--quiet"], env=serve_env(home),
+                   check=True, cwd=repo)
     port = free_port()
     log = open(root / "serve.out", "w")  # noqa: SIM115
-    server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)], cwd=repo,
-                              env={**serve_env(home), **layout_env(layout)},
-                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    server = start_server(repo, port, {**serve_env(home), **layout_env(layout)}, log)
     result: dict = {"label": label, "repo": str(repo)}
     try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.2)
+        wait_for_port(port, 180)
         token = (home / "api_token").read_text().strip()
         password = (home / "ui_password").read_text().strip()
         result["warm_up_failures"] = warm_up(port, token, password, memories, fresh, args.requests)
@@ -172,11 +162,7 @@ def measure(repo: Path, args, label: str, layout: str | None = None) -> dict:
         result["after_cycle"] = snapshot(server.pid, pages=True)
         result["peak_rss_during_cycle"] = peak
     finally:
-        try:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=30)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(server.pid, signal.SIGKILL)
+        stop_server(server)
         log.close()
         result["machine"] = machine(root)
         shutil.rmtree(root, ignore_errors=True)

@@ -1,6 +1,7 @@
 """A real `ormah serve` for the benches that drive one over loopback (bench.soak, bench.serve_rss): a home of
 generated memories, the environment, the process tree and its roles, RSS and CPU per process, the UI session that
 queues the sleep cycle, and the job runs the admin API reports.
+The server itself is started, waited for and stopped here too (start_server, wait_for_port, stop_server).
 """
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ import json
 import os
 import random
 import re
+import signal
 import socket
+import subprocess
 import sys
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -65,6 +69,31 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def start_server(repo: Path, port: int, env: dict[str, str], log) -> subprocess.Popen:
+    """`ormah serve` of the checkout `repo` on `port`, in its own process group, its output into the open file `log`."""
+    return subprocess.Popen([sys.executable, str(repo / "manage.py"), "serve", "--port", str(port)], env=env,
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=repo)
+
+
+def wait_for_port(port: int, seconds: float) -> None:
+    """Return once something accepts connections on loopback `port`, or after `seconds` all the same."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    """SIGTERM to the server's process group; SIGKILL when it has not ended within 30 s."""
+    try:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        os.killpg(server.pid, signal.SIGKILL)
 
 
 def job_workers(supervisor: int) -> set[int]:

@@ -31,11 +31,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -46,7 +43,7 @@ from pathlib import Path
 
 from bench._common import REPO, Memory, corpus, machine, write_block
 from bench.serve_tree import (cmdline, cpu_seconds, free_port, job_times, layout_env, niceness, pressure, roles,
-                              rss_mib, serve_env, write_memories)
+                              rss_mib, serve_env, start_server, stop_server, wait_for_port, write_memories)
 from bench.soak_agents import Agent, Stats, cycle_loop
 from bench.soak_home import SoakError, cache_home, cached_home, claim_cache, home_stamp
 from bench.soak_report import MIX, ROUTES, WARM_UP_SECONDS, markdown, summarise
@@ -80,15 +77,6 @@ def _warm_up(stats: Stats, mix: tuple) -> float:
     while not routes <= stats.answered and time.monotonic() - started < WARM_UP_LIMIT_SECONDS:
         time.sleep(0.2)
     return time.monotonic() - started
-
-
-def _wait_for_port(port: int, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
 
 
 def _sample(server: int, seconds: float, stats: Stats, split: WorkerSplit, agents: list) -> dict:
@@ -180,14 +168,12 @@ def run(args) -> dict:
     _make_home(home, memories, args, manage)
     port = free_port()
     log = open(root / "serve.out", "w")  # noqa: SIM115
-    server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)],
-                              env={**serve_env(home, args.log_level), **layout_env(args.layout),
-                                   **({"ORMAH_WEB_SOCKETS": args.sockets} if args.sockets else {})},
-                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=args.repo)
+    server = start_server(args.repo, port, {**serve_env(home, args.log_level), **layout_env(args.layout),
+                                            **({"ORMAH_WEB_SOCKETS": args.sockets} if args.sockets else {})}, log)
     result: dict = {"load_before": " ".join(Path("/proc/loadavg").read_text().split()[:3]), "repo": str(args.repo),
                     "repo_given": args.repo.resolve() != REPO}
     try:
-        _wait_for_port(port)
+        wait_for_port(port, 120)
         result["workers_ready_s"], threads = _wait_for_workers(server.pid, port)
         token = (home / "api_token").read_text().strip()
         password = (home / "ui_password").read_text().strip()
@@ -230,11 +216,7 @@ def run(args) -> dict:
         result["load_after"] = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         result["serve_tail"] = (root / "serve.out").read_text(errors="replace")[-2000:]
     finally:
-        try:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=30)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(server.pid, signal.SIGKILL)
+        stop_server(server)
         log.close()
         result["machine"] = machine(root)
         if args.keep:
