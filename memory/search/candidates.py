@@ -8,6 +8,7 @@ stored vector, so both legs' candidates are measured the same way.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 import threading
@@ -244,7 +245,7 @@ def _read_signature(total: int) -> tuple:
     with connection.cursor() as cur:
         if total <= CENTROID_SAMPLE:
             # The sample is the whole store: its rows by uid, which the centroid sums, sign it (kept for that sum).
-            rows = _read_sample(cur)
+            rows = _store_rows(cur)
             count, newest, hashes = len(rows), max((r[0] for r in rows), default=None), [r[1] for r in rows]
         else:
             # max(id) alone reads one leaf; beside count(*) it read every row. `total` is the caller's count(*).
@@ -257,6 +258,74 @@ def _read_signature(total: int) -> tuple:
             _sample_read.clear()
             _sample_read[sig] = rows
     return sig
+
+
+@dataclass
+class _Rows:
+    """Every row of a store within the sample, (uid, id, embed_hash) in uid order, exact at the vector log's `gen`."""
+
+    gen: int
+    rows: list[tuple[str, int, str]]
+    uids: dict[int, str]  # id -> uid
+
+
+_rows: dict[str, _Rows] = {}  # per database
+_ROWS_LOCK = threading.Lock()
+
+
+def _store_rows(cur) -> list[tuple[int, str]]:
+    """(id, embed_hash) of the first CENTROID_SAMPLE rows by uid, as `_read_sample` reads them.
+
+    A store within the sample is kept per process with the vector log's generation it was read at (in the same
+    statement), and carried to the next generation by the log's delta: every insert, delete and embed_hash change of
+    a row is logged (memory/search/matrix.py), and a row's uid never changes, so the rows logged since, read again
+    (gone: deleted), give the store's rows exactly. Reading every row (~3 ms at 2,000) after each write was the
+    costliest part of the first query after it. A log that no longer reaches back, a whole-table entry, a store
+    past the sample or a generation that went back (another database file) reads every row again. Inside a
+    transaction (its rows and log entries may be rolled back) nothing is kept or carried."""
+    if connection.in_atomic_block:
+        return _read_sample(cur)
+    db = str(connection.settings_dict.get("NAME"))
+    with _ROWS_LOCK:
+        held = _rows.get(db)
+        if held is not None:
+            cur.execute(f"SELECT l.row_id, n.uid, n.embed_hash, (SELECT max(gen) FROM {vectors.LOG_TABLE}), "
+                        f"(SELECT min(gen) FROM {vectors.LOG_TABLE}) FROM (SELECT -1 AS row_id UNION "
+                        f"SELECT DISTINCT row_id FROM {vectors.LOG_TABLE} WHERE gen > %s) l "
+                        "LEFT JOIN memory_noderow n ON n.id = l.row_id", [held.gen])
+            found = cur.fetchall()
+            gen, oldest = found[0][3], found[0][4]
+            changed = [r for r in found if r[0] != -1]
+            if gen is not None and gen >= held.gen and oldest is not None and oldest <= held.gen + 1 \
+                    and not any(r[0] == 0 for r in changed):
+                for row_id, uid, embed_hash, *_ in changed:
+                    _drop_row(held, row_id)
+                    if uid is not None:
+                        bisect.insort(held.rows, (uid, row_id, embed_hash))
+                        held.uids[row_id] = uid
+                held.gen = gen
+                if len(held.rows) <= CENTROID_SAMPLE:
+                    return [(r[1], r[2]) for r in held.rows]
+            _rows.pop(db, None)
+        cur.execute(f"SELECT uid, id, embed_hash, (SELECT max(gen) FROM {vectors.LOG_TABLE}) FROM memory_noderow "
+                    "ORDER BY uid LIMIT %s", [CENTROID_SAMPLE + 1])
+        found = cur.fetchall()
+        rows = [(r[0], int(r[1]), r[2]) for r in found]
+        if found and found[0][3] is not None and len(rows) <= CENTROID_SAMPLE:
+            _rows[db] = _Rows(int(found[0][3]), rows, {r[1]: r[0] for r in rows})
+    return [(r[1], r[2]) for r in rows[:CENTROID_SAMPLE]]
+
+
+def _drop_row(held: _Rows, row_id: int) -> None:
+    uid = held.uids.pop(row_id, None)
+    if uid is None:
+        return
+    at = bisect.bisect_left(held.rows, (uid,))
+    while at < len(held.rows) and held.rows[at][0] == uid:
+        if held.rows[at][1] == row_id:
+            del held.rows[at]
+            return
+        at += 1
 
 
 def _read_sample(cur) -> list[tuple[int, str]]:
