@@ -37,7 +37,7 @@ _AUX = r"(?:is|are|do|does|will|would|should|shall|can|could|has|have|must|might
 CLAUSE = r"(?:^|[.?!;:,\n]\s*|\b(?:and|but|so|also|then|or)\s+)"  # a question word opens a clause, not a relative
 # A currency word or sign: a number before one is an amount of money, not a count of things.
 _CURRENCY = (r"(?:€|\$|£|¥|₹|eur|euros?|usd|dollars?|pounds?|gbp|quid|yen|jpy|chf|francs?|kronor|krona|kr|sek|"
-             r"nok|dkk|cents?|pence)")
+             r"nok|dkk|cents?|pence|bucks?|btc)")
 # "version(s)" as the thing asked; "version control / policy / scheme / …" ask no version (review1, session 18). The
 # number kind and the focus stage's version question (stages/focus.py) read it.
 VERSION_ASKED = (r"versions?\b(?!\s+(?:control|policy|policies|scheme|strategy|history|bumps?|numbering|naming|"
@@ -51,7 +51,7 @@ _MONEY_WORDS = (r"\b(?:costs?|costing|pay|paid|pays|paying|spend|spent|spends|ch
 # "pay" and "spend" that are no paying: "pay attention / heed / tribute / a visit / off / back", "spend" before a
 # span of time ("what did we spend the weekend doing", "what does the team spend most time on").
 _PAY = r"pay(?:ing)?(?!\s+(?:attention|heed|tribute|respects|a visit|off|back)\b)"
-_SPEND = (r"spend(?:ing)?(?!\s+(?:(?:the|my|our|your|their|his|her|a|an|this|that|next|last|most|much|more|so much|"
+_SPEND = (r"spend(?:ing)?(?!\s+(?:(?:the|my|our|your|their|his|her|its|a|an|this|that|next|last|most|much|more|so much|"
           r"all|all my|all our|a lot of|free|spare|whole|entire)\s+){0,2}(?:time|hours?|days?|weeks?|weekends?|"
           r"mornings?|evenings?|afternoons?|nights?|holidays?|summer|winter|months?|years?|vacations?|lunch breaks?|"
           r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b)")
@@ -125,9 +125,15 @@ _NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve
                  "thousand million billion dozen half single double twice once triple quarter couple")
 _UNITS = "second minute hour day week month year fortnight decade"
 _HOLDS = {
-    # a currency sign, code or word beside a number ("€1,840", "650 euros", "EUR 40", "12k USD"), or no cost at all
-    "amount": re.compile(rf"(?:[€$£¥₹]\s?\d|\b\d[\d.,]*\s?[km]?\s?{_CURRENCY}(?![a-z])|\b{_CURRENCY}\s?\d|"
-                         r"\b(?:for free|free of charge|at no cost|cost nothing|costs nothing)\b)", re.IGNORECASE),
+    # a currency sign, code or word beside a number ("€1,840", "650 euros", "EUR 40", "12k USD", "nine hundred
+    # bucks"), a number up to two words after a word of paying ("Paid 899 for the fridge", "charges 65 an hour",
+    # "cost us nine hundred"; review13), a number per a period ("4.51/month", "99/yr"), or no cost at all
+    "amount": re.compile(
+        rf"(?:[€$£¥₹]\s?\d|\b\d[\d.,]*\s?[km]?\s?{_CURRENCY}(?![a-z])|\b{_CURRENCY}\s?\d"
+        r"|\b(?:paid|pay|pays|paying|costs?|costing|charged?|charges|spent|spends?|priced?|prices?|fees?|fares?|"
+        rf"billed|bills?)\b(?:\s+[\w']+){{0,2}}?\s+(?:[€$£¥₹]\s?)?(?:\d|(?:{'|'.join(_NUMBER_WORDS.split())})\b)"
+        r"|\b\d[\d.,]*\s?/\s?(?:month|mo|year|yr|week|wk|day|night|hour|hr)\b"
+        r"|\b(?:for free|free of charge|at no cost|cost nothing|costs nothing)\b)", re.IGNORECASE),
     "time": re.compile(
         r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}\.\d{1,2}\.\d{2,4}\b|\b\d{1,2}:\d{2}\b"
         r"|\b\d{1,2}\s?(?:am|pm|h)\b|\b(?:19|20)\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b"

@@ -68,3 +68,29 @@ def test_a_note_on_the_purchase_without_its_price_is_not_whispered(purchases):
 def test_a_note_holding_the_price_is_still_whispered(purchases):
     result = whisper_respond(prompt="what does the village notary charge for a deed of sale?", session_id="amount")
     assert result.node_ids == (purchases["notary"].id,)
+
+
+# review13's cases (written by hand, none from the bench): a sum stated without a currency, after a word of paying or
+# per a period, is an amount; "spend its time" is no money.
+@pytest.mark.parametrize("text", ["Paid 899 for the fridge", "Plumber Jan charges 65 an hour",
+                                  "Hosting: Hetzner CX22, 4.51/month", "Annual plan is 99/yr",
+                                  "it cost us nine hundred bucks", "Paid 0.01 BTC"])
+def test_a_sum_without_a_currency_word_is_an_amount(text):
+    assert holds_kind(text, "amount")
+
+
+def test_a_note_stating_the_sum_without_a_currency_is_still_answered():
+    note = {"title": "New fridge", "content": "Paid 899 for the fridge at the shop on the corner."}
+    assert off_focus("what did we pay for the new fridge", **note) is None
+
+
+def test_spending_its_time_is_no_money():
+    assert asked_kinds("what does the job spend its time on") == frozenset()
+    note = {"title": "Embedding job", "content": "The job spends most of its time in embedding."}
+    assert off_focus("what does the job spend its time on", **note) is None
+
+
+@pytest.mark.parametrize("text", ["Bought the bike in March 2026", "the premium went up 18 percent",
+                                  "we own three crash mats"])
+def test_a_date_or_a_measure_is_no_amount(text):
+    assert not holds_kind(text, "amount")
