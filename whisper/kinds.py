@@ -55,12 +55,18 @@ _SPEND = (r"spend(?:ing)?(?!\s+(?:(?:the|my|our|your|their|his|her|its|a|an|this
           r"all|all my|all our|a lot of|free|spare|whole|entire)\s+){0,2}(?:time|hours?|days?|weeks?|weekends?|"
           r"mornings?|evenings?|afternoons?|nights?|holidays?|summer|winter|months?|years?|vacations?|lunch breaks?|"
           r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b)")
+# What "how much / how many" asks of when it is no sum of money even beside a word of paying (review13, session 24):
+# a span of time ("how many hours did we spend debugging", "how much time did the refactor cost") or a machine's
+# resource ("how much memory does the worker cost"); and a cost counted in something else ("cost us in downtime").
+_NOT_MONEY = (r"(?:time|hours?|minutes?|seconds?|days?|nights?|weeks?|weekends?|months?|years?|effort|energy|"
+              r"memory|ram|cpu|disk|space|storage|bandwidth|tokens?|lines?|steps?|tries|attempts|sleep)\b")
 _ASKS = {
     # "how much did the trip cost", "how expensive was it", "what did the trip cost", "what do we pay for the mailing
     # service", "what does the registry charge to file a change", "what's the price of …"; not "what did I do when the
     # cost went up" (a clause's own verb)
     "amount": re.compile(
-        rf"\bhow (?:much|many)\b[^.?!]*(?:{_MONEY_WORDS})"
+        rf"\bhow (?:much|many)\b(?!\s+(?:more |less |fewer |extra )?{_NOT_MONEY})[^.?!]*(?:{_MONEY_WORDS})"
+        rf"(?!\s+(?:us |me |them |him |her |you )?in (?:terms of )?(?:downtime|{_NOT_MONEY}|performance|latency|speed))"
         r"|\bhow (?:expensive|pricey|cheap)\b"
         r"|\bwhat (?:did|does|do|will|would)\b(?:(?!\b(?:when|if|because|after|before|while|since|until)\b)[^.?!])*"
         rf"\b(?:cost|charge|{_PAY}|{_SPEND})\b"

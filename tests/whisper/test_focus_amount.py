@@ -94,3 +94,25 @@ def test_spending_its_time_is_no_money():
                                   "we own three crash mats"])
 def test_a_date_or_a_measure_is_no_amount(text):
     assert not holds_kind(text, "amount")
+
+
+# review13's question-side cases (session 24, written by hand): "how much / many" of a span of time or of a machine's
+# resource, and a cost counted in downtime, ask no money, so the memory that answers them is not dropped.
+@pytest.mark.parametrize(("prompt", "title", "content"), [
+    ("how much time did we spend on the refactor", "Refactor", "The refactor of the importer took two weeks."),
+    ("how many hours did we spend debugging the flaky test", "Flaky test",
+     "Debugging the flaky upload test took 6 hours; the cause was a shared temp dir."),
+    ("how many days did we spend in Lisbon", "Lisbon trip", "We stayed in Lisbon for 5 days in April."),
+    ("how much did the migration cost us in downtime", "Database migration",
+     "The database migration took the site down for 40 minutes on Sunday night."),
+    ("how much memory does the worker cost", "Worker memory", "Each worker takes 180 MB resident."),
+])
+def test_a_question_of_time_or_resources_keeps_the_memory_that_answers_it(prompt, title, content):
+    assert "amount" not in asked_kinds(prompt)
+    assert off_focus(prompt, title=title, content=content) is None
+
+
+@pytest.mark.parametrize("prompt", ["how much did it cost us in total?", "how much did we spend in Lisbon",
+                                    "how much more did the second quote cost", "how much did the trip cost in euros"])
+def test_money_asked_beside_those_words_is_still_an_amount(prompt):
+    assert "amount" in asked_kinds(prompt)
