@@ -42,7 +42,8 @@ from memory.ranking.features import FEATURES
 
 FIT_CACHE = DEFAULT_CACHE_DIR / "fit"
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
-CODE = ("memory/ranking/features.py", "memory/search/candidates.py", "memory/search/pipeline.py",
+CODE = ("memory/ranking/features.py", "memory/search/candidates.py", "memory/search/centroid.py",
+        "memory/search/pipeline.py",
         "memory/domain/temporal.py", "memory/search/fts.py", "memory/search/semantic.py", "memory/search/matrix.py",
         "memory/domain/chunking.py", "memory/index_vectors.py",
         # the labelled sets and the query whisper builds: a prompt added to a dev split must reach the pools

@@ -1,4 +1,4 @@
-"""A store within the centroid's sample keeps the sample's cached vectors between sums (memory/search/candidates.py).
+"""A store within the centroid's sample keeps the sample's cached vectors between sums (memory/search/centroid.py).
 
 Every write moves a small store's signature, so the centroid is summed again at the next query; it read every
 sample row's vector each time (~5.7 ms of a recall at 2,000 memories). The embedding cache's vectors of the last
@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 
 from memory.domain.requests import NodePatch
 from memory.models import NodeRow
-from memory.search import candidates, vectors
+from memory.search import candidates, centroid, vectors
 from memory.services import node_forget, node_update
 from tests.support.stores import SIX_MEMORIES as TEXTS
 
@@ -29,12 +29,12 @@ def _dim() -> int:
 
 def _sum(monkeypatch, *, fresh: bool) -> tuple[bytes, int, list[str]]:
     """The centroid summed again (as after a write), as a fresh process when `fresh`; and the statements' SQL."""
-    monkeypatch.setattr(candidates, "_centroids", {})
+    monkeypatch.setattr(centroid, "_centroids", {})
     if fresh:
-        monkeypatch.setattr(candidates, "_held", {}, raising=False)
+        monkeypatch.setattr(centroid, "_held", {}, raising=False)
     total, dim = NodeRow.objects.count(), _dim()
     with CaptureQueriesContext(connection) as ctx:
-        summed, sampled, _ = candidates.centroid(total, dim)
+        summed, sampled, _ = centroid.centroid(total, dim)
     return summed.tobytes(), sampled, [q["sql"] for q in ctx.captured_queries]
 
 
@@ -71,9 +71,9 @@ def test_a_small_store_reads_only_the_new_memorys_vector_and_sums_as_a_fresh_pro
 def test_the_kept_vectors_are_the_cache_rows_bytes_and_only_the_samples(mem, monkeypatch):
     for text in TEXTS:
         mem(text, auto_link=False)
-    monkeypatch.setattr(candidates, "_held", {})
+    monkeypatch.setattr(centroid, "_held", {})
     _sum(monkeypatch, fresh=False)
-    ((model, dim), index, kept), = candidates._held.values()
+    ((model, dim), index, kept), = centroid._held.values()
     rows = dict(NodeRow.objects.values_list("embed_hash", "id"))
     assert set(index) == set(rows) and dim == _dim() and kept.shape == (len(rows), dim)
     stored = vectors.get_many(list(rows.values()))
@@ -87,12 +87,12 @@ def test_a_small_stores_signature_and_sample_are_one_read(mem, monkeypatch):
     for text in TEXTS:
         mem(text, auto_link=False)
     dim = _dim()
-    candidates.centroid(len(TEXTS), dim, candidates.store_state())
+    centroid.centroid(len(TEXTS), dim, candidates.store_state())
     mem("The release checklist lives in docs/release.md", auto_link=False)
     state = candidates.store_state()
     total = candidates.memory_count(state)
     with CaptureQueriesContext(connection) as ctx:
-        summed, sampled, _ = candidates.centroid(total, dim, state)
+        summed, sampled, _ = centroid.centroid(total, dim, state)
     sqls = [q["sql"] for q in ctx.captured_queries]
     assert sampled == len(TEXTS) + 1
     assert sum("memory_noderow" in s and "embed_hash" in s for s in sqls) == 1, sqls
@@ -100,11 +100,11 @@ def test_a_small_stores_signature_and_sample_are_one_read(mem, monkeypatch):
 
 
 def test_a_store_larger_than_the_sample_keeps_nothing(mem, monkeypatch):
-    monkeypatch.setattr(candidates, "CENTROID_SAMPLE", 3)
+    monkeypatch.setattr(centroid, "CENTROID_SAMPLE", 3)
     for text in TEXTS:
         mem(text, auto_link=False)
     first, sampled, _ = _sum(monkeypatch, fresh=True)
-    assert sampled == 3 and candidates._held == {}
+    assert sampled == 3 and centroid._held == {}
 
 
 def test_the_sum_is_the_float64_sum_of_the_stacked_sample_in_uid_order(mem, monkeypatch):

@@ -1,4 +1,4 @@
-"""Centrality's centroid sample is the same in every process for the same store (memory/search/candidates.py).
+"""Centrality's centroid sample is the same in every process for the same store (memory/search/centroid.py).
 
 A store larger than the sample once drew it with ORDER BY random(), so each process summed other memories and
 scored centrality a little differently. The sample is now the first memories by uid. The sample size is lowered
@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from memory.models import NodeRow
-from memory.search import candidates, vectors
+from memory.search import centroid, vectors
 from tests.support.stores import SIX_MEMORIES as TEXTS
 
 
 
 def test_a_store_larger_than_the_sample_sums_the_memories_first_by_uid(mem, monkeypatch):
-    monkeypatch.setattr(candidates, "CENTROID_SAMPLE", 3)
+    monkeypatch.setattr(centroid, "CENTROID_SAMPLE", 3)
     uids = sorted(mem(text, auto_link=False).id for text in TEXTS)
     first = list(NodeRow.objects.filter(uid__in=uids[:3]).values_list("id", flat=True))
     expected = np.sum(np.stack(list(vectors.get_many(first).values())), axis=0)
@@ -24,8 +24,8 @@ def test_a_store_larger_than_the_sample_sums_the_memories_first_by_uid(mem, monk
 
     sums = []
     for _ in range(2):  # each time as a fresh process would: nothing cached
-        monkeypatch.setattr(candidates, "_centroids", {})
-        summed, sampled, _ = candidates.centroid(len(TEXTS), dim)
+        monkeypatch.setattr(centroid, "_centroids", {})
+        summed, sampled, _ = centroid.centroid(len(TEXTS), dim)
         sums.append(summed)
 
     assert sampled == 3

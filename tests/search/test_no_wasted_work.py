@@ -137,7 +137,8 @@ def test_a_repeated_query_vector_is_scanned_once_until_the_matrix_changes(mem, t
 def test_the_centroid_signature_is_read_once_per_store_state(mem, transactional_db):
     """The exact signature of a small store (every row's embed_hash joined) is read once per store state, and a
     content edit (a new embed_hash) moves the state, so the next query reads the new signature."""
-    from memory.search.candidates import _read_signature, _signature, store_state
+    from memory.search.candidates import store_state
+    from memory.search.centroid import _read_signature, _signature
 
     node = mem("The garden sensors report soil moisture", auto_link=False)
     mem("The billing service retries webhooks with jitter", auto_link=False)

@@ -27,7 +27,7 @@ from django.db import transaction
 from bench.recall.synthetic import NOW, TopicEmbedder, generate, queries
 from memory import index, runtime
 from memory.models import EmbeddingCacheRow, NodeRow
-from memory.search import candidates, matrix, recall, vectors
+from memory.search import centroid, matrix, recall, vectors
 from memory.store import StoredFile
 from tests.postgres import sqlite_only
 
@@ -104,8 +104,8 @@ def test_the_centroid_does_not_follow_the_embedding_cache(mem, monkeypatch):
     dim = int(next(iter(vectors.get_many(list(NodeRow.objects.values_list("id", flat=True))).values())).shape[0])
 
     def fresh_centroid() -> bytes:
-        monkeypatch.setattr(candidates, "_centroids", {})  # as a fresh process: nothing cached in memory
-        summed, sampled, _ = candidates.centroid(len(texts), dim)
+        monkeypatch.setattr(centroid, "_centroids", {})  # as a fresh process: nothing cached in memory
+        summed, sampled, _ = centroid.centroid(len(texts), dim)
         assert sampled == len(texts)
         return summed.tobytes()
 

@@ -12,35 +12,35 @@ from django.test.utils import CaptureQueriesContext
 
 from memory.domain.requests import NodePatch
 from memory.models import NodeRow
-from memory.search import candidates
+from memory.search import centroid
 from memory.services import node_update
 
 
 @pytest.fixture(autouse=True)
 def _nothing_held():
-    getattr(candidates, "_rows", {}).clear()
+    getattr(centroid, "_rows", {}).clear()
     yield
-    getattr(candidates, "_rows", {}).clear()
+    getattr(centroid, "_rows", {}).clear()
 
 
 def _carried() -> list[tuple[int, str]]:
     with connection.cursor() as cur:
-        return candidates._store_rows(cur)
+        return centroid._store_rows(cur)
 
 
 def _every_row() -> list[tuple[int, str]]:
     with connection.cursor() as cur:
-        return candidates._read_sample(cur)
+        return centroid._read_sample(cur)
 
 
 def test_a_write_carries_the_rows_without_reading_every_row(mem, transactional_db):
     mem("The garden sensors report soil moisture", auto_link=False)
     node = mem("Billing retries webhooks with jitter", auto_link=False)
-    candidates._read_signature(2)
+    centroid._read_signature(2)
     mem("Zeppelin over the garden", auto_link=False)
     node_update(ref=node.id, patch=NodePatch(content="Billing retries webhooks with backoff"))
     with CaptureQueriesContext(connection) as ctx:
-        signature = candidates._read_signature(3)
+        signature = centroid._read_signature(3)
     assert not [q["sql"] for q in ctx.captured_queries if "ORDER BY uid" in q["sql"]]
     rows = _carried()
     assert rows == _every_row() and len(rows) == 3 and signature[1] == 3
@@ -52,16 +52,16 @@ def test_nothing_is_kept_inside_a_transaction(mem, transactional_db):
     mem("The garden sensors report soil moisture", auto_link=False)
     with transaction.atomic():
         assert _carried() == _every_row()
-    assert candidates._rows == {}
+    assert centroid._rows == {}
 
 
 def test_the_signature_after_a_write_is_the_one_read_afresh(mem, transactional_db):
     mem("The garden sensors report soil moisture", auto_link=False)
-    first = candidates._read_signature(1)
+    first = centroid._read_signature(1)
     mem("Zeppelin over the garden", auto_link=False)
-    carried = candidates._read_signature(2)
-    candidates._rows.clear()
-    assert carried == candidates._read_signature(2) != first
+    carried = centroid._read_signature(2)
+    centroid._rows.clear()
+    assert carried == centroid._read_signature(2) != first
 
 
 def test_rows_equal_every_row_through_creates_edits_and_deletes(mem, transactional_db):
@@ -85,7 +85,7 @@ def test_rows_equal_every_row_through_creates_edits_and_deletes(mem, transaction
 
 
 def test_a_store_past_the_sample_reads_the_sample(mem, transactional_db, monkeypatch):
-    monkeypatch.setattr(candidates, "CENTROID_SAMPLE", 2)
+    monkeypatch.setattr(centroid, "CENTROID_SAMPLE", 2)
     for text in ("The garden sensors", "Billing retries", "Zeppelin over"):
         mem(text, auto_link=False)
     assert _carried() == _every_row() and len(_every_row()) == 2
