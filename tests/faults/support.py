@@ -162,7 +162,9 @@ class Served:
 
 
 class Api:
-    """Bearer-token JSON over a fresh loopback connection per request."""
+    """Bearer-token JSON over a fresh loopback connection per request. An answer that breaks off (a worker killed
+    after its headers went out: IncompleteRead, BadStatusLine) raises ConnectionError, an OSError like every other
+    lost connection, so a caller catching OSError survives every way a killed server drops a request."""
 
     def __init__(self, port: int, token: str) -> None:
         self.port, self.token = port, token
@@ -174,8 +176,11 @@ class Api:
             data = json.dumps(body).encode() if body is not None else None
             conn.request(method, path, body=data, headers={
                 "Authorization": f"Bearer {self.token}", "Content-Type": "application/json", **(headers or {})})
-            response = conn.getresponse()
-            raw = response.read()
+            try:
+                response = conn.getresponse()
+                raw = response.read()
+            except http.client.HTTPException as exc:
+                raise ConnectionError(f"the answer broke off: {exc!r}") from exc
             try:
                 return response.status, json.loads(raw) if raw else None
             except ValueError:
@@ -265,7 +270,7 @@ class WriteStream:
     def _send(self, method: str, path: str, body: dict) -> tuple[int | None, dict | None]:
         try:
             status, answer = self.api.call(method, path, body)
-        except (OSError, http.client.HTTPException):
+        except OSError:
             status, answer = None, None
         self._record(status)
         if status not in (200, 201):
