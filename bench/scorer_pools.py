@@ -48,7 +48,8 @@ CODE = ("memory/ranking/features.py", "memory/search/candidates.py", "memory/sea
         "memory/domain/chunking.py", "memory/index_vectors.py",
         # the labelled sets and the query whisper builds: a prompt added to a dev split must reach the pools
         "bench/datasets/whisper.json", "bench/datasets/docs.json", "bench/datasets/lifelog.json",
-        "bench/datasets/devprojects.json", "bench/datasets/club.json", "bench/datasets/split.py",
+        "bench/datasets/devprojects.json", "bench/datasets/club.json", "bench/datasets/home.json",
+        "bench/datasets/split.py",
         "whisper/stages/retrieve.py", "bench/scorer_pools.py")
 NONSENSE = ("zzqxv blorf", "qwpl xkcdz vrrmt", "blorf glimmax snoodle", "asdf jkl qwerty uiop", "fnord zibble")
 # Asked of the labelled stores too; none is the text of a test query there ("zzqxv blorf" is one, in docs).

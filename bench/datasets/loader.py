@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
 HERE = Path(__file__).resolve().parent
 # Stores written but sealed for a later session's first run (issue 11): the checker validates them, no bench loads
-# them. `home` (Noor's house and its attic conversion) was written in session 24 and stays sealed until session 25's
-# lead empties this set, in the same commit as SEALED_BATCHES, after re-running batches 1-15 on the new home.
-SEALED_STORES: frozenset[str] = frozenset({"home"})
+# them. `home` (Noor's house and its attic conversion) was written in session 24 and sealed until session 25's lead
+# emptied this set, in the same commit as SEALED_BATCHES (batches 1-15 were re-run over five stores before it).
+SEALED_STORES: frozenset[str] = frozenset()
 ALL_STORES = ("docs", "lifelog", "devprojects", "club", "home")
 # The stores a bench may run: every written store that is not sealed.
 STORES = tuple(name for name in ALL_STORES if name not in SEALED_STORES)
@@ -185,8 +185,8 @@ def to_recall_dataset(store: Store, split: str | None = None) -> Dataset:
 # unsealed by session 21's lead for its first run; batch 13 was written in session 21 and unsealed by session 22's
 # lead for its first run; batch 14 was written in session 22 and unsealed by session 23's lead for its first run;
 # batch 15 was written in session 23 and unsealed by session 24's lead for its first run. Batch 16 was written in
-# session 24, mostly over the sealed `home` store (SEALED_STORES); session 25's lead opens both in one commit.
-SEALED_BATCHES: frozenset[int] = frozenset({16})
+# session 24, mostly over the then sealed `home` store, and unsealed with it by session 25's lead for its first run.
+SEALED_BATCHES: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
