@@ -1,4 +1,4 @@
-"""Recall on the labelled stores of bench/datasets (docs, lifelog, devprojects, club), per split.
+"""Recall on the labelled stores of bench/datasets (docs, lifelog, devprojects, club, home), per split.
 
     python -m bench.stores_recall [--split dev|test|both] [--write]
 

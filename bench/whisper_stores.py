@@ -3,7 +3,7 @@
     python -m bench.whisper_stores [--split dev|test|both] [--show] [--sweep [--dump FILE]] [--gate-dump FILE]
                                    [--write-docs]
 
-Loads the stores whisper.json names (docs, lifelog, devprojects, club) into one fresh temporary home through the real
+Loads the stores whisper.json names (docs, lifelog, devprojects, club, home) into one fresh temporary home through the real
 services (document vectors come from a disk cache of the real model's output: bench/datasets/embed_cache.py),
 then runs every scenario of bench/datasets/whisper.json through whisper_respond at the scenarios' fixed clock
 (history prompts first, in the same session). Scores per split:

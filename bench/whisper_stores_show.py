@@ -4,6 +4,7 @@ byte for byte."""
 
 from __future__ import annotations
 
+from bench.datasets.loader import STORES
 from bench.whisper_quality import Outcome, score
 
 SECTION = "### Whisper on the labelled stores"
@@ -62,7 +63,7 @@ def render(results: dict[str, dict], categories: dict[str, dict], gate_note: str
     total = sum(m["prompts"] for m in results.values())
     lines = [SECTION, "",
              f"`python -m bench.whisper_stores --write-docs`: the {total} scenarios of `bench/datasets/whisper.json`",
-             "over the docs, lifelog, devprojects and club stores in one home (real services, real MiniLM vectors), at",
+             f"over the {', '.join(STORES[:-1])} and {STORES[-1]} stores in one home (real services, real MiniLM vectors), at",
              f"the scenarios' clock. {gate_note}", "",
              "| split | prompts | hit rate (target ≥ 0.85) | precision (≥ 0.9) | silence (≥ 0.95) | p50 / p95 ms |",
              "|---|---|---|---|---|---|"]
