@@ -1,7 +1,9 @@
-"""Whisper's gate refitted on dev 1-14 and judged held out by batch and by store, in right prompts (session 24).
+"""Whisper's gate refitted on the dev fit batches and judged held out by batch and by store, in right prompts
+(session 24 over dev 1-14; session 25 over dev 1-15, batch 16 fresh).
 
     python -m bench.whisper_stores --split dev --gate-dump DUMP --show     # the gate's rows, production path
     python -m bench.whisper_gate_dev14 DUMP                                 # today's, (i) nine:1, (ii), (iii) drop
+    python -m bench.whisper_gate_dev14 DUMP --variants today,drop,drop2     # session 25's candidates
     python -m bench.whisper_gate_dev14 DUMP --final nine:1                  # weights and threshold for a real run
     python -m bench.whisper_gate_dev14 DUMP --final drop                    # (iii): the input dropped, its weights
     python -m bench.whisper_gate_dev14 bench/datasets/whisper.json --shows a.txt b.txt   # right prompts, real runs
@@ -9,10 +11,12 @@
 The rule (docs/benchmarks.md, "Whisper gate, session 24", merged before the first candidate was run) is session 22's
 (bench/whisper_gate_held.py: a prompt is right when it should inject and is hit with no wrong memory beside the
 answer, or should stay silent and does; in every fold the threshold with the most right prompts on the training
-groups, each scored by a fit without it, a tie to the higher) over dev 1-14, batch 15 (FRESH_BATCHES) and sealed
-batches never read. Counts are shown for 1-14 (the decision's), 9-14 (the batches today's weights never saw) and 1-8.
+groups, each scored by a fit without it, a tie to the higher) over the dev batches outside FRESH_BATCHES (1-15 since
+session 25; FRESH_BATCHES and sealed batches never read). Counts are shown for 1-15 (the decision's), 15 (the batch
+today's weights never saw: UNSEEN) and 1-14 (session 24 showed 1-14, 9-14 and 1-8).
 
-Variants: those of bench.whisper_gate_held (`today`, `inputs:l2`, `inputs:cv`), and `drop` (the one structural
+Variants: those of bench.whisper_gate_held (`today`, `inputs:l2`, `inputs:cv`), `drop2` (as `drop`, then a second
+input dropped the same way from the rest, none when no removal lowers the loss), and `drop` (the one structural
 candidate): the nine inputs less one, L2 1, the input chosen inside each fold, on the fold's training prompts alone,
 as the one whose removal lowers their left-out-by-store log-loss most (each store of the training prompts scored by
 the fit on the training prompts of the other stores); none when no removal lowers it. The inner left-out log-odds the
@@ -32,7 +36,8 @@ from bench import whisper_gate_held as held
 from bench import whisper_gate_lobo as lobo
 from bench.datasets.loader import SEALED_BATCHES
 
-UNSEEN = frozenset(str(b) for b in range(9, 15))  # dev batches today's weights (fitted on dev 1-8) never saw
+UNSEEN = frozenset({"15"})  # the dev batch today's weights (gate9's, fitted on dev 1-14) never saw (session 25)
+FIT, NEW, OLD = "1-15", "15", "1-14"  # labels: every fit batch (FRESH_BATCHES out), UNSEEN, the rest
 NINE = tuple(range(len(lobo.NAMES)))
 
 
@@ -48,22 +53,40 @@ def store_loss(x: np.ndarray, y: np.ndarray, stores: np.ndarray, cols: tuple[int
     return total
 
 
-def dropped(x: np.ndarray, y: np.ndarray, stores: np.ndarray, train: np.ndarray) -> str | None:
-    """The input whose removal lowers the left-out-by-store log-loss on the `train` rows most; None when none does."""
-    base = store_loss(x, y, stores, NINE, train)
-    loss, name = min((store_loss(x, y, stores, tuple(c for c in NINE if c != i), train), n)
-                     for i, n in enumerate(lobo.NAMES))
+def dropped(x: np.ndarray, y: np.ndarray, stores: np.ndarray, train: np.ndarray,
+            cols: tuple[int, ...] = NINE) -> str | None:
+    """The input of `cols` whose removal lowers the left-out-by-store log-loss on the `train` rows most; None when
+    none does."""
+    base = store_loss(x, y, stores, cols, train)
+    loss, name = min((store_loss(x, y, stores, tuple(c for c in cols if c != i), train), lobo.NAMES[i])
+                     for i in cols)
     return name if loss < base else None
 
 
-def cols_without(name: str | None) -> tuple[int, ...]:
-    return NINE if name is None else tuple(c for c in NINE if lobo.NAMES[c] != name)
+def cols_without(*names: str | None) -> tuple[int, ...]:
+    return tuple(c for c in NINE if lobo.NAMES[c] not in names)
+
+
+def dropped_cols(x: np.ndarray, y: np.ndarray, stores: np.ndarray, train: np.ndarray,
+                 times: int) -> tuple[tuple[int, ...], list[str]]:
+    """`drop` (times 1) or `drop2` (times 2): inputs dropped one after the other by `dropped`, each chosen on the
+    `train` rows; it stops when no removal lowers the loss."""
+    names: list[str] = []
+    cols = NINE
+    for _ in range(times):
+        name = dropped(x, y, stores, train, cols)
+        if name is None:
+            break
+        names.append(name)
+        cols = cols_without(*names)
+    return cols, names
 
 
 def held_out_drop(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, groups: np.ndarray,
-                  prompt_groups: np.ndarray, stores: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """As whisper_gate_held.held_out for the `drop` variant: per fold the input dropped is chosen on its training
-    rows (`stores`: each hit's store), then the threshold by the rule on the training groups' left-out log-odds."""
+                  prompt_groups: np.ndarray, stores: np.ndarray, times: int = 1) -> tuple[np.ndarray, list[str]]:
+    """As whisper_gate_held.held_out for the `drop` variant (`drop2`: times 2): per fold the input(s) dropped are
+    chosen on its training rows (`stores`: each hit's store), then the threshold by the rule on the training groups'
+    left-out log-odds."""
     labels = sorted(set(prompt_groups), key=lambda g: (len(g), g))
     out = np.zeros((len(dump), len(held.COLUMNS)), dtype=int)
     notes = []
@@ -71,39 +94,39 @@ def held_out_drop(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, g
         rest = set(labels) - {g}
         keep = np.isin(prompt_groups, sorted(rest))
         train = np.isin(groups, sorted(rest))
-        name = dropped(x, y, stores, train)
-        cols = cols_without(name)
+        cols, names = dropped_cols(x, y, stores, train, times)
         inner = lobo.left_out(x, y, groups, cols, gf.L2, rest)
         w = lobo.fitted(x, y, cols, gf.L2, train)
         t = held.choose(dump, lobo.as_dict(inner, where), keep)
         mine = prompt_groups == g
         out[mine] = held.outcomes(dump, lobo.as_dict(w[0] + x @ w[1:], where), t)[mine]
-        notes.append(f"{g}:{t:+.2f}/-{name or 'none'}")
+        notes.append(f"{g}:{t:+.2f}/-{'-'.join(names) or 'none'}")
     return out, notes
 
 
 def subsets(dump: list[dict]) -> dict[str, np.ndarray]:
     batch = np.array([gf.group_of(item["prompt"], "batch") for item in dump])
     unseen = np.isin(batch, sorted(UNSEEN))
-    return {"1-14": np.ones(len(dump), dtype=bool), "9-14": unseen, "1-8": ~unseen}
+    return {FIT: np.ones(len(dump), dtype=bool), NEW: unseen, OLD: ~unseen}
 
 
 def report(name: str, by: str, counts: np.ndarray, dump: list[dict], notes: str = "") -> None:
     for part, mask in subsets(dump).items():
         print(f"| {name} | {by} | {part} | {held.figures(counts[mask].sum(axis=0))} |"
-              + (f" {notes} |" if part == "1-14" else " |"))
+              + (f" {notes} |" if part == FIT else " |"))
 
 
 def show_right(dataset: dict, shows: list[str]) -> list[str]:
-    """Right prompts of saved `--split dev --show` outputs for dev 1-14, 9-14 and the fresh batch (15), scored as
+    """Right prompts of saved `--split dev --show` outputs for the fit batches, UNSEEN and the fresh batch, scored as
     bench.whisper_show_report scores them (a memory served by the history counts for the hit)."""
     from pathlib import Path
 
     from bench.whisper_show_report import read_show
 
     prompts = [p for p in dataset["prompts"] if p["split"] == "dev" and p.get("batch", 1) not in SEALED_BATCHES]
-    parts = {"1-14": lambda b: b not in gf.FRESH_BATCHES, "9-14": lambda b: str(b) in UNSEEN,
-             "15": lambda b: b in gf.FRESH_BATCHES}
+    fresh = ",".join(str(b) for b in sorted(gf.FRESH_BATCHES))
+    parts = {FIT: lambda b: b not in gf.FRESH_BATCHES, NEW: lambda b: str(b) in UNSEEN,
+             fresh: lambda b: b in gf.FRESH_BATCHES}
     lines = []
     for show in shows:
         got = read_show(Path(show))
@@ -133,10 +156,10 @@ def final(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, variant: 
     if variant == "today":
         return base, held.choose(dump, lobo.as_dict(today, where), every), ""
     note = ""
-    if variant == "drop":
+    if variant in ("drop", "drop2"):
         stores = np.array([gf.group_of(dump[w[0]]["prompt"], "store") for w in where])
-        name = dropped(x, y, stores, np.ones(len(y), dtype=bool))
-        cols, l2, note = cols_without(name), gf.L2, f"dropped: {name or 'none'}"
+        cols, names = dropped_cols(x, y, stores, np.ones(len(y), dtype=bool), 1 + (variant == "drop2"))
+        l2, note = gf.L2, f"dropped: {', '.join(names) or 'none'}"
     else:
         _, cols, l2 = lobo.parse_variant(variant.replace(":cv", ":1"))
         if variant.endswith(":cv"):
@@ -184,8 +207,9 @@ def main(argv: list[str]) -> int:
         rows_by = np.array([gf.group_of(dump[w[0]]["prompt"], by) for w in where])
         prompts_by = np.array([gf.group_of(item["prompt"], by) for item in dump])
         for variant in [v for v in args.variants.split(",") if v]:
-            if variant == "drop":
-                counts, notes = held_out_drop(dump, x, y, where, rows_by, prompts_by, stores)
+            if variant in ("drop", "drop2"):
+                counts, notes = held_out_drop(dump, x, y, where, rows_by, prompts_by, stores,
+                                              1 + (variant == "drop2"))
             else:
                 counts, notes = held.held_out(dump, x, y, where, rows_by, prompts_by, variant, today)
             report(variant, by, counts, dump, " ".join(notes))

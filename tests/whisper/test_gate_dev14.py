@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from bench import whisper_gate_fit as gf
-from bench.whisper_gate_dev14 import dropped, held_out_drop, subsets
+from bench import whisper_gate_lobo as lobo
+from bench.whisper_gate_dev14 import NINE, dropped, dropped_cols, held_out_drop, subsets
 from bench.whisper_gate_held import COLUMNS
 from tests.whisper.gate_dumps import gate_dump
 
@@ -47,4 +48,16 @@ def test_each_fold_names_its_threshold_and_the_input_it_dropped():
     assert [n.split(":")[0] for n in notes] == ["9", "10", "11"] and all("/-" in n for n in notes)
     assert counts[:, COLUMNS.index("inject")].sum() + counts[:, COLUMNS.index("silent")].sum() == len(dump)
     parts = subsets(dump)
-    assert parts["1-14"].all() and parts["9-14"].all() and not parts["1-8"].any()
+    assert parts["1-15"].all() and parts["1-14"].all() and not parts["15"].any()
+
+
+def test_drop2_drops_the_first_input_then_chooses_a_second_among_the_rest():
+    """Session 25's `drop2`: the input `drop` drops, then (when a removal still lowers the loss) one more."""
+    _, x, y, _, stores = rows_of(flip=True)
+    every = np.ones(len(y), dtype=bool)
+    cols, names = dropped_cols(x, y, stores, every, 2)
+    assert names[0] == "own_titled" and 1 <= len(names) <= 2
+    assert cols == tuple(c for c in NINE if lobo.NAMES[c] not in names)
+    assert dropped_cols(x, y, stores, every, 1) == ((tuple(c for c in NINE if c != OWN_TITLED)), ["own_titled"])
+    if len(names) == 2:
+        assert names[1] == dropped(x, y, stores, every, tuple(c for c in NINE if c != OWN_TITLED))
