@@ -62,9 +62,9 @@ def test_the_job_cluster_starts_at_nice_10_and_the_web_at_the_callers_priority()
 
 
 @pytest.mark.parametrize(("workers", "sockets", "worker"), [
-    (2, "shared", "ormah_site.gunicorn_conf.FreeThreadWorker"),
-    (2, "per-worker", "ormah_site.gunicorn_conf.HeadDeadlineWorker"),  # a busy worker that stopped accepting
-    (1, "shared", "ormah_site.gunicorn_conf.HeadDeadlineWorker"),  # would strand its own socket's queue
+    (2, "shared", "ormah_site.gunicorn_workers.FreeThreadWorker"),
+    (2, "per-worker", "ormah_site.gunicorn_workers.HeadDeadlineWorker"),  # a busy worker that stopped accepting
+    (1, "shared", "ormah_site.gunicorn_workers.HeadDeadlineWorker"),  # would strand its own socket's queue
 ])
 def test_only_workers_on_a_shared_socket_take_connections_only_with_a_thread_free(settings, workers, sockets, worker):
     settings.ORMAH = {**settings.ORMAH, "WEB_WORKERS": workers, "WEB_SOCKETS": sockets}
@@ -74,4 +74,4 @@ def test_only_workers_on_a_shared_socket_take_connections_only_with_a_thread_fre
 
 def test_two_workers_share_one_socket_by_default():
     web = serve_parts(host="127.0.0.1", port=8787, cluster=False)[0].argv
-    assert web[web.index("--worker-class") + 1] == "ormah_site.gunicorn_conf.FreeThreadWorker"
+    assert web[web.index("--worker-class") + 1] == "ormah_site.gunicorn_workers.FreeThreadWorker"

@@ -1,4 +1,4 @@
-"""The web worker's close of a connection that does not stay alive (ormah_site.gunicorn_conf.FreeThreadWorker): the
+"""The web worker's close of a connection that does not stay alive (ormah_site.gunicorn_workers.FreeThreadWorker): the
 FIN at once, then the socket waits in the poller for the client's end instead of the main thread waiting in a read
 (gunicorn's close_graceful), and it is closed at the client's end, after the drain cap, or at the deadline.
 
@@ -18,8 +18,8 @@ from gunicorn.config import Config
 from gunicorn.glogging import Logger
 from gunicorn.workers.gthread import TConn
 
-from ormah_site import gunicorn_conf
-from ormah_site.gunicorn_conf import FreeThreadWorker
+from ormah_site import gunicorn_workers
+from ormah_site.gunicorn_workers import FreeThreadWorker
 
 
 @pytest.fixture
@@ -89,7 +89,7 @@ def test_what_the_client_sends_after_the_fin_is_dropped_until_it_closes(worker, 
 
 
 def test_a_client_that_keeps_sending_is_closed_at_the_drain_cap(worker, pair, monkeypatch):
-    monkeypatch.setattr(gunicorn_conf, "CLOSE_DRAIN_BYTES", 4096)
+    monkeypatch.setattr(gunicorn_workers, "CLOSE_DRAIN_BYTES", 4096)
     served, client, address = pair
     answered(worker, served, address)
     client.sendall(b"x" * 8192)
@@ -101,7 +101,7 @@ def test_a_client_that_keeps_sending_is_closed_at_the_drain_cap(worker, pair, mo
 
 
 def test_a_client_that_never_closes_is_closed_at_the_deadline(worker, pair, monkeypatch):
-    monkeypatch.setattr(gunicorn_conf, "CLOSE_LINGER_SECONDS", 0.0)
+    monkeypatch.setattr(gunicorn_workers, "CLOSE_LINGER_SECONDS", 0.0)
     served, client, address = pair
     answered(worker, served, address)
     worker.murder_pending()

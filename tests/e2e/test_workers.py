@@ -96,11 +96,11 @@ def test_shared_both_workers_accept_from_one_loopback_socket(two_workers_shared)
 def test_shared_a_worker_takes_no_connection_while_all_its_threads_serve(two_workers_shared):
     """Twelve clients connect and send the start of a request, never its end, so each thread that takes one waits on
     it until the client closes: each worker takes four, one per thread, and the other four wait in the socket's queue
-    for a free thread. gunicorn's own worker would take all twelve (ormah_site.gunicorn_conf.FreeThreadWorker).
+    for a free thread. gunicorn's own worker would take all twelve (ormah_site.gunicorn_workers.FreeThreadWorker).
     Clients that sent nothing held a thread for only 5 s (gunicorn's wait for a request's first bytes, then the
     connection goes back to the poller and the worker takes more): on a loaded machine the [4, 4] could come and go
     within the test's 4 s deadline and 0.5 s look; now it lasts until the clients close or 10 s pass (a head not
-    sent by then is cut: gunicorn_conf.REQUEST_HEAD_SECONDS), well past the 1 s look."""
+    sent by then is cut: gunicorn_workers.REQUEST_HEAD_SECONDS), well past the 1 s look."""
     server = two_workers_shared
     workers = server.web_workers()
     silent = [socket.create_connection(("127.0.0.1", server.port), timeout=60) for _ in range(12)]

@@ -1,5 +1,5 @@
 """A slow local client cannot hold `ormah serve`'s request threads: one that sends the start of a request and then
-a byte now and then is cut REQUEST_HEAD_SECONDS after a thread took it (ormah_site.gunicorn_conf.HeadDeadlineWorker),
+a byte now and then is cut REQUEST_HEAD_SECONDS after a thread took it (ormah_site.gunicorn_workers.HeadDeadlineWorker),
 so a request behind as many such clients as the server has threads is answered. With gunicorn's own threaded
 worker the threads read the head with no timeout and that request waited for as long as the slow clients liked.
 
@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from ormah_site.gunicorn_conf import REQUEST_HEAD_SECONDS
+from ormah_site.gunicorn_workers import REQUEST_HEAD_SECONDS
 from tests.e2e.test_workers import fresh_get
 from tests.faults.support import Served, manage
 from tests.support import pg_databases
@@ -88,7 +88,7 @@ def test_a_connection_waiting_for_a_busy_thread_has_no_head_deadline_yet():
     from gunicorn.glogging import Logger
     from gunicorn.workers.gthread import PollableMethodQueue, TConn
 
-    from ormah_site.gunicorn_conf import HeadDeadlineWorker
+    from ormah_site.gunicorn_workers import HeadDeadlineWorker
 
     cfg = Config()
     cfg.set("threads", 1)

@@ -91,14 +91,14 @@ def serve_parts(*, host: str, port: int, cluster: bool = True) -> list[Part]:
 
 
 def worker_class(workers: int, sockets: str) -> str:
-    """gunicorn's threaded worker with a deadline for a request's head (ormah_site.gunicorn_conf.HeadDeadlineWorker);
+    """gunicorn's threaded worker with a deadline for a request's head (ormah_site.gunicorn_workers.HeadDeadlineWorker);
     with more than one worker on one shared socket, the one that also takes a connection only while a thread of its
     own is free (FreeThreadWorker), where this gunicorn has the event loop they need (27)."""
-    from ormah_site.gunicorn_conf import FreeThreadWorker, HeadDeadlineWorker
+    from ormah_site.gunicorn_workers import FreeThreadWorker, HeadDeadlineWorker
 
     if workers > 1 and sockets == "shared" and FreeThreadWorker.supported():
-        return "ormah_site.gunicorn_conf.FreeThreadWorker"
-    return "ormah_site.gunicorn_conf.HeadDeadlineWorker" if HeadDeadlineWorker.supported() else "gthread"
+        return "ormah_site.gunicorn_workers.FreeThreadWorker"
+    return "ormah_site.gunicorn_workers.HeadDeadlineWorker" if HeadDeadlineWorker.supported() else "gthread"
 
 
 def worker_timeout(workers: int) -> int:
