@@ -19,24 +19,34 @@ def _as_ipv6(raw: bytes) -> bytes:
     return _MAPPED + raw if len(raw) == 4 else raw
 
 
-def _host_addresses(host: str) -> set[bytes]:
+def _host_addresses(host: str, *, resolve: bool = True) -> set[bytes]:
     """This machine's addresses (16 bytes each) a URL's host name means; empty for any other host. The wildcard
     address (ORMAH_HOST=0.0.0.0 or ::, which the clients then connect to) reaches this machine's loopback too; an
     address of one of its interfaces (a LAN address, ORMAH_HOST=192.168.1.20) reaches a process listening on the
-    wildcard address (session 24). Host names other than localhost are not resolved (no DNS here)."""
+    wildcard address (session 24). Another host name is resolved as the connection will resolve it (getaddrinfo:
+    /etc/hosts, then DNS), and each of its addresses that is this machine's counts (session 25: the machine's own
+    name, `http://mylaptop:8787`, reached a squatter unchecked); a name that does not resolve means none."""
     host = host.strip("[]").lower()
     if host == "localhost":
         return {_as_ipv6(bytes([127, 0, 0, 1])), b"\0" * 15 + b"\1"}
+    if not host:
+        return set()
     for family in (socket.AF_INET, socket.AF_INET6):
         try:
             raw = _as_ipv6(socket.inet_pton(family, host))
-        except OSError:
+        except (OSError, UnicodeError):
             continue
         if raw in _ANY:
             return _host_addresses("localhost")
         loopback = raw == b"\0" * 15 + b"\1" or (raw.startswith(_MAPPED) and raw[12] == 127)
         return {raw} if loopback or _own_address(family, host) else set()
-    return set()
+    if not resolve:
+        return set()
+    try:
+        found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):  # no such name (the connection fails the same way), or not a valid one
+        return set()
+    return set().union(*(_host_addresses(str(sockaddr[0]).split("%")[0], resolve=False) for *_, sockaddr in found))
 
 
 def _own_address(family: int, host: str) -> bool:

@@ -1,0 +1,71 @@
+"""A client whose server URL names this machine by a host name (its own name, `http://mylaptop:8787`, which
+/etc/hosts maps to a loopback or LAN address) reaches whatever listens there: another user's process is refused as
+it is at an address literal (session 25, review14; sessions 23 and 24 checked localhost and address literals only,
+and the CLI sent the token to a squatter reached by the machine's name). A name that does not resolve, or resolves
+elsewhere, is not checked (the connection resolves it the same way)."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+from tests.security.recorder import recorded as _recorded
+from tests.security.recorder import start as _start_squatter
+from tests.security.test_foreign_server import NOBODY, TOKEN
+from whisper.hook import foreign_server
+
+
+def own_name() -> str | None:
+    """This machine's name when it resolves to a loopback address (Debian's and Docker's /etc/hosts), else None."""
+    name = socket.gethostname()
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(name, None, socket.AF_INET, socket.SOCK_STREAM)}
+    except OSError:
+        return None
+    return name if name != "localhost" and found and all(a.startswith("127.") for a in found) else None
+
+
+@pytest.fixture
+def named_squatter():
+    """A real HTTP server of user 65534 on 127.0.0.1 that records what it is sent, and this machine's name."""
+    if os.geteuid() != 0:
+        pytest.skip("starting a process of another user needs root")
+    name = own_name()
+    if name is None:
+        pytest.skip("this machine's name does not resolve to a loopback address")
+    proc, port = _start_squatter("127.0.0.1", as_nobody=True)
+    yield proc, port, name
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_cli_refuses_a_squatter_reached_through_this_machines_name(named_squatter, monkeypatch):
+    from ormah_site.cli.client import ApiError, http_call
+
+    proc, port, name = named_squatter
+    monkeypatch.setenv("ORMAH_URL", f"http://{name}:{port}")
+    monkeypatch.setenv("ORMAH_API_TOKEN", TOKEN)
+    with pytest.raises(ApiError) as refused:
+        http_call("POST", "/agent/recall", {"query": "passwords"})
+    assert refused.value.code == "foreign_server" and f"uid {NOBODY}" in refused.value.message
+    assert _recorded(proc) == ""
+
+
+def test_a_name_is_checked_where_it_resolves(named_squatter):
+    proc, port, name = named_squatter
+    try:
+        assert f"uid {NOBODY}" in (foreign_server(f"http://{name}:{port}/api") or "")
+        assert f"uid {NOBODY}" in (foreign_server(f"http://{name.upper()}:{port}/api") or "")
+        assert foreign_server(f"http://{name}:{port}/api", uid=NOBODY) is None  # that user's own server
+        assert foreign_server(f"http://no-such-host.invalid:{port}/api") is None  # RFC 6761: never resolves
+    finally:
+        _recorded(proc)
+
+
+@pytest.mark.parametrize("url", ["http://:8787/", "http://\udcff.example:8787/", "http://a..b:8787/",
+                                 "http://" + "a" * 300 + ":8787/"])
+def test_a_host_name_that_cannot_be_resolved_is_not_an_error(url):
+    assert foreign_server(url) is None
