@@ -173,7 +173,8 @@ def run_split(prompts, ids: dict[str, str], now) -> list[dict]:
             out.append({"id": p["id"], "batch": p.get("batch", 1), "kind": p["kind"], "prompt": p["prompt"],
                         "category": p.get("category"), "expect": sorted(p.get("expect", [])),
                         "good": sorted(set(p.get("expect", [])) | set(p.get("accept", []))),
-                        "injected": o.injected, "gate": calls[-1] if calls else None})
+                        "injected": o.injected, "served": o.served_before,
+                        "gate": calls[-1] if calls else None})
     return out
 
 
