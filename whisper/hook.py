@@ -1,4 +1,5 @@
-"""The agent hook client: `python -m whisper.hook inject|store` (also `ormah whisper inject|store`).
+"""The agent hook client: `python -P -m whisper.hook inject|store` (also `ormah whisper inject|store`; -P, or a project
+folder with a `whisper` package of its own would be imported in its place).
 
 Standard library only, so it starts in a few tens of milliseconds: it imports neither Django nor fastembed, and it
 runs as a plain script too (`python path/to/whisper/hook.py inject`), which is how `ormah whisper setup` wires it.
@@ -215,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         elif command == "store":
             store(event)
         else:
-            sys.stderr.write("usage: python -m whisper.hook inject|store < hook.json\n")
+            sys.stderr.write("usage: python -P -m whisper.hook inject|store < hook.json\n")
     except (HookTimeout, Exception) as exc:  # noqa: BLE001
         # Trigger: server down, slow, bad input, anything. Why: a hook must never break the agent's prompt.
         # Outcome: silence on stdout, exit 0, one line in hook.log.

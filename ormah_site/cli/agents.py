@@ -36,9 +36,11 @@ class Change:
 
 
 def mcp_command() -> list[str]:
-    """How an agent starts `ormah mcp`: the installed script next to this interpreter, else `python -m`."""
+    """How an agent starts `ormah mcp`: the installed script next to this interpreter, else `python -P -m` (an agent
+    starts it in the project's folder, and plain `-m` puts that folder first on sys.path: a project with a `whisper`
+    package of its own, as a speech project has, would be imported in place of Ormah's)."""
     script = Path(sys.executable).with_name("ormah")
-    return [str(script), "mcp"] if script.is_file() else [sys.executable, "-m", "ormah_site.cli", "mcp"]
+    return [str(script), "mcp"] if script.is_file() else [sys.executable, "-P", "-m", "ormah_site.cli", "mcp"]
 
 
 def mcp_entry(env: dict[str, str]) -> dict:
