@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
 
 SQUATTER = r"""
 import encodings.idna, http.server, os, socket, socketserver, sys
@@ -42,3 +47,36 @@ def recorded(proc: subprocess.Popen) -> str:
     proc.terminate()
     out, _ = proc.communicate(timeout=10)
     return out
+
+
+NOBODY = 65534
+SQUATTED_TOKEN = "squatted-token-0123456789abcdef"
+
+
+@contextmanager
+def squatting(address: str) -> Iterator[tuple[subprocess.Popen, int]]:
+    """(process, port) of a squatter of user 65534 listening at `address`, killed at the end; the test is skipped
+    without root (starting a process of another user needs it)."""
+    if os.geteuid() != 0:
+        pytest.skip("starting a process of another user needs root")
+    proc, port = start(address, as_nobody=True)
+    try:
+        yield proc, port
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def assert_the_cli_refuses(proc: subprocess.Popen, monkeypatch, **env: str) -> None:
+    """The CLI, sent to the squatter by `env` (ORMAH_URL, or ORMAH_HOST and ORMAH_PORT), refuses naming its uid and
+    sends it nothing: neither the token nor the query."""
+    from ormah_site.cli.client import ApiError, http_call
+
+    monkeypatch.delenv("ORMAH_URL", raising=False)
+    for name, value in {**env, "ORMAH_API_TOKEN": SQUATTED_TOKEN}.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ApiError) as refused:
+        http_call("POST", "/agent/recall", {"query": "passwords"})
+    assert refused.value.code == "foreign_server" and f"uid {NOBODY}" in refused.value.message
+    assert recorded(proc) == ""

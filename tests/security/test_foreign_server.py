@@ -19,25 +19,20 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tests.security.recorder import NOBODY, assert_the_cli_refuses, squatting
+from tests.security.recorder import SQUATTED_TOKEN as TOKEN
 from tests.security.recorder import recorded as _recorded
 from tests.security.recorder import start as _start_squatter
 from whisper.hook import foreign_server
 
 ROOT = Path(__file__).resolve().parents[2]
-TOKEN = "squatted-token-0123456789abcdef"
-NOBODY = 65534
 
 
 @pytest.fixture
 def squatter():
     """A real HTTP server of user 65534 on 127.0.0.1 that records what it is sent."""
-    if os.geteuid() != 0:
-        pytest.skip("starting a process of another user needs root")
-    proc, port = _start_squatter("127.0.0.1", as_nobody=True)
-    yield proc, port
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
+    with squatting("127.0.0.1") as found:
+        yield found
 
 
 def test_the_hook_sends_nothing_to_another_users_process(squatter, tmp_path):
@@ -55,16 +50,8 @@ def test_the_hook_sends_nothing_to_another_users_process(squatter, tmp_path):
 
 
 def test_the_cli_refuses_instead_of_sending_the_token(squatter, monkeypatch):
-    from ormah_site.cli.client import ApiError, http_call
-
     proc, port = squatter
-    monkeypatch.setenv("ORMAH_PORT", str(port))
-    monkeypatch.delenv("ORMAH_URL", raising=False)
-    monkeypatch.setenv("ORMAH_API_TOKEN", TOKEN)
-    with pytest.raises(ApiError) as refused:
-        http_call("POST", "/agent/recall", {"query": "passwords"})
-    assert refused.value.code == "foreign_server" and f"uid {NOBODY}" in refused.value.message
-    assert _recorded(proc) == ""
+    assert_the_cli_refuses(proc, monkeypatch, ORMAH_PORT=str(port))
 
 
 def test_the_mcp_server_refuses_instead_of_sending_the_token(squatter):

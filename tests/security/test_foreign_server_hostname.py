@@ -6,14 +6,12 @@ elsewhere, is not checked (the connection resolves it the same way)."""
 
 from __future__ import annotations
 
-import os
 import socket
 
 import pytest
 
+from tests.security.recorder import NOBODY, assert_the_cli_refuses, squatting
 from tests.security.recorder import recorded as _recorded
-from tests.security.recorder import start as _start_squatter
-from tests.security.test_foreign_server import NOBODY, TOKEN
 from whisper.hook import foreign_server
 
 
@@ -30,28 +28,16 @@ def own_name() -> str | None:
 @pytest.fixture
 def named_squatter():
     """A real HTTP server of user 65534 on 127.0.0.1 that records what it is sent, and this machine's name."""
-    if os.geteuid() != 0:
-        pytest.skip("starting a process of another user needs root")
     name = own_name()
     if name is None:
         pytest.skip("this machine's name does not resolve to a loopback address")
-    proc, port = _start_squatter("127.0.0.1", as_nobody=True)
-    yield proc, port, name
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
+    with squatting("127.0.0.1") as (proc, port):
+        yield proc, port, name
 
 
 def test_the_cli_refuses_a_squatter_reached_through_this_machines_name(named_squatter, monkeypatch):
-    from ormah_site.cli.client import ApiError, http_call
-
     proc, port, name = named_squatter
-    monkeypatch.setenv("ORMAH_URL", f"http://{name}:{port}")
-    monkeypatch.setenv("ORMAH_API_TOKEN", TOKEN)
-    with pytest.raises(ApiError) as refused:
-        http_call("POST", "/agent/recall", {"query": "passwords"})
-    assert refused.value.code == "foreign_server" and f"uid {NOBODY}" in refused.value.message
-    assert _recorded(proc) == ""
+    assert_the_cli_refuses(proc, monkeypatch, ORMAH_URL=f"http://{name}:{port}")
 
 
 def test_a_name_is_checked_where_it_resolves(named_squatter):

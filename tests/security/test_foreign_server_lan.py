@@ -6,14 +6,12 @@ uid 65534 on 0.0.0.0). An address that is not this machine's is not checked (a t
 
 from __future__ import annotations
 
-import os
 import socket
 
 import pytest
 
+from tests.security.recorder import NOBODY, assert_the_cli_refuses, squatting
 from tests.security.recorder import recorded as _recorded
-from tests.security.recorder import start as _start_squatter
-from tests.security.test_foreign_server import NOBODY, TOKEN
 from whisper.hook import foreign_server
 
 NOT_OURS = "192.0.2.254"  # TEST-NET-1 (RFC 5737), this machine's only when its LAN is that net
@@ -34,28 +32,16 @@ def own_address() -> str | None:
 @pytest.fixture
 def lan_squatter():
     """A real HTTP server of user 65534 on 0.0.0.0 that records what it is sent, and this machine's LAN address."""
-    if os.geteuid() != 0:
-        pytest.skip("starting a process of another user needs root")
     address = own_address()
     if address is None:
         pytest.skip("this machine has no non-loopback IPv4 address")
-    proc, port = _start_squatter("0.0.0.0", as_nobody=True)
-    yield proc, port, address
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
+    with squatting("0.0.0.0") as (proc, port):
+        yield proc, port, address
 
 
 def test_the_cli_refuses_a_squatter_reached_through_this_machines_lan_address(lan_squatter, monkeypatch):
-    from ormah_site.cli.client import ApiError, http_call
-
     proc, port, address = lan_squatter
-    monkeypatch.setenv("ORMAH_URL", f"http://{address}:{port}")
-    monkeypatch.setenv("ORMAH_API_TOKEN", TOKEN)
-    with pytest.raises(ApiError) as refused:
-        http_call("POST", "/agent/recall", {"query": "passwords"})
-    assert refused.value.code == "foreign_server" and f"uid {NOBODY}" in refused.value.message
-    assert _recorded(proc) == ""
+    assert_the_cli_refuses(proc, monkeypatch, ORMAH_URL=f"http://{address}:{port}")
 
 
 def test_only_this_machines_addresses_are_checked(lan_squatter):

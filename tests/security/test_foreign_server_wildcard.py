@@ -9,24 +9,16 @@ import os
 
 import pytest
 
+from tests.security.recorder import NOBODY, assert_the_cli_refuses
 from tests.security.recorder import recorded as _recorded
 from tests.security.recorder import start as _start_squatter
-from tests.security.test_foreign_server import NOBODY, TOKEN, squatter  # noqa: F401 (squatter is a fixture)
+from tests.security.test_foreign_server import squatter  # noqa: F401 (squatter is a fixture)
 from whisper.hook import foreign_server
 
 
 def test_the_cli_refuses_a_squatter_reached_through_the_wildcard_address(squatter, monkeypatch):  # noqa: F811
-    from ormah_site.cli.client import ApiError, http_call
-
     proc, port = squatter
-    monkeypatch.delenv("ORMAH_URL", raising=False)
-    monkeypatch.setenv("ORMAH_HOST", "0.0.0.0")
-    monkeypatch.setenv("ORMAH_PORT", str(port))
-    monkeypatch.setenv("ORMAH_API_TOKEN", TOKEN)
-    with pytest.raises(ApiError) as refused:
-        http_call("POST", "/agent/recall", {"query": "passwords"})
-    assert refused.value.code == "foreign_server" and f"uid {NOBODY}" in refused.value.message
-    assert _recorded(proc) == ""
+    assert_the_cli_refuses(proc, monkeypatch, ORMAH_HOST="0.0.0.0", ORMAH_PORT=str(port))
 
 
 @pytest.mark.parametrize("listen, url_host", [("127.0.0.1", "0.0.0.0"), ("0.0.0.0", "0.0.0.0"), ("::1", "[::]"),
