@@ -158,8 +158,8 @@ def final(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, variant: 
     note = ""
     if variant in ("drop", "drop2"):
         stores = np.array([gf.group_of(dump[w[0]]["prompt"], "store") for w in where])
-        cols, names = dropped_cols(x, y, stores, np.ones(len(y), dtype=bool), 1 + (variant == "drop2"))
-        l2, note = gf.L2, f"dropped: {', '.join(names) or 'none'}"
+        cols, gone = dropped_cols(x, y, stores, np.ones(len(y), dtype=bool), 1 + (variant == "drop2"))
+        l2, note = gf.L2, f"dropped: {', '.join(gone) or 'none'}"
     else:
         _, cols, l2 = lobo.parse_variant(variant.replace(":cv", ":1"))
         if variant.endswith(":cv"):

@@ -256,8 +256,8 @@ def loss_table(x: np.ndarray, y: np.ndarray, groups: np.ndarray, variants: list,
         return np.array([loss[groups == b].sum() for b in batches])
 
     ref = per_batch(left_out(x, y, groups, tuple(range(len(NAMES))), gf.L2, set(batches)))
-    print(f"today's weights (fitted on dev 1-8, in sample for those): log-loss {per_batch(today).sum() / len(y):.4f}, "
-          f"AUC {roc_auc(today, y):.3f}")
+    print(f"today's weights (gate9's, fitted on dev 1-14: in sample for those): "
+          f"log-loss {per_batch(today).sum() / len(y):.4f}, AUC {roc_auc(today, y):.3f}")
     print("| variant | inputs | left-out log-loss | minus nine:1 (SE over groups) | left-out AUC |\n"
           "|---|---:|---:|---|---:|")
     for name, cols, l2 in variants:

@@ -8,7 +8,7 @@ import numpy as np
 
 from bench import whisper_gate_fit as gf
 from bench import whisper_gate_lobo as lobo
-from bench.whisper_gate_dev14 import NINE, dropped, dropped_cols, held_out_drop, subsets
+from bench.whisper_gate_dev14 import NINE, dropped, dropped_cols, final, held_out_drop, subsets
 from bench.whisper_gate_held import COLUMNS
 from tests.whisper.gate_dumps import gate_dump
 
@@ -61,3 +61,12 @@ def test_drop2_drops_the_first_input_then_chooses_a_second_among_the_rest():
     assert dropped_cols(x, y, stores, every, 1) == ((tuple(c for c in NINE if c != OWN_TITLED)), ["own_titled"])
     if len(names) == 2:
         assert names[1] == dropped(x, y, stores, every, tuple(c for c in NINE if c != OWN_TITLED))
+
+
+def test_final_drop2_gives_weights_with_the_dropped_inputs_at_zero():
+    """`--final drop2` (session 25): its chosen inputs' names must not shadow the batches the threshold is chosen
+    over (they did: a TypeError in bench.whisper_gate_lobo.left_out)."""
+    dump, x, y, where, _ = rows_of(flip=True)
+    today = np.zeros(len(y))
+    w, t, note = final(dump, x, y, where, "drop2", today, np.zeros(len(NINE) + 1))
+    assert note.startswith("dropped: own_titled") and w[1 + OWN_TITLED] == 0.0 and t in lobo.GRID
