@@ -26,6 +26,18 @@ def _route_exists(path: str) -> bool:
     return match.url_name != "api-not-found"
 
 
+def _host_allowed(request: HttpRequest) -> bool:
+    """Whether the request's Host header is one ALLOWED_HOSTS accepts (Django answers 400 to any other)."""
+    from django.conf import settings
+    from django.http.request import split_domain_port, validate_host
+
+    host = request.META.get("HTTP_HOST")
+    if not host:  # Django then takes SERVER_NAME, the address the server bound
+        return True
+    domain, _ = split_domain_port(host)
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
+
+
 def _message(request: HttpRequest, response: HttpResponse) -> str:
     where = f"{request.method} {request.path}"
     if response.status_code == 404:
@@ -39,6 +51,10 @@ def _message(request: HttpRequest, response: HttpResponse) -> str:
         return f"Forbidden: {where}"
     if response.status_code >= 500:
         return "Unexpected server error; see the Ormah log"
+    if response.status_code == 400 and not _host_allowed(request):
+        # A client sent here by a host name (ORMAH_URL=http://mylaptop:8787) saw only "400 Bad Request" (session 25)
+        return (f"This server does not answer to the host name {request.META.get('HTTP_HOST', '')!r}: use "
+                "127.0.0.1 or localhost, or list the name in ORMAH_ALLOWED_HOSTS (it guards against DNS rebinding)")
     return f"{response.status_code} {getattr(response, 'reason_phrase', '')}".strip()
 
 

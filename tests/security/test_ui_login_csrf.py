@@ -90,7 +90,9 @@ def test_requests_for_another_host_name_are_refused(users, api_token, host):
     client = Client(HTTP_HOST=host, raise_request_exception=False)
     client.force_login(users["superuser"])
     assert client.get("/stats/").status_code == 400
-    assert client.get("/api/admin/health", HTTP_AUTHORIZATION=f"Bearer {api_token}").status_code == 400
+    refused = client.get("/api/admin/health", HTTP_AUTHORIZATION=f"Bearer {api_token}")
+    assert refused.status_code == 400
+    assert "ORMAH_ALLOWED_HOSTS" in refused.json()["message"]  # the client is told why (it said "400 Bad Request")
 
 
 def test_wrong_passwords_are_limited_per_account(users):
