@@ -80,7 +80,9 @@ class OrmahApi:
 
     async def call(self, method: str, path: str, *, body: dict | None = None,
                    params: dict | None = None) -> dict | list:
-        problem = foreign_server(self.base_url)
+        # In a thread: the check reads /proc/net/tcp and, for a URL by name, resolves it (a lookup may take seconds);
+        # on the event loop it would stall every other call the server is serving meanwhile
+        problem = await anyio.to_thread.run_sync(foreign_server, self.base_url)
         if problem:
             raise ToolError(problem)
         token = self.token()

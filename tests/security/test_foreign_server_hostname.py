@@ -7,7 +7,9 @@ elsewhere, is not checked (the connection resolves it the same way)."""
 from __future__ import annotations
 
 import socket
+import threading
 
+import anyio
 import pytest
 
 from tests.security.recorder import NOBODY, assert_the_cli_refuses, squatting
@@ -55,3 +57,32 @@ def test_a_name_is_checked_where_it_resolves(named_squatter):
                                  "http://" + "a" * 300 + ":8787/"])
 def test_a_host_name_that_cannot_be_resolved_is_not_an_error(url):
     assert foreign_server(url) is None
+
+
+def test_the_mcp_server_resolves_no_name_on_its_event_loop(monkeypatch):
+    """The check runs in a worker thread (a lookup may take seconds; on the loop it stalled every call meanwhile);
+    httpx resolves off the loop too. The resolver is real; only who calls it is recorded."""
+    from mcp.server.fastmcp.exceptions import ToolError
+
+    from ormah_site.mcp_server import OrmahApi
+
+    real, callers = socket.getaddrinfo, []
+
+    def recorded_getaddrinfo(*args, **kwargs):
+        callers.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setattr(socket, "getaddrinfo", recorded_getaddrinfo)
+    api = OrmahApi(base_url=f"http://{socket.gethostname()}:{port}", token=lambda: "t")
+    loop_thread = []
+
+    async def call():
+        loop_thread.append(threading.current_thread())
+        await api.call("POST", "/recall", body={"query": "passwords"})
+
+    with pytest.raises(ToolError):
+        anyio.run(call)
+    assert callers and loop_thread[0] not in callers
