@@ -168,6 +168,10 @@ def exec_supervisor(parts: Sequence[Part], *, env: dict[str, str], cwd: Path, lo
             "log_file": str(log_file) if log_file else None, "log_level": log_level}
     sys.stdout.flush()
     sys.stderr.flush()
+    # `-m` puts the current folder first on sys.path: from a project's folder holding a json.py (or signal.py, ...)
+    # the supervisor imported that instead of the standard library's and `ormah serve` died. It starts where its
+    # parts run, the code's own folder (serve_environment made the paths in `env` absolute first).
+    os.chdir(cwd)
     os.execve(sys.executable, [sys.executable, "-m", "ormah_site.supervisor", json.dumps(spec)], env)
 
 

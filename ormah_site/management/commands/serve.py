@@ -7,6 +7,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -47,9 +48,19 @@ class Command(BaseCommand):
                         cwd=settings.BASE_DIR, log_file=_log_file(), log_level=settings.LOG_LEVEL)
 
 
+# The settings that name a file or folder (ormah_site.settings reads each with _env_path)
+PATH_VARIABLES = ("ORMAH_HOME", "ORMAH_MEMORY_DIR", "ORMAH_DB_PATH", "ORMAH_TOKEN_FILE", "ORMAH_LOG_DIR",
+                  "ORMAH_MODEL_CACHE_DIR", "ORMAH_BACKUP_DIR")
+
+
 def serve_environment(base: Mapping[str, str], *, watch: bool = True) -> dict[str, str]:
     """The environment of every part of the served tree: `base` plus defaults it does not set itself."""
     env = {**base, "DJANGO_SETTINGS_MODULE": "ormah_site.settings"}
+    # The parts run in the code's folder, not the caller's: a relative path (ORMAH_HOME=./h) is made absolute here,
+    # as this process's settings read it, or the web workers served another, empty home (500 on every request).
+    for name in PATH_VARIABLES:
+        if env.get(name):
+            env[name] = str(Path(env[name]).expanduser().resolve())
     # glibc gives each thread that allocates its own heap arena (up to 8 per core); gunicorn's 8 threads and
     # onnxruntime's pool left freed memory scattered over many of them. One heap for all of a process's threads:
     # a web worker's second arena held ~7 MiB more than it had in use, at no measured CPU cost (each thread keeps
