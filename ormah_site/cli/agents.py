@@ -155,10 +155,19 @@ def _server_problem(env: dict[str, str]) -> str | None:
             return f"the server at {env['ORMAH_URL']} refused the token in {env['ORMAH_TOKEN_FILE']}"
         if exc.code == 404:  # no self node yet: the server answered and took the token
             return None
-        return f"the server at {env['ORMAH_URL']} answered {exc.code}"
+        return f"the server at {env['ORMAH_URL']} answered {exc.code}" + _said(exc)
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         return f"no Ormah server answers at {env['ORMAH_URL']} ({reason}): start it with `ormah serve`"
+
+
+def _said(exc: urllib.error.HTTPError) -> str:
+    """': <the message of the API's JSON error>' (a 400 for a host name ALLOWED_HOSTS refuses says which), or ''."""
+    try:
+        message = json.loads(exc.read(4096).decode("utf-8", "replace")).get("message")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return f": {message}" if isinstance(message, str) and message else ""
 
 
 def hook_command_installed(hooks_path: Path) -> str | None:

@@ -117,3 +117,23 @@ def test_installed_hook_on_a_non_default_port_gets_the_memory_back(live_server, 
                               prompt="How is the ormah index stored? Is it sqlite?")
     assert ok, report
     assert "token accepted" in report and f"(id: {node.short_id})" in report
+
+
+def test_the_check_says_why_the_server_refused_a_host_name(live_server, transactional_db, settings, home, tmp_path):
+    """ORMAH_URL naming this machine by a name the server does not answer to: --check said only "answered 400"
+    (review14, session 25); it passes on the server's reason."""
+    import socket
+
+    name = socket.gethostname()
+    try:
+        loopback = all(a[4][0].startswith("127.") for a in socket.getaddrinfo(name, None, socket.AF_INET))
+    except OSError:
+        loopback = False
+    if not loopback or name == "localhost":
+        pytest.skip("this machine's name does not resolve to a loopback address")
+    token_file = tmp_path / "token"
+    token_file.write_text("setup-token\n")
+    settings.ORMAH = {**settings.ORMAH, "API_TOKEN": "setup-token"}
+    url = f"http://{name}:{urlsplit(live_server.url).port}"
+    problem = agents._server_problem({"ORMAH_URL": url, "ORMAH_TOKEN_FILE": str(token_file)})
+    assert problem and "answered 400" in problem and "ORMAH_ALLOWED_HOSTS" in problem
