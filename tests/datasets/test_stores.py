@@ -491,17 +491,19 @@ def test_whisper_batch_twelve_second_reading():
     assert sum(1 for p in twelfth.values() if p.get("accept")) == 56
 
 
-def test_no_batch_is_sealed_and_every_bench_runs_batch_sixteen():
+def test_batch_seventeen_is_sealed_and_every_bench_runs_batch_sixteen():
     # Batch 16, written in session 24 mostly over the then sealed home store, was unsealed with it by session 25's
-    # lead for its first run: every prompt is runnable again, batch 16's 120 among them.
+    # lead for its first run. Batch 17 (session 25, data17), written mostly over the sealed course store, is sealed
+    # until session 26's lead opens both: no bench runs it, every earlier prompt is runnable.
     from bench.datasets.loader import SEALED_BATCHES, load_whisper
 
     scenarios = load_whisper()
-    assert SEALED_BATCHES == frozenset()
+    assert SEALED_BATCHES == frozenset({17})
     runnable = scenarios.prompts_in("dev") + scenarios.prompts_in("test")
-    assert len(runnable) == len(scenarios.prompts) == 2383
+    assert len(runnable) == 2383 and len(scenarios.prompts) == 2483
     assert sum(1 for p in runnable if p.get("batch", 1) == 16) == 120
-    assert scenarios.prompts_in(None) == tuple(scenarios.prompts)
+    assert not [p["id"] for p in runnable if p.get("batch", 1) == 17]
+    assert scenarios.prompts_in(None) == tuple(p for p in scenarios.prompts if p.get("batch", 1) != 17)
 
 
 # Function words a first-person memory rarely holds ("she", "get", "there"): not content a paraphrase could give away.
@@ -781,7 +783,7 @@ def test_whisper_batch_sixteen_is_cut_among_itself_and_repeats_no_earlier_prompt
     from bench.datasets.loader import raw_whisper
 
     data = raw_whisper()
-    assert data["stores"] == ["docs", "lifelog", "devprojects", "club", "home"]
+    assert data["stores"] == ["docs", "lifelog", "devprojects", "club", "home", "course"]  # course: batch 17
     sixteenth = [p for p in data["prompts"] if p.get("batch") == 16]
     assert len(sixteenth) == 120
     assert {p["id"] for p in sixteenth} == {
@@ -936,3 +938,44 @@ def test_a_sealed_store_is_refused_by_every_loader(monkeypatch):
     with pytest.raises(loader.SealedStore):
         loader.merged_memories(("club", "home"))
     assert loader.load_store("club").name == "club"
+
+
+def test_whisper_batch_seventeen_is_cut_among_itself_and_repeats_no_earlier_prompt():
+    # Batch 17 (session 25, data17) is sealed with the course store: this test reads its labels and counts, it never
+    # runs whisper on it. About two thirds of it asks about the course store; the five stores get fresh situations only.
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    seventeenth = [p for p in data["prompts"] if p.get("batch") == 17]
+    assert len(seventeenth) == 100
+    assert {p["id"] for p in seventeenth} == {
+        *(f"wp{i}" for i in range(398, 412)), *(f"wx{i}" for i in range(141, 146)),
+        *(f"wi{i}" for i in range(202, 211)), *(f"wl{i}" for i in range(303, 316)),
+        *(f"wq{i}" for i in range(292, 306)), *(f"wf{i}" for i in range(159, 166)),
+        *(f"wd{i}" for i in range(132, 137)), *(f"wn{i}" for i in range(453, 473)),
+        *(f"wm{i}" for i in range(136, 143)), *(f"wa{i}" for i in range(81, 85)), *(f"wo{i}" for i in range(70, 72))}
+    split = assign_splits(data["name"], seventeenth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in seventeenth} == split
+    assert Counter(split.values()) == {"dev": 53, "test": 47}
+    assert Counter(p["category"] for p in seventeenth) == {
+        "project": 14, "cross_project": 5, "identity": 9, "personal": 13, "paraphrase": 14, "follow_up": 7,
+        "docs": 5, "near_miss": 20, "machine": 7, "acknowledgement": 2, "chit_chat": 2, "off_topic": 2}
+    assert Counter(p["kind"] for p in seventeenth) == {"inject": 69, "silent": 31}
+    assert Counter(p["kind"] for p in seventeenth if p["category"] == "machine") == {"silent": 5, "inject": 2}
+    _labels_hold(seventeenth)
+    memories = {m["key"]: (name, m) for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(memories[k][0] for p in seventeenth for k in p.get("expect", []))
+    assert expected_stores == {"course": 58, "lifelog": 7, "devprojects": 3, "docs": 5, "club": 2, "home": 2}
+    about_course = [p for p in seventeenth if p["space"] == "gebarentaal"
+                    or any(memories[k][0] == "course" for k in [*p.get("expect", []), *p.get("accept", [])])]
+    assert len(about_course) >= 60
+    asked = {(p["category"], memories[k][0]) for p in seventeenth for k in p.get("expect", [])}
+    assert {(c, "course") for c in ("project", "cross_project", "identity", "personal", "paraphrase", "follow_up",
+                                    "machine")} <= asked
+    assert {("docs", "docs"), ("personal", "lifelog"), ("identity", "lifelog"), ("identity", "devprojects"),
+            ("project", "club"), ("project", "devprojects"), ("paraphrase", "home")} <= asked
+    outdated = {k for k, (_, m) in memories.items() if m.get("valid_until")}
+    assert not [p["id"] for p in seventeenth if outdated & set(p.get("expect", []) + p.get("accept", []))]
+    _follow_ups_hold(seventeenth)
+    _paraphrases_keep_rare_words(seventeenth, memories)
+    _repeats_nothing(seventeenth, data, 17)
