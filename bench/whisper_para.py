@@ -2,6 +2,9 @@
 identity prompts on dev batches 1-15, each not fully right placed at the stage that lost it.
 
     python -m bench.whisper_para table ROUTES [--rows] [--categories paraphrase,follow_up,identity]
+    python -m bench.whisper_para follow-up-gate DUMP
+    python -m bench.whisper_para follow-up-overlap DUMP
+
 
 ROUTES is the --json output of bench.whisper_routes (dev). A prompt is fully right when it gets an expected memory
 and nothing outside expect + accept. A prompt not fully right is placed by its best-placed expected memory (the one
@@ -10,6 +13,15 @@ before the gate (the floor, the identity space, the overlap filter), below the g
 after (the focus stage, already served, the cap), or injected with a wrong memory beside it. A prompt that ended
 before retrieval (an early exit, conversational) has no pool. The held-out batches (whisper_gate_fit.FRESH_BATCHES)
 are left out: their failures are not read.
+
+`follow-up-gate` (candidate E): a gate dump of main's whisper (`bench.whisper_stores --split dev --gate-dump DUMP`)
+replayed with today's weights (bench.whisper_gate_fit.replay, history served first), the logistic gate's hits of a
+follow-up call (stage 2's `run.follow_up`, dumped per hit) at a threshold of FOLLOW_UP_GRID, every other hit at
+today's; each batch and each store scored at the value best on the others (ties to today's).
+
+`follow-up-overlap` (candidate F): the same dump replayed at today's gate with the overlap filter open on the
+follow-up calls only (their recall hits the filter dropped face the gate, answer evidence 0 as dumped), against it
+closed everywhere: the prompts made and broken, the net by batch and by store.
 """
 
 from __future__ import annotations
@@ -101,13 +113,109 @@ def table(records: list[dict], categories: tuple[str, ...], rows: bool) -> list[
     return lines + ([""] + sorted(out_rows) if rows else [])
 
 
+FOLLOW_UP_GRID = (-0.40, -0.60, -0.80, -1.00, -1.20, -1.40)
+
+
+def follow_up_sweep(dump: list[dict]) -> dict[float, list[bool]]:
+    """Per threshold of the follow-up calls' logistic hits, every dumped prompt fully right or not."""
+    import numpy as np
+
+    from bench.whisper_gate_fit import rows
+    from bench.whisper_identity import fully_right as replayed_right
+    from whisper.conf import GATE_LOGIT, GATE_WEIGHTS
+
+    x, _, where = rows(dump)
+    w = np.array(GATE_WEIGHTS[1:])
+    base = {k: float(GATE_WEIGHTS[0] + x[j] @ w) for j, k in enumerate(where)}
+    marked = {(pi, ci, k) for (pi, ci, k) in where if dump[pi]["calls"][ci][k].get("follow_up")}
+    return {t: replayed_right(dump, {k: v + (GATE_LOGIT - t if k in marked else 0.0) for k, v in base.items()},
+                              GATE_LOGIT) for t in FOLLOW_UP_GRID}
+
+
+def left_out(dump: list[dict], by_t: dict[float, list[bool]], by: str) -> tuple[int, list[str]]:
+    """Each group scored at the value with the most prompts fully right on the other groups (ties to today's)."""
+    from bench.prompt_groups import group_of
+    from whisper.conf import GATE_LOGIT
+
+    groups = [str(group_of(item["prompt"], by)) for item in dump]
+    total, per = 0, []
+    for g in sorted(set(groups), key=lambda g: (len(g), g)):
+        def right(t, inside):
+            return sum(ok for ok, gg in zip(by_t[t], groups) if (gg == g) == inside)
+        chosen = max(FOLLOW_UP_GRID, key=lambda t: (right(t, False), -abs(t - GATE_LOGIT)))
+        total += right(chosen, True)
+        per.append(f"{g}: {chosen:+.2f} {right(chosen, True)} against {right(GATE_LOGIT, True)}")
+    return total, per
+
+
+def follow_up_gate(path: Path) -> list[str]:
+    from bench.whisper_gate_fit import prepared
+    from whisper.conf import GATE_LOGIT
+
+    dump = prepared(json.loads(path.read_text()), open_overlap=False)
+    by_t = follow_up_sweep(dump)
+    today = sum(by_t[GATE_LOGIT])
+    lines = [f"{len(dump)} prompts; in sample: " + ", ".join(f"{t:+.2f} {sum(v)}" for t, v in by_t.items())]
+    for by in ("batch", "store"):
+        total, per = left_out(dump, by_t, by)
+        lines.append(f"left out by {by}: {total} against {today} (net {total - today:+d})")
+        lines += ["  " + x for x in per]
+    return lines
+
+
+def follow_up_overlap(path: Path) -> list[str]:
+    import numpy as np
+
+    from bench.prompt_groups import group_of
+    from bench.whisper_gate_fit import FRESH_BATCHES, gate_inputs, rows
+    from bench.whisper_identity import fully_right as replayed_right
+    from whisper.conf import GATE_LOGIT, GATE_WEIGHTS
+
+    def right(open_follow_up: bool) -> tuple[list[dict], list[bool]]:
+        dump = [item for item in json.loads(path.read_text()) if item["prompt"].get("batch", 1) not in FRESH_BATCHES]
+        for item in dump:
+            for i, call in enumerate(item["calls"]):
+                if call is None:
+                    continue
+                opened = open_follow_up and any(c.get("follow_up") for c in call)
+                for c in call:
+                    if c["route"] == "no_overlap" and opened:
+                        c["route"] = "logistic"
+                item["calls"][i] = call = [c for c in call if c["route"] != "no_overlap"] or None
+                if call:
+                    gate_inputs(call)
+        x, _, where = rows(dump)
+        w = np.array(GATE_WEIGHTS[1:])
+        logits = {k: float(GATE_WEIGHTS[0] + x[j] @ w) for j, k in enumerate(where)}
+        return dump, replayed_right(dump, logits, GATE_LOGIT)
+
+    dump, before = right(False)
+    _, after = right(True)
+    made = [d["prompt"]["id"] for d, a, b in zip(dump, before, after) if b and not a]
+    broken = [d["prompt"]["id"] for d, a, b in zip(dump, before, after) if a and not b]
+    net: Counter = Counter()
+    for d, a, b in zip(dump, before, after):
+        if a != b:
+            for by in ("batch", "store"):
+                net[by, str(group_of(d["prompt"], by))] += 1 if b else -1
+    lines = [f"{sum(before)} -> {sum(after)} of {len(dump)}; made {len(made)} ({', '.join(made)}), broken "
+             f"{len(broken)} ({', '.join(broken)})"]
+    for by in ("batch", "store"):
+        lines.append(f"by {by}: " + ", ".join(f"{g} {n:+d}" for (b, g), n in sorted(net.items()) if b == by))
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("table",))
-    parser.add_argument("routes", type=Path, help="the --json output of bench.whisper_routes (dev)")
+    parser.add_argument("what", choices=("table", "follow-up-gate", "follow-up-overlap"))
+    parser.add_argument("routes", type=Path, help="table: the --json output of bench.whisper_routes (dev); "
+                                                   "follow-up-gate: a --gate-dump of bench.whisper_stores (dev)")
     parser.add_argument("--rows", action="store_true", help="also one line per prompt not fully right")
     parser.add_argument("--categories", default=",".join(CATEGORIES))
     args = parser.parse_args(argv)
+    if args.what != "table":
+        print("\n".join((follow_up_gate if args.what == "follow-up-gate" else follow_up_overlap)(args.routes)))
+        return 0
     records = json.loads(args.routes.read_text())
     print("\n".join(table(records, tuple(args.categories.split(",")), args.rows)))
     return 0
