@@ -7,6 +7,10 @@
     python -m bench.whisper_gate_held DUMP_V5 --against DUMP --variants nine:1   # (ii): scorer v5's dump
     python -m bench.whisper_gate_held DUMP --final nine:1                   # weights and threshold for a real run
     python -m bench.whisper_gate_held bench/datasets/whisper.json --shows a.txt b.txt   # right prompts, real runs
+    python -m bench.whisper_gate_held DUMP --parts fit                      # sessions 24-25: today's, nine:1, drop
+    python -m bench.whisper_gate_held DUMP --parts fit --variants today,drop,drop2   # session 25's candidates
+    python -m bench.whisper_gate_held DUMP --parts fit --final drop         # the input(s) dropped, the weights
+    python -m bench.whisper_gate_held bench/datasets/whisper.json --parts fit --shows a.txt b.txt
 
 The rule (docs/benchmarks.md, "Whisper gate, session 22", merged before the first fit): a prompt is right when it
 should inject and is hit with no wrong memory beside the answer, or should stay silent and does. In every fold the
@@ -21,6 +25,15 @@ A variant is bench.whisper_gate_lobo's `inputs:l2`, or `inputs:cv`: its L2 chose
 lowest inner left-out log-loss on the training groups. `--against DUMP`: today's gate as shipped is scored on that
 dump (another scorer's dump of the same prompts: the baseline stays the shipped path). `--final`: the variant
 fitted on every dev batch, its threshold by the rule on the batches' left-out log-odds, as settings for a real run.
+
+`--parts fit` (sessions 24 and 25; was bench/whisper_gate_dev14.py): the same rule over every dev batch outside
+FRESH_BATCHES (1-15 since session 25), counts shown for the fit batches (FIT: the decision's), UNSEEN (the batch
+today's weights never saw) and the rest, default variants today, nine:1 and `drop`. `drop` (session 24's structural
+candidate): the nine inputs less one, L2 1, the input chosen inside each fold on the fold's training prompts alone as
+the one whose removal lowers their left-out-by-store log-loss most (each store of the training prompts scored by the
+fit on the training prompts of the other stores), none when no removal lowers it; the inner left-out log-odds the
+fold's threshold is chosen on use the fold's chosen inputs. `drop2` (session 25): as `drop`, then a second input
+dropped the same way from the rest.
 """
 
 from __future__ import annotations
@@ -38,6 +51,9 @@ from bench.datasets.loader import SEALED_BATCHES
 L2_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)
 DECIDING = frozenset({"9", "10", "11", "12"})  # dev batches today's weights (dev 1-8) and 0.33 never saw
 COLUMNS = ("hit", "inject", "correct", "injected", "silent_ok", "silent", "right")
+NINE = tuple(range(len(lobo.NAMES)))
+UNSEEN = frozenset({"15"})  # `--parts fit`: the dev batch today's weights (gate9's, fitted on dev 1-14) never saw
+FIT, NEW, OLD = "1-15", "15", "1-14"  # `--parts fit` labels: every fit batch (FRESH_BATCHES out), UNSEEN, the rest
 
 
 def load(path: str) -> list[dict]:
@@ -94,21 +110,68 @@ def inner_loss(x: np.ndarray, y: np.ndarray, groups: np.ndarray, cols: tuple[int
     return float((np.logaddexp(0, z) - y[seen] * z).sum())
 
 
+def store_loss(x: np.ndarray, y: np.ndarray, stores: np.ndarray, cols: tuple[int, ...], train: np.ndarray) -> float:
+    """Log-loss summed over the `train` rows, each store's rows scored by the fit (L2 1) on the other stores' rows
+    of `train`."""
+    total = 0.0
+    for s in sorted(set(stores[train])):
+        mine = train & (stores == s)
+        w = lobo.fitted(x, y, cols, gf.L2, train & (stores != s))
+        z = np.clip(w[0] + x[mine] @ w[1:], -30, 30)
+        total += float((np.logaddexp(0, z) - y[mine] * z).sum())
+    return total
+
+
+def dropped(x: np.ndarray, y: np.ndarray, stores: np.ndarray, train: np.ndarray,
+            cols: tuple[int, ...] = NINE) -> str | None:
+    """The input of `cols` whose removal lowers the left-out-by-store log-loss on the `train` rows most; None when
+    none does."""
+    base = store_loss(x, y, stores, cols, train)
+    loss, name = min((store_loss(x, y, stores, tuple(c for c in cols if c != i), train), lobo.NAMES[i])
+                     for i in cols)
+    return name if loss < base else None
+
+
+def cols_without(*names: str | None) -> tuple[int, ...]:
+    return tuple(c for c in NINE if lobo.NAMES[c] not in names)
+
+
+def dropped_cols(x: np.ndarray, y: np.ndarray, stores: np.ndarray, train: np.ndarray,
+                 times: int) -> tuple[tuple[int, ...], list[str]]:
+    """`drop` (times 1) or `drop2` (times 2): inputs dropped one after the other by `dropped`, each chosen on the
+    `train` rows; it stops when no removal lowers the loss."""
+    names: list[str] = []
+    cols = NINE
+    for _ in range(times):
+        name = dropped(x, y, stores, train, cols)
+        if name is None:
+            break
+        names.append(name)
+        cols = cols_without(*names)
+    return cols, names
+
+
 def held_out(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, groups: np.ndarray, prompt_groups:
-             np.ndarray, variant: str, today: np.ndarray) -> tuple[np.ndarray, list[str]]:
+             np.ndarray, variant: str, today: np.ndarray,
+             stores: np.ndarray | None = None) -> tuple[np.ndarray, list[str]]:
     """Per prompt the COLUMNS counts, each group scored at its own fold's threshold by the variant fitted on the
-    other groups; and per fold its threshold (and L2 when chosen). `variant` "today": today's weights, threshold by
-    the rule."""
+    other groups; and per fold its threshold (and L2 when chosen, the inputs dropped for `drop` / `drop2`, which
+    need `stores`: each hit's store). `variant` "today": today's weights, threshold by the rule."""
     labels = sorted(set(prompt_groups), key=lambda g: (len(g), g))
     out = np.zeros((len(dump), len(COLUMNS)), dtype=int)
     notes = []
     for g in labels:
         rest = set(labels) - {g}
         keep = np.isin(prompt_groups, sorted(rest))
+        gone = None
         if variant == "today":
             inner, outer, l2 = today, today, None
         else:
-            _, cols, l2 = lobo.parse_variant(variant.replace(":cv", ":1"))
+            if variant in ("drop", "drop2"):
+                cols, gone = dropped_cols(x, y, stores, np.isin(groups, sorted(rest)), 1 + (variant == "drop2"))
+                l2 = gf.L2
+            else:
+                _, cols, l2 = lobo.parse_variant(variant.replace(":cv", ":1"))
             if variant.endswith(":cv"):
                 l2 = min(L2_GRID, key=lambda v: (inner_loss(x, y, groups, cols, v, rest), v))
             inner = lobo.left_out(x, y, groups, cols, l2, rest)
@@ -117,7 +180,8 @@ def held_out(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, groups
         t = choose(dump, lobo.as_dict(inner, where), keep)
         mine = prompt_groups == g
         out[mine] = outcomes(dump, lobo.as_dict(outer, where), t)[mine]
-        notes.append(f"{g}:{t:+.2f}" + (f"/L2 {l2:g}" if variant.endswith(":cv") else ""))
+        notes.append(f"{g}:{t:+.2f}" + (f"/L2 {l2:g}" if variant.endswith(":cv") else "")
+                     + (f"/-{'-'.join(gone) or 'none'}" if gone is not None else ""))
     return out, notes
 
 
@@ -127,34 +191,44 @@ def figures(c: np.ndarray) -> str:
             f"right {right}/{n + m}")
 
 
-def subsets(dump: list[dict]) -> dict[str, np.ndarray]:
+def subsets(dump: list[dict], parts: str = "s22") -> dict[str, np.ndarray]:
+    """The prompts each count is shown for, in the order shown; the decision's first. `parts` "s22": dev 9-12 (the
+    batches session 22's weights never saw), 1-8, 1-12; "fit": FIT, UNSEEN (NEW), the rest (OLD)."""
     batch = np.array([gf.group_of(item["prompt"], "batch") for item in dump])
+    if parts == "fit":
+        unseen = np.isin(batch, sorted(UNSEEN))
+        return {FIT: np.ones(len(dump), dtype=bool), NEW: unseen, OLD: ~unseen}
     return {"9-12": np.isin(batch, sorted(DECIDING)), "1-8": ~np.isin(batch, sorted(DECIDING)),
             "1-12": np.ones(len(dump), dtype=bool)}
 
 
-def report(name: str, by: str, counts: np.ndarray, dump: list[dict], notes: str = "") -> None:
-    parts = subsets(dump)
-    for part in ("9-12", "1-8", "1-12"):
-        print(f"| {name} | {by} | {part} | {figures(counts[parts[part]].sum(axis=0))} |"
-              + (f" {notes} |" if part == "9-12" else " |"))
+def report(name: str, by: str, counts: np.ndarray, dump: list[dict], notes: str = "", parts: str = "s22") -> None:
+    for k, (part, mask) in enumerate(subsets(dump, parts).items()):
+        print(f"| {name} | {by} | {part} | {figures(counts[mask].sum(axis=0))} |"
+              + (f" {notes} |" if k == 0 else " |"))
 
 
-def show_right(dataset: dict, shows: list[str]) -> list[str]:
+def show_right(dataset: dict, shows: list[str], parts: str = "s22") -> list[str]:
     """Right prompts of saved `bench.whisper_stores --split dev --show` outputs (scored as bench.whisper_show_report
-    scores them: a memory served by the history counts for the hit), for dev 9-12, 1-12 and the fresh batches."""
+    scores them: a memory served by the history counts for the hit), for dev 9-12, 1-12 and the fresh batches
+    (`parts` "fit": the fit batches, UNSEEN and the fresh batches by number)."""
     from pathlib import Path
 
     from bench.whisper_show_report import read_show
 
     prompts = [p for p in dataset["prompts"] if p["split"] == "dev" and p.get("batch", 1) not in SEALED_BATCHES]
-    parts = {"9-12": lambda b: str(b) in DECIDING, "1-12": lambda b: b not in gf.FRESH_BATCHES,
-             "fresh": lambda b: b in gf.FRESH_BATCHES}
+    if parts == "fit":
+        fresh = ",".join(str(b) for b in sorted(gf.FRESH_BATCHES))
+        members = {FIT: lambda b: b not in gf.FRESH_BATCHES, NEW: lambda b: str(b) in UNSEEN,
+                   fresh: lambda b: b in gf.FRESH_BATCHES}
+    else:
+        members = {"9-12": lambda b: str(b) in DECIDING, "1-12": lambda b: b not in gf.FRESH_BATCHES,
+                   "fresh": lambda b: b in gf.FRESH_BATCHES}
     lines = []
     for show in shows:
         got = read_show(Path(show))
         cells = []
-        for name, member in parts.items():
+        for name, member in members.items():
             right = n = 0
             for p in prompts:
                 if not member(p.get("batch", 1)) or p["id"] not in got:
@@ -171,23 +245,49 @@ def show_right(dataset: dict, shows: list[str]) -> list[str]:
     return lines
 
 
+def final(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, variant: str, today: np.ndarray,
+          base: np.ndarray) -> tuple[np.ndarray, float, str]:
+    """The variant fitted on every dev batch, its threshold by the rule on the batches' left-out log-odds."""
+    batches = np.array([gf.group_of(dump[w[0]]["prompt"], "batch") for w in where])
+    every, names = np.ones(len(dump), dtype=bool), set(batches)
+    if variant == "today":
+        return base, choose(dump, lobo.as_dict(today, where), every), ""
+    note = ""
+    if variant in ("drop", "drop2"):
+        stores = np.array([gf.group_of(dump[w[0]]["prompt"], "store") for w in where])
+        cols, gone = dropped_cols(x, y, stores, np.ones(len(y), dtype=bool), 1 + (variant == "drop2"))
+        l2, note = gf.L2, f"dropped: {', '.join(gone) or 'none'}"
+    else:
+        _, cols, l2 = lobo.parse_variant(variant.replace(":cv", ":1"))
+        if variant.endswith(":cv"):
+            l2 = min(L2_GRID, key=lambda v: (inner_loss(x, y, batches, cols, v, names), v))
+            note = f"L2 by the batches' left-out log-loss: {l2:g}"
+    t = choose(dump, lobo.as_dict(lobo.left_out(x, y, batches, cols, l2, names), where), every)
+    return lobo.fitted(x, y, cols, l2, np.ones(len(y), dtype=bool)), t, note
+
+
 def main(argv: list[str]) -> int:
     global FLOOR
     from whisper.conf import GATE_LOGIT, GATE_WEIGHTS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dump")
-    parser.add_argument("--variants", default="today,nine:1,nine:cv",
-                        help="comma-separated: today (its weights, threshold by the rule), inputs:l2, inputs:cv")
+    parser.add_argument("--variants", help="comma-separated: today (its weights, threshold by the rule), inputs:l2, "
+                        "inputs:cv, drop, drop2 (default: today,nine:1,nine:cv; with --parts fit today,nine:1,drop)")
     parser.add_argument("--by", default="batch,store", help="batch, store or both (comma-separated)")
+    parser.add_argument("--parts", choices=("s22", "fit"), default="s22",
+                        help="the counts shown: s22 dev 9-12, 1-8, 1-12; fit: the fit batches, UNSEEN, the rest")
     parser.add_argument("--against", help="score today's gate as shipped on this dump (same prompts)")
     parser.add_argument("--final", help="one variant fitted on every dev batch, its threshold by the rule")
     parser.add_argument("--operating", choices=("right", "hits"), default="right",
                         help="right: this session's rule; hits: session 20's (most hits at today's precision, silence)")
-    parser.add_argument("--shows", nargs="+", help="saved dev `--show` outputs: their right prompts (the first argument: whisper.json)")
+    parser.add_argument("--shows", nargs="+",
+                        help="saved dev `--show` outputs: their right prompts (the first argument: whisper.json)")
     args = parser.parse_args(argv)
+    if args.variants is None:
+        args.variants = "today,nine:1,drop" if args.parts == "fit" else "today,nine:1,nine:cv"
     if args.shows:
-        print("\n".join(show_right(json.loads(open(args.dump).read()), args.shows)))
+        print("\n".join(show_right(json.loads(open(args.dump).read()), args.shows, args.parts)))
         return 0
     lobo.GRID[:] = sorted(set(lobo.GRID) | {GATE_LOGIT})
     dump = load(args.dump)
@@ -197,20 +297,13 @@ def main(argv: list[str]) -> int:
     print(f"{len(dump)} prompts, {len(y)} hits judged, {int(y.sum())} right")
     if args.operating == "hits":
         FLOOR = outcomes(dump, lobo.as_dict(today, where), GATE_LOGIT)
-    batch_rows = np.array([gf.group_of(dump[w[0]]["prompt"], "batch") for w in where])
     if args.final:
-        every, batches = np.ones(len(dump), dtype=bool), set(batch_rows)
-        if args.final == "today":  # today's weights, the threshold by the rule on every dev batch
-            t, w = choose(dump, lobo.as_dict(today, where), every), base
-        else:
-            _, cols, l2 = lobo.parse_variant(args.final.replace(":cv", ":1"))
-            if args.final.endswith(":cv"):
-                l2 = min(L2_GRID, key=lambda v: (inner_loss(x, y, batch_rows, cols, v, batches), v))
-                print(f"L2 by the batches' left-out log-loss: {l2:g}")
-            t = choose(dump, lobo.as_dict(lobo.left_out(x, y, batch_rows, cols, l2, batches), where), every)
-            w = lobo.fitted(x, y, cols, l2, np.ones(len(y), dtype=bool))
-        print(f"{args.final} fitted on every dev batch, threshold by the rule on their left-out log-odds: {t:+.2f}\n"
-              f"ORMAH_WHISPER_GATE_WEIGHTS=\"{' '.join(f'{v:.3f}' for v in w)}\" ORMAH_WHISPER_GATE_LOGIT={t}")
+        w, t, note = final(dump, x, y, where, args.final, today, base)
+        if note and args.parts == "s22":  # session 22's layout: the chosen L2 on a line of its own
+            print(note)
+        print(f"{args.final} fitted on every dev batch, threshold by the rule on their left-out log-odds: {t:+.2f}"
+              + (f"; {note}" if note and args.parts == "fit" else "")
+              + f"\nORMAH_WHISPER_GATE_WEIGHTS=\"{' '.join(f'{v:.3f}' for v in w)}\" ORMAH_WHISPER_GATE_LOGIT={t}")
         lg = lobo.as_dict(w[0] + x @ w[1:], where)
         print(f"replayed in sample: {figures(outcomes(dump, lg, t).sum(axis=0))}")
         return 0
@@ -222,13 +315,15 @@ def main(argv: list[str]) -> int:
         shipped = outcomes(shipped_dump, lobo.as_dict(base[0] + xa @ base[1:], wa), GATE_LOGIT)
     else:
         shipped = outcomes(dump, lobo.as_dict(today, where), GATE_LOGIT)
-    report(f"today's, as shipped ({GATE_LOGIT:+.2f})", "-", shipped, shipped_dump)
+    report(f"today's, as shipped ({GATE_LOGIT:+.2f})", "-", shipped, shipped_dump, parts=args.parts)
+    stores = np.array([gf.group_of(dump[w[0]]["prompt"], "store") for w in where])
     for by in [b for b in args.by.split(",") if b]:
         rows_by = np.array([gf.group_of(dump[w[0]]["prompt"], by) for w in where])
         prompts_by = np.array([gf.group_of(item["prompt"], by) for item in dump])
         for variant in [v for v in args.variants.split(",") if v]:
-            counts, notes = held_out(dump, x, y, where, rows_by, prompts_by, variant, today)
-            report(variant, by, counts, dump, " ".join(notes))
+            counts, notes = held_out(dump, x, y, where, rows_by, prompts_by, variant, today, stores)
+            report(variant, by, counts, dump, " ".join(notes), args.parts)
+            sys.stdout.flush()
     return 0
 
 

@@ -1,6 +1,7 @@
-"""bench/whisper_gate_dev14.py (session 24): the `drop` candidate leaves out the input whose removal lowers the
-left-out-by-store log-loss most, chosen on a fold's training rows only; the rows are literal dicts in the gate dump's
-format (tests.whisper.gate_dumps)."""
+"""bench/whisper_gate_held.py's `drop` candidate (session 24, in bench/whisper_gate_dev14.py until session 25) leaves
+out the input whose removal lowers the left-out-by-store log-loss most, chosen on a fold's training rows only; `drop2`
+(session 25) one more; `--parts fit` counts. The rows are literal dicts in the gate dump's format
+(tests.whisper.gate_dumps)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ import numpy as np
 
 from bench import whisper_gate_fit as gf
 from bench import whisper_gate_lobo as lobo
-from bench.whisper_gate_dev14 import NINE, dropped, dropped_cols, final, held_out_drop, subsets
-from bench.whisper_gate_held import COLUMNS
+from bench.whisper_gate_held import COLUMNS, NINE, dropped, dropped_cols, final, held_out, subsets
 from tests.whisper.gate_dumps import gate_dump
 
 OWN_TITLED = 4  # its column among the nine
@@ -44,10 +44,11 @@ def test_each_fold_names_its_threshold_and_the_input_it_dropped():
     dump, x, y, where, stores = rows_of(flip=True)
     batches = np.array([gf.group_of(dump[w[0]]["prompt"], "batch") for w in where])
     prompts = np.array([gf.group_of(it["prompt"], "batch") for it in dump])
-    counts, notes = held_out_drop(dump, x, y, where, batches, prompts, stores)
+    counts, notes = held_out(dump, x, y, where, batches, prompts, "drop", np.zeros(len(y)), stores)
     assert [n.split(":")[0] for n in notes] == ["9", "10", "11"] and all("/-" in n for n in notes)
     assert counts[:, COLUMNS.index("inject")].sum() + counts[:, COLUMNS.index("silent")].sum() == len(dump)
-    parts = subsets(dump)
+    parts = subsets(dump, "fit")
+    assert list(parts) == ["1-15", "15", "1-14"]
     assert parts["1-15"].all() and parts["1-14"].all() and not parts["15"].any()
 
 
