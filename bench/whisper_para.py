@@ -4,6 +4,7 @@ identity prompts on dev batches 1-15, each not fully right placed at the stage t
     python -m bench.whisper_para table ROUTES [--rows] [--categories paraphrase,follow_up,identity]
     python -m bench.whisper_para follow-up-gate DUMP
     python -m bench.whisper_para follow-up-overlap DUMP
+    python -m bench.whisper_para follow-up-route DUMP
 
 
 ROUTES is the --json output of bench.whisper_routes (dev). A prompt is fully right when it gets an expected memory
@@ -22,6 +23,10 @@ today's; each batch and each store scored at the value best on the others (ties 
 `follow-up-overlap` (candidate F): the same dump replayed at today's gate with the overlap filter open on the
 follow-up calls only (their recall hits the filter dropped face the gate, answer evidence 0 as dumped), against it
 closed everywhere: the prompts made and broken, the net by batch and by store.
+
+`follow-up-route` (candidates G, G2): the same dump replayed at today's gate with the follow-up route taken without
+a served memory among the hits, at each threshold of ROUTE_GRID; the threshold chosen leave-one-batch-out and
+leave-one-store-out against today's route (the served condition, 0.35).
 """
 
 from __future__ import annotations
@@ -205,16 +210,81 @@ def follow_up_overlap(path: Path) -> list[str]:
     return lines
 
 
+ROUTE_GRID = (0.20, 0.25, 0.30, 0.35)
+
+
+def _route_without_served(threshold: float):
+    """bench.whisper_gate_fit._follow_up_answer without its served-memory condition, at `threshold`."""
+    from whisper.asked import asks
+
+    def answer(call: list[dict], prompt: str) -> int | None:
+        hits = [(k, c) for k, c in enumerate(call) if c["route"] in ("logistic", "served") and c.get("follow_up")]
+        fresh = [(k, c) for k, c in hits if not c.get("served") and c.get("cos_alone") is not None]
+        if not fresh or not asks(prompt):
+            return None
+
+        def both(c: dict) -> float:
+            return min(c["cos_alone"], c["cos_joined"]) * c.get("space_factor", 1.0)
+
+        k, c = max(fresh, key=lambda kc: both(kc[1]))
+        return k if both(c) >= threshold else None
+    return answer
+
+
+def follow_up_route(path: Path) -> list[str]:
+    import numpy as np
+
+    import bench.whisper_gate_fit as gf
+    from bench.prompt_groups import group_of
+    from bench.whisper_identity import fully_right as replayed_right
+    from whisper.conf import GATE_LOGIT, GATE_WEIGHTS
+
+    dump = gf.prepared(json.loads(path.read_text()), open_overlap=False)
+    x, _, where = gf.rows(dump)
+    w = np.array(GATE_WEIGHTS[1:])
+    logits = {k: float(GATE_WEIGHTS[0] + x[j] @ w) for j, k in enumerate(where)}
+    runs = {"today": replayed_right(dump, logits, GATE_LOGIT)}
+    real = gf._follow_up_answer
+    try:
+        for t in ROUTE_GRID:
+            gf._follow_up_answer = _route_without_served(t)
+            runs[f"{t:.2f}"] = replayed_right(dump, logits, GATE_LOGIT)
+    finally:
+        gf._follow_up_answer = real
+    lines = [f"{len(dump)} prompts; in sample: " + ", ".join(f"{k} {sum(v)}" for k, v in runs.items())]
+    for by in ("batch", "store"):
+        groups = [str(group_of(item["prompt"], by)) for item in dump]
+        total, per = 0, []
+        for g in sorted(set(groups), key=lambda g: (len(g), g)):
+            def right(name, inside):
+                return sum(ok for ok, gg in zip(runs[name], groups) if (gg == g) == inside)
+            chosen = max(runs, key=lambda name: right(name, False))  # ties to today's (first)
+            total += right(chosen, True)
+            per.append(f"{g}: {chosen} {right(chosen, True)} against {right('today', True)}")
+        lines.append(f"left out by {by}: {total} against {sum(runs['today'])} "
+                     f"(net {total - sum(runs['today']):+d})")
+        lines += ["  " + x for x in per]
+    for name, v in runs.items():
+        if name != "today":
+            made = [d["prompt"]["id"] for d, a, b in zip(dump, runs["today"], v) if b and not a]
+            broken = [d["prompt"]["id"] for d, a, b in zip(dump, runs["today"], v) if a and not b]
+            lines.append(f"{name}: made {len(made)} ({', '.join(made)}), broken {len(broken)} ({', '.join(broken)})")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("table", "follow-up-gate", "follow-up-overlap"))
+    parser.add_argument("what", choices=("table", "follow-up-gate", "follow-up-overlap",
+                                                   "follow-up-route"))
     parser.add_argument("routes", type=Path, help="table: the --json output of bench.whisper_routes (dev); "
                                                    "follow-up-gate: a --gate-dump of bench.whisper_stores (dev)")
     parser.add_argument("--rows", action="store_true", help="also one line per prompt not fully right")
     parser.add_argument("--categories", default=",".join(CATEGORIES))
     args = parser.parse_args(argv)
     if args.what != "table":
-        print("\n".join((follow_up_gate if args.what == "follow-up-gate" else follow_up_overlap)(args.routes)))
+        run = {"follow-up-gate": follow_up_gate, "follow-up-overlap": follow_up_overlap,
+               "follow-up-route": follow_up_route}[args.what]
+        print("\n".join(run(args.routes)))
         return 0
     records = json.loads(args.routes.read_text())
     print("\n".join(table(records, tuple(args.categories.split(",")), args.rows)))
