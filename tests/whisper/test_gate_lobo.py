@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bench import whisper_gate_fit as gf
-from bench.whisper_gate_lobo import GRID, OFFSET, choose, columns, fitted, loss_table, nested
+from bench.whisper_gate_lobo import GRID, OFFSET, choose, columns, fitted, loss_table, nested, parse_variant
 from tests.whisper.gate_dumps import gate_dump, row
 
 
@@ -91,6 +91,20 @@ def test_the_loss_table_leaves_out_stores_as_well_as_batches(capsys):
     stores = np.array(["docs", "lifelog", "none"] * (len(y) // 3) + ["docs"] * (len(y) % 3))
     assert loss_table(x, y, stores, [("g+cosine:1", (0, 1), 1.0)], 0.8 * x[:, 0]) == 0
     assert "| g+cosine:1 | 2 |" in capsys.readouterr().out
+
+
+def test_the_loss_table_scores_todays_weights_as_they_are(capsys):
+    """`--loss --variants today` is today's weights unfitted (as its header line), not the nine refitted."""
+    dump = dump_of(3, per_batch=9)
+    x, y, where = gf.rows(dump)
+    batches = np.array([gf.group_of(dump[w[0]]["prompt"], "batch") for w in where])
+    today = 0.8 * x[:, 0] - 0.5
+    assert loss_table(x, y, batches, [parse_variant("today"), parse_variant("nine:1")], today) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[0].split("log-loss ")[1].split(",")[0]
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[2] for line in out.splitlines()
+            if line.startswith("| ") and " | 9 | " in line}
+    assert rows["today"] == header and rows["today"] != rows["nine:1"]
 
 
 def test_the_offset_variant_keeps_todays_six_nearness_weights():
