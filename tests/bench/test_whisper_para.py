@@ -28,3 +28,16 @@ def test_the_held_out_batch_is_left_out():
     held = record(["a"], [], {}, batch=max(FRESH_BATCHES))
     lines = table([held, record(["a"], ["a"], {})], ("paraphrase",), rows=False)
     assert "| fully right | 1 | 1 |" in lines and "| prompts | 1 | 1 |" in lines
+
+
+def test_the_follow_up_route_without_a_served_memory_picks_the_best_of_both_cosines():
+    from bench.whisper_para import _route_without_served
+
+    def hit(key, alone, joined, served=False):
+        return {"key": key, "route": "logistic", "follow_up": True, "served": served, "cos_alone": alone,
+                "cos_joined": joined, "space_factor": 1.0}
+
+    call = [hit("topic", 0.20, 0.60), hit("answer", 0.30, 0.40)]
+    assert _route_without_served(0.25)(call, "and who gets paged for it?") == 1
+    assert _route_without_served(0.35)(call, "and who gets paged for it?") is None
+    assert _route_without_served(0.25)(call, "ok, calling them now") is None  # asks nothing
