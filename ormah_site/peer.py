@@ -5,7 +5,7 @@ browser hands the session cookie to whatever listens on 127.0.0.1 at any other p
 send it there with a link), and a process of another user listening there could replay the cookie and read every
 memory through the UI. Without HTTPS no cookie attribute prevents that (`__Host-` cookies need `Secure`). So a
 request that carries the session cookie over a loopback connection must come from a process of the server's own
-user (or root): the kernel says whose the client's socket is (whisper.hook.connection_user, /proc/net/tcp). A
+user (or root): the kernel says whose the client's socket is (whisper.hook_net.connection_user, /proc/net/tcp). A
 remote client (ORMAH_HOST set to a public address), a server other than gunicorn, or a system without
 /proc/net/tcp is not checked. Reading the socket table costs the kernel a few ms, spent only on requests that carry
 the session cookie (the UI and the admin, never the agent API).
