@@ -979,3 +979,28 @@ def test_whisper_batch_seventeen_is_cut_among_itself_and_repeats_no_earlier_prom
     _follow_ups_hold(seventeenth)
     _paraphrases_keep_rare_words(seventeenth, memories)
     _repeats_nothing(seventeenth, data, 17)
+
+
+def test_batch_seventeen_and_course_second_reading():
+    # label17's second reading of batch 17 and the course store (both sealed; labels and the changed prompts only,
+    # no whisper, recall or search run): accepts a reader finds as good as or a fair extra to the answer, five
+    # prompts that repeated an earlier prompt's situation replaced by new ones on the same store, wm136/wm138 numbered
+    # as the store numbers assignments (g032: assignment 6 is lesson 6's), gq30 without g032's own words.
+    from bench.datasets.loader import raw_whisper
+
+    seventeenth = {p["id"]: p for p in raw_whisper()["prompts"] if p.get("batch") == 17}
+    accepts = {"wp402": "g005", "wp404": "g022", "wp409": "l013", "wx144": "l071", "wi202": "g002",
+               "wi204": "g035", "wl303": "g018", "wl304": "p070", "wl306": "g037", "wq292": "g005",
+               "wq296": "g035", "wq297": "g042", "wf161": "g037", "wd135": "d020"}
+    assert not [i for i, k in accepts.items() if k not in seventeenth[i].get("accept", [])]
+    replaced = {"wp410": ["p030"], "wp411": ["c040"], "wi208": ["l046"], "wi209": ["p006"], "wl313": ["l055"],
+                "wl315": ["c075"]}
+    assert seventeenth["wl313"]["accept"] == ["g036", "l065"]
+    assert {i: seventeenth[i]["expect"] for i in replaced} == replaced
+    assert sum(1 for p in seventeenth.values() if p.get("accept")) == 45
+    assert "Opdracht 11" in seventeenth["wm136"]["prompt"] and "11_Haddad" in seventeenth["wm138"]["prompt"]
+    queries = {q["id"]: q for q in raw_store("course")["queries"]}
+    assert {i: queries[i].get("accept", []) for i in ("gq17", "gq19", "gq22", "gq26")} == {
+        "gq17": ["g007", "g018"], "gq19": ["g035"], "gq22": ["g041"], "gq26": ["g014", "g005"]}
+    assert {"g035", "g008"} <= set(queries["gq21"]["accept"]) and {"g045", "g023"} <= set(queries["gq41"]["accept"])
+    assert "ages" not in queries["gq30"]["query"].split() and "family" not in queries["gq30"]["query"].split()
