@@ -999,6 +999,7 @@ def test_batch_seventeen_and_course_second_reading():
     assert {i: seventeenth[i]["expect"] for i in replaced} == replaced
     assert sum(1 for p in seventeenth.values() if p.get("accept")) == 45
     assert "Opdracht 11" in seventeenth["wm136"]["prompt"] and "11_Haddad" in seventeenth["wm138"]["prompt"]
+    assert seventeenth["wp403"]["prompt"].startswith("planning the write-up about saturday")
     queries = {q["id"]: q for q in raw_store("course")["queries"]}
     assert {i: queries[i].get("accept", []) for i in ("gq17", "gq19", "gq22", "gq26")} == {
         "gq17": ["g007", "g018"], "gq19": ["g035"], "gq22": ["g041"], "gq26": ["g014", "g005"]}
