@@ -53,6 +53,9 @@ MAX_STDIN = 2 * 1024 * 1024
 MAX_PROMPT_CHARS = 100_000  # the server's limit (whisper/api.py); a longer prompt keeps its end, where the ask is
 MAX_FIELD_CHARS = {"session_id": 200, "cwd": 4096}  # the server's limits; a longer value is dropped
 FINAL_EVENTS = ("PreCompact", "SessionEnd", "Stop")
+# hook.log starts over past this size (the last one kept as hook.log.1): a server down for weeks added a line a
+# prompt without end (session 25)
+HOOK_LOG_BYTES = 1024 * 1024
 
 logger = logging.getLogger("ormah.hook")
 
@@ -177,6 +180,11 @@ def _log_to_file() -> None:
     try:
         _private_folder(folder)
         path = folder / "hook.log"
+        try:
+            if path.stat().st_size >= HOOK_LOG_BYTES:  # one older file kept, as ormah.log keeps its backups
+                os.replace(path, folder / "hook.log.1")  # a hook writing meanwhile ends its line there
+        except FileNotFoundError:
+            pass
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # created private, never 0644
         try:
             if os.fstat(fd).st_mode & 0o077:

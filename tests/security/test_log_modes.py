@@ -96,3 +96,20 @@ def test_without_backups_the_log_starts_over_and_stays_private(tmp_path, umask_0
         handler.close()
     assert log.read_text() == "b" * 40 + "\n"
     assert mode(log) == 0o600
+
+
+def test_a_full_hook_log_starts_over_and_keeps_one_older_file(tmp_path):
+    """hook.log grew a line a prompt for as long as the server was down (review14, session 25); past
+    1 MiB (whisper.hook.HOOK_LOG_BYTES) it moves to hook.log.1 (private as it was) and a new private hook.log starts."""
+    full = 1024 * 1024
+    log = tmp_path / "hook.log"
+    log.write_text("x" * full)
+    log.chmod(0o600)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "ORMAH_LOG_DIR": str(tmp_path),
+           "ORMAH_PORT": "9"}
+    for _ in range(2):
+        subprocess.run([sys.executable, str(ROOT / "whisper" / "hook.py"), "inject"], input='{"prompt": "hello"}',
+                       text=True, env=env, timeout=30, check=True, capture_output=True)
+    assert (tmp_path / "hook.log.1").read_text() == "x" * full
+    assert log.read_text().count("hook inject failed") == 2 and log.stat().st_size < 4096
+    assert mode(log) == 0o600 and mode(tmp_path / "hook.log.1") == 0o600
