@@ -36,6 +36,10 @@ _central: dict[tuple, dict[int, float]] = {}  # centrality per row, per store si
 _counts: dict[tuple, int] = {}  # the number of memories, for the latest store state seen
 _DF_LOCK = threading.Lock()  # the web worker's threads share the cache
 DF_CACHE_TERMS = 50_000
+# Stores up to this many memories get each row's indexed words' digest kept beside the counts (`_carried`): an older
+# memory written again (a confidence change) beside a new one then carries the counts; larger stores count afresh.
+TEXTS_MAX = 50_000
+TEXTS_SLACK = 1_000  # deleted rows' digests kept before every row is read again
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,12 @@ class _Counts:
     counts: dict[tuple[str, int], int] = field(default_factory=dict)  # (term, cap) -> min(rows holding it, cap)
     by_token: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # the index's token -> its keys
     uncarried: set[tuple[str, int]] = field(default_factory=set)  # keys not read at the mark: dropped when it moves
+    texts: dict[int, int] | None = None  # row id -> `_digest` of its indexed columns at the mark (None: not read)
+
+
+def _digest(title: str | None, content: str | None, tags_text: str | None) -> int:
+    """What node_fts indexes of a row (its triggers write exactly these three columns), as one number."""
+    return hash((title or "", content or "", tags_text or ""))
 
 
 _df: dict[str, _Counts] = {}  # per database name: the latest store state's document counts
@@ -157,34 +167,45 @@ def _keep(held: _Counts, found: dict[str, int], cap: int, at_mark: dict[str, str
 def _carried(held: _Counts | None, state: tuple) -> _Counts:
     """The counts for `state`: `held`'s carried when the full-text index says exactly what changed since its mark,
     else none. One statement reads, at one moment, the index's mark, the write sequence, the memory count, the
-    largest id and the rows written since `held`'s mark (their indexed columns):
+    largest id and the rows written since `held`'s mark (their indexed columns; every row, while `held` has no
+    digests of them and the store holds at most TEXTS_MAX memories):
     - the mark unchanged: no indexed word changed (the rows written since changed other columns), so every count holds;
-    - every row written since is new (an id above `held.newest`) and the count grew by exactly their number (no
-      delete): a term's count grows by the new rows holding its token (FTS5 tokenizes them as it indexed them). A
-      count at its cap stays there. Counts not read at the mark (a term of several tokens, counted by MATCH; a
-      count read after the index had moved on) are dropped, to be counted again;
-    - anything else (an older row's words edited or deleted, a delete, another database): nothing is carried."""
+    - every row written since is new (an id above `held.newest`) or an older row whose indexed columns are what they
+      were at `held`'s mark (its digest; a confidence change rewrites the row, not its words), and the count grew by
+      exactly the new rows' number (no delete): a term's count grows by the new rows holding its token (FTS5
+      tokenizes them as it indexed them). A count at its cap stays there. Counts not read at the mark (a term of
+      several tokens, counted by MATCH; a count read after the index had moved on) are dropped, to be counted again;
+    - anything else (an older row's words edited, a delete, another database): nothing is carried."""
     sql = backend().FULLTEXT_MARK_SQL
     if sql is None:
         return _Counts(state, None, 0, 0, 0)
     since = held.seq if held is not None and held.mark is not None else None
+    # every row's digest read with the mark (within TEXTS_MAX): the first time, and after a read that kept none;
+    # never again while the store is larger (the OR below reads every row's indexed_seq, not its index)
+    every = held is None or (held.texts is None and held.count <= TEXTS_MAX)
     with connection.cursor() as cur:
-        cur.execute(f"SELECT m.mark, m.seq, m.total, m.newest, n.id, n.title, n.content, n.tags_text FROM "
-                    f"(SELECT {sql} AS mark, (SELECT value FROM memory_indexmetarow WHERE key = %s) AS seq, "
+        cur.execute(f"SELECT m.mark, m.seq, m.total, m.newest, n.id, n.title, n.content, n.tags_text, n.indexed_seq "
+                    f"FROM (SELECT {sql} AS mark, (SELECT value FROM memory_indexmetarow WHERE key = %s) AS seq, "
                     "(SELECT count(*) FROM memory_noderow) AS total, (SELECT max(id) FROM memory_noderow) AS newest) m "
-                    "LEFT JOIN memory_noderow n ON n.indexed_seq > %s ORDER BY n.id",
-                    [vectors.META_SEQ_KEY, since if since is not None else 2 ** 62])
+                    f"LEFT JOIN memory_noderow n ON n.indexed_seq > %s{' OR m.total <= %s' if every else ''} "
+                    "ORDER BY n.id",
+                    [vectors.META_SEQ_KEY, since if since is not None else 2 ** 62, *([TEXTS_MAX] if every else [])])
         rows = cur.fetchall()
     mark, seq, total, newest = rows[0][:4]
     fresh = _Counts(state, mark, int(seq or 0), int(total), int(newest or 0))
+    written = [r[4:8] for r in rows if r[4] is not None and (since is None or r[8] > since)]
+    before = None if every else held.texts  # the digests at `held`'s mark
+    new = [r for r in written if since is not None and r[0] > held.newest]
+    words_kept = since is not None and before is not None and all(
+        r[0] > held.newest or before.get(r[0]) == _digest(*r[1:]) for r in written)  # read before they are set again
+    fresh.texts = _texts_now(before, rows if every else written, every, fresh.count)
     if since is None or mark is None:
         return fresh
-    written = [r[4:] for r in rows if r[4] is not None]
     if mark == held.mark:
         added: dict[str, int] = {}
-    elif written and fresh.seq > held.seq and all(r[0] > held.newest for r in written) \
-            and fresh.count == held.count + len(written):
-        added = backend().row_tokens([r[1:] for r in written])
+    elif written and fresh.seq > held.seq and fresh.count == held.count + len(new) and \
+            (len(new) == len(written) or words_kept):
+        added = backend().row_tokens([r[1:] for r in new])
     else:
         return fresh
     if mark != held.mark:
@@ -196,7 +217,23 @@ def _carried(held: _Counts | None, state: tuple) -> _Counts:
             if key in held.counts:  # kept again since, not at the mark, and dropped just above
                 held.counts[key] = min(held.counts[key] + n, key[1])
     held.state, held.mark, held.seq, held.count, held.newest = state, mark, fresh.seq, fresh.count, fresh.newest
+    held.texts = fresh.texts
     return held
+
+
+def _texts_now(before: dict[int, int] | None, rows: list, every: bool, count: int) -> dict[int, int] | None:
+    """The rows' digests at the mark just read: every row's (`every`: `rows` is the statement's, all of them), or
+    `before` (the previous mark's) with the rows written since (`rows`: id, title, content, tags_text) set again:
+    a row not written since has the columns it had. None above TEXTS_MAX memories; a delete leaves its id's digest
+    (ids are never reused, so it is never asked for) until the digests outnumber the memories by TEXTS_SLACK."""
+    if count > TEXTS_MAX:
+        return None
+    if every:
+        return {r[4]: _digest(*r[5:8]) for r in rows if r[4] is not None}
+    if before is None or len(before) > count + TEXTS_SLACK:
+        return None
+    before.update((r[0], _digest(*r[1:])) for r in rows)
+    return before
 
 
 def memory_count(state: tuple | None = None) -> int:
