@@ -1,12 +1,14 @@
 """Recall on the labelled stores of bench/datasets (docs, lifelog, devprojects, club, home), per split.
 
-    python -m bench.stores_recall [--split dev|test|both] [--write]
+    python -m bench.stores_recall [--split dev|test|both] [--write] [--database-url postgres://...]
 
 Each store is loaded into its own fresh temporary ORMAH_HOME through the real services with the real offline
 embedder, at the store's fixed `now`, and its answerable queries are ranked three ways (BM25 alone, vectors
 alone, the full pipeline with the learned scorer). The scorer was fitted on the dev splits only
 (bench/fit_scorer.py), so the test rows are the held-out figures; dev rows are shown beside them. Off-topic
 queries (no answer) are counted separately: the share for which recall answers "no good match" (an empty list).
+`--database-url` (default ORMAH_DATABASE_URL) runs on that PostgreSQL server instead of SQLite: each store in a
+fresh database of its own, dropped after it (scripts/pg-cluster.sh starts a throwaway server).
 `--write` replaces its marked block in the "Recall on the labelled stores" section of docs/benchmarks.md.
 """
 
@@ -20,12 +22,15 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench.datasets.loader import STORES  # the runnable stores: a sealed one (loader.SEALED_STORES) is left out
+from bench.whisper_quality import scratch_database
 
 REPO = Path(__file__).resolve().parent.parent
 MODES = ("bm25", "vectors", "full")
 
 
 def _django(home: Path) -> None:
+    """Django in a store's child process: its home, and the index ORMAH_DATABASE_URL names (set by the parent: a
+    scratch database) or the home's SQLite file."""
     os.environ["ORMAH_HOME"] = str(home)
     os.environ.pop("ORMAH_DB_PATH", None)
     # The real model's vectors, kept on disk between runs (bench/datasets/embed_cache.py); queries are not cached.
@@ -112,15 +117,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
     parser.add_argument("--write", action="store_true", help="replace its marked block in docs/benchmarks.md")
+    parser.add_argument("--database-url", default=os.environ.get("ORMAH_DATABASE_URL") or None,
+                        help="run on this PostgreSQL server (default: ORMAH_DATABASE_URL; unset: SQLite), each store "
+                             "in a fresh database of its own made for the run and dropped after it")
     args = parser.parse_args(argv)
+    if args.database_url and args.write:
+        parser.error("--write records the SQLite run; leave --database-url and ORMAH_DATABASE_URL unset")
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     started = time.perf_counter()
     results = {}
     for name in STORES:
-        with tempfile.TemporaryDirectory(prefix=f"ormah-stores-{name}-") as tmp:
+        with (tempfile.TemporaryDirectory(prefix=f"ormah-stores-{name}-") as tmp,
+              scratch_database(args.database_url, f"ormah_stores_recall_{name}_{os.getpid()}") as url):
             os.environ["ORMAH_HOME"] = tmp
-            results[name] = _one_process(name, splits, Path(tmp))
+            results[name] = _one_process(name, splits, Path(tmp), url)
     body = render(results, time.perf_counter() - started)
+    if args.database_url:
+        from bench.pg import server_version
+
+        body += f" Index: {server_version(args.database_url)}."
     print(body)
     if args.write:
         from bench._common import write_block
@@ -129,8 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _one_process(name: str, splits: tuple[str, ...], home: Path) -> dict:
-    """Each store in a child process with its own home, so Django's settings and caches start clean."""
+def _one_process(name: str, splits: tuple[str, ...], home: Path, database_url: str | None = None) -> dict:
+    """Each store in a child process with its own home (and on PostgreSQL its own database `database_url`), so
+    Django's settings and caches start clean."""
     import json
     import subprocess
     import sys
@@ -141,6 +157,9 @@ def _one_process(name: str, splits: tuple[str, ...], home: Path) -> dict:
             "print('RESULT' + json.dumps(b._run_store(sys.argv[2], tuple(sys.argv[3:]))))")
     env = {**os.environ, "ORMAH_HOME": str(home), "PYTHONPATH": str(REPO)}
     env.pop("ORMAH_DB_PATH", None)
+    env.pop("ORMAH_DATABASE_URL", None)
+    if database_url:
+        env["ORMAH_DATABASE_URL"] = database_url
     done = subprocess.run([sys.executable, "-c", code, str(home), name, *splits], cwd=REPO, env=env,
                           capture_output=True, text=True, check=False)
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT")), None)

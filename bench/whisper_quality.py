@@ -22,9 +22,12 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bench._common import write_block
 
@@ -162,9 +165,14 @@ def report(s: Score, outcomes: list[Outcome]) -> str:
     )
 
 
-def setup_django(home: Path) -> None:
-    """Point Ormah at a fresh home, set Django up and migrate."""
+def setup_django(home: Path, database_url: str | None = None) -> None:
+    """Point Ormah at a fresh home, set Django up and migrate. The index is the home's SQLite file, or the
+    PostgreSQL database `database_url` names (a fresh one: bench.whisper_quality.scratch_database); an
+    ORMAH_DATABASE_URL of the environment is not written into."""
     os.environ["ORMAH_HOME"] = str(home)
+    os.environ.pop("ORMAH_DATABASE_URL", None)
+    if database_url:
+        os.environ["ORMAH_DATABASE_URL"] = database_url
     os.environ.setdefault("ORMAH_MODEL_CACHE_DIR", str(Path(tempfile.gettempdir()) / "ormah-test-models"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ormah_site.settings")
     os.environ.setdefault("ORMAH_LOG_LEVEL", "WARNING")
@@ -176,6 +184,38 @@ def setup_django(home: Path) -> None:
 
     use_scorer()  # ORMAH_BENCH_SCORER: another packaged scorer file (bench.locomo_stores.use_scorer)
     call_command("migrate", verbosity=0)
+
+
+class ServerUnreachable(SystemExit):
+    """The PostgreSQL server a bench was pointed at cannot be reached (or refuses the bench's user)."""
+
+
+@contextmanager
+def scratch_database(server_url: str | None, name: str) -> Iterator[str | None]:
+    """A fresh, empty database on the PostgreSQL server of `server_url` for the duration of a bench run, dropped
+    afterwards (None without a server: the bench runs on SQLite). The server is any URL of it
+    (ORMAH_DATABASE_URL's form; scripts/pg-cluster.sh prints one): its own database is not touched. A server that
+    cannot be reached ends the bench with ServerUnreachable, saying which URL and why."""
+    if not server_url:
+        yield None
+        return
+    import psycopg
+
+    from bench import pg
+
+    if urlsplit(server_url).scheme not in {"postgres", "postgresql"}:
+        raise ServerUnreachable(f"not a PostgreSQL URL (postgres://...): {server_url!r}")
+    try:
+        url = pg.recreate(server_url, name)
+    except psycopg.OperationalError as exc:
+        reason = " ".join(str(exc).split())
+        raise ServerUnreachable(f"cannot reach the PostgreSQL server of {server_url} ({reason}); start one with "
+                                "scripts/pg-cluster.sh, or leave --database-url and ORMAH_DATABASE_URL unset "
+                                "for SQLite") from exc
+    try:
+        yield url
+    finally:
+        pg.drop(server_url, name)  # WITH (FORCE): the bench's own connection is ended
 
 
 def main(argv: list[str] | None = None) -> int:

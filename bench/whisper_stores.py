@@ -1,7 +1,7 @@
 """Whisper over the labelled stores: hit rate, precision and silence on the dev and test splits.
 
     python -m bench.whisper_stores [--split dev|test|both] [--show] [--sweep [--dump FILE]] [--gate-dump FILE]
-                                   [--write-docs]
+                                   [--write-docs] [--database-url postgres://...]
 
 Loads the stores whisper.json names (docs, lifelog, devprojects, club, home) into one fresh temporary home through the real
 services (document vectors come from a disk cache of the real model's output: bench/datasets/embed_cache.py),
@@ -15,6 +15,10 @@ then runs every scenario of bench/datasets/whisper.json through whisper_respond 
 `--gate-dump FILE` runs the split the same way and also writes what reached the gate in every call (with the recall
 hits the overlap filter dropped), for bench/whisper_gate_fit.py; with `--shape` also the store's shape (hubness, spread:
 a full n x n similarity matrix; off by default, no fit reads it).
+
+`--database-url` (default ORMAH_DATABASE_URL) runs on that PostgreSQL server instead of SQLite, in a fresh
+database made for the run and dropped after it (scripts/pg-cluster.sh starts a throwaway server). The gate dump's
+vocabulary counts ("vocabulary") read FTS5 and stay empty there.
 
 `--sweep` runs the split with the gate open, reads every candidate's gate score from the decision ledger and
 prints hit rate, precision and silence per gate threshold: that is how the gate is tuned, on dev only
@@ -33,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bench._common import write_block
-from bench.whisper_quality import Outcome, run_prompt, score, setup_django
+from bench.whisper_quality import Outcome, run_prompt, score, scratch_database, setup_django
 from bench.whisper_stores_show import SECTION, print_metrics, print_outcomes, render
 from bench.whisper_stores_sweep import open_gates, print_sweep, sweep
 
@@ -304,13 +308,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="CPU per call with the per-project pass on and off, interleaved (no scores)")
     parser.add_argument("--write-docs", action="store_true",
                         help="replace its marked block in docs/benchmarks.md (records below it stay)")
+    parser.add_argument("--database-url", default=os.environ.get("ORMAH_DATABASE_URL") or None,
+                        help="run on this PostgreSQL server (default: ORMAH_DATABASE_URL; unset: SQLite), in a "
+                             "fresh database of its own made for the run and dropped after it")
     args = parser.parse_args(argv)
+    if args.database_url and args.write_docs:
+        parser.error("--write-docs records the SQLite run; leave --database-url and ORMAH_DATABASE_URL unset")
     os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
     if args.sweep:
         open_gates()
     splits = ("dev", "test") if args.split == "both" else (args.split,)
-    with tempfile.TemporaryDirectory(prefix="ormah-whisper-stores-") as tmp:
-        setup_django(Path(tmp))
+    with (tempfile.TemporaryDirectory(prefix="ormah-whisper-stores-") as tmp,
+          scratch_database(args.database_url, f"ormah_whisper_stores_{os.getpid()}") as database_url):
+        setup_django(Path(tmp), database_url)
+        from django.db import connection
+
+        print(f"index: {connection.vendor}", file=sys.stderr)
         if args.no_project_pass:
             from django.conf import settings
 
