@@ -76,18 +76,22 @@ def read_json_object(path: Path) -> dict:
 
 
 def write_with_backup(path: Path, text: str, *, now: datetime | None = None) -> Path | None:
-    """Replace `path` atomically with `text`, first copying an existing file to `NAME.bak-STAMP`."""
+    """Replace `path` atomically with `text`, first copying an existing file to `NAME.bak-STAMP`; a symbolic link
+    stays one, and the file it names is replaced."""
     path.parent.mkdir(parents=True, exist_ok=True)
     backup = None
     if path.exists():
         stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
         backup = path.with_name(f"{path.name}.bak-{stamp}")
         shutil.copy2(path, backup)
-    tmp = path.with_name(f".{path.name}.tmp")
+    # A link (settings kept in a dotfiles repository, stow, home-manager) is written through: replacing the link by a
+    # file left the user's own copy without the hooks and the link gone (session 25)
+    target = path.resolve() if path.is_symlink() else path
+    tmp = target.with_name(f".{target.name}.tmp")
     tmp.write_text(text)
-    if path.exists():
-        shutil.copymode(path, tmp)
-    os.replace(tmp, path)
+    if target.exists():
+        shutil.copymode(target, tmp)
+    os.replace(tmp, target)
     return backup
 
 

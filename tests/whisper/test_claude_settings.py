@@ -62,3 +62,21 @@ def test_the_setup_command_writes_the_real_script_path(tmp_path, capsys):
     assert command.endswith("whisper/hook.py inject")
     assert Path(command.split()[-2]).is_file()
     assert "Wrote whisper hooks" in capsys.readouterr().out
+
+
+def test_a_settings_file_that_is_a_link_stays_one(tmp_path):
+    """~/.claude/settings.json kept in a dotfiles repository and linked: setup writes the file the link names and
+    keeps the link (review14, session 25: the link was replaced by a file, the repository's copy left without the
+    hooks); the backup holds the old content."""
+    kept = tmp_path / "dotfiles" / "settings.json"
+    kept.parent.mkdir()
+    kept.write_text('{"theme": "dark"}\n')
+    link = tmp_path / "home" / ".claude" / "settings.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(kept)
+    changed, backup = claude_settings.install(link, python="python3", script=SCRIPT)
+    assert changed and link.is_symlink() and link.resolve() == kept
+    written = json.loads(kept.read_text())
+    assert written["theme"] == "dark" and "UserPromptSubmit" in written["hooks"]
+    assert backup is not None and json.loads(backup.read_text()) == {"theme": "dark"}
+    assert claude_settings.install(link, python="python3", script=SCRIPT) == (False, None)
