@@ -49,7 +49,8 @@ from memory.store import (
     forget_id,
 )
 
-__all__ = ["Change", "Journal", "conflict_copy", "purge", "remove", "restore", "restore_bytes", "soft_delete",
+__all__ = ["Change", "Journal", "Prepared", "conflict_copy", "prepare_new_nodes", "purge", "remove", "restore",
+           "restore_bytes", "soft_delete",
            "sync_folders", "write_bytes", "write_new_nodes", "write_node"]
 
 
@@ -127,32 +128,72 @@ def _encode_readable(node: Node) -> bytes:
     return data
 
 
-def write_new_nodes(store: MarkdownStore, nodes: Sequence[Node], *, journal: Journal | None = None) -> list[StoredFile]:
+@dataclass
+class Prepared:
+    """New node files written and fsynced before the write lock, still nameless (open descriptors, by node id, with
+    the bytes each holds): `write_new_nodes` names the ones whose node still encodes to exactly those bytes. Close
+    it when the write is done (`close`); a process killed before leaves nothing, named or not (O_TMPFILE)."""
+
+    files: dict[str, tuple[bytes, int, os.stat_result]]
+
+    def close(self) -> None:
+        files, self.files = self.files, {}
+        for _, fd, _ in files.values():
+            os.close(fd)
+
+
+def prepare_new_nodes(store: MarkdownStore, nodes: Sequence[Node]) -> Prepared:
+    """The files `write_new_nodes` would create for `nodes`, written and fsynced now while nameless (memory.nameless),
+    so a writer can pay their fsyncs before it takes the write lock. Empty (nothing written) where nameless files are
+    not available, for more than one chunk of nodes, or for a node whose file would be too large. Raises
+    StorageError."""
+    if not nodes or len(nodes) > _NEW_CHUNK or not nameless.available():
+        return Prepared({})
+    try:
+        encoded = [(node.id, _encode_readable(node)) for node in nodes]
+    except PayloadTooLarge:
+        return Prepared({})
+    opened = nameless.write_all(store.root, store.nodes_dir, [data for _, data in encoded])
+    if opened is None:
+        return Prepared({})
+    return Prepared({node_id: (data, fd, st) for (node_id, data), (fd, st) in zip(encoded, opened, strict=True)})
+
+
+def write_new_nodes(store: MarkdownStore, nodes: Sequence[Node], *, journal: Journal | None = None,
+                    prepared: Prepared | None = None) -> list[StoredFile]:
     """Create the files of nodes whose ids were just minted, each under its standard name (or a free variant),
     never over a file; the caller fsyncs the folder (`sync_folders`) before anything counts on them.
 
     Each file is written and fsynced while it has no name (memory.nameless: O_TMPFILE), several at once, then
     linked under its name: a kill leaves only whole files and no temp file, and the fsyncs wait together instead
-    of one after another. Where the file system or /proc cannot (no O_TMPFILE, no linkat), each goes through
-    `write_node`. Raises StorageError (the files already linked are in the journal), ValidationFailed (text that
-    cannot be encoded: before any file is written).
+    of one after another. `prepared`: files written so before the lock (`prepare_new_nodes`); a node that encodes
+    to exactly its prepared bytes gets the prepared file linked, no write and no fsync here. Where the file system
+    or /proc cannot (no O_TMPFILE, no linkat), each goes through `write_node`. Raises StorageError (the files
+    already linked are in the journal), ValidationFailed (text that cannot be encoded: before any file is written).
     """
     encoded = [(node, _encode_readable(node)) for node in nodes]
-    out: list[StoredFile] = []
-    for start in range(0, len(encoded), _NEW_CHUNK):
-        chunk = encoded[start:start + _NEW_CHUNK]
-        opened = (nameless.write_all(store.root, store.nodes_dir, [data for _, data in chunk])
+    ready = prepared.files if prepared is not None else {}
+    named: dict[int, StoredFile] = {}
+    rest: list[tuple[int, Node, bytes]] = []
+    for i, (node, data) in enumerate(encoded):
+        if (found := ready.get(node.id)) is not None and found[0] == data:
+            named[i] = _name_new(store, node, data, found[1], found[2], journal)
+        else:
+            rest.append((i, node, data))
+    for start in range(0, len(rest), _NEW_CHUNK):
+        chunk = rest[start:start + _NEW_CHUNK]
+        opened = (nameless.write_all(store.root, store.nodes_dir, [data for _, _, data in chunk])
                   if nameless.available() else None)
         if opened is None:
-            out += [write_node(store, node, journal=journal, sync_folder=False) for node, _ in chunk]
+            named.update((i, write_node(store, node, journal=journal, sync_folder=False)) for i, node, _ in chunk)
             continue
         try:
-            for (node, data), (fd, st) in zip(chunk, opened):
-                out.append(_name_new(store, node, data, fd, st, journal))
+            for (i, node, data), (fd, st) in zip(chunk, opened):
+                named[i] = _name_new(store, node, data, fd, st, journal)
         finally:
             for fd, _ in opened:
                 os.close(fd)
-    return out
+    return [named[i] for i in range(len(encoded))]
 
 
 def _name_new(store: MarkdownStore, node: Node, data: bytes, fd: int, st: os.stat_result,

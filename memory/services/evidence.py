@@ -22,9 +22,9 @@ from memory.evidence import index as evidence_index
 from memory.evidence.index import EvidenceSyncReport
 from memory.evidence.log import EvidenceLog
 from memory.group_commit import GroupCommit
-from memory.writes import WriteUnit, exclusive, write_unit
+from memory.writes import Prepared, WriteUnit, exclusive, write_unit
 from memory.services.links import LinkAhead, links_ahead
-from memory.services.nodes import CreateResult, create_in, nodes_embed_ahead
+from memory.services.nodes import CreateResult, create_in, nodes_embed_ahead, nodes_prepare
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +97,8 @@ class _RememberCall:
     auto_link: bool
     ahead: LinkAhead | None = None  # the auto-links' search run before the lock (re-checked under it)
     appended: bool = False  # its events are in the day files (a retry alone must not append them twice)
+    ids: list[str] | None = None  # the memories' ids, minted before the lock (nodes_prepare)
+    prepared: Prepared | None = None  # their files, written and fsynced nameless before the lock
 
 
 def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datetime | None = None,
@@ -105,8 +107,9 @@ def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datet
     each citing its event (memory.services.nodes.nodes_create). The texts are embedded before the write lock; the
     events' durable append and the memories then share one hold of it (one wait in the writers' queue, not two)
     and one index transaction (the evidence rows with the memories' rows), and concurrent callers in this process share that hold too (memory.group_commit: one hold, one evidence
-    fsync, one folder fsync and one transaction for every remember queued meanwhile). A call returns once its
-    own memories are committed.
+    fsync, one folder fsync and one transaction for every remember queued meanwhile). The memories' files are
+    written and fsynced before the lock too, nameless (memory.services.nodes.nodes_prepare): under it each only gets
+    its name when the memory computed there is the one forecast. A call returns once its own memories are committed.
 
     The events are the evidence that the memories were asked for, so they are written first; a memory that then
     fails validation leaves its event behind (the ledger records what was said, not only what was kept).
@@ -117,15 +120,20 @@ def nodes_remember(*, items: Sequence[tuple[NodeCreate, str | None]], now: datet
                 for (request, _), event in zip(items, events)]
     nodes_embed_ahead(requests=requests, now=now)
     ahead = links_ahead(requests=requests, now=now) if auto_link else None
-    return _REMEMBER.submit(_RememberCall(events=events, requests=requests, now=now, auto_link=auto_link,
-                                          ahead=ahead))
+    ids, prepared = nodes_prepare(requests=requests, nows=[now] * len(requests), auto_link=auto_link, ahead=ahead)
+    try:
+        return _REMEMBER.submit(_RememberCall(events=events, requests=requests, now=now, auto_link=auto_link,
+                                              ahead=ahead, ids=ids, prepared=prepared))
+    finally:
+        if prepared is not None:
+            prepared.close()
 
 
 def _remember_alone(call: _RememberCall) -> list[CreateResult]:
     with write_unit() as unit:
         _append_events(unit, [call])
         return create_in(unit, requests=call.requests, nows=[call.now] * len(call.requests), auto_link=call.auto_link,
-                         ahead=call.ahead)
+                         ahead=call.ahead, ids=call.ids, prepared=call.prepared)
 
 
 def _append_events(unit: WriteUnit, calls: Sequence[_RememberCall]) -> None:
@@ -160,7 +168,8 @@ def _remember_group(calls: Sequence[_RememberCall]) -> list[list[CreateResult] |
             with write_unit() as unit:
                 _append_events(unit, calls)
                 flat = create_in(unit, requests=[r for c in calls for r in c.requests], auto_link=calls[0].auto_link,
-                                 nows=[c.now for c in calls for _ in c.requests], ahead=_joined(calls))
+                                 nows=[c.now for c in calls for _ in c.requests], ahead=_joined(calls),
+                                 ids=_joined_ids(calls), prepared=_joined_prepared(calls))
             out: list[list[CreateResult] | BaseException] = []
             for c in calls:
                 out.append(flat[:len(c.requests)])
@@ -186,6 +195,18 @@ def _joined(calls: Sequence[_RememberCall]) -> LinkAhead | None:
         return None
     return LinkAhead(gen=min(a.gen for a in aheads), limit=min(a.limit for a in aheads),
                      found=[hits for a in aheads for hits in a.found])
+
+
+def _joined_ids(calls: Sequence[_RememberCall]) -> list[str] | None:
+    """The calls' ids minted before the lock, in order; None when a call has none (create_in mints them all)."""
+    if any(c.ids is None for c in calls):
+        return None
+    return [i for c in calls for i in c.ids or ()]
+
+
+def _joined_prepared(calls: Sequence[_RememberCall]) -> Prepared | None:
+    """The calls' files written before the lock as one (by memory id); the calls keep them and close them."""
+    return Prepared({k: v for c in calls if c.prepared is not None for k, v in c.prepared.files.items()})
 
 
 _REMEMBER: GroupCommit[_RememberCall, list[CreateResult]] = GroupCommit(_remember_group)

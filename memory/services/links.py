@@ -45,16 +45,21 @@ class LinkAhead:
     found: list[list[VectorHit]]
 
 
-def _auto_links(nodes: Sequence[Node], unit: WriteUnit, ahead: LinkAhead | None = None) -> list[list[AutoLink]]:
+def _auto_links(nodes: Sequence[Node], unit: WriteUnit | None, ahead: LinkAhead | None = None, *,
+                conf: MemoryConf | None = None) -> list[list[AutoLink]]:
     """For each node, the memories at or above the auto-link threshold (cosine, minus the cross-space penalty)
     among those indexed and the batch's earlier nodes: what remembering them one at a time would link.
 
     One embedding call for the batch's texts (through the cache) and one matrix product against the index, or,
     with `ahead` (that product run before the lock), only the cosines of the rows written since (_recheck).
+    `unit=None` (with `conf`): a forecast before the lock (memory.services.nodes.nodes_prepare), which writes
+    nothing (the vector table is matched to the model only under the lock).
     """
-    conf = unit.conf
+    if unit is not None:
+        conf = unit.conf
+        unit.match_vector_table()
+    assert conf is not None
     emb = runtime.embedder(conf)
-    unit.match_vector_table()
     vecs, _ = index.node_vectors(nodes, emb)
     own = [v[0] for v in vecs]
     found = _recheck(own, ahead) if ahead is not None else None

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memory import index, runtime
+from memory.conf import MemoryConf, get_conf
 from memory.domain.enums import EdgeType, Tier
 from memory.domain.identity import is_self_node
 from memory.domain.lifecycle import creation_degrees, with_creation_importance
@@ -24,7 +25,7 @@ from memory.selectors import deleted_id_get, node_row_get, self_row
 from memory.services.guard import guard_write
 from memory.services.links import EMBED_ONLY_ID, AutoLink, LinkAhead, _auto_links, links_ahead
 from memory.services.tiers import core_cap_enforce
-from memory.writes import WriteUnit, unit_open, write_unit
+from memory.writes import Prepared, WriteUnit, prepare_new, unit_open, write_unit
 
 logger = logging.getLogger(__name__)
 
@@ -98,15 +99,53 @@ def nodes_create(*, requests: Sequence[NodeCreate], now: datetime | None = None,
 
 
 def create_in(unit: WriteUnit, *, requests: Sequence[NodeCreate], nows: Sequence[datetime],
-              auto_link: bool = True, ahead: LinkAhead | None = None) -> list[CreateResult]:
+              auto_link: bool = True, ahead: LinkAhead | None = None, ids: Sequence[str] | None = None,
+              prepared: Prepared | None = None) -> list[CreateResult]:
     """nodes_create's work inside a unit the caller holds (each request at its own time in `nows`): the files are
     written here and indexed at the unit's next flush, so a caller that also queued ledger writes on the unit
     (remember's evidence rows, memory.services.evidence) commits them with the memories in one transaction.
     `ahead`: the auto-links' search run before the lock for these requests (links_ahead), re-checked here.
+    `ids`, `prepared`: the ids minted and the files written before the lock (nodes_prepare); a file whose memory
+    came out different here is written again, so what is saved is always what is computed under the lock.
     Raises ValidationFailed, StorageError."""
-    nodes = [_resolve_connections(build_node(r, node_id=new_node_id(), now=t)) for r, t in zip(requests, nows,
-                                                                                               strict=True)]
-    found = _auto_links(nodes, unit, ahead) if auto_link and nodes else [[] for _ in nodes]
+    results, me = _built(requests=requests, nows=nows, auto_link=auto_link, ahead=ahead, ids=ids, unit=unit,
+                         conf=unit.conf)
+    unit.save_new([r.node for r in results], prepared=prepared)
+    _link_to_self(unit, [r.node for r, q in zip(results, requests) if q.about_self], me)
+    created_core = {r.node.id for r in results if r.node.tier == Tier.CORE}
+    if created_core:  # an explicit tier=core is not undone by the call that wrote it (the cycle's check may)
+        core_cap_enforce(now=max(nows), keep=created_core)
+    return results
+
+
+def nodes_prepare(*, requests: Sequence[NodeCreate], nows: Sequence[datetime], auto_link: bool = True,
+                  ahead: LinkAhead | None = None) -> tuple[list[str], Prepared | None]:
+    """BEFORE the write lock: mint the ids and forecast the memories create_in will write (the same computation on
+    the index as it is now), then write and fsync their files nameless (memory.writes.prepare_new), so under the
+    lock a file whose memory came out the same only gets its name. Returns the ids for create_in and the prepared
+    files (None when the forecast or the write failed: create_in then writes every file under the lock, as it
+    always can). The caller closes what it got after the write. Never raises."""
+    ids = [new_node_id() for _ in requests]
+    try:
+        results, _ = _built(requests=requests, nows=nows, auto_link=auto_link, ahead=ahead, ids=ids, unit=None,
+                            conf=get_conf())
+        return ids, prepare_new([r.node for r in results])
+    except Exception as exc:  # Trigger: the forecast or the nameless write failed. Why: only a head start. Outcome: create_in writes under the lock and reports any error itself.
+        logger.debug("writing %d new files ahead of the write lock failed (%s); the write writes them",
+                     len(requests), type(exc).__name__)
+        return ids, None
+
+
+def _built(*, requests: Sequence[NodeCreate], nows: Sequence[datetime], auto_link: bool, ahead: LinkAhead | None,
+           ids: Sequence[str] | None, unit: WriteUnit | None,
+           conf: MemoryConf) -> tuple[list[CreateResult], NodeRow | None]:
+    """The memories create_in writes (their connections, auto-links and creation importance) and the self node's
+    row; `unit=None`: nodes_prepare's forecast before the lock. Raises ValidationFailed (and the self node's file's
+    MalformedNodeFile)."""
+    ids = list(ids) if ids is not None else [new_node_id() for _ in requests]
+    nodes = [_resolve_connections(build_node(r, node_id=i, now=t))
+             for r, i, t in zip(requests, ids, nows, strict=True)]
+    found = _auto_links(nodes, unit, ahead, conf=conf) if auto_link and nodes else [[] for _ in nodes]
     results = []
     for node, links in zip(nodes, found):
         for link in links:
@@ -116,17 +155,12 @@ def create_in(unit: WriteUnit, *, requests: Sequence[NodeCreate], nows: Sequence
             ))
         results.append(CreateResult(node=node, auto_links=links))
     me = self_row() if any(q.about_self for q in requests) else None  # no memory about the user: no lookup
-    if me is None and any(q.about_self for q in requests) and (broken := malformed_self(store=unit.store)):
+    if me is None and any(q.about_self for q in requests) and (
+            broken := malformed_self(store=unit.store if unit is not None else runtime.store(conf))):
         raise broken  # its `defines` link would be lost: nothing is written until the self node's file is fixed
     defined = {r.node.id for r, q in zip(results, requests) if q.about_self and me and me.uid != r.node.id}
     degrees = creation_degrees([r.node for r in results], defined)  # the importance the next cycle would give
-    results = [replace(r, node=with_creation_importance(r.node, degrees[r.node.id])) for r in results]
-    unit.save_new([r.node for r in results])
-    _link_to_self(unit, [r.node for r, q in zip(results, requests) if q.about_self], me)
-    created_core = {r.node.id for r in results if r.node.tier == Tier.CORE}
-    if created_core:  # an explicit tier=core is not undone by the call that wrote it (the cycle's check may)
-        core_cap_enforce(now=max(nows), keep=created_core)
-    return results
+    return [replace(r, node=with_creation_importance(r.node, degrees[r.node.id])) for r in results], me
 
 
 def nodes_embed_ahead(*, requests: Sequence[NodeCreate], now: datetime) -> None:

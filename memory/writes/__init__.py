@@ -44,6 +44,7 @@ from memory.selectors import node_read, node_row_get
 from memory.audit import audit_note_many, audit_record
 from memory.locking import held as _lock_held
 from memory.locking import write_lock
+from memory.files import Prepared
 from memory.store import MAX_READ_BYTES, MarkdownStore, StoredFile, content_hash
 from memory.writes.pull import pull, watermark_after
 
@@ -129,10 +130,12 @@ class WriteUnit:
                 self._row_only[node.id] = expected.hash
         return stored
 
-    def save_new(self, nodes: list[Node]) -> list[StoredFile]:
+    def save_new(self, nodes: list[Node], *, prepared: Prepared | None = None) -> list[StoredFile]:
         """Write the files of nodes whose ids this unit just minted, all at once (memory.files.write_new_nodes: each
-        fsynced before it gets its name), and stage them for indexing. Raises StorageError, ValidationFailed."""
-        stored = files.write_new_nodes(self.store, nodes, journal=self._journal)
+        fsynced before it gets its name), and stage them for indexing. `prepared`: their files written before the
+        lock (`prepare_new`); each node that still encodes to its prepared bytes only gets its name here. Raises
+        StorageError, ValidationFailed."""
+        stored = files.write_new_nodes(self.store, nodes, journal=self._journal, prepared=prepared)
         for node, one in zip(nodes, stored, strict=True):
             self._unsynced.add(one.path.parent)
             self._stage(node, one, fresh=True)
@@ -349,6 +352,15 @@ def write_unit(conf: MemoryConf | None = None) -> Iterator[WriteUnit]:
             _local.unit = None
         if unit._documents:
             watermark_after(conf.home)
+
+
+def prepare_new(nodes: list[Node], conf: MemoryConf | None = None) -> Prepared:
+    """Write and fsync the files of new nodes BEFORE the write lock, nameless (memory.files.prepare_new_nodes), so the
+    unit that saves them (`WriteUnit.save_new(prepared=...)`) only names them under the lock. Nothing a crash could
+    leave: an unnamed file goes with the process. The caller closes it after the write (`Prepared.close`). Raises
+    StorageError."""
+    conf = conf or get_conf()
+    return files.prepare_new_nodes(runtime.store(conf), nodes)
 
 
 def unit_open() -> bool:
