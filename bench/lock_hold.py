@@ -1,6 +1,6 @@
 """How long a remember holds the write lock, and how much of the hold is fsync, in process, on the soak's store.
 
-    python -m bench.lock_hold --home DIR [--remembers 60] [--threads 1 4 8] [--json]
+    python -m bench.lock_hold --home DIR [--remembers 60] [--threads 1 4 8] [--route remember|confirm] [--json]
 
 `--home DIR`: a folder a `bench.serve_cpu --keep` run (or `--make DIR`, which writes 2,000 generated memories and
 runs `ormah init` there once) left; each run works on a copy of it. This process sets Django up as a served web
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -47,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--remembers", type=int, default=60)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 4, 8])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--route", choices=("remember", "confirm"), default="remember",
+                        help="confirm: confirmed uses (positive feedback's write, memory.services.lifecycle) of "
+                             "random stored memories, called in each thread, instead of remembers")
     args = parser.parse_args(argv)
     if args.make:
         home, _, _ = request_cpu.setup(2000)
@@ -104,6 +108,11 @@ def _run(args, home: Path, stored, fresh) -> int:
     writes.write_lock = timed_lock
     os.fsync = timed_fsync
     token = (home / "api_token").read_text().strip()
+    from memory.models import NodeRow
+    from memory.services.lifecycle import node_confirm_use
+
+    uids = sorted(NodeRow.objects.values_list("uid", flat=True))
+    connection.close()
     results = []
     try:
         warm = request_cpu.Agent(Client(), token, stored, fresh, seed=1)
@@ -120,10 +129,14 @@ def _run(args, home: Path, stored, fresh) -> int:
             def agent(i: int) -> None:
                 a = request_cpu.Agent(Client(), token, stored, fresh, seed=10 + i)
                 a.index, a.session = 100 + threads * 10 + i, f"hold-{threads}-{i}"
+                pick = random.Random(threads * 100 + i)
                 try:
                     for _ in range(per):
                         started = time.perf_counter()
-                        a.step("remember", a.n + 1)
+                        if args.route == "confirm":
+                            node_confirm_use(ref=pick.choice(uids), source="feedback")
+                        else:
+                            a.step("remember", a.n + 1)
                         a.n += 1
                         walls.append((time.perf_counter() - started) * 1000)
                 finally:
