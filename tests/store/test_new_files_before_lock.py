@@ -150,3 +150,12 @@ def test_a_prepared_file_named_by_a_unit_that_rolled_back_is_written_again_by_th
     assert parse(path.read_text()).content == request.content
     assert NodeRow.objects.filter(uid=ids[0]).count() == 1
     assert not [p for p in path.parent.iterdir() if p.name.startswith(".")]  # no temp file left
+
+
+def test_remembers_leave_no_descriptor_open(home, db):
+    """Each remember's prepared file is closed once its write is done (a leak here fails the test: checked)."""
+    node_remember(request=NodeCreate(content="The first memory opens the folders and the database"))
+    before = len(os.listdir("/proc/self/fd"))
+    for i in range(12):
+        node_remember(request=NodeCreate(content=f"Memory {i} about the pottery club's kiln rota"))
+    assert len(os.listdir("/proc/self/fd")) <= before
