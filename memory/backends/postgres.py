@@ -3,12 +3,11 @@
 Full text (migrations 0002, 0006 and 0011): `memory_noderow.fts` is a stored generated tsvector, title weight A,
 content B, tags C, with a GIN index, in the `ormah_english` configuration (`english` with `unaccent` before the
 stemmer: "cafe" finds "café", as FTS5's remove_diacritics does). A query's tokens each become a `websearch_to_tsquery`; the rows matching all tokens
-(or any) are ranked by the sum over the tokens of IDF(token) x ts_rank(weights, fts, token, 1), with BM25's IDF
+(or any) are ranked by the sum over the tokens of IDF(token) x ts_rank(weights, fts, token), with BM25's IDF
 ln((N - df + 0.5) / (df + 0.5)) floored at ln(1.000001) so that a token in most rows still counts a little. The
-weights {D, C, B, A} = {0.1, 0.16, 0.1, 0.2} give title : content : tags = 2 : 1 : 1.6, what the FTS5 leg's bm25
-column weights 10 : 1 : 3 make of one occurrence after BM25's saturation, and normalisation flag 1 divides the rank
-by 1 + log(row length), as BM25 shortens long rows' scores (RANK_WEIGHTS, RANK_NORMALIZATION; docs/benchmarks.md
-"PostgreSQL's keyword ranking, session 25"). The token statistics run once per query in MATERIALIZED CTEs.
+weights {D, C, B, A} = {0.1, 0.3, 0.1, 1.0} keep the FTS5 leg's 10 : 1 : 3 for title : content : tags. The token
+statistics run once per query in MATERIALIZED CTEs. Measured on the LoCoMo dev split, this leg alone scored 0.623
+against FTS5 BM25's 0.595 (docs/team-server.md).
 
 Vectors: `node_vec(id, embedding vector(dim), type, tier, space)` with an HNSW cosine index. A KNN among given row
 ids, or over a table small enough (EXACT_MAX rows), is an exact scan; a larger table uses HNSW with pgvector's
@@ -38,14 +37,7 @@ EVIDENCE_TABLE = "memory_evidencerow"
 VEC_TABLE = "node_vec"
 LOG_TABLE = "node_vec_log"
 CONFIG = "ormah_english"  # english with unaccent in front of the stemmer (migration 0011), as FTS5 folds accents
-# ts_rank's weights {D, C (tags), B (content), A (title)}: title : content : tags = 2 : 1 : 1.6. FTS5's bm25 (the
-# SQLite leg) weighs columns 10 : 1 : 3 INSIDE its saturation tf x (k1 + 1) / (tf + k1), k1 = 1.2, so one occurrence
-# scores 10 x 2.2 / (10 + 1.2) = 1.96 in the title, 2.2 / 2.2 = 1 in the content and 3 x 2.2 / (3 + 1.2) = 1.57 in
-# the tags; ts_rank multiplies by its weights after, so the raw 10 : 1 : 3 would overweigh a title hit five-fold.
-RANK_WEIGHTS = "'{0.1, 0.16, 0.1, 0.2}'"
-# ts_rank's normalisation flag 1: the rank divided by 1 + log(the row's length), as BM25's b = 0.75 discounts rows
-# longer than average (ts_rank alone does not, and long pages outranked short notes).
-RANK_NORMALIZATION = 1
+RANK_WEIGHTS = "'{0.1, 0.3, 0.1, 1.0}'"  # D, C (tags), B (content), A (title)
 IDF_FLOOR = 1.000001
 FULLTEXT_MARK_SQL = None  # no mark of the tsvector index's contents: document counts are not carried across writes
 _PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")  # ASCII punctuation, spaced out in the tsvector columns too
@@ -82,7 +74,7 @@ def _ranked_sql(table: str, alias: str, columns: Sequence[str], where: str) -> s
             WHERE {alias}.fts @@ websearch_to_tsquery('{CONFIG}', %s){where}
         )
         SELECT {", ".join(f"m.{c}" for c in columns)},
-               (SELECT coalesce(sum(s.idf * ts_rank({RANK_WEIGHTS}, m.fts, s.tq, {RANK_NORMALIZATION})), 0) FROM s) AS score
+               (SELECT coalesce(sum(s.idf * ts_rank({RANK_WEIGHTS}, m.fts, s.tq)), 0) FROM s) AS score
         FROM m ORDER BY score DESC, m.id LIMIT %s"""
 
 
