@@ -1,6 +1,7 @@
 """Changing node files on disk: atomic writes, guarded writes with conflict copies, soft delete, restore, purge.
 
-The only module that writes under `nodes/`, `deleted/` and `conflicts/`. Services never call it: they go through
+With memory.files_new (a batch of new files, nameless until durable), the only modules that write under `nodes/`,
+`deleted/` and `conflicts/`. Services never call it: they go through
 the write door (memory.writes), which holds the write lock, journals every change made here so it can be rolled
 back, and indexes the result (an import-linter contract in pyproject.toml keeps it so). No Django.
 
@@ -10,14 +11,12 @@ the hash it left or None when it removed the file), which is exactly what a roll
 
 from __future__ import annotations
 
-import errno
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memory import nameless
 from memory.atomic import (
     aside,
     atomic_create,
@@ -43,15 +42,12 @@ from memory.store import (
     _free_path,
     _id_of,
     _md_files,
-    _remember,
-    _stored,
     content_hash,
     forget_id,
 )
 
-__all__ = ["Change", "Journal", "Prepared", "conflict_copy", "prepare_new_nodes", "purge", "remove", "restore",
-           "restore_bytes", "soft_delete",
-           "sync_folders", "write_bytes", "write_new_nodes", "write_node"]
+__all__ = ["Change", "Journal", "conflict_copy", "purge", "remove", "restore", "restore_bytes", "soft_delete",
+           "sync_folders", "write_bytes", "write_node"]
 
 
 @dataclass(frozen=True)
@@ -83,7 +79,7 @@ def write_node(
     conflicts/ and WriteConflict is raised. Raises Conflict when `path` holds another node, StorageError
     when the disk refuses. `mtime_ns` stamps the file's modification time (imports keep the original's).
     """
-    data = _encode_readable(node)
+    data = encode_readable(node)
     if path is None:
         target = store.path_for(node.id)
         if target is None and expected_hash is not None:
@@ -98,23 +94,16 @@ def write_node(
     if expected_hash is not None:
         stored, displaced = guarded_write(store, target, data, node.id, expected_hash=expected_hash,
                                           sync_folder=sync_folder)
-        _note(journal, target, displaced, stored.hash)
+        note(journal, target, displaced, stored.hash)
     else:
         before = current(target)
         stored = atomic_write(store, target, data, node.id, mtime_ns=mtime_ns, sync_folder=sync_folder)
-        _note(journal, target, before, stored.hash)
+        note(journal, target, before, stored.hash)
     _LAST_PATH[node.id] = target
     return stored
 
 
-# ---------------------------------------------------------------------------
-# A batch of new node files: nameless until durable
-# ---------------------------------------------------------------------------
-
-_NEW_CHUNK = 64  # files open at once (a batch of 1,000 must not run out of descriptors)
-
-
-def _encode_readable(node: Node) -> bytes:
+def encode_readable(node: Node) -> bytes:
     """The node's file, if the store can read it back whole: a larger file would be read truncated (the front
     matter, connections first, cut off its content or itself, then the file is malformed) and never rewritten.
     Growing a file past the limit by connections was possible through the API (session 23, review11)."""
@@ -128,88 +117,6 @@ def _encode_readable(node: Node) -> bytes:
     return data
 
 
-@dataclass
-class Prepared:
-    """New node files written and fsynced before the write lock, still nameless (open descriptors, by node id, with
-    the bytes each holds): `write_new_nodes` names the ones whose node still encodes to exactly those bytes. Close
-    it when the write is done (`close`); a process killed before leaves nothing, named or not (O_TMPFILE)."""
-
-    files: dict[str, tuple[bytes, int, os.stat_result]]
-
-    def close(self) -> None:
-        files, self.files = self.files, {}
-        for _, fd, _ in files.values():
-            os.close(fd)
-
-
-def prepare_new_nodes(store: MarkdownStore, nodes: Sequence[Node]) -> Prepared:
-    """The files `write_new_nodes` would create for `nodes`, written and fsynced now while nameless (memory.nameless),
-    so a writer can pay their fsyncs before it takes the write lock. Empty (nothing written) where nameless files are
-    not available, for more than one chunk of nodes, or for a node whose file would be too large. Raises
-    StorageError."""
-    if not nodes or len(nodes) > _NEW_CHUNK or not nameless.available():
-        return Prepared({})
-    try:
-        encoded = [(node.id, _encode_readable(node)) for node in nodes]
-    except PayloadTooLarge:
-        return Prepared({})
-    opened = nameless.write_all(store.root, store.nodes_dir, [data for _, data in encoded])
-    if opened is None:
-        return Prepared({})
-    return Prepared({node_id: (data, fd, st) for (node_id, data), (fd, st) in zip(encoded, opened, strict=True)})
-
-
-def write_new_nodes(store: MarkdownStore, nodes: Sequence[Node], *, journal: Journal | None = None,
-                    prepared: Prepared | None = None) -> list[StoredFile]:
-    """Create the files of nodes whose ids were just minted, each under its standard name (or a free variant),
-    never over a file; the caller fsyncs the folder (`sync_folders`) before anything counts on them.
-
-    Each file is written and fsynced while it has no name (memory.nameless: O_TMPFILE), several at once, then
-    linked under its name: a kill leaves only whole files and no temp file, and the fsyncs wait together instead
-    of one after another. `prepared`: files written so before the lock (`prepare_new_nodes`); a node that encodes
-    to exactly its prepared bytes gets the prepared file linked, no write and no fsync here. Where the file system
-    or /proc cannot (no O_TMPFILE, no linkat), each goes through `write_node`. Raises StorageError (the files
-    already linked are in the journal), ValidationFailed (text that cannot be encoded: before any file is written).
-    """
-    encoded = [(node, _encode_readable(node)) for node in nodes]
-    ready = prepared.files if prepared is not None else {}
-    named: dict[int, StoredFile] = {}
-    rest: list[tuple[int, Node, bytes]] = []
-    for i, (node, data) in enumerate(encoded):
-        if (found := ready.get(node.id)) is not None and found[0] == data:
-            named[i] = _name_new(store, node, data, found[1], found[2], journal)
-        else:
-            rest.append((i, node, data))
-    for start in range(0, len(rest), _NEW_CHUNK):
-        chunk = rest[start:start + _NEW_CHUNK]
-        opened = (nameless.write_all(store.root, store.nodes_dir, [data for _, _, data in chunk])
-                  if nameless.available() else None)
-        if opened is None:
-            named.update((i, write_node(store, node, journal=journal, sync_folder=False)) for i, node, _ in chunk)
-            continue
-        try:
-            for (i, node, data), (fd, st) in zip(chunk, opened):
-                named[i] = _name_new(store, node, data, fd, st, journal)
-        finally:
-            for fd, _ in opened:
-                os.close(fd)
-    return [named[i] for i in range(len(encoded))]
-
-
-def _name_new(store: MarkdownStore, node: Node, data: bytes, fd: int, st: os.stat_result,
-              journal: Journal | None) -> StoredFile:
-    target = _free_path(store.nodes_dir, node_filename(node))
-    while err := nameless.link(fd, target):
-        if err != errno.EEXIST:  # no /proc, or the disk refuses: the plain atomic write for this one
-            return write_node(store, node, journal=journal, sync_folder=False)
-        target = _free_path(store.nodes_dir, node_filename(node))  # taken meanwhile: never over a file
-    _remember(target, st, node.id)
-    _LAST_PATH[node.id] = target
-    stored = _stored(target, data, st)
-    _note(journal, target, None, stored.hash)
-    return stored
-
-
 def write_bytes(store: MarkdownStore, path: Path, data: bytes, node_id: str | None, *,
                 expected_hash: str | None = None, journal: Journal | None = None) -> StoredFile:
     """Put exact bytes at `path` (undo restores snapshots byte for byte, never a re-render).
@@ -218,11 +125,11 @@ def write_bytes(store: MarkdownStore, path: Path, data: bytes, node_id: str | No
     """
     if expected_hash is not None:
         stored, displaced = guarded_write(store, path, data, node_id, expected_hash=expected_hash)
-        _note(journal, path, displaced, stored.hash)
+        note(journal, path, displaced, stored.hash)
     else:
         before = current(path)
         stored = atomic_write(store, path, data, node_id)
-        _note(journal, path, before, stored.hash)
+        note(journal, path, before, stored.hash)
     if node_id is not None:
         _LAST_PATH[node_id] = path
     return stored
@@ -286,7 +193,7 @@ def _to_deleted(store: MarkdownStore, path: Path, node_id: str, *, now: datetime
         raise
     discard(hold)
     forget_id(path)
-    _note(journal, path, data, None)
+    note(journal, path, data, None)
     return dest
 
 
@@ -371,7 +278,7 @@ def remove(store: MarkdownStore, path: Path, *, expected_hash: str | None = None
         if not remove_path(path):
             return
     forget_id(path)
-    _note(journal, path, before, None)
+    note(journal, path, before, None)
 
 
 def restore_bytes(store: MarkdownStore, path: Path, data: bytes) -> None:
@@ -402,6 +309,6 @@ def sync_folders(folders: Iterable[Path]) -> None:
         fsync_folder(folder, folder)
 
 
-def _note(journal: Journal | None, path: Path, before: bytes | None, after_hash: str | None) -> None:
+def note(journal: Journal | None, path: Path, before: bytes | None, after_hash: str | None) -> None:
     if journal is not None:
         journal.append(Change(path=Path(path), before=before, after_hash=after_hash))

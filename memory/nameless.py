@@ -1,6 +1,6 @@
 """Nameless files (Linux `O_TMPFILE`): written and fsynced before they have a name, then linked under one.
 
-Path-level, like the primitives of memory.atomic: the batch write of new node files (memory.files.write_new_nodes)
+Path-level, like the primitives of memory.atomic: the batch write of new node files (memory.files_new.write_new_nodes)
 writes its files here, several at once so the file system commits the waiting fsyncs together, and only then
 names them, never over a file. A kill before the link leaves no file at all. Used by memory.files only (an
 import-linter contract). No Django.

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from memory import documents, files, index, runtime, set_aside
+from memory import documents, files, files_new, index, runtime, set_aside
 from memory.conf import MemoryConf, get_conf
 from memory.domain.node import Node
 from memory.domain.slug import node_filename
@@ -44,7 +44,7 @@ from memory.selectors import node_read, node_row_get
 from memory.audit import audit_note_many, audit_record
 from memory.locking import held as _lock_held
 from memory.locking import write_lock
-from memory.files import Prepared
+from memory.files_new import Prepared
 from memory.store import MAX_READ_BYTES, MarkdownStore, StoredFile, content_hash
 from memory.writes.pull import pull, watermark_after
 
@@ -131,11 +131,11 @@ class WriteUnit:
         return stored
 
     def save_new(self, nodes: list[Node], *, prepared: Prepared | None = None) -> list[StoredFile]:
-        """Write the files of nodes whose ids this unit just minted, all at once (memory.files.write_new_nodes: each
+        """Write the files of nodes whose ids this unit just minted, all at once (memory.files_new.write_new_nodes: each
         fsynced before it gets its name), and stage them for indexing. `prepared`: their files written before the
         lock (`prepare_new`); each node that still encodes to its prepared bytes only gets its name here. Raises
         StorageError, ValidationFailed."""
-        stored = files.write_new_nodes(self.store, nodes, journal=self._journal, prepared=prepared)
+        stored = files_new.write_new_nodes(self.store, nodes, journal=self._journal, prepared=prepared)
         for node, one in zip(nodes, stored, strict=True):
             self._unsynced.add(one.path.parent)
             self._stage(node, one, fresh=True)
@@ -355,12 +355,12 @@ def write_unit(conf: MemoryConf | None = None) -> Iterator[WriteUnit]:
 
 
 def prepare_new(nodes: list[Node], conf: MemoryConf | None = None) -> Prepared:
-    """Write and fsync the files of new nodes BEFORE the write lock, nameless (memory.files.prepare_new_nodes), so the
+    """Write and fsync the files of new nodes BEFORE the write lock, nameless (memory.files_new.prepare_new_nodes), so the
     unit that saves them (`WriteUnit.save_new(prepared=...)`) only names them under the lock. Nothing a crash could
     leave: an unnamed file goes with the process. The caller closes it after the write (`Prepared.close`). Raises
     StorageError."""
     conf = conf or get_conf()
-    return files.prepare_new_nodes(runtime.store(conf), nodes)
+    return files_new.prepare_new_nodes(runtime.store(conf), nodes)
 
 
 def unit_open() -> bool:

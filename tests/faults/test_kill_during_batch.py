@@ -1,7 +1,7 @@
 """SIGKILL in the middle of a batch remember (one unit of work for the whole batch, memory.services.nodes_create).
 
 A process remembers a first batch (acknowledged: the call returned), then a second, larger one, and is killed at a
-seeded moment while the second batch's files are being written (memory.files.write_new_nodes: each written and
+seeded moment while the second batch's files are being written (memory.files_new.write_new_nodes: each written and
 fsynced without a name, then linked). The index must hold the first batch and nothing of
 the second (its one transaction never committed), every file must parse, and `ormah doctor --heal` must leave an
 index equal to a fresh rebuild that holds every acknowledged memory (the second batch's files that reached the
@@ -31,14 +31,14 @@ WRITER = textwrap.dedent("""
     import json, os, signal, sys
     import django
     django.setup()
-    from memory import files
+    from memory import files_new
     from memory.domain.requests import NodeCreate
     from memory.services import nodes_remember
     acked, batch, at = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     first = nodes_remember(items=[(NodeCreate(content=f"Acknowledged memory {i} about kettles"), None)
                                   for i in range(acked)])
     print("ACKED " + json.dumps([r.node.id for r in first]), flush=True)
-    name_new, written = files._name_new, []
+    name_new, written = files_new._name_new, []
 
     def name_then_die(*args, **kwargs):  # SIGKILL (no cleanup) right after the at-th file of the batch has its name
         stored = name_new(*args, **kwargs)
@@ -47,7 +47,7 @@ WRITER = textwrap.dedent("""
             os.kill(os.getpid(), signal.SIGKILL)
         return stored
 
-    files._name_new = name_then_die
+    files_new._name_new = name_then_die
     nodes_remember(items=[(NodeCreate(content=f"Batch memory {i} about teapots number {i * 31 % 97}"), None)
                           for i in range(batch)])
     print("DONE", flush=True)

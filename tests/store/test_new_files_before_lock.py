@@ -1,5 +1,5 @@
 """A remember writes and fsyncs its memory's new file BEFORE it takes the write lock (nameless, O_TMPFILE), so under
-the lock the file only gets its name (memory.services.nodes.nodes_prepare, memory.files.prepare_new_nodes): the
+the lock the file only gets its name (memory.services.nodes.nodes_prepare, memory.files_new.prepare_new_nodes): the
 hold keeps the evidence append, the folder's fsync and the index. A forecast that no longer holds under the lock is
 written again from what the lock computes; a process killed before the lock leaves no file and no memory."""
 

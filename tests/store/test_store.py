@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memory import files, nameless
+from memory import files, files_new, nameless
 from memory.domain.enums import NodeType
 from memory.domain.markdown import render
 from memory.errors import Conflict, StorageError, WriteConflict
@@ -220,12 +220,12 @@ def test_guarded_write_after_hand_edit_broke_the_file_is_a_conflict(store):
 
 
 # ---------------------------------------------------------------------------
-# A batch's new files (files.write_new_nodes)
+# A batch's new files (files_new.write_new_nodes)
 # ---------------------------------------------------------------------------
 
 def test_new_files_of_a_batch_are_whole_and_leave_no_temp_file(store):
     nodes = [make_node(ID_A), make_node(ID_B, title="Other")]
-    stored = files.write_new_nodes(store, nodes)
+    stored = files_new.write_new_nodes(store, nodes)
     assert [store.read(s.path)[0] for s in stored] == nodes
     assert [s.hash for s in stored] == [content_hash(render(n).encode()) for n in nodes]
     assert sorted(p.name for p in store.nodes_dir.iterdir()) == sorted(s.path.name for s in stored)
@@ -233,10 +233,10 @@ def test_new_files_of_a_batch_are_whole_and_leave_no_temp_file(store):
 
 def test_a_new_file_never_replaces_a_file_at_its_name(store):
     node = make_node()
-    files.write_new_nodes(store, [node])
+    files_new.write_new_nodes(store, [node])
     (first,) = store.nodes_dir.iterdir()
     first.write_bytes(b"a person's own file")
-    (again,) = files.write_new_nodes(store, [node])
+    (again,) = files_new.write_new_nodes(store, [node])
     assert again.path != first and first.read_bytes() == b"a person's own file"
     assert store.read(again.path)[0] == node
 
@@ -244,7 +244,7 @@ def test_a_new_file_never_replaces_a_file_at_its_name(store):
 def test_without_nameless_files_a_batch_takes_the_temp_file_path(store, monkeypatch):
     monkeypatch.setattr(nameless, "_linkat", None)
     nodes = [make_node(ID_A), make_node(ID_B, title="Other")]
-    stored = files.write_new_nodes(store, nodes)
+    stored = files_new.write_new_nodes(store, nodes)
     assert [store.read(s.path)[0] for s in stored] == nodes
     assert not [p for p in store.nodes_dir.iterdir() if p.name.startswith(".")]
 
@@ -260,8 +260,8 @@ def test_a_name_taken_between_its_choice_and_the_link_is_left_alone(store, monke
         calls.append(name)
         return taken if len(calls) == 1 else free_path(folder, name)
 
-    monkeypatch.setattr(files, "_free_path", stale_first)
-    (stored,) = files.write_new_nodes(store, [node])
+    monkeypatch.setattr(files_new, "_free_path", stale_first)
+    (stored,) = files_new.write_new_nodes(store, [node])
     assert len(calls) == 2 and stored.path != taken
     assert taken.read_bytes() == b"appeared meanwhile"
     assert store.read(stored.path)[0] == node
