@@ -199,12 +199,16 @@ def scratch_database(server_url: str | None, name: str) -> Iterator[str | None]:
     if not server_url:
         yield None
         return
-    import psycopg
-
-    from bench import pg
-
     if urlsplit(server_url).scheme not in {"postgres", "postgresql"}:
         raise ServerUnreachable(f"not a PostgreSQL URL (postgres://...): {server_url!r}")
+    try:
+        import psycopg
+
+        from bench import pg
+    except ImportError as exc:  # `make test`'s SQLite stage installs Ormah without its postgres extra
+        raise ServerUnreachable(f"cannot reach the PostgreSQL server of {server_url}: its driver is not installed "
+                                f"({exc}); install Ormah with the postgres extra (pip install -e '.[postgres]'), or "
+                                "leave --database-url and ORMAH_DATABASE_URL unset for SQLite") from None
     try:
         url = pg.recreate(server_url, name)
     except psycopg.OperationalError as exc:

@@ -39,6 +39,19 @@ def test_an_unreachable_server_is_a_clear_error(module, how):
     assert "Traceback" not in done.stderr
 
 
+def test_a_missing_driver_is_a_clear_error(tmp_path):
+    # `make test`'s SQLite stage installs Ormah without its postgres extra: the final CI of session 25 met a
+    # ModuleNotFoundError traceback here. A psycopg that cannot be imported stands in for the missing package.
+    (tmp_path / "psycopg").mkdir()
+    (tmp_path / "psycopg" / "__init__.py").write_text("raise ImportError('No module named psycopg')\n")
+    done = bench("bench.whisper_stores", "--split", "dev", "--database-url", NOWHERE,
+                 env={"PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])})
+
+    assert done.returncode == 1
+    assert f"cannot reach the PostgreSQL server of {NOWHERE}: its driver is not installed" in done.stderr
+    assert "postgres extra" in done.stderr and "Traceback" not in done.stderr
+
+
 def server_url() -> str:
     """The test server's URL (its `postgres` database), as scripts/pg-cluster.sh prints one."""
     d = connection.settings_dict
