@@ -22,9 +22,9 @@ HERE = Path(__file__).resolve().parent
 # Stores written but sealed for a later session's first run (issue 11): the checker validates them, no bench loads
 # them. `home` (Noor's house and its attic conversion) was written in session 24 and sealed until session 25's lead
 # emptied this set, in the same commit as SEALED_BATCHES (batches 1-15 were re-run over five stores before it).
-# `course` (her autumn 2026 Dutch Sign Language course) was written in session 25, sealed until session 26's lead
-# opens it with batch 17.
-SEALED_STORES: frozenset[str] = frozenset({"course"})
+# `course` (her autumn 2026 Dutch Sign Language course) was written in session 25 and sealed until session 26's lead
+# emptied this set with batch 17 (batches 1-16 were re-run over five stores before it).
+SEALED_STORES: frozenset[str] = frozenset()
 ALL_STORES = ("docs", "lifelog", "devprojects", "club", "home", "course")
 # The stores a bench may run: every written store that is not sealed.
 STORES = tuple(name for name in ALL_STORES if name not in SEALED_STORES)
@@ -188,8 +188,9 @@ def to_recall_dataset(store: Store, split: str | None = None) -> Dataset:
 # lead for its first run; batch 14 was written in session 22 and unsealed by session 23's lead for its first run;
 # batch 15 was written in session 23 and unsealed by session 24's lead for its first run. Batch 16 was written in
 # session 24, mostly over the then sealed `home` store, and unsealed with it by session 25's lead for its first run.
-# Batch 17 was written in session 25, mostly over the sealed `course` store: session 26's lead unseals both together.
-SEALED_BATCHES: frozenset[int] = frozenset({17})
+# Batch 17 was written in session 25, mostly over the then sealed `course` store, and unsealed with it by session
+# 26's lead for its first run.
+SEALED_BATCHES: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -491,19 +491,17 @@ def test_whisper_batch_twelve_second_reading():
     assert sum(1 for p in twelfth.values() if p.get("accept")) == 56
 
 
-def test_batch_seventeen_is_sealed_and_every_bench_runs_batch_sixteen():
-    # Batch 16, written in session 24 mostly over the then sealed home store, was unsealed with it by session 25's
-    # lead for its first run. Batch 17 (session 25, data17), written mostly over the sealed course store, is sealed
-    # until session 26's lead opens both: no bench runs it, every earlier prompt is runnable.
+def test_no_batch_is_sealed_and_every_bench_runs_batch_seventeen():
+    # Batch 17, written in session 25 mostly over the then sealed course store, was unsealed with it by session 26's
+    # lead for its first run: every prompt is runnable again, batch 17's 100 among them.
     from bench.datasets.loader import SEALED_BATCHES, load_whisper
 
     scenarios = load_whisper()
-    assert SEALED_BATCHES == frozenset({17})
+    assert SEALED_BATCHES == frozenset()
     runnable = scenarios.prompts_in("dev") + scenarios.prompts_in("test")
-    assert len(runnable) == 2383 and len(scenarios.prompts) == 2483
-    assert sum(1 for p in runnable if p.get("batch", 1) == 16) == 120
-    assert not [p["id"] for p in runnable if p.get("batch", 1) == 17]
-    assert scenarios.prompts_in(None) == tuple(p for p in scenarios.prompts if p.get("batch", 1) != 17)
+    assert len(runnable) == len(scenarios.prompts) == 2483
+    assert sum(1 for p in runnable if p.get("batch", 1) == 17) == 100
+    assert scenarios.prompts_in(None) == tuple(scenarios.prompts)
 
 
 # Function words a first-person memory rarely holds ("she", "get", "there"): not content a paraphrase could give away.
@@ -871,33 +869,29 @@ def test_batch_sixteen_and_the_home_store_third_reading():
         "h043": "2026-11-16T15:00:00Z"}
 
 
-def test_the_course_store_is_sealed_and_no_bench_seeds_it():
-    # The sixth store (session 25, data17: her Dutch Sign Language course) is sealed until session 26's lead opens it
-    # with batch 17: the checker reads it (raw_store), no bench loads it, no whisper home holds it, and no runnable
-    # prompt names one of its memories. Only keys and labels are read here, never a memory's or query's text.
+def test_the_course_store_is_open_and_every_bench_seeds_it():
+    # The sixth store (session 25, data17: her Dutch Sign Language course) was sealed until session 26's lead opened it
+    # with batch 17: every bench that runs the stores runs it, the whisper home holds its memories and batch 17's
+    # prompts name them, some in its space.
     import bench.auto_links
     import bench.scorer_pools
     import bench.stores_recall
     import bench.whisper_identity
-    from bench.datasets.loader import SEALED_STORES, SealedStore, load_whisper, merged_memories
+    from bench.datasets.loader import SEALED_STORES, load_whisper, merged_memories
 
-    assert SEALED_STORES == frozenset({"course"}) and "course" in ALL_STORES and "course" not in STORES
-    assert set(STORES) == {"docs", "lifelog", "devprojects", "club", "home"}
+    assert SEALED_STORES == frozenset() and STORES == ALL_STORES and "course" in STORES
     for bench in (bench.auto_links, bench.scorer_pools, bench.stores_recall, bench.whisper_identity):
-        assert "course" not in bench.STORES and set(bench.STORES) - {"recall"} <= set(STORES), bench.__name__
+        assert "course" in bench.STORES and set(bench.STORES) - {"recall"} <= set(STORES), bench.__name__
     scenarios = load_whisper()
-    assert "course" not in scenarios.stores and set(scenarios.stores) == set(STORES)
-    with pytest.raises(SealedStore, match="sealed"):
-        load_store("course")
-    with pytest.raises(SealedStore):
-        merged_memories((*STORES, "course"))
+    assert set(scenarios.stores) == set(ALL_STORES)
+    assert load_store("course").name == "course"
     course_keys = {m["key"] for m in raw_store("course")["memories"]}
     memories, _ = merged_memories(scenarios.stores)  # what bench.whisper_stores and bench.whisper_ab seed
-    assert course_keys and not course_keys & {m["key"] for m in memories}
-    named = {k for p in scenarios.prompts_in(None) for k in [*p.get("expect", []), *p.get("accept", [])]}
-    assert not named & course_keys
+    assert course_keys <= {m["key"] for m in memories}
+    seventeenth = [p for p in scenarios.prompts_in(None) if p.get("batch", 1) == 17]
+    assert {k for p in seventeenth for k in [*p.get("expect", []), *p.get("accept", [])]} & course_keys
     spaces = {m["space"] for m in raw_store("course")["memories"]} - {None}
-    assert spaces and not [p["id"] for p in scenarios.prompts_in(None) if p.get("space") in spaces]
+    assert spaces and [p["id"] for p in seventeenth if p.get("space") in spaces]
 
 
 def test_the_course_store_has_the_shape_of_the_other_stores():

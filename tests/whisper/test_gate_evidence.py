@@ -16,10 +16,10 @@ from whisper.evidence import asked_thing, memory_cover, thing_evidence
 
 
 def test_the_study_judges_the_newest_batch_the_fit_still_sees():
-    # Batch 16 is fresh since session 25 (never fitted, never in a prepared dump): the study's freshest round is
-    # batch 15 (session 24: 15 fresh, 14 freshest; it once read a stale "5").
-    assert gf.FRESH_BATCHES == frozenset({16})
-    assert study.FRESHEST == "15"
+    # Batch 17 is fresh since session 26 (never fitted, never in a prepared dump): the study's freshest round is
+    # batch 16 (session 25: 16 fresh, 15 freshest; it once read a stale "5").
+    assert gf.FRESH_BATCHES == frozenset({17})
+    assert study.FRESHEST == "16"
 
 
 @pytest.mark.parametrize(("prompt", "title", "content", "value"), [
