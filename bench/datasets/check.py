@@ -23,6 +23,7 @@ from bench.datasets.loader import (
     ALL_STORES, NO_ANSWER, SEALED_STORES, DatasetUnavailable, doc_text, installed_license, raw_store, raw_whisper,
 )
 from bench.datasets.split import SPLITS, assign_splits
+from memory.domain.requests import RESERVED_TAG, tag_normal
 
 MAX_CONTENT_BYTES = 64 * 1024
 MIN_QUERIES_TOTAL = 150
@@ -67,6 +68,10 @@ def check_data(name: str, data: dict, *, resolve: bool = True) -> tuple[list[str
         memories[m.get("key")] = m
         if "content" not in m and "source" not in m:
             errors.append(f"{name}: memory {m['key']} has neither content nor source")
+        reserved = [t for t in m.get("tags") or () if tag_normal(t) == RESERVED_TAG]
+        if reserved:
+            errors.append(f"{name}: memory {m['key']} has the tag {reserved[0]!r}, reserved for the self node "
+                          "(remember refuses it, so no bench could seed the store)")
     outdated = {k for k, m in memories.items() if m.get("valid_until") and _time(m["valid_until"]) <= now}
     for e in data["edges"]:
         for end in (e["source"], e["target"]):

@@ -1023,3 +1023,16 @@ def test_batch_seventeen_and_course_third_reading():
     assert "dentist" not in wf165["prompt"] and "youssef" in wf165["history"][0]
     queries = {q["id"]: q for q in raw_store("course")["queries"]}
     assert queries["gq23"]["accept"] == ["g020", "g002"]  # g002: 'that lunch is what made me want to learn'
+
+
+def test_the_checker_refuses_a_tag_remember_refuses():
+    # The course store went through three readings and the checker with a memory tagged 'self' (g016), the tag
+    # remember reserves for the self node: it was found only when session 26 first seeded the store. The checker now
+    # says so for any store, sealed ones included.
+    from bench.datasets.check import check_data
+
+    data = copy.deepcopy(raw_store("course"))
+    assert check_data("course", data)[0] == []
+    data["memories"][0]["tags"] = [*data["memories"][0]["tags"], "Self"]
+    errors, _ = check_data("course", data)
+    assert any("reserved for the self node" in e and data["memories"][0]["key"] in e for e in errors)
