@@ -27,13 +27,17 @@ dump (another scorer's dump of the same prompts: the baseline stays the shipped 
 fitted on every dev batch, its threshold by the rule on the batches' left-out log-odds, as settings for a real run.
 
 `--parts fit` (sessions 24 and 25; was bench/whisper_gate_dev14.py): the same rule over every dev batch outside
-FRESH_BATCHES (1-15 since session 25), counts shown for the fit batches (FIT: the decision's), UNSEEN (the batch
-today's weights never saw) and the rest, default variants today, nine:1 and `drop`. `drop` (session 24's structural
+FRESH_BATCHES (1-16 since session 26), counts shown for the fit batches (FIT: the decision's), UNSEEN (the batches
+today's weights never saw: 15-16) and the rest, default variants today, nine:1 and `drop`. `drop` (session 24's structural
 candidate): the nine inputs less one, L2 1, the input chosen inside each fold on the fold's training prompts alone as
 the one whose removal lowers their left-out-by-store log-loss most (each store of the training prompts scored by the
 fit on the training prompts of the other stores), none when no removal lowers it; the inner left-out log-odds the
 fold's threshold is chosen on use the fold's chosen inputs. `drop2` (session 25): as `drop`, then a second input
 dropped the same way from the rest.
+
+`--extra NAME[,NAME]` (session 26): candidate inputs of bench/whisper_gate_extras.EXTRAS as columns after the nine;
+the variant `nine+NAME:l2` fits the nine and NAME (today's weights read the nine alone). Every fold's note names its
+threshold, and its right prompts with their difference to today's gate as shipped on the same prompts.
 """
 
 from __future__ import annotations
@@ -52,8 +56,11 @@ L2_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)
 DECIDING = frozenset({"9", "10", "11", "12"})  # dev batches today's weights (dev 1-8) and 0.33 never saw
 COLUMNS = ("hit", "inject", "correct", "injected", "silent_ok", "silent", "right")
 NINE = tuple(range(len(lobo.NAMES)))
-UNSEEN = frozenset({"15"})  # `--parts fit`: the dev batch today's weights (gate9's, fitted on dev 1-14) never saw
-FIT, NEW, OLD = "1-15", "15", "1-14"  # `--parts fit` labels: every fit batch (FRESH_BATCHES out), UNSEEN, the rest
+SEEN = 14  # today's weights (gate9's, session 24) were fitted on dev 1-14
+LAST_FIT = min(gf.FRESH_BATCHES) - 1  # the newest fit batch: 16 since session 26 (FRESH_BATCHES {17})
+UNSEEN = frozenset(str(b) for b in range(SEEN + 1, LAST_FIT + 1))  # `--parts fit`: dev batches today's never saw
+# `--parts fit` labels: every fit batch (FRESH_BATCHES out), UNSEEN, the rest
+FIT, NEW, OLD = f"1-{LAST_FIT}", "-".join(sorted({str(SEEN + 1), str(LAST_FIT)}, key=int)), f"1-{SEEN}"
 
 
 def load(path: str) -> list[dict]:
@@ -151,12 +158,26 @@ def dropped_cols(x: np.ndarray, y: np.ndarray, stores: np.ndarray, train: np.nda
     return cols, names
 
 
+def variant_cols(variant: str, extras: tuple[str, ...] = ()) -> tuple[tuple[int, ...], float]:
+    """A variant's input columns and L2: bench.whisper_gate_lobo's `inputs:l2`, or `nine+NAME:l2` with NAME among
+    `extras` (its column after the nine, in `--extra` order)."""
+    spec, _, l2 = variant.partition(":")
+    if not spec.startswith("nine+"):
+        return lobo.parse_variant(variant)[1:]
+    names = spec.removeprefix("nine+").split("+")
+    unknown = [n for n in names if n not in extras]
+    if unknown:
+        raise ValueError(f"{variant}: {', '.join(unknown)} not among --extra ({', '.join(extras) or 'none'})")
+    return NINE + tuple(len(NINE) + extras.index(n) for n in names), float(l2 or gf.L2)
+
+
 def held_out(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, groups: np.ndarray, prompt_groups:
-             np.ndarray, variant: str, today: np.ndarray,
-             stores: np.ndarray | None = None) -> tuple[np.ndarray, list[str]]:
+             np.ndarray, variant: str, today: np.ndarray, stores: np.ndarray | None = None,
+             extras: tuple[str, ...] = (), shipped: np.ndarray | None = None) -> tuple[np.ndarray, list[str]]:
     """Per prompt the COLUMNS counts, each group scored at its own fold's threshold by the variant fitted on the
     other groups; and per fold its threshold (and L2 when chosen, the inputs dropped for `drop` / `drop2`, which
-    need `stores`: each hit's store). `variant` "today": today's weights, threshold by the rule."""
+    need `stores`: each hit's store). `variant` "today": today's weights, threshold by the rule. With `shipped`
+    (today's gate's per-prompt counts as shipped), each note adds the fold's right prompts and their difference."""
     labels = sorted(set(prompt_groups), key=lambda g: (len(g), g))
     out = np.zeros((len(dump), len(COLUMNS)), dtype=int)
     notes = []
@@ -171,7 +192,7 @@ def held_out(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, groups
                 cols, gone = dropped_cols(x, y, stores, np.isin(groups, sorted(rest)), 1 + (variant == "drop2"))
                 l2 = gf.L2
             else:
-                _, cols, l2 = lobo.parse_variant(variant.replace(":cv", ":1"))
+                cols, l2 = variant_cols(variant.replace(":cv", ":1"), extras)
             if variant.endswith(":cv"):
                 l2 = min(L2_GRID, key=lambda v: (inner_loss(x, y, groups, cols, v, rest), v))
             inner = lobo.left_out(x, y, groups, cols, l2, rest)
@@ -180,8 +201,10 @@ def held_out(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, groups
         t = choose(dump, lobo.as_dict(inner, where), keep)
         mine = prompt_groups == g
         out[mine] = outcomes(dump, lobo.as_dict(outer, where), t)[mine]
+        right = int(out[mine, -1].sum())
         notes.append(f"{g}:{t:+.2f}" + (f"/L2 {l2:g}" if variant.endswith(":cv") else "")
-                     + (f"/-{'-'.join(gone) or 'none'}" if gone is not None else ""))
+                     + (f"/-{'-'.join(gone) or 'none'}" if gone is not None else "")
+                     + (f" ({right}, {right - int(shipped[mine, -1].sum()):+d})" if shipped is not None else ""))
     return out, notes
 
 
@@ -246,7 +269,7 @@ def show_right(dataset: dict, shows: list[str], parts: str = "s22") -> list[str]
 
 
 def final(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, variant: str, today: np.ndarray,
-          base: np.ndarray) -> tuple[np.ndarray, float, str]:
+          base: np.ndarray, extras: tuple[str, ...] = ()) -> tuple[np.ndarray, float, str]:
     """The variant fitted on every dev batch, its threshold by the rule on the batches' left-out log-odds."""
     batches = np.array([gf.group_of(dump[w[0]]["prompt"], "batch") for w in where])
     every, names = np.ones(len(dump), dtype=bool), set(batches)
@@ -258,7 +281,7 @@ def final(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, variant: 
         cols, gone = dropped_cols(x, y, stores, np.ones(len(y), dtype=bool), 1 + (variant == "drop2"))
         l2, note = gf.L2, f"dropped: {', '.join(gone) or 'none'}"
     else:
-        _, cols, l2 = lobo.parse_variant(variant.replace(":cv", ":1"))
+        cols, l2 = variant_cols(variant.replace(":cv", ":1"), extras)
         if variant.endswith(":cv"):
             l2 = min(L2_GRID, key=lambda v: (inner_loss(x, y, batches, cols, v, names), v))
             note = f"L2 by the batches' left-out log-loss: {l2:g}"
@@ -281,6 +304,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--final", help="one variant fitted on every dev batch, its threshold by the rule")
     parser.add_argument("--operating", choices=("right", "hits"), default="right",
                         help="right: this session's rule; hits: session 20's (most hits at today's precision, silence)")
+    parser.add_argument("--extra", default="", help="candidate inputs (bench.whisper_gate_extras.EXTRAS, "
+                        "comma-separated) after the nine, for the variant nine+NAME:l2")
     parser.add_argument("--shows", nargs="+",
                         help="saved dev `--show` outputs: their right prompts (the first argument: whisper.json)")
     args = parser.parse_args(argv)
@@ -291,14 +316,15 @@ def main(argv: list[str]) -> int:
         return 0
     lobo.GRID[:] = sorted(set(lobo.GRID) | {GATE_LOGIT})
     dump = load(args.dump)
-    x, y, where = gf.rows(dump)
+    extras = tuple(n for n in args.extra.split(",") if n)
+    x, y, where = gf.rows(dump, extras)
     base = np.array(GATE_WEIGHTS, dtype=float)
-    today = base[0] + x @ base[1:]
+    today = base[0] + x[:, :len(NINE)] @ base[1:]
     print(f"{len(dump)} prompts, {len(y)} hits judged, {int(y.sum())} right")
     if args.operating == "hits":
         FLOOR = outcomes(dump, lobo.as_dict(today, where), GATE_LOGIT)
     if args.final:
-        w, t, note = final(dump, x, y, where, args.final, today, base)
+        w, t, note = final(dump, x, y, where, args.final, today, base, extras)
         if note and args.parts == "s22":  # session 22's layout: the chosen L2 on a line of its own
             print(note)
         print(f"{args.final} fitted on every dev batch, threshold by the rule on their left-out log-odds: {t:+.2f}"
@@ -321,7 +347,8 @@ def main(argv: list[str]) -> int:
         rows_by = np.array([gf.group_of(dump[w[0]]["prompt"], by) for w in where])
         prompts_by = np.array([gf.group_of(item["prompt"], by) for item in dump])
         for variant in [v for v in args.variants.split(",") if v]:
-            counts, notes = held_out(dump, x, y, where, rows_by, prompts_by, variant, today, stores)
+            counts, notes = held_out(dump, x, y, where, rows_by, prompts_by, variant, today, stores, extras,
+                                     None if args.against else shipped)
             report(variant, by, counts, dump, " ".join(notes), args.parts)
             sys.stdout.flush()
     return 0
