@@ -1,4 +1,5 @@
-"""Recall on the labelled stores of bench/datasets (docs, lifelog, devprojects, club, home), per split.
+"""Recall on the labelled stores of bench/datasets (docs, lifelog, devprojects, club, home, course), per
+split.
 
     python -m bench.stores_recall [--split dev|test|both] [--write] [--database-url postgres://...]
 

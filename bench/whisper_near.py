@@ -132,6 +132,14 @@ def screen(records: list[dict]) -> list[str]:
     return lines
 
 
+def _dev_label() -> str:
+    """The dev batches compare scores, named: every dev batch but the held-out one (FRESH_BATCHES)."""
+    from bench.whisper_identity import _held_out
+
+    held = sorted(_held_out())
+    return f"dev 1-{held[0] - 1}" if held else "dev"
+
+
 def compare(base: Path, run: Path) -> list[str]:
     """Two full dev `--show` runs (base, change) scored prompt by prompt on dev 1-14 (fully right as
     bench.whisper_identity reads it): the prompts made and broken, the net by batch and by store (rules 2 and 3 of
@@ -151,7 +159,7 @@ def compare(base: Path, run: Path) -> list[str]:
         for by in ("batch", "store"):
             net[by, str(group_of(p, by))] += 1 if after else -1
     right = sum(bool(_right(p, a)) for p in prompts)
-    lines = [f"dev 1-14: {right} -> {right + len(made) - len(broken)} fully right of {len(prompts)}; "
+    lines = [f"{_dev_label()}: {right} -> {right + len(made) - len(broken)} fully right of {len(prompts)}; "
              f"made {len(made)} ({', '.join(made)}), broken {len(broken)} ({', '.join(broken)}); "
              f"net {len(made) - len(broken):+d}"]
     for by in ("batch", "store"):

@@ -18,3 +18,13 @@ def test_fully_right():
     inject = {"kind": "inject", "expect": ["a"], "accept": ["b"]}
     assert fully_right(silent, []) and not fully_right(silent, ["x"])
     assert fully_right(inject, ["a", "b"]) and not fully_right(inject, ["a", "x"]) and not fully_right(inject, ["b"])
+
+
+def test_compare_names_the_dev_batches_it_scores(tmp_path):
+    # compare scores every dev batch but the held-out one; its first line said "dev 1-14" whatever that batch was
+    from bench.whisper_gate_fit import FRESH_BATCHES
+    from bench.whisper_near import compare
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert compare(empty, empty)[0].startswith(f"dev 1-{min(FRESH_BATCHES) - 1}: 0 -> 0 fully right of ")
