@@ -491,17 +491,19 @@ def test_whisper_batch_twelve_second_reading():
     assert sum(1 for p in twelfth.values() if p.get("accept")) == 56
 
 
-def test_no_batch_is_sealed_and_every_bench_runs_batch_seventeen():
+def test_batch_eighteen_is_sealed_and_every_bench_runs_batch_seventeen():
     # Batch 17, written in session 25 mostly over the then sealed course store, was unsealed with it by session 26's
-    # lead for its first run: every prompt is runnable again, batch 17's 100 among them.
+    # lead for its first run. Batch 18 (session 26, data18), written mostly over the sealed choir store, is sealed
+    # until session 27's lead opens both: no bench runs it, every earlier prompt is runnable.
     from bench.datasets.loader import SEALED_BATCHES, load_whisper
 
     scenarios = load_whisper()
-    assert SEALED_BATCHES == frozenset()
+    assert SEALED_BATCHES == frozenset({18})
     runnable = scenarios.prompts_in("dev") + scenarios.prompts_in("test")
-    assert len(runnable) == len(scenarios.prompts) == 2483
+    assert len(runnable) == 2483 and len(scenarios.prompts) == 2583
     assert sum(1 for p in runnable if p.get("batch", 1) == 17) == 100
-    assert scenarios.prompts_in(None) == tuple(scenarios.prompts)
+    assert not [p["id"] for p in runnable if p.get("batch", 1) == 18]
+    assert scenarios.prompts_in(None) == tuple(p for p in scenarios.prompts if p.get("batch", 1) != 18)
 
 
 # Function words a first-person memory rarely holds ("she", "get", "there"): not content a paraphrase could give away.
@@ -781,7 +783,8 @@ def test_whisper_batch_sixteen_is_cut_among_itself_and_repeats_no_earlier_prompt
     from bench.datasets.loader import raw_whisper
 
     data = raw_whisper()
-    assert data["stores"] == ["docs", "lifelog", "devprojects", "club", "home", "course"]  # course: batch 17
+    # course: batch 17; choir: batch 18
+    assert data["stores"] == ["docs", "lifelog", "devprojects", "club", "home", "course", "choir"]
     sixteenth = [p for p in data["prompts"] if p.get("batch") == 16]
     assert len(sixteenth) == 120
     assert {p["id"] for p in sixteenth} == {
@@ -1096,3 +1099,47 @@ def test_the_checker_refuses_a_tag_remember_refuses():
     data["memories"][0]["tags"] = [*data["memories"][0]["tags"], "Self"]
     errors, _ = check_data("course", data)
     assert any("reserved for the self node" in e and data["memories"][0]["key"] in e for e in errors)
+
+
+def test_whisper_batch_eighteen_is_cut_among_itself_and_repeats_no_earlier_prompt():
+    # Batch 18 (session 26, data18) is sealed with the choir store: this test reads its labels and counts, it never
+    # runs whisper on it. About two thirds of it asks about the choir store; the six stores get fresh situations only.
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    eighteenth = [p for p in data["prompts"] if p.get("batch") == 18]
+    assert len(eighteenth) == 100
+    assert {p["id"] for p in eighteenth} == {
+        *(f"wp{i}" for i in range(412, 426)), *(f"wx{i}" for i in range(146, 151)),
+        *(f"wi{i}" for i in range(211, 220)), *(f"wl{i}" for i in range(316, 329)),
+        *(f"wq{i}" for i in range(306, 320)), *(f"wf{i}" for i in range(166, 173)),
+        *(f"wd{i}" for i in range(137, 142)), *(f"wn{i}" for i in range(473, 493)),
+        *(f"wm{i}" for i in range(143, 150)), *(f"wa{i}" for i in range(85, 89)), *(f"wo{i}" for i in range(72, 74))}
+    split = assign_splits(data["name"], eighteenth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in eighteenth} == split
+    assert Counter(split.values()) == {"dev": 53, "test": 47}
+    assert Counter(p["category"] for p in eighteenth) == {
+        "project": 14, "cross_project": 5, "identity": 9, "personal": 13, "paraphrase": 14, "follow_up": 7,
+        "docs": 5, "near_miss": 20, "machine": 7, "acknowledgement": 2, "chit_chat": 2, "off_topic": 2}
+    assert Counter(p["kind"] for p in eighteenth) == {"inject": 69, "silent": 31}
+    assert Counter(p["kind"] for p in eighteenth if p["category"] == "machine") == {"silent": 5, "inject": 2}
+    _labels_hold(eighteenth)
+    memories = {m["key"]: (name, m) for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(memories[k][0] for p in eighteenth for k in p.get("expect", []))
+    assert expected_stores == {"choir": 52, "course": 9, "docs": 5, "home": 4, "club": 1, "lifelog": 1}
+    assert sum(1 for p in eighteenth if p.get("accept")) == 52
+    about_choir = [p for p in eighteenth if p["space"] == "koor"
+                   or any(memories[k][0] == "choir" for k in [*p.get("expect", []), *p.get("accept", [])])]
+    assert len(about_choir) >= 60
+    asked = {(p["category"], memories[k][0]) for p in eighteenth for k in p.get("expect", [])}
+    assert {(c, "choir") for c in ("project", "cross_project", "identity", "personal", "paraphrase", "follow_up",
+                                   "machine")} <= asked
+    assert {("docs", "docs"), ("personal", "lifelog"), ("personal", "course"), ("identity", "course"),
+            ("identity", "home"), ("project", "home"), ("project", "course"), ("paraphrase", "course"),
+            ("cross_project", "club"), ("personal", "home")} <= asked
+    outdated = {k for k, (_, m) in memories.items() if m.get("valid_until")}
+    assert {"k012", "k015"} <= outdated
+    assert not [p["id"] for p in eighteenth if outdated & set(p.get("expect", []) + p.get("accept", []))]
+    _follow_ups_hold(eighteenth)
+    _paraphrases_keep_rare_words(eighteenth, memories)
+    _repeats_nothing(eighteenth, data, 18)
