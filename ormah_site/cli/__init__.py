@@ -7,6 +7,7 @@ Django or the model, and run the same API in-process when no server answers (orm
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 
@@ -82,6 +83,20 @@ def _run(argv: list[str]) -> int:
     return 0
 
 
+def _reader_gone() -> int:
+    """The reader of the output went away (`ormah recall x | head -1`): what was done stays done, nothing more is
+    printed, and the exit code is a shell's for a program the pipe's SIGPIPE ended (128 + 13). Python ignores SIGPIPE,
+    so the write raised instead, and printed a traceback. The output's descriptor now points at /dev/null, so the
+    flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real descriptor behind stdout (a test's capture)
+        pass
+    return 141
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `ormah` console script."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -89,6 +104,8 @@ def main(argv: list[str] | None = None) -> None:
         code = _run(args)
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:
+        code = _reader_gone()
     except Exception as exc:  # an index without tables after all (a home half-initialised by hand)
         if "no such table" not in str(exc):
             raise
