@@ -1143,3 +1143,28 @@ def test_whisper_batch_eighteen_is_cut_among_itself_and_repeats_no_earlier_promp
     _follow_ups_hold(eighteenth)
     _paraphrases_keep_rare_words(eighteenth, memories)
     _repeats_nothing(eighteenth, data, 18)
+
+
+def test_batch_eighteen_and_choir_second_reading():
+    # label18's second reading of batch 18 and the choir store (both sealed; labels and the changed prompts only, no
+    # whisper, recall or search run): accepts a reader finds as good as or a fair extra to the answer; wm144's debit
+    # dated inside `now`'s month; wq309 without k010's own stem; four prompts that asked an earlier prompt's question
+    # in the same situation replaced by new ones on the same store (same id, category, kind and split).
+    from bench.datasets.loader import raw_whisper
+
+    eighteenth = {p["id"]: p for p in raw_whisper()["prompts"] if p.get("batch") == 18}
+    accepts = {"wp412": "k032", "wp414": "k035", "wx146": "l051", "wl320": "k020", "wl324": "k022"}
+    assert not [i for i, k in accepts.items() if k not in eighteenth[i]["accept"]]
+    assert {"k031", "k006"} <= set(eighteenth["wi216"]["accept"])
+    assert "contributie november" in eighteenth["wm144"]["prompt"] and "december" not in eighteenth["wm144"]["prompt"]
+    assert "borrow" not in eighteenth["wq309"]["prompt"]
+    replaced = {"wq317": (["g039"], ["g001"], "finger"), "wq318": (["h043"], [], "builders"),
+                "wi218": (["h037"], ["h034"], "varnish"), "wl327": (["l015"], ["l064"], "loaf")}
+    assert {i: (eighteenth[i]["expect"], eighteenth[i].get("accept", [])) for i in replaced} == {
+        i: (e, a) for i, (e, a, _) in replaced.items()}
+    assert not [i for i, (_, _, old) in replaced.items() if old in eighteenth[i]["prompt"]]
+    # every new accept went to a prompt that already had one, and the replacements keep whether one does
+    assert sum(1 for p in eighteenth.values() if p.get("accept")) == 52
+    queries = {q["id"]: q for q in raw_store("choir")["queries"]}
+    assert {i: queries[i].get("accept", []) for i in ("kq05", "kq18", "kq20", "kq30")} == {
+        "kq05": ["k034", "k001"], "kq18": ["k039", "k031"], "kq20": ["k035", "k031", "k006"], "kq30": ["k007", "k022"]}
