@@ -3,10 +3,10 @@ the logistic gate for identity memories on first-person prompts, chosen left out
 issue 11; docs/benchmarks.md "Whisper identity, session 23").
 
     python -m bench.whisper_routes --split dev --json ROUTES.json          # every prompt's candidates and stages
-    python -m bench.whisper_identity causes ROUTES.json                     # the table by cause, dev 1-13
+    python -m bench.whisper_identity causes ROUTES.json                     # the table by cause, dev batches
     python -m bench.whisper_stores --split dev --gate-dump DUMP.json       # what reached the gate, per call
     python -m bench.whisper_identity first-person DUMP.json                 # the threshold, LOBO and LOSO
-    python -m bench.whisper_identity compare BEFORE.txt AFTER.txt           # two dev `--show` runs, dev 1-13
+    python -m bench.whisper_identity compare BEFORE.txt AFTER.txt           # two dev `--show` runs, dev batches
     python -m bench.whisper_identity choose BASE.txt A.txt B.txt ...        # a setting per run, LOBO and LOSO
 
 `causes` places each should-inject prompt of the two categories by what became of its expected memory (the one that
@@ -37,6 +37,13 @@ def _held_out() -> frozenset[int]:
     from bench.whisper_gate_fit import FRESH_BATCHES
 
     return frozenset(FRESH_BATCHES) | frozenset(SEALED_BATCHES)
+
+
+def dev_label() -> str:
+    """The dev batches a table or a comparison here reads, named: every dev batch below the first held-out or sealed
+    one ("dev 1-16" while FRESH_BATCHES is {17}); the labels were written by hand and went stale as batches opened."""
+    held = sorted(_held_out())
+    return f"dev 1-{held[0] - 1}" if held else "dev"
 
 
 def cause(record: dict) -> str | None:
@@ -79,7 +86,7 @@ def cause_table(records: list[dict]) -> list[str]:
         if c is not None:
             counts[c, r["category"]] += 1
             counts[c, "all"] += 1
-    lines = ["| where the expected memory is lost (dev 1-13) | identity | personal | all |", "|---|---:|---:|---:|"]
+    lines = [f"| where the expected memory is lost ({dev_label()}) | identity | personal | all |", "|---|---:|---:|---:|"]
     for c in sorted({c for c, _ in counts}, key=lambda c: -counts[c, "all"]):
         lines.append(f"| {c} | {counts[c, 'identity']} | {counts[c, 'personal']} | {counts[c, 'all']} |")
     return lines
@@ -189,7 +196,7 @@ def _right(p: dict, run: dict) -> bool | None:
 
 
 def choose(shows: list[Path]) -> list[str]:
-    """Full dev runs, one per setting (the first: today's), scored on dev 1-13: each batch (and each store) gets the
+    """Full dev runs, one per setting (the first: today's), scored on the dev batches not held out (dev_label): each batch (and each store) gets the
     setting with the most prompts fully right on the other batches (stores; ties to the earlier file), the sums."""
     from bench.whisper_gate_fit import group_of
     from bench.whisper_show_report import read_show
@@ -213,7 +220,7 @@ def choose(shows: list[Path]) -> list[str]:
 
 
 def compare(before: Path, after: Path) -> list[str]:
-    """Two `bench.whisper_stores --show` outputs on dev batches 1-13 (the held-out batches left out): fully right
+    """Two `bench.whisper_stores --show` outputs on the dev batches (the held-out and sealed ones left out): fully right
     before and after, by category, and the prompts made and broken."""
     from bench.whisper_show_report import read_show
 
@@ -236,7 +243,7 @@ def compare(before: Path, after: Path) -> list[str]:
         elif a and not b:
             broken.append(f"{p['id']} (batch {p.get('batch', 1)}, {p['category']})")
     total = [sum(v[i] for v in by_cat.values()) for i in range(3)]
-    lines = [f"dev 1-13 fully right: {total[0]} -> {total[1]} of {total[2]} (net {total[1] - total[0]:+d})"]
+    lines = [f"{dev_label()} fully right: {total[0]} -> {total[1]} of {total[2]} (net {total[1] - total[0]:+d})"]
     lines += [f"  {c}: {v[0]} -> {v[1]} of {v[2]}" for c, v in sorted(by_cat.items())]
     lines += [f"made {len(made)}: " + ", ".join(made), f"broken {len(broken)}: " + ", ".join(broken)]
     return lines

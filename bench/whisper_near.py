@@ -4,10 +4,10 @@
     python -m bench.whisper_near table ROUTES                  # counts by why; add --rows for one line per memory
     python -m bench.whisper_near screen ROUTES                 # what this tree's focus stage drops of that run's
     python -m bench.whisper_near compare BASE.txt RUN.txt      # two full dev --show runs: made, broken, net by batch
-                                                               # and by store, dev 1-14 only
+                                                               # and by store, dev batches only
 
 A near miss is a prompt labelled silent in the "near_miss" category: a memory on its topic exists, but none holds
-what it asks. For every wrong memory injected on one (dev batches 1-14 only: the held-out batch,
+what it asks. For every wrong memory injected on one (dev batches only, 1-16 in session 26: the held-out batch,
 bench.whisper_gate_fit.FRESH_BATCHES, and the sealed ones, bench.datasets.loader.SEALED_BATCHES, are left out before
 anything is read), the table says what the prompt asks (its asking sentences, `whisper.stages.focus.
 asking_sentences`; the kinds of answer it asks for, `whisper.kinds.asked_kinds`), what the memory holds (its title)
@@ -20,7 +20,7 @@ and why `whisper.stages.focus.off_focus` kept it:
 * "kind held": it asks for a kind and the memory holds one (a date for "when", a number for "how many").
 
 `screen` replays this tree's focus check (`whisper.stages.focus.off_focus`) on every memory a base run injected on a
-dev 1-14 prompt and lists the prompts whose outcome it would change: a first look at a focus change before its full
+dev prompt and lists the prompts whose outcome it would change: a first look at a focus change before its full
 dev run (a dropped memory can let a third one of the pool in, which only the full run shows; the full run decides).
 """
 
@@ -59,7 +59,7 @@ def why_kept(prompt: str) -> str:
 
 
 def near_rows(records: list[dict]) -> list[dict]:
-    """One row per wrong memory injected on a dev near miss (batches 1-14)."""
+    """One row per wrong memory injected on a dev near miss (held-out and sealed batches left out)."""
     from bench.whisper_silence import dev_prompts, wrong_memories
     from whisper.kinds import asked_kinds
     from whisper.pasted import typed_text
@@ -81,7 +81,7 @@ def near_rows(records: list[dict]) -> list[dict]:
 
 
 def _focus_drops(records: list[dict]) -> list[tuple[dict, dict, list[str], list[str]]]:
-    """(prompt, record, injected kept, dropped with why) for each dev 1-14 prompt where this tree's focus check
+    """(prompt, record, injected kept, dropped with why) for each dev prompt where this tree's focus check
     drops an injected memory."""
     from bench.whisper_silence import dev_prompts
     from datetime import datetime
@@ -132,20 +132,12 @@ def screen(records: list[dict]) -> list[str]:
     return lines
 
 
-def _dev_label() -> str:
-    """The dev batches compare scores, named: every dev batch but the held-out one (FRESH_BATCHES)."""
-    from bench.whisper_identity import _held_out
-
-    held = sorted(_held_out())
-    return f"dev 1-{held[0] - 1}" if held else "dev"
-
-
 def compare(base: Path, run: Path) -> list[str]:
-    """Two full dev `--show` runs (base, change) scored prompt by prompt on dev 1-14 (fully right as
+    """Two full dev `--show` runs (base, change) scored prompt by prompt on the dev batches (fully right as
     bench.whisper_identity reads it): the prompts made and broken, the net by batch and by store (rules 2 and 3 of
     docs/benchmarks.md "Whisper near misses, session 24")."""
     from bench.prompt_groups import group_of
-    from bench.whisper_identity import _dev_prompts, _right
+    from bench.whisper_identity import _dev_prompts, _right, dev_label
     from bench.whisper_show_report import read_show
 
     prompts = _dev_prompts()
@@ -159,7 +151,7 @@ def compare(base: Path, run: Path) -> list[str]:
         for by in ("batch", "store"):
             net[by, str(group_of(p, by))] += 1 if after else -1
     right = sum(bool(_right(p, a)) for p in prompts)
-    lines = [f"{_dev_label()}: {right} -> {right + len(made) - len(broken)} fully right of {len(prompts)}; "
+    lines = [f"{dev_label()}: {right} -> {right + len(made) - len(broken)} fully right of {len(prompts)}; "
              f"made {len(made)} ({', '.join(made)}), broken {len(broken)} ({', '.join(broken)}); "
              f"net {len(made) - len(broken):+d}"]
     for by in ("batch", "store"):
@@ -169,8 +161,10 @@ def compare(base: Path, run: Path) -> list[str]:
 
 
 def table(records: list[dict], show_rows: bool = False) -> list[str]:
+    from bench.whisper_identity import dev_label
+
     rows = near_rows(records)
-    lines = [f"wrong memories on dev 1-14 near misses: {len(rows)} on {len({r['id'] for r in rows})} prompts", "",
+    lines = [f"wrong memories on {dev_label()} near misses: {len(rows)} on {len({r['id'] for r in rows})} prompts", "",
              "| why the focus stage kept it | memories | prompts |", "|---|---:|---:|"]
     for why, n in Counter(r["why"] for r in rows).most_common():
         lines.append(f"| {why} | {n} | {len({r['id'] for r in rows if r['why'] == why})} |")

@@ -1,5 +1,5 @@
 """Where whisper loses its weakest categories' prompts (session 25, para3, issue 11): paraphrase, follow_up and
-identity prompts on dev batches 1-15, each not fully right placed at the stage that lost it.
+identity prompts on the dev batches (1-15 in session 25), each not fully right placed at the stage that lost it.
 
     python -m bench.whisper_para table ROUTES [--rows] [--categories paraphrase,follow_up,identity]
     python -m bench.whisper_para follow-up-gate DUMP

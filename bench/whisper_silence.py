@@ -1,7 +1,7 @@
 """Where whisper's wrong memories and broken silences come from (session 24, silence2; issue 11).
 
     python -m bench.whisper_routes --split dev --json ROUTES      # one full dev run with every gate row recorded
-    python -m bench.whisper_silence table ROUTES                  # the tables below, dev 1-14 only
+    python -m bench.whisper_silence table ROUTES                  # the tables below, dev batches only
     python -m bench.whisper_silence split 4.5=A.txt 4.0=B.txt ... # standout z apart for tasks and first person
 
 Reads the records bench.whisper_routes writes (each prompt's injected memories and the route the gate passed each

@@ -40,3 +40,18 @@ def test_fully_right():
     assert _right(inject, {}) is None
     silent = {"id": "w2", "kind": "silent"}
     assert _right(silent, {"w2": ([], [])}) and not _right(silent, {"w2": (["l1"], [])})
+
+
+def test_the_tables_and_the_comparison_name_the_dev_batches_they_read(tmp_path):
+    # they read every dev batch but the held-out (FRESH_BATCHES) and sealed ones; their labels said "dev 1-13" (and
+    # bench.whisper_near's table "dev 1-14") whatever those were: dev 1-16 in session 26
+    from bench.whisper_gate_fit import FRESH_BATCHES
+    from bench.whisper_identity import cause_table, compare
+    from bench.whisper_near import table
+
+    label = f"dev 1-{min(FRESH_BATCHES) - 1}"
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert cause_table([])[0] == f"| where the expected memory is lost ({label}) | identity | personal | all |"
+    assert compare(empty, empty)[0] == f"{label} fully right: 0 -> 0 of 0 (net +0)"
+    assert table([])[0] == f"wrong memories on {label} near misses: 0 on 0 prompts"
