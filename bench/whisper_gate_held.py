@@ -37,7 +37,8 @@ dropped the same way from the rest.
 
 `--extra NAME[,NAME]` (session 26): candidate inputs of bench/whisper_gate_extras.EXTRAS as columns after the nine;
 the variant `nine+NAME:l2` fits the nine and NAME (today's weights read the nine alone). Every fold's note names its
-threshold, and its right prompts with their difference to today's gate as shipped on the same prompts.
+threshold, and its right prompts with their difference to today's gate as shipped on the same prompts;
+`--categories` adds a line of right prompts per prompt category (paraphrase, follow_up, identity, ...) under each row.
 """
 
 from __future__ import annotations
@@ -159,16 +160,9 @@ def dropped_cols(x: np.ndarray, y: np.ndarray, stores: np.ndarray, train: np.nda
 
 
 def variant_cols(variant: str, extras: tuple[str, ...] = ()) -> tuple[tuple[int, ...], float]:
-    """A variant's input columns and L2: bench.whisper_gate_lobo's `inputs:l2`, or `nine+NAME:l2` with NAME among
-    `extras` (its column after the nine, in `--extra` order)."""
-    spec, _, l2 = variant.partition(":")
-    if not spec.startswith("nine+"):
-        return lobo.parse_variant(variant)[1:]
-    names = spec.removeprefix("nine+").split("+")
-    unknown = [n for n in names if n not in extras]
-    if unknown:
-        raise ValueError(f"{variant}: {', '.join(unknown)} not among --extra ({', '.join(extras) or 'none'})")
-    return NINE + tuple(len(NINE) + extras.index(n) for n in names), float(l2 or gf.L2)
+    """A variant's input columns and L2 (bench.whisper_gate_lobo's `inputs:l2`; `nine+NAME:l2` with NAME among
+    `extras`, its column after the nine in `--extra` order)."""
+    return lobo.parse_variant(variant, extras)[1:]
 
 
 def held_out(dump: list[dict], x: np.ndarray, y: np.ndarray, where: list, groups: np.ndarray, prompt_groups:
@@ -229,6 +223,17 @@ def report(name: str, by: str, counts: np.ndarray, dump: list[dict], notes: str 
     for k, (part, mask) in enumerate(subsets(dump, parts).items()):
         print(f"| {name} | {by} | {part} | {figures(counts[mask].sum(axis=0))} |"
               + (f" {notes} |" if k == 0 else " |"))
+
+
+def by_category(dump: list[dict], counts: np.ndarray, shipped: np.ndarray) -> str:
+    """`--categories`: right prompts per prompt category, and their difference to today's gate as shipped."""
+    cats = np.array([item["prompt"]["category"] for item in dump])
+    cells = []
+    for cat in sorted(set(cats)):
+        mine = cats == cat
+        right, was = int(counts[mine, -1].sum()), int(shipped[mine, -1].sum())
+        cells.append(f"{cat} {right}/{int(mine.sum())} ({right - was:+d})")
+    return "right by category: " + ", ".join(cells)
 
 
 def show_right(dataset: dict, shows: list[str], parts: str = "s22") -> list[str]:
@@ -306,6 +311,8 @@ def main(argv: list[str]) -> int:
                         help="right: this session's rule; hits: session 20's (most hits at today's precision, silence)")
     parser.add_argument("--extra", default="", help="candidate inputs (bench.whisper_gate_extras.EXTRAS, "
                         "comma-separated) after the nine, for the variant nine+NAME:l2")
+    parser.add_argument("--categories", action="store_true",
+                        help="after each row, its right prompts per category against today's gate as shipped")
     parser.add_argument("--shows", nargs="+",
                         help="saved dev `--show` outputs: their right prompts (the first argument: whisper.json)")
     args = parser.parse_args(argv)
@@ -350,6 +357,8 @@ def main(argv: list[str]) -> int:
             counts, notes = held_out(dump, x, y, where, rows_by, prompts_by, variant, today, stores, extras,
                                      None if args.against else shipped)
             report(variant, by, counts, dump, " ".join(notes), args.parts)
+            if args.categories and not args.against:
+                print(by_category(dump, counts, shipped))
             sys.stdout.flush()
     return 0
 

@@ -23,7 +23,9 @@ gate back; changed after that first run).
 
 A variant is `inputs:l2`, inputs `nine` or names of whisper.stages.gate.GATE_INPUTS joined by `+` (`g`, `cosine`,
 `best`, `margin`, `own_titled`, `overview`, `thing_missing`, `memory_cover`, `prompt_words`); `-a-b` is the nine
-without a and b; `offset`: today's six nearness weights kept, the bias and the other three refitted (session 18).
+without a and b; `offset`: today's six nearness weights kept, the bias and the other three refitted (session 18);
+with `--extra NAME` (session 26, `--loss` only) a candidate input of bench/whisper_gate_extras.EXTRAS joins them, after
+the nine (`nine+cos_margin:1`).
 `--loss`: each variant's log-loss and AUC over all hits, every batch scored by the fit on the others,
 with the difference to the nine-input fit and its standard error over the batches (paired; `--group store`: each
 store left out instead, docs, lifelog, devprojects, club and prompts about nothing stored). `--curve`: the variant's
@@ -48,8 +50,9 @@ GRID = sorted({round(float(t), 2) for t in np.arange(-1.5, 2.51, 0.05)})  # thre
 NAMES = ("g", "cosine", "best", "margin", "own_titled", "overview", "thing_missing", "memory_cover", "prompt_words")
 
 
-def columns(spec: str) -> tuple[int, ...]:
-    """Input columns of a variant's inputs part: `nine`, `a+b+...`, or `-a-b` (the nine without them)."""
+def columns(spec: str, extras: tuple[str, ...] = ()) -> tuple[int, ...]:
+    """Input columns of a variant's inputs part: `nine`, `a+b+...`, or `-a-b` (the nine without them); `a+b` may name
+    the `extras` (`--extra`: bench/whisper_gate_extras.EXTRAS, their columns after the nine)."""
     if spec == "nine":
         return tuple(range(len(NAMES)))
     if spec == "offset":
@@ -60,18 +63,19 @@ def columns(spec: str) -> tuple[int, ...]:
         if unknown:
             raise ValueError(f"unknown gate input(s) {unknown}; known: {', '.join(NAMES)}")
         return tuple(i for i, n in enumerate(NAMES) if n not in out)
-    names = [n for n in spec.split("+") if n]
-    unknown = [n for n in names if n not in NAMES]
+    known = NAMES + tuple(extras)
+    names = [n for part in spec.split("+") if part for n in (NAMES if part == "nine" else (part,))]
+    unknown = [n for n in names if n not in known]
     if unknown or not names:
-        raise ValueError(f"unknown gate input(s) {unknown or spec!r}; known: {', '.join(NAMES)}")
-    return tuple(NAMES.index(n) for n in names)
+        raise ValueError(f"unknown gate input(s) {unknown or spec!r}; known: {', '.join(known)}")
+    return tuple(known.index(n) for n in names)
 
 
-def parse_variant(text: str) -> tuple[str, tuple[int, ...], float]:
+def parse_variant(text: str, extras: tuple[str, ...] = ()) -> tuple[str, tuple[int, ...], float]:
     """`inputs:l2` -> (text, columns, l2); `today`: today's weights (columns of the nine, not fitted)."""
     spec, _, l2 = text.partition(":")
     spec = "nine" if spec == "today" else spec
-    return text, columns(spec), float(l2 or gf.L2)
+    return text, columns(spec, extras), float(l2 or gf.L2)
 
 
 OFFSET = ()  # the columns of `offset`: today's six nearness weights kept, the bias and the other three refitted
@@ -165,16 +169,21 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--final", help="one variant fitted on every batch, its threshold by the rule (for a run)")
     parser.add_argument("--routes", help="route gates chosen per fold by the rule: all, or names of ROUTES")
     parser.add_argument("--per-batch", help="also each row's left-out counts of these batches (comma-separated)")
+    parser.add_argument("--extra", default="", help="with --loss: candidate inputs (bench.whisper_gate_extras.EXTRAS, "
+                        "comma-separated) after the nine, named in variants as nine+NAME:l2")
     args = parser.parse_args(argv)
+    extras = tuple(n for n in args.extra.split(",") if n)
+    if extras and not args.loss:
+        parser.error("--extra is read by --loss only")
     GRID[:] = sorted(set(GRID) | {GATE_LOGIT})
     dump = gf.prepared(json.loads(open(args.dump).read()), False)
-    x, y, where = gf.rows(dump)
+    x, y, where = gf.rows(dump, extras)
     groups = np.array([gf.group_of(dump[w[0]]["prompt"], "batch") for w in where])
     base = np.array(GATE_WEIGHTS, dtype=float)
-    today = base[0] + x @ base[1:]
+    today = base[0] + x[:, :len(NAMES)] @ base[1:]
     batches = sorted(set(groups), key=int)
     print(f"{len(dump)} prompts, {len(y)} hits judged, {int(y.sum())} right; batches {', '.join(batches)}")
-    variants = [parse_variant(v) for v in args.variants.split(",") if v]
+    variants = [parse_variant(v, extras) for v in args.variants.split(",") if v]
     if args.loss:
         by = np.array([gf.group_of(dump[w[0]]["prompt"], args.group) for w in where])
         return loss_table(x, y, by, variants, today)

@@ -5,12 +5,14 @@ right prompts and their difference to today's gate as shipped. The rows are lite
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from bench import whisper_gate_fit as gf
 from bench import whisper_gate_lobo as lobo
-from bench.whisper_gate_held import NINE, held_out, outcomes, variant_cols
+from bench.whisper_gate_held import COLUMNS, NINE, by_category, held_out, outcomes, variant_cols
 from tests.whisper.gate_dumps import gate_dump
 
 
@@ -32,7 +34,7 @@ def test_nine_plus_an_extra_is_the_nine_then_its_column():
 
 
 def test_an_extra_not_asked_for_is_a_clear_error():
-    with pytest.raises(ValueError, match="cos_margin not among --extra"):
+    with pytest.raises(ValueError, match="unknown gate input"):
         variant_cols("nine+cos_margin:1", ("long",))
 
 
@@ -50,3 +52,22 @@ def test_the_extra_input_is_fitted_and_its_folds_say_what_they_gained():
     per_fold = [ten[prompts == b, -1].sum() - shipped[prompts == b, -1].sum() for b in ("9", "10", "11")]
     assert [n.split(" (")[1] for n in notes] == [
         f"{ten[prompts == b, -1].sum()}, {d:+d})" for b, d in zip(("9", "10", "11"), per_fold)]
+
+
+def test_the_loss_table_reads_an_extra_input_after_the_nine(tmp_path, capsys):
+    """bench.whisper_gate_lobo --loss --extra: the nine and the candidate input, left out by batch, beside nine:1."""
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps(noise_but_the_cosine()))
+    assert lobo.main([str(dump), "--loss", "--extra", "cos_margin", "--variants", "nine:1,nine+cos_margin:1"]) == 0
+    rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| nine")]
+    assert [(r[0], r[1]) for r in rows] == [("| nine:1", "9"), ("| nine+cos_margin:1", "10")]
+    assert float(rows[1][3].split()[0]) < 0  # the cosine says the answer: the left-out log-loss falls
+
+
+def test_the_categories_line_counts_right_prompts_against_today_as_shipped():
+    dump = noise_but_the_cosine()
+    counts = np.zeros((len(dump), len(COLUMNS)), dtype=int)
+    counts[:, -1] = [it["prompt"]["kind"] == "silent" for it in dump]  # silent ones right
+    shipped = np.zeros_like(counts)
+    shipped[:, -1] = 1  # every prompt right
+    assert by_category(dump, counts, shipped) == "right by category: off_topic 30/30 (+0), project 0/60 (-60)"
