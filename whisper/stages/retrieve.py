@@ -45,6 +45,18 @@ def build_query(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
     return None
 
 
+def further_queries(run: WhisperRun) -> list[str]:
+    """What whisper searches with besides its query, each memory keeping its better hit (`retrieve`): for a
+    follow-up whose query joined earlier prompts, the prompt alone (the joined text finds what the conversation is
+    about; the prompt may still name its own topic, "and what about the api token?", which the joined text dilutes);
+    for any other prompt that is context and then a question, its question sentences alone (`whisper.asked.asked`:
+    recall weighs every word, and the context's words outweigh the question's). Session 14."""
+    if run.follow_up and run.query != " ".join(run.prompt.split()):
+        return [run.prompt[-MAX_QUERY_CHARS:]]
+    question = asked(run.prompt)
+    return [question] if question is not None else []
+
+
 # A clause ends at a sentence's end or at a comma, semicolon or colon followed by white space.
 _CLAUSE_END = re.compile(r"[,;:]\s+")
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
@@ -190,14 +202,9 @@ def retrieve(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
                         default_space=target, min_score=0.0, activation=conf.activation)
     plain: list[SearchHit] = []
     hits = _search(query, conf, deps, plain)
-    if run.follow_up and run.query != " ".join(run.prompt.split()):
-        # The joined query finds what the conversation is about; the prompt alone may still name its own topic
-        # ("and what about the api token?"), which the joined text dilutes. Each memory keeps its better hit.
-        alone = _search(query.model_copy(update={"query": run.prompt[-MAX_QUERY_CHARS:]}), conf, deps)
-        hits = _better_of(hits, alone, conf.search_limit)
-    elif (question := asked(run.prompt)) is not None:
-        # Context, then the question: the question alone is searched too, each memory keeping its better hit.
-        hits = _better_of(hits, _search(query.model_copy(update={"query": question}), conf, deps), conf.search_limit)
+    # A follow-up's prompt alone, a question after context alone (`further_queries`): each memory its better hit.
+    for text in further_queries(run):
+        hits = _better_of(hits, _search(query.model_copy(update={"query": text}), conf, deps), conf.search_limit)
     if space is not None and target == space and not others and not any(
             h.fts_rank == 1 and h.space in (space, None) for h in plain):  # else BM25's first is this project's
         hits = _better_of(hits, _described_elsewhere(query, space, deps), conf.search_limit)
