@@ -8,6 +8,9 @@ better hit), and scored on dev 1-16.
     python -m bench.whisper_ret right SHOW --batch 17            # a --show run's count of fully right in one batch
     python -m bench.whisper_ret texts VARIANT                    # how many dev 1-16 prompts each variant adds texts to
 
+`routes` and `show` also print whisper's CPU per call (process time of each whisper_respond call, histories
+included) to stderr.
+
 A variant replaces `further_queries` in this process only; `base` is today's. The held-out batch
 (bench.whisper_gate_fit.FRESH_BATCHES) is left out of `net`, and `right` prints one number, never a prompt. The
 variants (docs/benchmarks.md, "Whisper recall query, session 26"):
@@ -16,6 +19,9 @@ variants (docs/benchmarks.md, "Whisper recall query, session 26"):
   elements cut out), and the typed text itself searched too when it differs from the prompt.
 * `clause`: today's, and a question about the user written inside context (`whisper.stages.retrieve.user_question`
   returning a clause, not the whole prompt) searched alone too.
+* `asking`: today's, and for a prompt that is no follow-up and holds sentences that neither ask nor request, the
+  sentences and lines that do (of the typed text, `whisper.asked.sentences`: a question by `whisper.asked.asks`, with
+  or without "?", or a request by `whisper.imperative.is_request`), joined, searched too.
 * `carry`: today's, and on a follow-up the prompt with the title of the best hit of the previous prompt (searched
   alone, as whisper searched it) in front: the subject a follow-up leans on ("and what does she do for work?" after
   "how old is Karim now?") is named by the memory the previous prompt found, not by the prompt.
@@ -29,7 +35,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-VARIANTS = ("base", "typed", "clause", "carry", "typed+clause")
+VARIANTS = ("base", "typed", "clause", "carry", "asking", "typed+asking")
 _CAPTURED: dict = {}  # the deps and the first SearchQuery of the current retrieve call (the `carry` variant)
 
 
@@ -68,6 +74,23 @@ def _carry(run, base):
     return texts
 
 
+def _asking(run, base):
+    from whisper.asked import asks, sentences
+    from whisper.imperative import is_request
+    from whisper.pasted import typed_text
+
+    texts = base(run)
+    if run.follow_up and run.query != " ".join(run.prompt.split()):
+        return texts
+    parts = sentences(typed_text(run.prompt))
+    asking = [part for part in parts if asks(part) or is_request(part)]
+    if asking and len(asking) < len(parts):
+        text = " ".join(asking)
+        if sum(ch.isalpha() for ch in text) >= 8 and text not in texts:
+            texts = texts + [text]
+    return texts
+
+
 def install(variant: str) -> None:
     """Replace whisper.stages.retrieve.further_queries in this process with the variant's."""
     import whisper.stages.retrieve as retrieve
@@ -75,7 +98,7 @@ def install(variant: str) -> None:
     base = retrieve.further_queries
     if variant == "base":
         return
-    steps = {"typed": _typed, "clause": _clause, "carry": _carry}
+    steps = {"typed": _typed, "clause": _clause, "carry": _carry, "asking": _asking}
     parts = variant.split("+")
 
     def further(run):
@@ -94,6 +117,38 @@ def install(variant: str) -> None:
 
     retrieve.further_queries = further
     retrieve._search = search
+
+
+def count_cpu() -> list[float]:
+    """Wrap whisper.services.whisper_respond (which the benches import at each call) to record each call's process
+    CPU time in seconds; returns the list it fills."""
+    import time
+
+    import whisper.services as services
+
+    real = services.whisper_respond
+    spent: list[float] = []
+
+    def timed(*args, **kwargs):
+        started = time.process_time()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            spent.append(time.process_time() - started)
+
+    services.whisper_respond = timed
+    return spent
+
+
+def cpu_line(spent: list[float]) -> str:
+    import statistics
+
+    if not spent:
+        return "whisper CPU: no calls"
+    ordered = sorted(spent)
+    return (f"whisper CPU: {len(spent)} calls, mean {1000 * statistics.fmean(spent):.2f} ms, median "
+            f"{1000 * statistics.median(spent):.2f} ms, p95 {1000 * ordered[int(0.95 * (len(ordered) - 1))]:.2f} ms "
+            f"(process time), load " + " ".join(open("/proc/loadavg").read().split()[:3]))
 
 
 def _held_out() -> frozenset[int]:
@@ -197,14 +252,18 @@ def main(argv: list[str] | None = None) -> int:
                 print("\n".join(texts(variant)))
             return 0
         install(variant)
+        spent = count_cpu()
         if args.what == "routes":
             from bench.whisper_routes import main as routes_main
 
-            return routes_main(["--split", "dev", *(["--json", str(args.json)] if args.json else []),
+            code = routes_main(["--split", "dev", *(["--json", str(args.json)] if args.json else []),
                                 *(["--batch", str(args.batch)] if args.batch else [])])
-        from bench.whisper_stores import main as stores_main
+        else:
+            from bench.whisper_stores import main as stores_main
 
-        return stores_main(["--split", "dev", "--show", *(["--batch", str(args.batch)] if args.batch else [])])
+            code = stores_main(["--split", "dev", "--show", *(["--batch", str(args.batch)] if args.batch else [])])
+        print(cpu_line(spent), file=sys.stderr)
+        return code
     if args.what == "net":
         base, run = (json.loads(Path(a).read_text()) for a in args.args)
         print("\n".join(net(base, run)))
