@@ -25,6 +25,9 @@ variants (docs/benchmarks.md, "Whisper recall query, session 26"):
 * `carry`: today's, and on a follow-up the prompt with the title of the best hit of the previous prompt (searched
   alone, as whisper searched it) in front: the subject a follow-up leans on ("and what does she do for work?" after
   "how old is Karim now?") is named by the memory the previous prompt found, not by the prompt.
+* `no-asked`, `no-alone`: today's without one of its two texts (session 14's question after context; a
+  follow-up's prompt alone), each a recall fewer where it applied: what each of today's texts is worth now.
+* `typed+carry`: both.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-VARIANTS = ("base", "typed", "clause", "carry", "asking", "typed+asking")
+VARIANTS = ("base", "typed", "clause", "carry", "asking", "typed+carry", "no-asked", "no-alone")
 _CAPTURED: dict = {}  # the deps and the first SearchQuery of the current retrieve call (the `carry` variant)
 
 
@@ -91,6 +94,21 @@ def _asking(run, base):
     return texts
 
 
+def _no_asked(run, base):
+    """Today's without the question after context searched alone (a follow-up's prompt alone stays)."""
+    return base(run) if run.follow_up and run.query != " ".join(run.prompt.split()) else []
+
+
+def _no_alone(run, base):
+    """Today's without a follow-up's prompt searched alone (the question after context stays)."""
+    from whisper.asked import asked
+
+    if run.follow_up and run.query != " ".join(run.prompt.split()):
+        return []
+    question = asked(run.prompt)
+    return [question] if question is not None else []
+
+
 def install(variant: str) -> None:
     """Replace whisper.stages.retrieve.further_queries in this process with the variant's."""
     import whisper.stages.retrieve as retrieve
@@ -98,7 +116,8 @@ def install(variant: str) -> None:
     base = retrieve.further_queries
     if variant == "base":
         return
-    steps = {"typed": _typed, "clause": _clause, "carry": _carry, "asking": _asking}
+    steps = {"typed": _typed, "clause": _clause, "carry": _carry, "asking": _asking, "no-asked": _no_asked,
+             "no-alone": _no_alone}
     parts = variant.split("+")
 
     def further(run):
@@ -120,23 +139,33 @@ def install(variant: str) -> None:
 
 
 def count_cpu() -> list[float]:
-    """Wrap whisper.services.whisper_respond (which the benches import at each call) to record each call's process
-    CPU time in seconds; returns the list it fills."""
+    """Record each whisper_respond call's process CPU time in seconds into the list returned: the benches import
+    whisper.services.whisper_respond at each call, so it is wrapped right after their Django setup (importing
+    whisper.services before it would fail)."""
     import time
 
-    import whisper.services as services
+    import bench.whisper_quality as quality
+    import bench.whisper_stores as stores
 
-    real = services.whisper_respond
     spent: list[float] = []
+    real_setup = quality.setup_django
 
-    def timed(*args, **kwargs):
-        started = time.process_time()
-        try:
-            return real(*args, **kwargs)
-        finally:
-            spent.append(time.process_time() - started)
+    def setup_django(*args, **kwargs):
+        real_setup(*args, **kwargs)
+        import whisper.services as services
 
-    services.whisper_respond = timed
+        real = services.whisper_respond
+
+        def timed(*a, **kw):
+            started = time.process_time()
+            try:
+                return real(*a, **kw)
+            finally:
+                spent.append(time.process_time() - started)
+
+        services.whisper_respond = timed
+
+    quality.setup_django = stores.setup_django = setup_django
     return spent
 
 
