@@ -33,6 +33,7 @@ from memory.index_meta import (  # the index's facts and the vector table's shap
     match_vector_table,
     meta_get,  # noqa: F401
     meta_set,  # noqa: F401
+    model_behind,  # noqa: F401
     next_seq,
     record_model_host,  # noqa: F401
     shared_model_mismatch,  # noqa: F401

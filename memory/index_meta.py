@@ -88,6 +88,16 @@ def shared_model_mismatch(embedder: Embedder) -> str | None:
     return None if set_by is None or set_by == _host() else model_id
 
 
+def model_behind(embedder: Embedder) -> str | None:
+    """The model the index's vectors were made with when it is not the embedder's and memories are indexed (a switch
+    of ORMAH_EMBEDDER or ORMAH_EMBEDDING_MODEL the index has not followed yet: its next sync or write re-embeds them,
+    `match_vector_table`); else None."""
+    model_id = meta_get(META_MODEL)
+    if model_id is None or model_id == embedder.model_id or not NodeRow.objects.exists():
+        return None
+    return model_id
+
+
 def match_vector_table(embedder: Embedder) -> tuple[bool, bool]:
     """Make the vec0 table match the embedder; returns (recreated, every node must be re-embedded). Recreating it
     drops every vector and passage and clears every row's embed_hash (the next sync embeds them again).

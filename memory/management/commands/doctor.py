@@ -74,6 +74,12 @@ class Command(OrmahCommand):
                 raise RuntimeError(f"{emb.model_id}, but the shared index was built with {shared}: this host's writes "
                                    "and syncs are refused (set ORMAH_EMBEDDER to it, or switch the store with "
                                    "`ormah rebuild`)")
+            behind = index.model_behind(emb)
+            if behind is not None:
+                raise Warning_(f"{emb.model_id}, dim {len(vec)}, but the index's vectors were made with {behind}: the "
+                               "next sync re-embeds every memory (`ormah serve` runs one as it starts, `ormah doctor "
+                               "--heal` now); until then recall and whisper compare this model's queries with the "
+                               "other model's vectors")
             return f"{emb.model_id}, dim {len(vec)}"
 
         def home():
