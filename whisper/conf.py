@@ -113,28 +113,48 @@ def parse_gate_weights(raw: str | None) -> tuple[float, ...]:
     return values
 
 
+# The last conf built, with what it was built from (a copy of settings.ORMAH and the two calibrated thresholds): one
+# entry, replaced when either differs.
+_built: tuple[dict, float, float, WhisperConf] | None = None
+
+
 def get_conf() -> WhisperConf:
-    """Build the conf from settings (cheap; read per call so tests can override settings)."""
+    """The conf of the current settings.ORMAH and scorer file: built again whenever the settings differ from the ones
+    the last conf was built from (an override_settings, a key set in place) or a calibrated threshold does, else that
+    conf (building it took ~22 us a whisper, the comparison ~5 us: docs/benchmarks.md "Served CPU, session 26")."""
+    global _built
     o = settings.ORMAH
+    min_score = _calibrated(o, "MIN_SCORE", "recall_floor")
+    gate_no_reranker = _calibrated(o, "GATE_NO_RERANKER", "whisper_gate")
+    built = _built
+    if built is not None and built[1] == min_score and built[2] == gate_no_reranker and built[0] == o:
+        return built[3]
+    conf = _build(o, min_score, gate_no_reranker)
+    _built = (dict(o), min_score, gate_no_reranker, conf)
+    return conf
+
+
+def _calibrated(o, key: str, threshold: str) -> float:
+    """A probability threshold: the setting when given, else the value in the scorer file whisper pins."""
+    value = o.get(f"WHISPER_{key}")
+    if value is not None:
+        return float(value)
+    with pinned_for("whisper"):
+        return thresholds.threshold(threshold)
+
+
+def _build(o, min_score: float, gate_no_reranker: float) -> WhisperConf:
     d = WhisperConf()
 
     def pick(key: str, default):
         value = o.get(f"WHISPER_{key}")
         return default if value is None else type(default)(value)
 
-    def calibrated(key: str, threshold: str) -> float:
-        """A probability threshold: the setting when given, else the value in the scorer file whisper pins."""
-        value = o.get(f"WHISPER_{key}")
-        if value is not None:
-            return float(value)
-        with pinned_for("whisper"):
-            return thresholds.threshold(threshold)
-
     return WhisperConf(
         enabled=pick("ENABLED", d.enabled),
         search_limit=pick("SEARCH_LIMIT", d.search_limit),
         max_nodes=pick("MAX_NODES", d.max_nodes),
-        min_score=calibrated("MIN_SCORE", "recall_floor"),
+        min_score=min_score,
         activation=pick("ACTIVATION", d.activation),
         budget_tokens=pick("BUDGET_TOKENS", d.budget_tokens),
         content_max_chars=pick("CONTENT_MAX_CHARS", d.content_max_chars),
@@ -144,7 +164,7 @@ def get_conf() -> WhisperConf:
         reranker_min_score=pick("RERANKER_MIN_SCORE", d.reranker_min_score),
         reranker_blend=pick("RERANKER_BLEND", d.reranker_blend),
         gate=pick("GATE", d.gate),
-        gate_no_reranker=calibrated("GATE_NO_RERANKER", "whisper_gate"),
+        gate_no_reranker=gate_no_reranker,
         gate_min_cosine=pick("GATE_MIN_COSINE", d.gate_min_cosine),
         gate_relative=pick("GATE_RELATIVE", d.gate_relative),
         gate_weights=parse_gate_weights(o.get("WHISPER_GATE_WEIGHTS")),
