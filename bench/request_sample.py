@@ -8,18 +8,26 @@ between reads as in the soak). After the same warm-up, `--requests` requests are
 CPU-time timer (ITIMER_PROF: it ticks with the process's user + system time, so a wait on a lock or a disk costs no
 sample) takes the Python stack every `--interval-ms` of CPU. Each sample is charged to the route being served.
 Per route it prints the process CPU per request (time.process_time around each call), the samples, and:
-  self     the innermost Python function of the sample (C code it calls, SQLite's or onnxruntime's, counts in it);
-  ours     the innermost function of Ormah's code (memory/, whisper/, ormah_site/) on the stack: where our code
-           spends, its callees in libraries included;
+  layer    the model when onnxruntime or fastembed is on the stack, else the innermost frame's package (SQL: Django's
+           cursor calls, inside which SQLite's C code runs; ours: memory/, whisper/, ormah_site/; numpy; ...);
+  sql      the SQL samples by the innermost function of ours on the stack (the one that sent the statement);
+  self     the innermost Python function of the sample (C code it calls, SQLite's or onnxruntime's, counts in it),
+           and the same with its caller;
+  ours     the innermost function of Ormah's code on the stack: where our code spends, its callees in libraries
+           included;
   inside   the share of samples with a function of that name anywhere on the stack (inclusive), for the names
-           given with `--inside` (module:function, or a function name alone).
-The profiler's own cost is a signal handler per sample (~20 us): at 2 ms it adds ~1 % to the figures.
+           given with `--inside` (a function name, or path:function as printed).
+Also the garbage collector's CPU a request (gc.callbacks around each collection), by generation.
+A sample is taken when the interpreter next checks for the signal, on the Python frame running then: a share of a
+few samples says little (time such a function in a loop instead). The kernel's timer ticks at its own rate (on
+this box ~4 ms of CPU a sample whatever the interval asked); the handler costs ~20 us a sample.
 A benchmark, not a test: nothing asserts.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -135,6 +143,17 @@ def run(args: argparse.Namespace, agent: Agent) -> dict:
     sampler = Sampler(args.interval_ms / 1000)
     cpu: dict[str, list[float]] = {}
     load_before = os.getloadavg()[0]
+    collected = {0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]}
+    began = [0.0]
+
+    def on_gc(phase: str, info: dict) -> None:
+        if phase == "start":
+            began[0] = time.process_time()
+        else:
+            collected[info["generation"]][0] += 1
+            collected[info["generation"]][1] += time.process_time() - began[0]
+
+    gc.callbacks.append(on_gc)
     sampler.start()
     try:
         for _ in range(args.requests):
@@ -146,12 +165,16 @@ def run(args: argparse.Namespace, agent: Agent) -> dict:
             sampler.route = None
     finally:
         sampler.stop()
+        gc.callbacks.remove(on_gc)
     load_after = os.getloadavg()[0]
     every = [ms for values in cpu.values() for ms in values]
     print(f"{args.requests} requests of the soak's mix, a sample every {args.interval_ms} ms of CPU; load average "
           f"{load_before:.2f} -> {load_after:.2f}")
     print(f"CPU a request over the mix: mean {statistics.mean(every):.2f} ms, p50 {statistics.median(every):.2f} ms")
-    out: dict = {"requests": args.requests, "load": [load_before, load_after], "routes": {}}
+    print("garbage collections: " + "; ".join(
+        f"generation {g} {k} x, {1000 * spent / args.requests:.3f} ms a request" for g, (k, spent) in collected.items()))
+    out: dict = {"requests": args.requests, "load": [load_before, load_after], "routes": {},
+                 "gc": {g: {"collections": k, "cpu_s": spent} for g, (k, spent) in collected.items()}}
     for route in routes:
         values = cpu.get(route, [])
         if not values:
