@@ -28,6 +28,10 @@ variants (docs/benchmarks.md, "Whisper recall query, session 26"):
 * `no-asked`, `no-alone`: today's without one of its two texts (session 14's question after context; a
   follow-up's prompt alone), each a recall fewer where it applied: what each of today's texts is worth now.
 * `typed+carry`: both.
+* `global`: the per-project pass's twin for a prompt asked outside any project (no space, none named): every recall
+  whisper makes for it is also made over the global memories alone (`spaces` [None]), each memory keeping its
+  better hit, as `_search` does over the prompt's project and the global memories inside one; imported pages and
+  the projects' notes, in their own spaces, no longer crowd a personal prompt's six.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-VARIANTS = ("base", "typed", "clause", "carry", "asking", "typed+carry", "no-asked", "no-alone")
+VARIANTS = ("base", "typed", "clause", "carry", "asking", "typed+carry", "no-asked", "no-alone", "global")
 _CAPTURED: dict = {}  # the deps and the first SearchQuery of the current retrieve call (the `carry` variant)
 
 
@@ -132,9 +136,15 @@ def install(variant: str) -> None:
     def search(query, conf, deps, plain=None):
         if plain is not None:  # the first recall of a retrieve call
             _CAPTURED.update(deps=deps, query=query)
-        return real_search(query, conf, deps, plain)
+        hits = real_search(query, conf, deps, plain)
+        if "global" in parts and query.default_space is None:
+            # the per-project pass's twin outside any project: the global memories alone
+            more = deps.search(query.model_copy(update={"spaces": [None]}))
+            hits = retrieve._better_of(hits, more, query.limit)
+        return hits
 
-    retrieve.further_queries = further
+    if variant != "global":
+        retrieve.further_queries = further
     retrieve._search = search
 
 
