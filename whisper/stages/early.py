@@ -4,6 +4,7 @@ prompts."""
 from __future__ import annotations
 
 from whisper.conf import WhisperConf
+from whisper.output_lines import is_output_alone
 from whisper.pasted import is_pasted_output
 from whisper.state import SILENT_ACK, SILENT_EMPTY, SILENT_SHORT, SILENT_SYNTHETIC, Deps, WhisperRun
 from whisper.text import alnum_count, is_acknowledgement, is_blank, synthetic_match
@@ -23,7 +24,7 @@ def early_exit(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         return SILENT_SYNTHETIC
     if alnum_count(prompt) < MIN_ALNUM:
         return SILENT_SHORT
-    if is_pasted_output(prompt):
+    if is_pasted_output(prompt) or is_output_alone(prompt):
         run.matched_pattern = PASTED_OUTPUT
         return SILENT_SYNTHETIC
     if is_acknowledgement(prompt):
