@@ -17,7 +17,8 @@ Per route it prints the process CPU per request (time.process_time around each c
            included;
   inside   the share of samples with a function of that name anywhere on the stack (inclusive), for the names
            given with `--inside` (a function name, or path:function as printed).
-Also the garbage collector's CPU a request (gc.callbacks around each collection), by generation.
+Also the garbage collector's CPU a request (gc.callbacks around each collection), by generation, and a full
+collection's CPU after the warm-up (`--gc-freeze`: then gc.freeze(), and the mix runs with those objects frozen).
 A sample is taken when the interpreter next checks for the signal, on the Python frame running then: a share of a
 few samples says little (time such a function in a loop instead). The kernel's timer ticks at its own rate (on
 this box ~4 ms of CPU a sample whatever the interval asked); the handler costs ~20 us a sample.
@@ -138,6 +139,17 @@ def run(args: argparse.Namespace, agent: Agent) -> dict:
     for _ in range(3):  # the warm-up of bench.request_cpu: the model, the scorer, the URL conf, the matrix
         for route in ROUTES:
             agent.call(route)
+    for label in ("a full collection after the warm-up", "and another at once"):
+        started = time.process_time()
+        gc.collect()
+        print(f"{label}: {1000 * (time.process_time() - started):.1f} ms of CPU, {len(gc.get_objects())} objects "
+              f"tracked, {gc.get_freeze_count()} frozen")
+    if args.gc_freeze:  # what a worker's post-fork gc.freeze() would leave the collector to walk
+        gc.freeze()
+        started = time.process_time()
+        gc.collect()
+        print(f"after gc.freeze(): a full collection {1000 * (time.process_time() - started):.1f} ms of CPU, "
+              f"{gc.get_freeze_count()} objects frozen")
     routes, weights = zip(*MIX)
     rng = random.Random(args.seed)
     sampler = Sampler(args.interval_ms / 1000)
@@ -214,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inside", action="append", default=None,
                         help="a function name (or module:function) whose inclusive share to print; repeatable")
     parser.add_argument("--json", help="also write the counts here")
+    parser.add_argument("--gc-freeze", action="store_true",
+                        help="gc.freeze() after the warm-up: the objects made so far are never walked again")
     args = parser.parse_args(argv)
     args.inside = args.inside or list(DEFAULT_INSIDE)
     home, stored, fresh = setup(args.memories, args.home)
