@@ -158,7 +158,7 @@ def standouts(run: WhisperRun, deps: Deps, identity_hits: Sequence[SearchHit], c
     score, the better of two views: the memory's stored vector and its first sentence); {} otherwise. The task is
     compared with shorthand read out (one more embedding only when that changes it)."""
     if (len(identity_hits) < conf.standout_min_set or run.follow_up
-            or not (governs_task(run.prompt) or first_person_need(run)) or not written_in_words(run.prompt)):
+            or not standout_prompt(run) or not written_in_words(run.prompt)):
         return {}
     text = expand_shorthand(run.prompt)
     vec = run.prompt_vec if text == run.prompt else deps.embed(text)
@@ -173,6 +173,13 @@ def standouts(run: WhisperRun, deps: Deps, identity_hits: Sequence[SearchHit], c
     for key, score in passing(first, **limits).items():
         found[key] = max(score, found.get(key, score))
     return found
+
+
+def standout_prompt(run: WhisperRun) -> bool:
+    """Whether the identity set's standouts are measured for this prompt: a task a convention could govern
+    (`governs_task`) or a first-person prompt off the identity route that asks something (`first_person_need`).
+    One place for the rule, so a bench can try another in its own process (bench/whisper_ident26.py, session 26)."""
+    return governs_task(run.prompt) or first_person_need(run)
 
 
 def first_person_off_route(run: WhisperRun) -> bool:
