@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from whisper.models import WhisperDecisionRow
-from whisper.output_lines import is_output_alone
+from whisper.output_lines import is_output_alone, machine_marks
 from whisper.pasted import is_pasted_output
 from whisper.services import whisper_respond
 
@@ -15,7 +15,7 @@ from whisper.services import whisper_respond
 @pytest.mark.parametrize("prompt", [
     "$ uv run black --check .\n12 files would be left unchanged",
     "Resolved 12 packages in 0.80s\nInstalled 2 packages in 9ms\n + attrs==24.2.0",
-    "On branch main\nYour branch is ahead of 'origin/main' by 2 commits.\n\nnothing to commit, working tree clean",
+    "On branch fix/trim-header\nYour branch is ahead of 'origin/fix/trim-header' by 2 commits.\n\nnothing to commit",
     " app/views.py   |  6 +++---\n 1 file changed, 3 insertions(+), 3 deletions(-)",
     "$ git log --oneline -2\n4f2a9c1 fix: trim the header\n0b7e3d2 feat: add the export",
     "$ pytest -q tests/test_a.py\n.....\n5 passed in 0.21s",
@@ -41,6 +41,28 @@ def test_output_no_shape_list_knows_is_output_alone(prompt):
 ])
 def test_a_person_s_line_makes_it_a_person_s_prompt(prompt):
     assert not is_output_alone(prompt)
+
+
+@pytest.mark.parametrize("prompt", [
+    # plain lines a person typed, with no pronoun, question or request: no mark of machine text (review15)
+    "The checkout page is slow.\nIt takes 4 seconds on mobile.",
+    "Typo fix in the README\nalso the date format in the footer",
+    "Notes from the standup\n- Sam is on leave Friday\n- release moved to Tuesday",
+    "# Notes\nthe dentist is Dr Jansen",
+    "> Beste Noor, de huur gaat naar 725 per maand\n> Groet, Rik",
+])
+def test_plain_lines_without_marks_of_machine_text_are_a_person_s(prompt):
+    assert not is_output_alone(prompt)
+
+
+@pytest.mark.parametrize(("line", "marked"), [
+    ("$ uv run black --check .", True), ("CONTAINER ID   IMAGE", True), ("On branch fix/edge", True),
+    ("Resolved 12 packages in 0.80s", True), ("4f2a9c1 fix: trim the header", True), ("..........", True),
+    (" app/views.py | 6 +++---", True), ("PostToolUse:Write hook feedback:", True),
+    ("It takes 4 seconds on mobile.", False), ("we moved in 2026.", False), ("Typo fix in the README", False),
+])
+def test_marks_of_machine_text(line, marked):
+    assert machine_marks(line) is marked
 
 
 # End to end through whisper_respond: the real store, embedder and recall.
