@@ -33,11 +33,15 @@ import io
 import json
 import os
 import random
+import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 if __name__ == "__main__" and os.environ.get("MALLOC_ARENA_MAX") is None:  # as `ormah serve` sets it for its tree
@@ -68,6 +72,29 @@ def heap_kib() -> dict[str, int]:
         return {}
     return {"mapped": (info.arena + info.hblkhd) // 1024, "in_use": (info.uordblks + info.hblkhd) // 1024,
             "free": info.fordblks // 1024}
+
+
+def pymalloc_kib() -> dict[str, int]:
+    """Python's small-object allocator (`sys._debugmallocstats`, written to the C stderr): the arenas it maps (1 MiB
+    each in 3.11, given back only when wholly empty) and the bytes of the blocks in use within them."""
+    with tempfile.TemporaryFile() as out:
+        saved = os.dup(2)
+        sys.stderr.flush()
+        os.dup2(out.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    found = {}
+    for key, pattern in (("arenas", r"(\d+) arenas \* \d+ bytes/arena\s+=\s+([\d,]+)"),
+                         ("in_blocks", r"# bytes in allocated blocks\s+=\s+([\d,]+)")):
+        match = re.search(pattern, text)
+        if match:
+            found[key] = int(match.group(match.lastindex).replace(",", "")) // 1024
+    return found
 
 
 def status_kib() -> dict[str, int]:
@@ -139,14 +166,17 @@ def checkpoint(done: int, started_cpu: float, memory_used, count_memories, trace
     import tracemalloc
 
     gc.collect()  # what stays is what something still holds
+    objects = gc.get_objects()
     status = status_kib()
     row = {"requests": done, "memories": count_memories(), "rss_kib": status.get("VmRSS"),
            "anon_kib": status.get("RssAnon"), "heap_kib": heap_kib(), "py_blocks": sys.getallocatedblocks(),
-           "gc_objects": len(gc.get_objects()), "sqlite_kib": memory_used() // 1024 if memory_used else None,
+           "pymalloc_kib": pymalloc_kib(),
+           "gc_objects": len(objects), "types": Counter(type(o).__qualname__ for o in objects), "sqlite_kib": memory_used() // 1024 if memory_used else None,
            "cpu_s": round(time.process_time() - started_cpu, 1), "load": round(os.getloadavg()[0], 2),
            "time": time.strftime("%H:%M:%S", time.gmtime())}
     if traced:
         row["traced_kib"] = tracemalloc.get_traced_memory()[0] // 1024
+    del objects
     return row
 
 
@@ -181,7 +211,15 @@ def run(args, home: Path, stored: list, fresh: list) -> dict:
     if args.tracemalloc:
         tracemalloc.start(args.frames)
     rows.append(checkpoint(0, started_cpu, memory_used, count, args.tracemalloc))
-    first = tracemalloc.take_snapshot() if args.tracemalloc else None
+    snapshots = Path(tempfile.mkdtemp(prefix="ormah-growth-snapshots-"))
+    middle = (args.requests // 2) // args.every * args.every  # the checkpoint the second diff starts from
+
+    def keep_snapshot(name: str) -> None:
+        """Written to disk, not held: a snapshot in memory would be part of the RSS read next."""
+        if args.tracemalloc:
+            tracemalloc.take_snapshot().dump(str(snapshots / name))
+
+    keep_snapshot("first")
     print(_line(rows[-1]), flush=True)
     gate = threading.Condition(lock)
     state = {"issued": 0, "in_flight": 0, "paused": False}
@@ -213,6 +251,12 @@ def run(args, home: Path, stored: list, fresh: list) -> dict:
                         gate.wait()
                     rows.append(checkpoint(state["issued"], started_cpu, memory_used, count, args.tracemalloc))
                     print(_line(rows[-1]), flush=True)
+                    if len(rows) > 1:
+                        grown = (rows[-1]["types"] - rows[-2]["types"]).most_common(args.types)
+                        print("  objects the collector tracks, grown since the last checkpoint: "
+                              + ", ".join(f"{name} {n:+}" for name, n in grown), flush=True)
+                    if ticket == middle:
+                        keep_snapshot("middle")
                     state["paused"] = False
                     gate.notify_all()
 
@@ -227,11 +271,20 @@ def run(args, home: Path, stored: list, fresh: list) -> dict:
               "cycle_codes": [p.returncode for p in cycles]}
     if args.tracemalloc:
         last = tracemalloc.take_snapshot()
-        result["grown"] = [(str(stat.traceback).replace(str(Path.cwd()) + "/", ""), stat.size_diff // 1024,
-                            stat.count_diff)
-                           for stat in last.compare_to(first, "lineno" if args.frames == 1 else "traceback")[:args.top]]
         tracemalloc.stop()
+        key = "lineno" if args.frames == 1 else "traceback"
+        for name, since in (("grown", "first"), ("grown_second_half", "middle")):
+            if (snapshots / since).exists():
+                before = tracemalloc.Snapshot.load(str(snapshots / since))
+                result[name] = [(_where(stat.traceback), stat.size_diff // 1024, stat.count_diff)
+                                for stat in last.compare_to(before, key)[:args.top]]
+    shutil.rmtree(snapshots, ignore_errors=True)
     return result
+
+
+def _where(traceback) -> str:
+    return " <- ".join(str(frame).replace(str(REPO) + "/", "").replace(sys.prefix + "/", "")
+                       for frame in traceback)
 
 
 def _line(row: dict) -> str:
@@ -242,6 +295,8 @@ def _line(row: dict) -> str:
             f"{row['py_blocks']:>8} objects {row['gc_objects']:>7} | sqlite "
             f"{(row['sqlite_kib'] or 0) / 1024:5.1f} MiB"
             + (f" | traced {row['traced_kib'] / 1024:6.1f} MiB" if "traced_kib" in row else "")
+            + (f" | pymalloc arenas {row['pymalloc_kib'].get('arenas', 0) / 1024:5.1f} in blocks "
+               f"{row['pymalloc_kib'].get('in_blocks', 0) / 1024:5.1f}" if row.get("pymalloc_kib") else "")
             + f" | CPU {row['cpu_s']:7.1f} s load {row['load']}")
 
 
@@ -264,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tracemalloc", action="store_true", help="trace Python's allocations (~2x the CPU)")
     parser.add_argument("--frames", type=int, default=1, help="tracemalloc frames kept per allocation")
     parser.add_argument("--top", type=int, default=25, help="lines of the tracemalloc diff shown")
+    parser.add_argument("--types", type=int, default=8, help="object types shown per checkpoint (by growth)")
     parser.add_argument("--home", help="start from a copy of the folder a `bench.serve_cpu --keep` run printed")
     parser.add_argument("--json", type=Path, help="also write the checkpoints and the diff here")
     args = parser.parse_args(argv)
@@ -273,8 +329,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = run(args, home, stored, fresh)
     finally:
-        import shutil
-
         shutil.rmtree(home.parent, ignore_errors=True)
     rows = result["rows"]
     if len(rows) > 2:
@@ -282,11 +336,16 @@ def main(argv: list[str] | None = None) -> int:
         per_k = [(b["rss_kib"] - a["rss_kib"]) / ((b["requests"] - a["requests"]) / 1000)
                  for a, b in zip(half, half[1:])]
         print(f"second half: RSS {statistics.mean(per_k) / 1024:+.2f} MiB per 1,000 requests (mean of steps)")
-    for line in result.get("grown", []):
-        print(f"{line[1]:>8} KiB {line[2]:>+8} blocks  {line[0]}")
+    for name, title in (("grown", "from the first checkpoint"), ("grown_second_half", "over the second half")):
+        if name in result:
+            print(f"tracemalloc, the lines whose held bytes grew most {title}:")
+            for line in result[name]:
+                print(f"{line[1]:>8} KiB {line[2]:>+8} blocks  {line[0]}")
     print(f"errors: {len(result['errors'])} {result['errors'][:3]}; sleep cycles run: {result['cycles']} "
           f"(exit codes {result['cycle_codes']})")
     if args.json:
+        for row in result["rows"]:
+            row["types"] = dict(row["types"].most_common(60))
         args.json.write_text(json.dumps(result, indent=2, default=str))
     return 0
 

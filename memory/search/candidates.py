@@ -35,7 +35,13 @@ NEUTRAL_CENTRALITY = 0.5  # a store of one memory (no others to be near)
 _central: dict[tuple, dict[int, float]] = {}  # centrality per row, per store signature (derived, per process)
 _counts: dict[tuple, int] = {}  # the number of memories, for the latest store state seen
 _DF_LOCK = threading.Lock()  # the web worker's threads share the cache
-DF_CACHE_TERMS = 50_000
+# The counts kept per process: at most DF_CACHE_TERMS terms (all dropped when one more would pass it), none longer
+# than DF_TERM_CHARS characters (counted at each call). Every prompt brings new terms, its adjacent word pairs above
+# all (`with_compounds`), so the cache fills whatever the store: ~1.1 new terms a request under the soak's mix, ~330
+# bytes a term with its key, its token's set and the term itself (docs/benchmarks.md, "Served memory over time,
+# session 26"). 8,192 terms are ~2.7 MiB a web worker; 50,000 were ~16 MiB, reached after ~45,000 requests.
+DF_CACHE_TERMS = 8_192
+DF_TERM_CHARS = 64
 # Stores up to this many memories get each row's indexed words' digest kept beside the counts (`_carried`): an older
 # memory written again (a confidence change) beside a new one then carries the counts; larger stores count afresh.
 TEXTS_MAX = 50_000
@@ -154,6 +160,8 @@ def _keep(held: _Counts, found: dict[str, int], cap: int, at_mark: dict[str, str
         held.by_token.clear()
         held.uncarried.clear()
     for term, n in found.items():
+        if len(term) > DF_TERM_CHARS:
+            continue
         key = (term, cap)
         held.counts[key] = n
         if held.mark is None:
