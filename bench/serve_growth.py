@@ -174,10 +174,22 @@ def checkpoint(done: int, started_cpu: float, memory_used, count_memories, trace
            "gc_objects": len(objects), "types": Counter(type(o).__qualname__ for o in objects), "sqlite_kib": memory_used() // 1024 if memory_used else None,
            "cpu_s": round(time.process_time() - started_cpu, 1), "load": round(os.getloadavg()[0], 2),
            "time": time.strftime("%H:%M:%S", time.gmtime())}
+    row["caches"] = cache_entries()
     if traced:
         row["traced_kib"] = tracemalloc.get_traced_memory()[0] // 1024
     del objects
     return row
+
+
+def cache_entries() -> dict[str, int]:
+    """Entries of the per-process caches that grow with the requests or the memories a worker has seen."""
+    from memory import store
+    from memory.backends import sqlite_fulltext
+    from memory.search import candidates
+
+    held = list(candidates._df.values())
+    return {"doc_counts": sum(len(h.counts) for h in held), "tokens": len(sqlite_fulltext._TOKENS),
+            "paths": len(store._LAST_PATH), "file_ids": len(store._ID_CACHE)}
 
 
 def _count_memories():
@@ -297,6 +309,7 @@ def _line(row: dict) -> str:
             + (f" | traced {row['traced_kib'] / 1024:6.1f} MiB" if "traced_kib" in row else "")
             + (f" | pymalloc arenas {row['pymalloc_kib'].get('arenas', 0) / 1024:5.1f} in blocks "
                f"{row['pymalloc_kib'].get('in_blocks', 0) / 1024:5.1f}" if row.get("pymalloc_kib") else "")
+            + " | kept: " + " ".join(f"{name} {n}" for name, n in row["caches"].items())
             + f" | CPU {row['cpu_s']:7.1f} s load {row['load']}")
 
 
