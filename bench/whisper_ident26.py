@@ -3,6 +3,7 @@
 
     python -m bench.whisper_ident26 show today --z 4.5 > RUN.txt       # one full dev run (--split dev --show)
     python -m bench.whisper_ident26 show asks --z 4.0 > RUN.txt        # a candidate, installed in this process only
+    python -m bench.whisper_ident26 show asks --z-new 5.5 > RUN.txt    # asks-own-z: today's prompts at the conf's z
     python -m bench.whisper_ident26 show asks --z 4.5 --batch 17       # rule 4's run: batch 17 dev alone
     python -m bench.whisper_ident26 prompts asks                       # how many dev 1-16 prompts each rule measures
     python -m bench.whisper_identity choose BASE.txt RUN.txt ...       # the setting left out by batch and by store
@@ -15,6 +16,8 @@ route that asks something. The candidates change only which prompts qualify, and
 - asks: also any prompt that asks something, read from what whisper already parses (`whisper.asked.asks_anything`:
   a question, a request or task, a question by word order or an indirect one, in the prompt or any sentence or
   clause); a remark or chit-chat that asks nothing is left out. The identity set is loaded for those prompts too.
+- asks-own-z: asks, with the prompts today's rule measures kept at today's z (4.5) and only the prompts asks adds
+  held to a higher one (`--z-new`).
 - any: every prompt written in words that is no follow-up (the control of how much the asking test holds back).
 
 Nothing here edits a file: the variant replaces `whisper.conventions.standout_prompt`, the identity set's loading
@@ -49,8 +52,9 @@ def qualifies(variant: str, run, today) -> bool:
     return True
 
 
-def install(variant: str, z: float | None) -> None:
-    """Put the variant in place of today's rule, and `standout_z` at z (None: the conf's), in this process."""
+def install(variant: str, z: float | None, z_new: float | None = None) -> None:
+    """Put the variant in place of today's rule, and `standout_z` at z (None: the conf's), in this process; with
+    z_new, the prompts only the variant measures (not today's rule) need z_new instead (candidate asks-own-z)."""
     import whisper.conventions as conventions
     import whisper.stages.retrieve as retrieve
 
@@ -65,7 +69,9 @@ def install(variant: str, z: float | None) -> None:
         return today_loads(prompt) or variant == "any" or asks_rule(prompt)
 
     def standouts(run, deps, identity_hits, conf):
-        if z is not None:
+        if z_new is not None and not today_rule(run):
+            conf = dataclasses.replace(conf, standout_z=z_new)
+        elif z is not None:
             conf = dataclasses.replace(conf, standout_z=z)
         return real_standouts(run, deps, identity_hits, conf)
 
@@ -103,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("what", choices=("show", "prompts"))
     parser.add_argument("variant", choices=VARIANTS)
     parser.add_argument("--z", type=float, help="standout_z for the run (default: the conf's)")
+    parser.add_argument("--z-new", type=float, help="standout_z on the prompts only the variant measures")
     parser.add_argument("--batch", type=int, help="show: only this batch")
     args = parser.parse_args(argv)
     if args.what == "prompts":
@@ -110,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from bench.whisper_ret import count_cpu, cpu_line
 
-    install(args.variant, args.z)
+    install(args.variant, args.z, args.z_new)
     spent = count_cpu()
     from bench.whisper_stores import main as stores_main
 
