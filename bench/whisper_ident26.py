@@ -52,6 +52,14 @@ def qualifies(variant: str, run, today) -> bool:
     return True
 
 
+def z_for(run, today, conf_z: float, z: float | None, z_new: float | None) -> float:
+    """The standard score a prompt's standouts need: z_new on a prompt today's rule does not measure (when given),
+    else z (when given), else the conf's."""
+    if z_new is not None and not today(run):
+        return z_new
+    return conf_z if z is None else z
+
+
 def install(variant: str, z: float | None, z_new: float | None = None) -> None:
     """Put the variant in place of today's rule, and `standout_z` at z (None: the conf's), in this process; with
     z_new, the prompts only the variant measures (not today's rule) need z_new instead (candidate asks-own-z)."""
@@ -69,10 +77,7 @@ def install(variant: str, z: float | None, z_new: float | None = None) -> None:
         return today_loads(prompt) or variant == "any" or asks_rule(prompt)
 
     def standouts(run, deps, identity_hits, conf):
-        if z_new is not None and not today_rule(run):
-            conf = dataclasses.replace(conf, standout_z=z_new)
-        elif z is not None:
-            conf = dataclasses.replace(conf, standout_z=z)
+        conf = dataclasses.replace(conf, standout_z=z_for(run, today_rule, conf.standout_z, z, z_new))
         return real_standouts(run, deps, identity_hits, conf)
 
     conventions.standout_prompt = standout_prompt

@@ -45,3 +45,15 @@ def test_a_variant_is_installed_in_the_process_only(monkeypatch):
     assert not loads("which vet do we take Biscuit to")
     assert conventions.standout_prompt(_run("which vet do we take Biscuit to"))
     assert gate.standout_gate is conventions.standout_gate
+
+
+def test_asks_own_z_holds_only_the_prompts_today_does_not_measure_to_the_higher_z():
+    from bench.whisper_ident26 import z_for
+
+    task = _run("write the commit msg for this change")  # a task a convention could govern: today's rule
+    question = _run("which vet do we take Biscuit to")
+    assert standout_prompt(task) and not standout_prompt(question)
+    assert z_for(task, standout_prompt, 4.5, None, 6.5) == 4.5
+    assert z_for(question, standout_prompt, 4.5, None, 6.5) == 6.5
+    assert z_for(question, standout_prompt, 4.5, 4.0, None) == 4.0
+    assert z_for(question, standout_prompt, 4.5, None, None) == 4.5
