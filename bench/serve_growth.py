@@ -6,22 +6,26 @@ process, for many thousand requests, with the process's memory read every `--eve
                                  [--tracemalloc] [--top 25] [--json FILE]
 
 A fresh temporary home gets `--memories` generated memories and `ormah init` (bench/request_cpu.py's `setup`, the
-soak's corpus); then this process becomes a web worker as `ormah serve` runs one: MALLOC_ARENA_MAX=1 (the process
-starts itself again with it when it is not set), one thread for numpy and onnxruntime, Django set up, and
-`--threads` request threads (gunicorn's 4 per worker), each its own soak agent (bench/soak_calls.py: remember 30 %,
-recall 30 %, whisper 30 %, feedback 10 %, each agent with its own whisper session) calling
-`ormah_site.wsgi.application` with a WSGI environ of its own (middleware, the token check, ninja, the route, the
-response closed so `request_finished` runs, as gunicorn does). `--cycle-every N` runs the sleep cycle
-(`manage.py tasks run-all`, a process of its own as the job cluster is) after every N requests, while the threads go
-on. `--mix remember=0,...` keeps the store's size fixed, which separates what a worker holds per memory stored (the
-vector matrix, the page cache of a larger file, the document counts) from what it holds per request served.
+soak's corpus, its files written by this process, so memory/store.py's file caches start with every one); then
+this process becomes a web worker as `ormah serve` runs one: MALLOC_ARENA_MAX=1 (the process starts itself again
+with it when it is not set), one thread for numpy and onnxruntime, Django set up, and `--threads` request threads
+(gunicorn's 4 per worker), each its own soak agent (bench/soak_calls.py: remember 30 %, recall 30 %, whisper 30 %,
+feedback 10 %, each agent with its own whisper session) calling `ormah_site.wsgi.application` with a WSGI environ
+of its own (middleware, the token check, ninja, the route, the response closed so `request_finished` runs, as
+gunicorn does). `--cycle-every N` runs the sleep cycle (`manage.py tasks run-all`, a process of its own as the job
+cluster is) after every N requests, while the threads go on. `--mix remember=0,...` keeps the store's size fixed,
+which separates what a worker holds per memory stored (the vector matrix, the file caches) from what it holds per
+request served (the caches of the terms it has read).
 
 At each checkpoint: requests, memories stored, the process's RSS and its anonymous part (/proc/self/status), glibc's
 heap (mallinfo2: mapped = arena + mmapped blocks, in use, free), the blocks Python's allocator holds
-(`sys.getallocatedblocks`), the objects the collector tracks, SQLite's own memory (`sqlite3_memory_used` of the
-driver Django loaded: page caches, prepared statements), CPU seconds of the process, the load average. With
-`--tracemalloc` (about twice the CPU) the traced Python allocations too, and at the end the lines whose held bytes
-grew most between the first checkpoint and the last. A benchmark, not a test: nothing asserts.
+(`sys.getallocatedblocks`) and pymalloc's arenas, the objects the collector tracks by type (the types that grew
+since the last checkpoint are printed), the entries of the caches that grow with the terms and files a worker meets
+(the document counts, the tokens per term, memory/store.py's file caches), SQLite's own memory
+(`sqlite3_memory_used` of the driver Django loaded: page caches, prepared statements), CPU seconds of the process,
+the load average. With `--tracemalloc` (about twice the CPU) the traced Python allocations too, and at the end the
+lines whose held bytes grew most from the first checkpoint and over the second half (snapshots kept on disk, not in
+the process). A benchmark, not a test: nothing asserts.
 """
 
 from __future__ import annotations
@@ -44,12 +48,14 @@ import time
 from collections import Counter
 from pathlib import Path
 
-if __name__ == "__main__" and os.environ.get("MALLOC_ARENA_MAX") is None:  # as `ormah serve` sets it for its tree
-    os.environ["MALLOC_ARENA_MAX"] = "1"  # glibc reads it at start: run again with it
-    os.execv(sys.executable, [sys.executable, "-m", "bench.serve_growth", *sys.argv[1:]])
+if __name__ == "__main__":  # the environment `ormah serve` gives its tree
+    if os.environ.get("MALLOC_ARENA_MAX") is None:
+        os.environ["MALLOC_ARENA_MAX"] = "1"  # glibc reads it at start: run again with it
+        os.execv(sys.executable, [sys.executable, "-m", "bench.serve_growth", *sys.argv[1:]])
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # read when numpy loads (bench._common imports it)
+    os.environ.setdefault("ORMAH_EMBEDDING_THREADS", "1")
 
 from bench._common import REPO  # noqa: E402
-from bench.request_cpu import setup  # noqa: E402  (sets the served thread counts before numpy loads)
 from bench.soak_calls import RouteCalls  # noqa: E402
 from bench.soak_report import MIX, ROUTES  # noqa: E402
 
@@ -170,8 +176,9 @@ def checkpoint(done: int, started_cpu: float, memory_used, count_memories, trace
     status = status_kib()
     row = {"requests": done, "memories": count_memories(), "rss_kib": status.get("VmRSS"),
            "anon_kib": status.get("RssAnon"), "heap_kib": heap_kib(), "py_blocks": sys.getallocatedblocks(),
-           "pymalloc_kib": pymalloc_kib(),
-           "gc_objects": len(objects), "types": Counter(type(o).__qualname__ for o in objects), "sqlite_kib": memory_used() // 1024 if memory_used else None,
+           "pymalloc_kib": pymalloc_kib(), "gc_objects": len(objects),
+           "types": Counter(type(o).__qualname__ for o in objects),
+           "sqlite_kib": memory_used() // 1024 if memory_used else None,
            "cpu_s": round(time.process_time() - started_cpu, 1), "load": round(os.getloadavg()[0], 2),
            "time": time.strftime("%H:%M:%S", time.gmtime())}
     row["caches"] = cache_entries()
@@ -336,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--home", help="start from a copy of the folder a `bench.serve_cpu --keep` run printed")
     parser.add_argument("--json", type=Path, help="also write the checkpoints and the diff here")
     args = parser.parse_args(argv)
+    from bench.request_cpu import setup  # Django is set up there, after the environment above
+
     home, stored, fresh = setup(args.memories, args.home)
     print(f"MALLOC_ARENA_MAX={os.environ.get('MALLOC_ARENA_MAX')}; {args.memories} memories; {args.threads} threads; "
           f"mix {dict(args.mix)}; load {os.getloadavg()[0]:.2f}", flush=True)
