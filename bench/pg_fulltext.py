@@ -4,7 +4,8 @@
 
 Reads the stores bench/locomo.py cached (~/.cache/ormah-bench/locomo/<model>/conv-*/index.sqlite3; run it first),
 so both engines rank the very same rows: FTS5 with the SQLite backend's bm25(10, 1, 3), and the PostgreSQL
-backend's ranking (memory/backends/postgres.py) over a table with the same generated tsvector as migration 0011.
+backend's ranking (memory/backends/pg_bm25.py: FTS5's BM25 since session 26) over a table with the same generated
+tsvector as migration 0011 and the same length column as migration 0012.
 Each leg is fts_search's order without filters: rows with every token first, then rows with any token.
 """
 
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     _setup()
     import psycopg
 
-    from memory.backends import postgres, sqlite
+    from memory.backends import pg_bm25, postgres, sqlite
     from memory.search.fts import fts_query
 
     stores = sorted(p for p in (DEFAULT_CACHE_DIR / "locomo").glob("*/conv-*") if (p / "built.json").is_file())
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                 query = fts_query(q.text)
 
                 def ranked_pg(_expression, match_all, limit, query=query):
-                    sql = postgres._ranked_sql(PG_TABLE, "n", ["id"], "")
+                    sql = pg_bm25.ranked_sql(PG_TABLE, "n", ["id"], "")
                     tokens = [postgres._PUNCTUATION.sub(" ", t) for t in query.tokens]
                     return pg.execute(sql, [tokens, postgres._websearch(query.tokens, match_all), limit]).fetchall()
 
@@ -93,17 +94,19 @@ def main(argv: list[str] | None = None) -> int:
         pg.execute(f"DROP TABLE IF EXISTS {PG_TABLE}")
     print(f"LoCoMo dev, {len(convs)} conversations, {n} questions (categories {sorted(CATEGORIES)}), load "
           f"{os.getloadavg()[0]:.2f}")
-    for leg, label in (("bm25", "FTS5 BM25 (SQLite)"), ("pg", "tsvector IDF x ts_rank (PostgreSQL)")):
+    for leg, label in (("bm25", "FTS5 BM25 (SQLite)"), ("pg", "tsvector BM25 (PostgreSQL)")):
         print(f"{label:40s} " + "  ".join(f"R@{k} {sums[(leg, k)] / n:.3f}" for k in KS))
     return 0
 
 
 def _fts_column(table: str) -> str:
-    """Migration 0011's text search configuration, generated column and index, on the bench table."""
+    """Migration 0011's text search configuration, generated column and index, and 0012's length, on the bench
+    table."""
     from importlib import import_module
 
     migration = import_module("memory.migrations.0011_fts_unaccent")
-    sql = [*migration.CONFIG_SQL, *migration.node_sql("ormah_english")]
+    length = import_module("memory.migrations.0012_pg_fts_len")
+    sql = [*migration.CONFIG_SQL, *migration.node_sql("ormah_english"), length.PG_SQL[0]]
     return ";".join(s.replace("memory_noderow", table).replace("node_fts_gin", f"{table}_gin") for s in sql)
 
 

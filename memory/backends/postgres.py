@@ -1,13 +1,12 @@
-"""The PostgreSQL search backend: a weighted tsvector with per-token IDF x ts_rank, pgvector, no index file.
+"""The PostgreSQL search backend: a weighted tsvector ranked by FTS5's BM25, pgvector, no index file.
 
-Full text (migrations 0002, 0006 and 0011): `memory_noderow.fts` is a stored generated tsvector, title weight A,
-content B, tags C, with a GIN index, in the `ormah_english` configuration (`english` with `unaccent` before the
-stemmer: "cafe" finds "café", as FTS5's remove_diacritics does). A query's tokens each become a `websearch_to_tsquery`; the rows matching all tokens
-(or any) are ranked by the sum over the tokens of IDF(token) x ts_rank(weights, fts, token), with BM25's IDF
-ln((N - df + 0.5) / (df + 0.5)) floored at ln(1.000001) so that a token in most rows still counts a little. The
-weights {D, C, B, A} = {0.1, 0.3, 0.1, 1.0} keep the FTS5 leg's 10 : 1 : 3 for title : content : tags. The token
-statistics run once per query in MATERIALIZED CTEs. Measured on the LoCoMo dev split, this leg alone scored 0.623
-against FTS5 BM25's 0.595 (docs/team-server.md).
+Full text (migrations 0002, 0006, 0011 and 0012): `memory_noderow.fts` is a stored generated tsvector, title weight
+A, content B, tags C, with a GIN index, in the `ormah_english` configuration (`english` with `unaccent` before the
+stemmer: "cafe" finds "café", as FTS5's remove_diacritics does), and `fts_len` the row's length in tokens. A query's
+tokens each become a `websearch_to_tsquery`; the rows matching all tokens (or any) are ranked by FTS5's own BM25
+(k1 1.2, b 0.75, title 10 : content 1 : tags 3, read from the tsvector's weighted positions;
+memory/backends/pg_bm25.py), so the keyword score relative to the query's best, which the recall scorer and the
+whisper gate read, is on FTS5's scale. The token statistics run once per query in MATERIALIZED CTEs.
 
 Vectors: `node_vec(id, embedding vector(dim), type, tier, space)` with an HNSW cosine index. A KNN among given row
 ids, or over a table small enough (EXACT_MAX rows), is an exact scan; a larger table uses HNSW with pgvector's
@@ -27,6 +26,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from django.db import connection, transaction
 
+from memory.backends.pg_bm25 import CONFIG, ranked_sql
+
 if TYPE_CHECKING:
     from memory.search.fts import FtsQuery
 
@@ -36,9 +37,6 @@ NODE_TABLE = "memory_noderow"
 EVIDENCE_TABLE = "memory_evidencerow"
 VEC_TABLE = "node_vec"
 LOG_TABLE = "node_vec_log"
-CONFIG = "ormah_english"  # english with unaccent in front of the stemmer (migration 0011), as FTS5 folds accents
-RANK_WEIGHTS = "'{0.1, 0.3, 0.1, 1.0}'"  # D, C (tags), B (content), A (title)
-IDF_FLOOR = 1.000001
 FULLTEXT_MARK_SQL = None  # no mark of the tsvector index's contents: document counts are not carried across writes
 _PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")  # ASCII punctuation, spaced out in the tsvector columns too
 EXACT_MAX = 20_000  # up to this many vectors a KNN is an exact scan (a few milliseconds)
@@ -58,31 +56,11 @@ def _websearch(tokens: Sequence[str], match_all: bool) -> str:
 # --- Full text ---------------------------------------------------------------------------------------------------
 
 
-def _ranked_sql(table: str, alias: str, columns: Sequence[str], where: str) -> str:
-    """Rows of `table` matching the query string, with `columns` and the summed per-token IDF x ts_rank score."""
-    selected = ", ".join(f"{alias}.{c}" for c in columns)
-    return f"""
-        WITH q AS MATERIALIZED (
-            SELECT websearch_to_tsquery('{CONFIG}', t) AS tq FROM unnest(%s::text[]) AS t
-        ), s AS MATERIALIZED (
-            SELECT q.tq, ln(greatest((total.n - d.df + 0.5) / (d.df + 0.5), {IDF_FLOOR})) AS idf
-            FROM q CROSS JOIN (SELECT count(*)::float8 AS n FROM {table}) total
-            CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM {table} x WHERE x.fts @@ q.tq) d
-            WHERE numnode(q.tq) > 0
-        ), m AS MATERIALIZED (
-            SELECT {selected}, {alias}.fts FROM {table} {alias}
-            WHERE {alias}.fts @@ websearch_to_tsquery('{CONFIG}', %s){where}
-        )
-        SELECT {", ".join(f"m.{c}" for c in columns)},
-               (SELECT coalesce(sum(s.idf * ts_rank({RANK_WEIGHTS}, m.fts, s.tq)), 0) FROM s) AS score
-        FROM m ORDER BY score DESC, m.id LIMIT %s"""
-
-
 def node_fulltext(query: FtsQuery, *, match_all: bool, limit: int, where: str | None = None,
                   params: Sequence = ()) -> list[tuple[int, float]]:
     """(row_id, score) of the best `limit` rows matching every token (any token when not `match_all`); with
     `where`, only rows `n` of memory_noderow passing it."""
-    sql = _ranked_sql(NODE_TABLE, "n", ["id"], f" AND {where}" if where else "")
+    sql = ranked_sql(NODE_TABLE, "n", ["id"], f" AND {where}" if where else "")
     with connection.cursor() as cur:
         cur.execute(sql, [[_PUNCTUATION.sub(" ", t) for t in query.tokens], _websearch(query.tokens, match_all),
                           *params, int(limit)])
@@ -111,7 +89,7 @@ def doc_counts_marked(terms: Sequence[str], cap: int) -> tuple[dict[str, int], d
 def evidence_fulltext(query: FtsQuery, *, match_all: bool, limit: int, where: str,
                       params: Sequence) -> list[tuple[int, str, float]]:
     """(row_id, uid, score) of evidence events `e` matching the query and passing `where` (" AND ..." or "")."""
-    sql = _ranked_sql(EVIDENCE_TABLE, "e", ["id", "uid"], where)
+    sql = ranked_sql(EVIDENCE_TABLE, "e", ["id", "uid"], where)
     with connection.cursor() as cur:
         cur.execute(sql, [[_PUNCTUATION.sub(" ", t) for t in query.tokens], _websearch(query.tokens, match_all),
                           *params, int(limit)])
