@@ -2,7 +2,7 @@
 
 Two implementations, chosen by the connection's vendor (ORMAH_DATABASE_URL unset: SQLite):
 - `memory.backends.sqlite`: FTS5 (bm25) + sqlite-vec's vec0 table + SQLite's online backup (today's code);
-- `memory.backends.postgres`: a weighted tsvector with per-token IDF x ts_rank + pgvector (HNSW, cosine, exact
+- `memory.backends.postgres`: a weighted tsvector ranked by FTS5's BM25 + pgvector (HNSW, cosine, exact
   re-scoring) + no index file in backups (the index is derived; a restore rebuilds it).
 
 Both expose the same functions (the `SearchBackend` protocol); memory.search.fts, .vectors, .evidence and

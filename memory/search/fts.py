@@ -1,5 +1,5 @@
 """The full-text leg: safe MATCH expressions from raw text, and BM25-ranked, filtered row ids (SQLite's FTS5;
-PostgreSQL's tsvector ranks by per-token IDF x ts_rank instead, memory/backends/postgres.py).
+PostgreSQL's tsvector computes the same BM25, memory/backends/pg_bm25.py).
 
 Ranking is bm25(node_fts, 10.0, 1.0, 3.0) over the columns (title, content, tags_text), so the title really
 weighs ten times the content. The original's table had an UNINDEXED id column first, which silently moved
