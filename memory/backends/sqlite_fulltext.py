@@ -8,6 +8,7 @@ the interface), split out of it unchanged.
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -97,8 +98,13 @@ def doc_counts_marked(terms: Sequence[str], cap: int) -> tuple[dict[str, int], d
 VOCAB_TABLE = "node_fts_vocab"  # fts5vocab(node_fts, row): one row per token, `doc` = rows holding it (0010)
 # (node_fts's tokenize= declaration, term) -> the term's tokens: fixed by the tokenizer, kept for the process. The
 # declaration is in the key so two stores of one process whose node_fts tokenize differently never share an entry.
+# Every prompt brings terms never asked before (its adjacent word pairs above all), so the map grows with the
+# requests a worker serves: at most _TOKENS_MAX terms (all dropped when one more would pass it, ~3.5 MiB full), none
+# longer than _TOKENS_TERM_CHARS characters (a pasted hash or blob: tokenized at each call), as the document counts
+# of memory/search/candidates.py are bounded (rss16, docs/benchmarks.md "Served memory over time, session 26").
 _TOKENS: dict[tuple[str, str], tuple[str, ...]] = {}
-_TOKENS_MAX = 100_000
+_TOKENS_MAX = 16_384
+_TOKENS_TERM_CHARS = 64
 _TOKENIZER: dict[str, object] = {}  # tokenize= -> a private in-memory FTS5 table with that tokenizer
 _TOKENIZER_LOCK = threading.Lock()
 
@@ -118,7 +124,7 @@ def _declared_tokenize(cur) -> str:
 def _tokens(terms: Sequence[str], cur) -> dict[str, tuple[str, ...]]:
     """Each term's tokens as node_fts's tokenizer writes them (porter stems, folded case and diacritics): read from
     an FTS5 table with node_fts's own `tokenize=` in a private in-memory database (no write to the store)."""
-    tokenize = _declared_tokenize(cur)
+    tokenize = sys.intern(_declared_tokenize(cur))  # one string shared by every key, not a copy kept per call
     out = {t: _TOKENS[tokenize, t] for t in terms if (tokenize, t) in _TOKENS}
     new = [t for t in terms if t not in out]
     if new:
@@ -131,10 +137,11 @@ def _tokens(terms: Sequence[str], cur) -> dict[str, tuple[str, ...]]:
                     found.setdefault(doc, []).append((offset, term))
             finally:
                 db.execute("INSERT INTO words(words) VALUES ('delete-all')")  # emptied at once
-        if len(_TOKENS) + len(new) > _TOKENS_MAX:
-            _TOKENS.clear()
         made = {t: tuple(term for _, term in sorted(found.get(i, []))) for i, t in enumerate(new)}
-        _TOKENS.update(((tokenize, t), tokens) for t, tokens in made.items())
+        kept = [(t, tokens) for t, tokens in made.items() if len(t) <= _TOKENS_TERM_CHARS]
+        if len(_TOKENS) + len(kept) > _TOKENS_MAX:
+            _TOKENS.clear()
+        _TOKENS.update(((tokenize, t), tokens) for t, tokens in kept)
         out.update(made)
     return out
 
