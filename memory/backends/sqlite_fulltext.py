@@ -125,7 +125,8 @@ def _tokens(terms: Sequence[str], cur) -> dict[str, tuple[str, ...]]:
     """Each term's tokens as node_fts's tokenizer writes them (porter stems, folded case and diacritics): read from
     an FTS5 table with node_fts's own `tokenize=` in a private in-memory database (no write to the store)."""
     tokenize = sys.intern(_declared_tokenize(cur))  # one string shared by every key, not a copy kept per call
-    out = {t: _TOKENS[tokenize, t] for t in terms if (tokenize, t) in _TOKENS}
+    # one .get a term: another thread's clear() between a membership test and a read would raise KeyError
+    out = {t: tokens for t in terms if (tokens := _TOKENS.get((tokenize, t))) is not None}
     new = [t for t in terms if t not in out]
     if new:
         with _TOKENIZER_LOCK:
