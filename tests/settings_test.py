@@ -19,3 +19,11 @@ from ormah_site.settings import *  # noqa: E402,F401,F403
 # home, on SQLite for now: one shared PostgreSQL database would mix their stores (docs/team-server.md).
 os.environ.pop("ORMAH_DATABASE_URL", None)
 os.environ.pop("ORMAH_TEST_DATABASE_URL", None)
+
+# The test index on SQLite is one in-memory database whose connection pytest-django shares between a test and its
+# live server's thread (the browser tests). The driver's per-connection statement cache (a functools.lru_cache) is
+# not safe when two threads miss it at once: the final CI of session 26 saw its links break (a KeyError naming another
+# statement on every later query, each browser test failing after it). One connection in one process never needs
+# the cache in the tests; production opens a connection per thread (ormah_site/sqlitevec) and keeps it.
+if DATABASES["default"]["ENGINE"] == "ormah_site.sqlitevec":  # noqa: F405
+    DATABASES["default"]["OPTIONS"] = {**DATABASES["default"]["OPTIONS"], "cached_statements": 0}  # noqa: F405
