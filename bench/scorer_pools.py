@@ -49,7 +49,7 @@ CODE = ("memory/ranking/features.py", "memory/search/candidates.py", "memory/sea
         # the labelled sets and the query whisper builds: a prompt added to a dev split must reach the pools
         "bench/datasets/whisper.json", "bench/datasets/docs.json", "bench/datasets/lifelog.json",
         "bench/datasets/devprojects.json", "bench/datasets/club.json", "bench/datasets/home.json",
-        "bench/datasets/course.json",
+        "bench/datasets/course.json", "bench/datasets/choir.json",
         "bench/datasets/split.py",
         "whisper/stages/retrieve.py", "bench/scorer_pools.py")
 NONSENSE = ("zzqxv blorf", "qwpl xkcdz vrrmt", "blorf glimmax snoodle", "asdf jkl qwerty uiop", "fnord zibble")

@@ -1,4 +1,4 @@
-"""Recall on the labelled stores of bench/datasets (docs, lifelog, devprojects, club, home, course), per
+"""Recall on the labelled stores of bench/datasets (docs, lifelog, devprojects, club, home, course, choir), per
 split.
 
     python -m bench.stores_recall [--split dev|test|both] [--write] [--database-url postgres://...]

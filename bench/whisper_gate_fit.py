@@ -43,7 +43,7 @@ FOLLOW_UP_COSINE = 0.35  # whisper/conf.py follow_up_cosine, not fitted here
 STRONG = 0.70  # a recall hit with this raw cosine passes on its own (the overlap filter's cosine floor)
 STRONG_PASS = False  # True: a recall hit at STRONG passes the logistic gate whatever its log-odds (before session 12)
 FOLDS, SHUFFLES = 5, (0, 1, 2)
-FRESH_BATCHES = frozenset({17})  # measured fresh by the lead, never fitted (and in bench/scorer_pools.py); 16 is fit data
+FRESH_BATCHES = frozenset({18})  # measured fresh by the lead, never fitted (and in bench/scorer_pools.py); 17 is fit data
 
 
 def gate_inputs(call: list[dict]) -> None:

@@ -64,7 +64,7 @@ EXTRAS: tuple[str, ...] = ()  # candidate inputs of bench/whisper_gate_extras.py
 
 
 # The labelling round whose left-out log-loss an input must not worsen: the newest one the fit still sees, the one
-# before bench/whisper_gate_fit.py's FRESH_BATCHES (never fitted, so never in a prepared dump); 16 while that is {17}.
+# before bench/whisper_gate_fit.py's FRESH_BATCHES (never fitted, so never in a prepared dump); 17 while that is {18}.
 FRESHEST = str(min(gf.FRESH_BATCHES) - 1)
 
 

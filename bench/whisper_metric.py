@@ -8,7 +8,7 @@
 settings; history prompts first) and keeps, for every recall hit the logistic gate judged (route "logistic", history
 calls too), the call's query vector (run.query_vec: the vector the raw cosine is taken with), the memory's stored
 vector, the label (the memory is expected or accepted for the prompt) and the prompt's batch and store
-(bench.whisper_gate_fit.group_of). Batches in FRESH_BATCHES (17 since session 26) and SEALED_BATCHES are never collected.
+(bench.whisper_gate_fit.group_of). Batches in FRESH_BATCHES (18 since session 27) and SEALED_BATCHES are never collected.
 
 `fit` also prints, as a measure with no fit, the AUC of the centred cosine (the home's mean memory vector, a quantity
 any user's store has, taken off the query and the memory before the cosine). It fits s(q, m) = a + sum_i v_i q_i m_i (q, m unit vectors) by logistic regression (numpy Newton steps) with the

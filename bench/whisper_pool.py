@@ -34,7 +34,7 @@ from bench.whisper_quality import setup_django
 from bench.whisper_stores import EMBEDDER, metrics, run_one, seed_stores
 
 WIDE = 50
-GROUPS = (("batches 1-16", lambda b: b not in FRESH_BATCHES), ("batch 17 (fresh)", lambda b: b in FRESH_BATCHES))
+GROUPS = (("batches 1-17", lambda b: b not in FRESH_BATCHES), ("batch 18 (fresh)", lambda b: b in FRESH_BATCHES))
 
 
 @contextmanager

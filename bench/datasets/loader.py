@@ -24,8 +24,9 @@ HERE = Path(__file__).resolve().parent
 # emptied this set, in the same commit as SEALED_BATCHES (batches 1-15 were re-run over five stores before it).
 # `course` (her autumn 2026 Dutch Sign Language course) was written in session 25 and sealed until session 26's lead
 # emptied this set with batch 17 (batches 1-16 were re-run over five stores before it). `choir` (her amateur choir
-# since January 2026) was written in session 26, sealed until session 27's lead opens it with batch 18.
-SEALED_STORES: frozenset[str] = frozenset({"choir"})
+# since January 2026) was written in session 26 and sealed until session 27's lead emptied this set with batch 18
+# (batches 1-17 were re-run over six stores before it).
+SEALED_STORES: frozenset[str] = frozenset()
 ALL_STORES = ("docs", "lifelog", "devprojects", "club", "home", "course", "choir")
 # The stores a bench may run: every written store that is not sealed.
 STORES = tuple(name for name in ALL_STORES if name not in SEALED_STORES)
@@ -190,9 +191,9 @@ def to_recall_dataset(store: Store, split: str | None = None) -> Dataset:
 # batch 15 was written in session 23 and unsealed by session 24's lead for its first run. Batch 16 was written in
 # session 24, mostly over the then sealed `home` store, and unsealed with it by session 25's lead for its first run.
 # Batch 17 was written in session 25, mostly over the then sealed `course` store, and unsealed with it by session
-# 26's lead for its first run. Batch 18 was written in session 26, mostly over the sealed `choir` store: session 27's
-# lead unseals both together.
-SEALED_BATCHES: frozenset[int] = frozenset({18})
+# 26's lead for its first run. Batch 18 was written in session 26, mostly over the then sealed `choir` store, and
+# unsealed with it by session 27's lead for its first run.
+SEALED_BATCHES: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)

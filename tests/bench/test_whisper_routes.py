@@ -44,13 +44,13 @@ def test_wrong_injections_name_route_batch_and_gate():
 
 
 HELD = RECORDS + [
-    _record("w17", 17, ["d"], ["e"], [{"key": "d", "route": "follow-up", "gate": 0.40, "threshold": 0.35,
+    _record("w18", 18, ["d"], ["e"], [{"key": "d", "route": "follow-up", "gate": 0.40, "threshold": 0.35,
                                      "passed": True, "follow_up": 0.40}]),
 ]
 
 
 def test_a_held_out_batch_has_its_column_and_stays_out_of_the_sums_the_sweeps_and_the_wrong_list():
-    # the held-out batch (bench.whisper_gate_fit.FRESH_BATCHES; 9, then 10, 11, 12, 13, 14, 15, 16, 17 now) was summed into "1-4" and "all" and listed among the wrong
+    # the held-out batch (bench.whisper_gate_fit.FRESH_BATCHES; 9, then 10, 11, 12, 13, 14, 15, 16, 17, 18 now) was summed into "1-4" and "all" and listed among the wrong
     # injections, so a rule read off them was designed on the held-out batch (gate5, session 18)
     assert route_table(HELD)[2] == "| follow-up | 1/1 | 0/1 | 0/1 | 1/1 (1.00) | 0/1 (0.00) | 1/2 (0.50) |"
     assert wrong_injections(HELD) == wrong_injections(RECORDS)
@@ -97,7 +97,7 @@ def test_loss_cause_names_where_the_expected_identity_memory_is_lost(record, cau
 def test_loss_table_counts_causes_per_category_and_leaves_the_held_out_batch_out():
     records = [_loss(["l2"], _view()), _loss(["l2"], _view(), category="follow_up"),
                _loss([], _view(identity_route=False), category="docs"),
-               _loss([], _view(identity_route=False), batch=17)]
+               _loss([], _view(identity_route=False), batch=18)]
     assert loss_table(records) == [
         "| where the expected identity-set memory is lost | identity | personal | paraphrase | follow_up | other | all |",
         "|---|---:|---:|---:|---:|---:|---:|",

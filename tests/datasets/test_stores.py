@@ -491,19 +491,17 @@ def test_whisper_batch_twelve_second_reading():
     assert sum(1 for p in twelfth.values() if p.get("accept")) == 56
 
 
-def test_batch_eighteen_is_sealed_and_every_bench_runs_batch_seventeen():
-    # Batch 17, written in session 25 mostly over the then sealed course store, was unsealed with it by session 26's
-    # lead for its first run. Batch 18 (session 26, data18), written mostly over the sealed choir store, is sealed
-    # until session 27's lead opens both: no bench runs it, every earlier prompt is runnable.
+def test_no_batch_is_sealed_and_every_bench_runs_batch_eighteen():
+    # Batch 18, written in session 26 mostly over the then sealed choir store, was unsealed with it by session 27's
+    # lead for its first run: every prompt is runnable again, batch 18's 100 among them.
     from bench.datasets.loader import SEALED_BATCHES, load_whisper
 
     scenarios = load_whisper()
-    assert SEALED_BATCHES == frozenset({18})
+    assert SEALED_BATCHES == frozenset()
     runnable = scenarios.prompts_in("dev") + scenarios.prompts_in("test")
-    assert len(runnable) == 2483 and len(scenarios.prompts) == 2583
-    assert sum(1 for p in runnable if p.get("batch", 1) == 17) == 100
-    assert not [p["id"] for p in runnable if p.get("batch", 1) == 18]
-    assert scenarios.prompts_in(None) == tuple(p for p in scenarios.prompts if p.get("batch", 1) != 18)
+    assert len(runnable) == len(scenarios.prompts) == 2583
+    assert sum(1 for p in runnable if p.get("batch", 1) == 18) == 100
+    assert scenarios.prompts_in(None) == tuple(scenarios.prompts)
 
 
 # Function words a first-person memory rarely holds ("she", "get", "there"): not content a paraphrase could give away.
@@ -882,7 +880,7 @@ def test_the_course_store_is_open_and_every_bench_seeds_it():
     import bench.whisper_identity
     from bench.datasets.loader import SEALED_STORES, load_whisper, merged_memories
 
-    assert "course" in STORES and "course" not in SEALED_STORES  # the seventh store, choir, is sealed (below)
+    assert "course" in STORES and "course" not in SEALED_STORES
     for bench in (bench.auto_links, bench.scorer_pools, bench.stores_recall, bench.whisper_identity):
         assert "course" in bench.STORES and set(bench.STORES) - {"recall"} <= set(STORES), bench.__name__
     scenarios = load_whisper()
@@ -924,35 +922,30 @@ def test_the_course_store_has_the_shape_of_the_other_stores():
                                                  "paraphrase", "keyword", "offtopic"}
 
 
-def test_the_choir_store_is_sealed_and_no_bench_seeds_it():
-    # The seventh store (session 26, data18: her amateur choir) is sealed until session 27's lead opens it with batch
-    # 18: the checker reads it (raw_store), no bench loads it, no whisper home holds it, and no runnable prompt names
-    # one of its memories or asks in its space. Only keys, spaces and labels are read here, never a memory's text.
+def test_the_choir_store_is_open_and_every_bench_seeds_it():
+    # The seventh store (session 26, data18: her amateur choir) was sealed until session 27's lead opened it with
+    # batch 18: every bench that runs the stores runs it, the whisper home holds its memories and batch 18's prompts
+    # name them, some in its space; bench.prompt_groups places its prompts.
     import bench.auto_links
     import bench.scorer_pools
     import bench.stores_recall
     import bench.whisper_identity
-    from bench.datasets.loader import SEALED_STORES, SealedStore, load_whisper, merged_memories
+    from bench.datasets.loader import SEALED_STORES, load_whisper, merged_memories
     from bench.prompt_groups import SPACE_STORE, STORE_OF_KEY
 
-    assert SEALED_STORES == frozenset({"choir"}) and "choir" in ALL_STORES and "choir" not in STORES
-    assert set(STORES) == {"docs", "lifelog", "devprojects", "club", "home", "course"}
+    assert SEALED_STORES == frozenset() and STORES == ALL_STORES and "choir" in STORES
     for bench in (bench.auto_links, bench.scorer_pools, bench.stores_recall, bench.whisper_identity):
-        assert "choir" not in bench.STORES and set(bench.STORES) - {"recall"} <= set(STORES), bench.__name__
+        assert "choir" in bench.STORES and set(bench.STORES) - {"recall"} <= set(STORES), bench.__name__
     scenarios = load_whisper()
-    assert "choir" not in scenarios.stores and set(scenarios.stores) == set(STORES)
-    with pytest.raises(SealedStore, match="sealed"):
-        load_store("choir")
-    with pytest.raises(SealedStore):
-        merged_memories((*STORES, "choir"))
+    assert set(scenarios.stores) == set(ALL_STORES)
+    assert load_store("choir").name == "choir"
     choir_keys = {m["key"] for m in raw_store("choir")["memories"]}
     memories, _ = merged_memories(scenarios.stores)  # what bench.whisper_stores and bench.whisper_ab seed
-    assert choir_keys and not choir_keys & {m["key"] for m in memories}
-    named = {k for p in scenarios.prompts_in(None) for k in [*p.get("expect", []), *p.get("accept", [])]}
-    assert not named & choir_keys
+    assert choir_keys <= {m["key"] for m in memories}
+    eighteenth = [p for p in scenarios.prompts_in(None) if p.get("batch", 1) == 18]
+    assert {k for p in eighteenth for k in [*p.get("expect", []), *p.get("accept", [])]} & choir_keys
     spaces = {m["space"] for m in raw_store("choir")["memories"]} - {None}
-    assert spaces == {"koor"} and not [p["id"] for p in scenarios.prompts_in(None) if p.get("space") in spaces]
-    # bench.prompt_groups.group_of can place its prompts once it is opened (a k key, a silent prompt in its space)
+    assert spaces == {"koor"} and [p["id"] for p in eighteenth if p.get("space") in spaces]
     assert STORE_OF_KEY["k"] == "choir" and SPACE_STORE["koor"] == "choir"
 
 

@@ -52,15 +52,15 @@ def test_a_pool_outside_the_fitted_set_is_scored_but_never_fitted():
 
 def test_the_club_store_is_in_the_pools_and_the_fresh_batch_is_not():
     assert "club" in STORES
-    assert 17 in FRESH_BATCHES and 16 not in FRESH_BATCHES
+    assert 18 in FRESH_BATCHES and 17 not in FRESH_BATCHES
 
 
 def test_the_gate_fit_leaves_the_fresh_batch_out_of_a_dump():
     from bench.whisper_gate_fit import prepared
 
     dump = [{"prompt": {"id": f"w{b}", "batch": b, "kind": "silent", "category": "off_topic"}, "calls": [None]}
-            for b in (1, 16, 17)]
-    assert [item["prompt"]["batch"] for item in prepared(dump, False)] == [1, 16]
+            for b in (1, 17, 18)]
+    assert [item["prompt"]["batch"] for item in prepared(dump, False)] == [1, 17]
 
 
 def test_the_fit_reads_no_fresh_batch_and_the_transfer_line_reads_only_the_fresh_batch():
