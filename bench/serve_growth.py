@@ -56,6 +56,7 @@ if __name__ == "__main__":  # the environment `ormah serve` gives its tree
     os.environ.setdefault("ORMAH_EMBEDDING_THREADS", "1")
 
 from bench._common import REPO  # noqa: E402
+from bench.soak import parse_mix  # noqa: E402
 from bench.soak_calls import RouteCalls  # noqa: E402
 from bench.soak_report import MIX, ROUTES  # noqa: E402
 
@@ -320,21 +321,13 @@ def _line(row: dict) -> str:
             + f" | CPU {row['cpu_s']:7.1f} s load {row['load']}")
 
 
-def _mix(text: str) -> tuple:
-    weights = dict(part.split("=") for part in text.split(","))
-    unknown = set(weights) - set(ROUTES)
-    if unknown:
-        raise argparse.ArgumentTypeError(f"unknown routes: {', '.join(sorted(unknown))}")
-    return tuple((route, float(weights.get(route, 0))) for route in ROUTES)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=2000)
     parser.add_argument("--requests", type=int, default=20000)
     parser.add_argument("--threads", type=int, default=4, help="request threads (a served worker has 4)")
     parser.add_argument("--every", type=int, default=1000, help="requests between checkpoints")
-    parser.add_argument("--mix", type=_mix, default=MIX, help="route weights (default the soak's 30/30/30/10)")
+    parser.add_argument("--mix", type=parse_mix, default=MIX, help="route weights (default the soak's 30/30/30/10)")
     parser.add_argument("--cycle-every", type=int, default=0, help="run the sleep cycle after every N requests")
     parser.add_argument("--tracemalloc", action="store_true", help="trace Python's allocations (~2x the CPU)")
     parser.add_argument("--frames", type=int, default=1, help="tracemalloc frames kept per allocation")

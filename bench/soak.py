@@ -226,7 +226,9 @@ def run(args) -> dict:
     return result
 
 
-def _mix(text: str) -> tuple:
+def parse_mix(text: str) -> tuple:
+    """`--mix`'s value (`remember=30,recall=30,...`) as MIX's ((route, weight), ...), every route in ROUTES' order
+    (a route not named weighs 0); another route name is refused."""
     weights = dict(part.split("=") for part in text.split(","))
     unknown = set(weights) - set(ROUTES)
     if unknown:
@@ -240,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", type=int, default=4)
     parser.add_argument("--memories", type=int, default=1000, help="generated memories in the home at start")
     parser.add_argument("--cycle-every", type=float, default=20.0, help="seconds between sleep cycles")
-    parser.add_argument("--mix", type=_mix, default=MIX,
+    parser.add_argument("--mix", type=parse_mix, default=MIX,
                         help="route weights, e.g. remember=0,recall=45,whisper=45,feedback=10 (default 30/30/30/10)")
     parser.add_argument("--connect", choices=("per-request", "keep-alive"), default="per-request",
                         help="per-request (default): a new connection per request, as Ormah's clients make them (the "

@@ -5,6 +5,7 @@ import argparse
 import pytest
 
 from bench import serve_growth
+from bench.soak import parse_mix
 
 
 def test_pymalloc_arenas_hold_the_blocks_in_use():
@@ -21,7 +22,7 @@ def test_heap_and_status_read_this_process():
 
 
 def test_a_mix_names_the_soak_routes_only():
-    assert serve_growth._mix("remember=0,recall=43,whisper=43,feedback=14") == (
+    assert parse_mix("remember=0,recall=43,whisper=43,feedback=14") == (
         ("remember", 0.0), ("recall", 43.0), ("whisper", 43.0), ("feedback", 14.0))
     with pytest.raises(argparse.ArgumentTypeError, match="unknown routes: search"):
-        serve_growth._mix("search=1")
+        parse_mix("search=1")
