@@ -5,8 +5,9 @@ re-exports `group_of`; bench/scorer_pools.py, bench/whisper_metric.py and bench/
 
 from __future__ import annotations
 
-STORE_OF_KEY = {"d": "docs", "l": "lifelog", "p": "devprojects", "c": "club", "h": "home", "g": "course", "k": "choir"}
-SPACE_STORE = {"kalkzak": "club", "verbouwing": "home", "gebarentaal": "course", "koor": "choir"}  # a space that belongs to one store (the rest are projects)
+STORE_OF_KEY = {"d": "docs", "l": "lifelog", "p": "devprojects", "c": "club", "h": "home", "g": "course", "k": "choir",
+               "t": "allotment"}
+SPACE_STORE = {"kalkzak": "club", "verbouwing": "home", "gebarentaal": "course", "koor": "choir", "moestuin": "allotment"}  # a space that belongs to one store (the rest are projects)
 NO_STORE = frozenset({"machine", "acknowledgement", "chit_chat", "off_topic"})
 
 

@@ -25,9 +25,10 @@ HERE = Path(__file__).resolve().parent
 # `course` (her autumn 2026 Dutch Sign Language course) was written in session 25 and sealed until session 26's lead
 # emptied this set with batch 17 (batches 1-16 were re-run over five stores before it). `choir` (her amateur choir
 # since January 2026) was written in session 26 and sealed until session 27's lead emptied this set with batch 18
-# (batches 1-17 were re-run over six stores before it).
-SEALED_STORES: frozenset[str] = frozenset()
-ALL_STORES = ("docs", "lifelog", "devprojects", "club", "home", "course", "choir")
+# (batches 1-17 were re-run over six stores before it). `allotment` (her allotment garden since March 2026) was
+# written in session 27, sealed until session 28's lead opens it with batch 19.
+SEALED_STORES: frozenset[str] = frozenset({"allotment"})
+ALL_STORES = ("docs", "lifelog", "devprojects", "club", "home", "course", "choir", "allotment")
 # The stores a bench may run: every written store that is not sealed.
 STORES = tuple(name for name in ALL_STORES if name not in SEALED_STORES)
 NO_ANSWER = "offtopic"
@@ -192,8 +193,9 @@ def to_recall_dataset(store: Store, split: str | None = None) -> Dataset:
 # session 24, mostly over the then sealed `home` store, and unsealed with it by session 25's lead for its first run.
 # Batch 17 was written in session 25, mostly over the then sealed `course` store, and unsealed with it by session
 # 26's lead for its first run. Batch 18 was written in session 26, mostly over the then sealed `choir` store, and
-# unsealed with it by session 27's lead for its first run.
-SEALED_BATCHES: frozenset[int] = frozenset()
+# unsealed with it by session 27's lead for its first run. Batch 19 was written in session 27, mostly over the sealed
+# `allotment` store: session 28's lead unseals both together.
+SEALED_BATCHES: frozenset[int] = frozenset({19})
 
 
 @dataclass(frozen=True)
@@ -223,8 +225,8 @@ def load_whisper() -> WhisperSet:
 
 
 def merged_memories(stores: tuple[str, ...] = STORES) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
-    """(memories, edges) of several stores for one home; keys are unique across stores (d, l, p, c, h, g, k prefixes).
-    A sealed store raises SealedStore."""
+    """(memories, edges) of several stores for one home; keys are unique across stores (d, l, p, c, h, g, k, t
+    prefixes). A sealed store raises SealedStore."""
     loaded = [load_store(name) for name in stores]
     memories = tuple(m for s in loaded for m in s.memories)
     keys = [m["key"] for m in memories]

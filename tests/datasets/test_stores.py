@@ -491,17 +491,19 @@ def test_whisper_batch_twelve_second_reading():
     assert sum(1 for p in twelfth.values() if p.get("accept")) == 56
 
 
-def test_no_batch_is_sealed_and_every_bench_runs_batch_eighteen():
+def test_batch_nineteen_is_sealed_and_every_bench_runs_batch_eighteen():
     # Batch 18, written in session 26 mostly over the then sealed choir store, was unsealed with it by session 27's
-    # lead for its first run: every prompt is runnable again, batch 18's 100 among them.
+    # lead for its first run. Batch 19 (session 27, data19), written mostly over the sealed allotment store, is sealed
+    # until session 28's lead opens both: no bench runs it, every earlier prompt is runnable.
     from bench.datasets.loader import SEALED_BATCHES, load_whisper
 
     scenarios = load_whisper()
-    assert SEALED_BATCHES == frozenset()
+    assert SEALED_BATCHES == frozenset({19})
     runnable = scenarios.prompts_in("dev") + scenarios.prompts_in("test")
-    assert len(runnable) == len(scenarios.prompts) == 2583
+    assert len(runnable) == 2583 and len(scenarios.prompts) == 2683
     assert sum(1 for p in runnable if p.get("batch", 1) == 18) == 100
-    assert scenarios.prompts_in(None) == tuple(scenarios.prompts)
+    assert not [p["id"] for p in runnable if p.get("batch", 1) == 19]
+    assert scenarios.prompts_in(None) == tuple(p for p in scenarios.prompts if p.get("batch", 1) != 19)
 
 
 # Function words a first-person memory rarely holds ("she", "get", "there"): not content a paraphrase could give away.
@@ -781,8 +783,8 @@ def test_whisper_batch_sixteen_is_cut_among_itself_and_repeats_no_earlier_prompt
     from bench.datasets.loader import raw_whisper
 
     data = raw_whisper()
-    # course: batch 17; choir: batch 18
-    assert data["stores"] == ["docs", "lifelog", "devprojects", "club", "home", "course", "choir"]
+    # course: batch 17; choir: batch 18; allotment: batch 19
+    assert data["stores"] == ["docs", "lifelog", "devprojects", "club", "home", "course", "choir", "allotment"]
     sixteenth = [p for p in data["prompts"] if p.get("batch") == 16]
     assert len(sixteenth) == 120
     assert {p["id"] for p in sixteenth} == {
@@ -933,11 +935,11 @@ def test_the_choir_store_is_open_and_every_bench_seeds_it():
     from bench.datasets.loader import SEALED_STORES, load_whisper, merged_memories
     from bench.prompt_groups import SPACE_STORE, STORE_OF_KEY
 
-    assert SEALED_STORES == frozenset() and STORES == ALL_STORES and "choir" in STORES
+    assert "choir" in STORES and "choir" not in SEALED_STORES  # the eighth store, allotment, is sealed (below)
     for bench in (bench.auto_links, bench.scorer_pools, bench.stores_recall, bench.whisper_identity):
         assert "choir" in bench.STORES and set(bench.STORES) - {"recall"} <= set(STORES), bench.__name__
     scenarios = load_whisper()
-    assert set(scenarios.stores) == set(ALL_STORES)
+    assert set(scenarios.stores) == set(STORES)
     assert load_store("choir").name == "choir"
     choir_keys = {m["key"] for m in raw_store("choir")["memories"]}
     memories, _ = merged_memories(scenarios.stores)  # what bench.whisper_stores and bench.whisper_ab seed
@@ -1188,3 +1190,120 @@ def test_batch_eighteen_and_choir_third_reading():
         "wi213": ["k001", "k021", "k035", "l051"],  # rehearsals start again on Wednesday 13 January; book club
         "wl316": ["g028"]}  # Saturday 28 November is the Deaf theatre evening
     assert sum(1 for p in eighteenth.values() if p.get("accept")) == 53
+
+
+def test_the_allotment_store_is_sealed_and_no_bench_seeds_it():
+    # The eighth store (session 27, data19: her allotment garden) is sealed until session 28's lead opens it with batch
+    # 19: the checker reads it (raw_store), no bench loads it, no whisper home holds it, and no runnable prompt names
+    # one of its memories or asks in its space. Only keys, spaces and labels are read here, never a memory's text.
+    import bench.auto_links
+    import bench.scorer_pools
+    import bench.stores_recall
+    import bench.whisper_identity
+    from bench.datasets.check import check_store
+    from bench.datasets.loader import SEALED_STORES, SealedStore, load_whisper, merged_memories
+    from bench.prompt_groups import SPACE_STORE, STORE_OF_KEY
+
+    assert SEALED_STORES == frozenset({"allotment"}) and "allotment" in ALL_STORES and "allotment" not in STORES
+    assert set(STORES) == {"docs", "lifelog", "devprojects", "club", "home", "course", "choir"}
+    for bench in (bench.auto_links, bench.scorer_pools, bench.stores_recall, bench.whisper_identity):
+        assert "allotment" not in bench.STORES and set(bench.STORES) - {"recall"} <= set(STORES), bench.__name__
+    scenarios = load_whisper()
+    assert "allotment" not in scenarios.stores and set(scenarios.stores) == set(STORES)
+    with pytest.raises(SealedStore, match="sealed"):
+        load_store("allotment")
+    with pytest.raises(SealedStore):
+        merged_memories((*STORES, "allotment"))
+    assert check_store("allotment")[0] == []  # the checker still reads it
+    keys = {m["key"] for m in raw_store("allotment")["memories"]}
+    memories, _ = merged_memories(scenarios.stores)  # what bench.whisper_stores and bench.whisper_ab seed
+    assert keys and not keys & {m["key"] for m in memories}
+    named = {k for p in scenarios.prompts_in(None) for k in [*p.get("expect", []), *p.get("accept", [])]}
+    assert not named & keys
+    spaces = {m["space"] for m in raw_store("allotment")["memories"]} - {None}
+    assert spaces == {"moestuin"} and not [p["id"] for p in scenarios.prompts_in(None) if p.get("space") in spaces]
+    # bench.prompt_groups.group_of can place its prompts once it is opened (a t key, a silent prompt in its space)
+    assert STORE_OF_KEY["t"] == "allotment" and SPACE_STORE["moestuin"] == "allotment"
+
+
+def test_the_allotment_store_has_the_shape_of_the_other_stores():
+    # Structure only (counts, kinds, dates, links), read without printing any memory's or query's text.
+    from datetime import datetime
+
+    data = raw_store("allotment")
+    memories, queries = data["memories"], data["queries"]
+    assert data["name"] == "allotment" and data["self"]["name"] == "Noor Haddad" and data["split_seed"] == SEED
+    now = datetime.fromisoformat(data["now"].replace("Z", "+00:00"))
+    assert now == datetime.fromisoformat(raw_store("choir")["now"].replace("Z", "+00:00"))
+    assert (len(memories), len(queries), len(data["edges"])) == (45, 42, 13)
+    assert all(m["key"].startswith("t") for m in memories) and all(q["id"].startswith("tq") for q in queries)
+    other_keys = {m["key"][0] for name in ALL_STORES if name != "allotment" for m in raw_store(name)["memories"]}
+    assert "t" not in other_keys
+    assert all(datetime.fromisoformat(m["created"].replace("Z", "+00:00")) < now for m in memories)
+    assert len({m["type"] for m in memories}) >= 7
+    assert sum(1 for m in memories if m["about_self"]) >= 5
+    assert sum(1 for m in memories if m["space"] is None) >= 8
+    assert sum(1 for m in memories if "\n## " in m["content"]) >= 2  # long notes with headings
+    outdated = [m["key"] for m in memories if m["valid_until"]]
+    evolved = {e["target"] for e in data["edges"] if e["edge"] == "evolved_from"}
+    assert outdated == ["t012", "t014"] and set(outdated) <= evolved
+    assert all(datetime.fromisoformat(m["valid_until"].replace("Z", "+00:00")) < now for m in memories
+               if m["valid_until"])
+    assert not [q["id"] for q in queries if set(q["relevant"] + q.get("accept", [])) & set(outdated)]
+    assert Counter(q["category"] for q in queries) == {
+        "identity": 3, "people": 6, "temporal": 6, "recurring": 3, "preference": 4, "paraphrase": 8, "keyword": 8,
+        "offtopic": 4}
+    assert Counter(q["split"] for q in queries) == {"dev": 22, "test": 20}
+
+
+def test_whisper_batch_nineteen_is_cut_among_itself_and_repeats_no_earlier_prompt():
+    # Batch 19 (session 27, data19) is sealed with the allotment store: this test reads its labels and counts, it
+    # never runs whisper on it. About three fifths of it asks about the allotment store; of the seven older stores it
+    # asks mostly the choir and the course, and only about memories no earlier prompt expects or in a new situation.
+    from bench.datasets.loader import raw_whisper
+
+    data = raw_whisper()
+    assert data["stores"][-1] == "allotment"
+    nineteenth = [p for p in data["prompts"] if p.get("batch") == 19]
+    assert len(nineteenth) == 100
+    assert {p["id"] for p in nineteenth} == {
+        *(f"wp{i}" for i in range(426, 440)), *(f"wx{i}" for i in range(151, 156)),
+        *(f"wi{i}" for i in range(220, 229)), *(f"wl{i}" for i in range(329, 342)),
+        *(f"wq{i}" for i in range(320, 334)), *(f"wf{i}" for i in range(173, 180)),
+        *(f"wd{i}" for i in range(142, 147)), *(f"wn{i}" for i in range(493, 513)),
+        *(f"wm{i}" for i in range(150, 157)), *(f"wa{i}" for i in range(89, 93)), *(f"wo{i}" for i in range(74, 76))}
+    split = assign_splits(data["name"], nineteenth, seed=data["split_seed"])
+    assert {p["id"]: p["split"] for p in nineteenth} == split
+    assert Counter(split.values()) == {"dev": 53, "test": 47}
+    assert Counter(p["category"] for p in nineteenth) == {
+        "project": 14, "cross_project": 5, "identity": 9, "personal": 13, "paraphrase": 14, "follow_up": 7,
+        "docs": 5, "near_miss": 20, "machine": 7, "acknowledgement": 2, "chit_chat": 2, "off_topic": 2}
+    assert Counter(p["kind"] for p in nineteenth) == {"inject": 69, "silent": 31}
+    assert Counter(p["kind"] for p in nineteenth if p["category"] == "machine") == {"silent": 5, "inject": 2}
+    _labels_hold(nineteenth)
+    memories = {m["key"]: (name, m) for name in data["stores"] for m in raw_store(name)["memories"]}
+    expected_stores = Counter(memories[k][0] for p in nineteenth for k in p.get("expect", []))
+    assert expected_stores == {"allotment": 46, "choir": 10, "course": 7, "docs": 5, "home": 1}
+    assert sum(1 for p in nineteenth if p.get("accept")) == 54
+    about_allotment = [p for p in nineteenth if p["space"] == "moestuin"
+                       or any(memories[k][0] == "allotment" for k in [*p.get("expect", []), *p.get("accept", [])])]
+    assert len(about_allotment) >= 60
+    near = [p for p in nineteenth if p["category"] == "near_miss"]
+    assert sum(1 for p in near if p["space"] == "moestuin") == 9
+    asked = {(p["category"], memories[k][0]) for p in nineteenth for k in p.get("expect", [])}
+    assert {(c, "allotment") for c in ("project", "cross_project", "identity", "personal", "paraphrase",
+                                       "follow_up", "machine")} <= asked
+    assert {("docs", "docs"), ("project", "course"), ("project", "choir"), ("project", "home"),
+            ("cross_project", "choir"), ("identity", "course"), ("identity", "choir"), ("personal", "course"),
+            ("personal", "choir"), ("paraphrase", "course"), ("paraphrase", "choir"), ("follow_up", "course"),
+            ("follow_up", "choir")} <= asked
+    outdated = {k for k, (_, m) in memories.items() if m.get("valid_until")}
+    assert {"t012", "t014"} <= outdated
+    assert not [p["id"] for p in nineteenth if outdated & set(p.get("expect", []) + p.get("accept", []))]
+    # the older stores' memories batch 19 expects: none was expected by an earlier prompt more than twice
+    earlier = Counter(k for p in data["prompts"] if int(p.get("batch", 1)) < 19 for k in p.get("expect", []))
+    older = {k for p in nineteenth for k in p.get("expect", []) if memories[k][0] not in ("allotment", "docs")}
+    assert older and max(earlier[k] for k in older) <= 2
+    _follow_ups_hold(nineteenth)
+    _paraphrases_keep_rare_words(nineteenth, memories)
+    _repeats_nothing(nineteenth, data, 19)
