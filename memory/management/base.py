@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from pydantic import ValidationError
 
 from memory.domain.node import Node
-from memory.domain.requests import validation_message
+from memory.domain.requests import auto_title, validation_message
 from memory.errors import OrmahError
 
 
@@ -50,7 +50,7 @@ def utc_label(at: datetime) -> str:
 
 def node_text(node: Node) -> str:
     """A compact human rendering of a node for the terminal."""
-    lines = [f"[{node.type}] {node.title or '(untitled)'}",
+    lines = [f"[{node.type}] {node.title or auto_title(node.content)}",
              f"ID: {node.id} | Tier: {node.tier} | Space: {node.space or 'global'} | Created: {utc_label(node.created)}"]
     if node.tags:
         lines.append("Tags: " + ", ".join(node.tags))

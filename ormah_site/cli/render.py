@@ -19,7 +19,7 @@ def _when(value: str | None) -> str:
 
 def node_text(node: dict) -> str:
     """A compact human rendering of a memory (the API's NodeOut)."""
-    lines = [f"[{node['type']}] {node['title'] or '(untitled)'}",
+    lines = [f"[{node['type']}] {node['title'] or auto_title(node['content'])}",
              f"ID: {node['id']} | Tier: {node['tier']} | Space: {node['space'] or 'global'} | "
              f"Created: {_when(node['created'])}"]
     if node.get("tags"):

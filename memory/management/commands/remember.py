@@ -1,7 +1,7 @@
 import json
 import sys
 
-from memory.domain.requests import NodeCreate
+from memory.domain.requests import NodeCreate, auto_title
 from memory.domain.wording import counted
 from memory.management.base import OrmahCommand
 from memory.services import node_remember
@@ -36,7 +36,7 @@ class Command(OrmahCommand):
         if o["json"]:
             self.stdout.write(json.dumps({"id": node.id, "auto_links": [l.__dict__ for l in result.auto_links]}))
             return
-        self.stdout.write(f"Remembered [{node.type}]: {node.title or node.content[:60]}\nID: {node.id}")
+        self.stdout.write(f"Remembered [{node.type}]: {node.title or auto_title(node.content)}\nID: {node.id}")
         if result.auto_links:
             self.stdout.write(f"Auto-linked to {counted(len(result.auto_links), 'related memory')}:")
             for link in result.auto_links:
