@@ -59,7 +59,7 @@ def losses(records: list[dict], batches: set[int], show_rows: bool) -> list[str]
     totals: Counter = Counter()
     rows = []
     for r in chosen:
-        p = prompts[r["id"]]
+        p = prompts.get(r["id"], r)  # a record of a prompt not in the dataset (a test) is its own prompt
         store = group_of(p, "store")
         totals[r["batch"], "all"] += 1
         totals[r["batch"], "right"] += fully_right(r)
