@@ -4,6 +4,7 @@ statistics (session 27, noise17; issue 11; docs/benchmarks.md "Whisper noise flo
     python -m bench.whisper_null show rerun > RUN.txt               # today's bench again (node ids are uuid4)
     python -m bench.whisper_null show jitter --seed 1 > RUN.txt     # every memory 0-2 s earlier, ties reordered
     python -m bench.whisper_null show drop --store club > RUN.txt   # without one store and the prompts about it
+    python -m bench.whisper_null show noise --sigma 0.1 --seed 1    # the logistic gate's log-odds + N(0, sigma)
     python -m bench.whisper_null judge BASE.txt RUN.txt             # made / broken / net by batch and store, rules 2-3
     python -m bench.whisper_null table BASE.txt RUN.txt ...         # one row per null run, and their spread
 
@@ -17,6 +18,11 @@ which bench.whisper_stores.seed_stores reads at call time); nothing here edits w
 * drop: one store's memories are left out, with every prompt whose labels name that store or that is about it
   (bench.prompt_groups.group_of); the prompts left neither need nor mention a memory of it, so its memories were
   only distractors for them (as the choir's 45 were for dev 1-17 at the opening).
+* noise: every logistic-gate log-odds gets a draw of N(0, sigma), fixed by the seed, the prompt and the memory's
+  title and content (`nudge`). It is no user-visible rule but the null of a whisper CHANGE: a change that knows
+  nothing about which memory is right, yet moves borderline memories across the gate as a real change does. Its
+  expected net is zero or below (noise on a fitted score can only blur it), so the chance that it passes a rule
+  bounds the rule's false-pass rate from below.
 
 `judge` and `table` read the dev batches bench.whisper_near.compare reads (every dev batch but the held-out
 bench.whisper_gate_fit.FRESH_BATCHES) prompt by prompt, a prompt only when both runs have a line for it; of the
@@ -34,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
-PERTURBATIONS = ("rerun", "jitter", "drop")
+PERTURBATIONS = ("rerun", "jitter", "drop", "noise")
 NET_BAR = 5  # rule 2 as written: net over dev 1-17 at least +5
 STORE_LOSS_MAX = 2  # rule 3: no store losing more than 2
 JITTER_SECONDS = 2  # jitter moves a memory back by 0..JITTER_SECONDS seconds
@@ -60,11 +66,35 @@ def jittered(memories: tuple[dict, ...], seed: int) -> tuple[dict, ...]:
     return tuple(out)
 
 
-def install(perturbation: str, *, seed: int = 1, store: str | None = None) -> None:
+def nudge(candidates: list, prompt: str, *, sigma: float, seed: int) -> None:
+    """Add N(0, sigma) to each candidate's gate score; the draw depends on the seed, the prompt and the memory's
+    title and content only (node ids are fresh uuid4s each run), so every run with the seed draws the same."""
+    for c in candidates:
+        draw = random.Random(f"{seed}\x00{prompt}\x00{c.title}\x00{c.content}").gauss(0.0, sigma)
+        c.gate_score = round(c.gate_score + draw, 4)
+
+
+def _install_noise(sigma: float, seed: int) -> None:
+    """Nudge the logistic gate's log-odds right after whisper computes them (`whisper.stages.gate.apply_logistic`,
+    which `injection_gate` calls by its module name), in this process only."""
+    import whisper.stages.gate as gate
+
+    real = gate.apply_logistic
+
+    def apply_logistic(run, conf, deps=None):
+        real(run, conf, deps)
+        nudge(gate.logistic_hits(run), run.prompt, sigma=sigma, seed=seed)
+
+    gate.apply_logistic = apply_logistic
+
+
+def install(perturbation: str, *, seed: int = 1, store: str | None = None, sigma: float = 0.1) -> None:
     """Put the perturbation in place in this process."""
     import bench.datasets.loader as loader
 
-    if perturbation == "jitter":
+    if perturbation == "noise":
+        _install_noise(sigma, seed)
+    elif perturbation == "jitter":
         real = loader.merged_memories
 
         def merged_memories(stores=loader.STORES):
@@ -217,8 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("show", "judge", "table"))
     parser.add_argument("args", nargs="+", help="show: PERTURBATION; judge: BASE RUN; table: BASE RUN...")
-    parser.add_argument("--seed", type=int, default=1, help="jitter: the seed of the order and the seconds")
+    parser.add_argument("--seed", type=int, default=1, help="jitter, noise: the seed")
     parser.add_argument("--store", help="drop: the store left out")
+    parser.add_argument("--sigma", type=float, default=0.1, help="noise: the sd of the draw added to the log-odds")
     args = parser.parse_args(argv)
     if args.what == "judge":
         if len(args.args) != 2:
@@ -235,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.whisper_ret import count_cpu, cpu_line
     from bench.whisper_stores import main as stores_main
 
-    install(args.args[0], seed=args.seed, store=args.store)
+    install(args.args[0], seed=args.seed, store=args.store, sigma=args.sigma)
     spent = count_cpu()
     code = stores_main(["--split", "dev", "--show"])
     print(cpu_line(spent), file=sys.stderr)

@@ -1,12 +1,13 @@
 """bench.whisper_null: the perturbations (jittered times, a store dropped with its prompts), the judge's counts on
 two runs, and the sign test."""
 
+import statistics
 from datetime import datetime
 
 import pytest
 
 import bench.datasets.loader as loader
-from bench.whisper_null import install, jittered, judge_lines, sign_p, touches, verdict
+from bench.whisper_null import install, jittered, judge_lines, nudge, sign_p, touches, verdict
 
 
 def _time(value: str) -> datetime:
@@ -91,3 +92,33 @@ def test_sign_test():
     assert sign_p(5, 0) == 1 / 32
     assert sign_p(3, 3) == 42 / 64
     assert sign_p(10, 2) == pytest.approx(79 / 4096)
+
+
+def _cand(title, gate):
+    from whisper.state import Candidate
+
+    return Candidate(node_id=title, short_id=title, title=title, content=f"about {title}", type="fact", space=None,
+                     confidence=1.0, created=datetime(2026, 1, 1), retrieval_rank=1, retrieval_score=0.5,
+                     raw_cosine=0.5, score=0.5, probability=0.5, gate_score=gate, gate_threshold=-0.4)
+
+
+def test_nudge_draws_the_same_for_the_same_seed_prompt_and_memory():
+    def scores(seed, prompt, sigma=0.3):
+        cands = [_cand(f"m{i}", 0.0) for i in range(400)]
+        nudge(cands, prompt, sigma=sigma, seed=seed)
+        return [c.gate_score for c in cands]
+
+    one = scores(1, "when is the concert?")
+    assert one == scores(1, "when is the concert?")
+    assert one != scores(2, "when is the concert?") and one != scores(1, "where is the concert?")
+    assert abs(statistics.fmean(one)) < 0.05 and 0.25 < statistics.stdev(one) < 0.35
+    assert scores(1, "when is the concert?", sigma=0.0) == [0.0] * 400
+
+
+def test_noise_installed_wraps_the_logistic_gate(monkeypatch):
+    import whisper.stages.gate as gate
+
+    real = gate.apply_logistic
+    monkeypatch.setattr(gate, "apply_logistic", real)
+    install("noise", sigma=0.2, seed=4)
+    assert gate.apply_logistic is not real
