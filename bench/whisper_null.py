@@ -7,6 +7,8 @@ statistics (session 27, noise17; issue 11; docs/benchmarks.md "Whisper noise flo
     python -m bench.whisper_null show noise --sigma 0.1 --seed 1    # the logistic gate's log-odds + N(0, sigma)
     python -m bench.whisper_null judge BASE.txt RUN.txt             # made / broken / net by batch and store, rules 2-3
     python -m bench.whisper_null table BASE.txt RUN.txt ...         # one row per null run, and their spread
+    python -m bench.whisper_null pairs RUN.txt RUN.txt ...          # every pair of runs judged both ways (noise
+                                                                    # seeds at one sigma: an exchangeable null)
 
 Each perturbation is installed in this process only (it replaces the loader's `load_whisper` or `merged_memories`,
 which bench.whisper_stores.seed_stores reads at call time); nothing here edits whisper or memory. Why each is null:
@@ -134,6 +136,7 @@ class Verdict:
     held_base: int = 0  # the held-out batch: fully right in the base (a total, nothing listed)
     held_run: int = 0
     held_prompts: int = 0
+    direct: int = 0  # made or broken prompts on which the base injected a memory of a store the run left out
 
     @property
     def net(self) -> int:
@@ -156,10 +159,11 @@ class Verdict:
         return min(self.by_store.values(), default=0)
 
 
-def verdict(prompts: list[dict], held: list[dict], a: dict, b: dict) -> Verdict:
+def verdict(prompts: list[dict], held: list[dict], a: dict, b: dict, *, absent: str | None = None) -> Verdict:
     """Score run b against base a: dev prompts (both runs have a line) made and broken, net by batch and store; the
-    held-out prompts counted fully right, in total only."""
-    from bench.prompt_groups import group_of
+    held-out prompts counted fully right, in total only. `absent`: the store the run left out (drop), whose memories
+    the base injected on a changed prompt are counted (`direct`: a real effect of the drop, not noise)."""
+    from bench.prompt_groups import STORE_OF_KEY, group_of
     from bench.whisper_identity import _right
 
     v = Verdict()
@@ -172,6 +176,7 @@ def verdict(prompts: list[dict], held: list[dict], a: dict, b: dict) -> Verdict:
             g = str(group_of(p, by))
             net[g] = net.get(g, 0) + (after - before)
         v.made += after and not before
+        v.direct += before != after and any(STORE_OF_KEY.get(k[0]) == absent for k in a[p["id"]][0])
         v.broken += before and not after
     for p in held:
         before, after = _right(p, a), _right(p, b)
@@ -195,11 +200,16 @@ def _prompts() -> tuple[list[dict], list[dict]]:
     return _dev_prompts(), held
 
 
-def judge(base: Path, run: Path) -> Verdict:
+def judge(base: Path, run: Path, absent: str | None = None) -> Verdict:
     from bench.whisper_show_report import read_show
 
     prompts, held = _prompts()
-    return verdict(prompts, held, read_show(base), read_show(run))
+    return verdict(prompts, held, read_show(base), read_show(run), absent=absent)
+
+
+def dropped_store(run: Path) -> str | None:
+    """The store a run file named drop_STORE.txt left out (the name `show drop --store STORE` runs are saved as)."""
+    return run.stem.removeprefix("drop_") if run.stem.startswith("drop_") else None
 
 
 def judge_lines(v: Verdict) -> list[str]:
@@ -213,19 +223,20 @@ def judge_lines(v: Verdict) -> list[str]:
             f"by batch: {groups(v.by_batch)}", f"by store: {groups(v.by_store)}",
             f"rule 2 (net >= +{NET_BAR}): {'pass' if v.rule2 else 'fail'}; rule 3 (stores summed >= 0, none below "
             f"-{STORE_LOSS_MAX}): {'pass' if v.rule3 else 'fail'}",
-            f"held-out dev (totals only): {v.held_base} -> {v.held_run} fully right of {v.held_prompts}"]
+            f"held-out dev (totals only): {v.held_base} -> {v.held_run} fully right of {v.held_prompts}",
+            f"changed through a memory of the store left out (the base injected it): {v.direct}"]
 
 
 def table(base: Path, runs: list[Path]) -> list[str]:
     """One row per null run and the spread of net, churn and the store sums across them."""
-    verdicts = [(r.stem, judge(base, r)) for r in runs]
+    verdicts = [(r.stem, judge(base, r, dropped_store(r))) for r in runs]
     lines = ["| run | prompts | made | broken | net | churn | p (sign) | store sum | worst store | rule 2 | rule 3 "
-             "| held-out dev |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|"]
+             "| held-out dev | via the dropped store |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|"]
     for name, v in verdicts:
         lines.append(f"| {name} | {v.prompts} | {v.made} | {v.broken} | {v.net:+d} | {v.churn} | "
                      f"{sign_p(v.made, v.broken):.2f} | {sum(v.by_store.values()):+d} | {v.worst_store:+d} | "
                      f"{'pass' if v.rule2 else 'fail'} | {'pass' if v.rule3 else 'fail'} | "
-                     f"{v.held_run - v.held_base:+d} |")
+                     f"{v.held_run - v.held_base:+d} | {v.direct} |")
     if len(verdicts) > 1:
         nets = [v.net for _, v in verdicts]
         churns = [v.churn for _, v in verdicts]
@@ -243,23 +254,55 @@ def table(base: Path, runs: list[Path]) -> list[str]:
     return lines
 
 
+def pairs(runs: list[Path], alpha: float = 0.05) -> list[str]:
+    """Every pair of runs judged both ways (each in turn the base). For runs of one perturbation under different
+    seeds neither is better by design, so the ordered comparisons are draws of a change worth nothing: how often
+    each bar (rule 2 and 3 as written; a one-sided sign test at `alpha`) keeps one is its false-pass rate."""
+    from itertools import permutations
+
+    from bench.whisper_show_report import read_show
+
+    prompts, held = _prompts()
+    shows = {r: read_show(r) for r in runs}
+    rows = [(a.stem, b.stem, verdict(prompts, held, shows[a], shows[b])) for a, b in permutations(runs, 2)]
+    lines = ["| base | run | made | broken | net | churn | p (sign) | worst store | rules 2+3 | held-out dev |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---|---:|"]
+    lines += [f"| {a} | {b} | {v.made} | {v.broken} | {v.net:+d} | {v.churn} | {sign_p(v.made, v.broken):.3f} | "
+              f"{v.worst_store:+d} | {'pass' if v.rule2 and v.rule3 else 'fail'} | {v.held_run - v.held_base:+d} |"
+              for a, b, v in rows if a < b or len(runs) == 2]
+    if rows:
+        nets, churns = [v.net for *_, v in rows], [v.churn for *_, v in rows]
+        lines += ["", f"{len(rows)} ordered comparisons: net sd {statistics.pstdev(nets):.1f} (mean churn "
+                      f"{statistics.fmean(churns):.1f}, sqrt {math.sqrt(statistics.fmean(churns)):.1f}); "
+                      f"rules 2+3 pass {sum(v.rule2 and v.rule3 for *_, v in rows)}; sign test p <= {alpha} "
+                      f"{sum(sign_p(v.made, v.broken) <= alpha for *_, v in rows)}; held-out dev moved by more than 1: "
+                      f"{sum(abs(v.held_run - v.held_base) > 1 for *_, v in rows)}"]
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("show", "judge", "table"))
+    parser.add_argument("what", choices=("show", "judge", "table", "pairs"))
     parser.add_argument("args", nargs="+", help="show: PERTURBATION; judge: BASE RUN; table: BASE RUN...")
     parser.add_argument("--seed", type=int, default=1, help="jitter, noise: the seed")
-    parser.add_argument("--store", help="drop: the store left out")
+    parser.add_argument("--store", help="drop: the store left out (judge: read from a drop_STORE.txt name if absent)")
     parser.add_argument("--sigma", type=float, default=0.1, help="noise: the sd of the draw added to the log-odds")
     args = parser.parse_args(argv)
     if args.what == "judge":
         if len(args.args) != 2:
             parser.error("judge needs BASE and RUN")
-        print("\n".join(judge_lines(judge(Path(args.args[0]), Path(args.args[1])))))
+        run = Path(args.args[1])
+        print("\n".join(judge_lines(judge(Path(args.args[0]), run, args.store or dropped_store(run)))))
         return 0
     if args.what == "table":
         if len(args.args) < 2:
             parser.error("table needs BASE and at least one RUN")
         print("\n".join(table(Path(args.args[0]), [Path(a) for a in args.args[1:]])))
+        return 0
+    if args.what == "pairs":
+        if len(args.args) < 2:
+            parser.error("pairs needs at least two RUNs")
+        print("\n".join(pairs([Path(a) for a in args.args])))
         return 0
     if len(args.args) != 1 or args.args[0] not in PERTURBATIONS:
         parser.error(f"show needs one PERTURBATION of {', '.join(PERTURBATIONS)}")

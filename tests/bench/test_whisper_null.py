@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 
 import bench.datasets.loader as loader
-from bench.whisper_null import install, jittered, judge_lines, nudge, sign_p, touches, verdict
+from bench.whisper_null import install, jittered, judge_lines, nudge, pairs, sign_p, touches, verdict
 
 
 def _time(value: str) -> datetime:
@@ -76,7 +76,9 @@ def test_verdict_counts_made_and_broken_by_batch_and_store_and_the_held_out_tota
     assert not v.rule2 and not v.rule3  # the stores sum to -1
     lines = judge_lines(v)
     assert "made 1, broken 2, net -1, churn 3" in lines[0]
-    assert lines[-1] == "held-out dev (totals only): 1 -> 1 fully right of 2"
+    assert lines[-2] == "held-out dev (totals only): 1 -> 1 fully right of 2"
+    assert v.direct == 0
+    assert verdict(prompts, held, base, run, absent="lifelog").direct == 1  # b lost its right answer beside l001
 
 
 def test_rule_three_fails_on_a_store_losing_three():
@@ -122,3 +124,23 @@ def test_noise_installed_wraps_the_logistic_gate(monkeypatch):
     monkeypatch.setattr(gate, "apply_logistic", real)
     install("noise", sigma=0.2, seed=4)
     assert gate.apply_logistic is not real
+
+
+def test_pairs_judges_each_run_against_each_other_both_ways(tmp_path):
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).resolve().parents[2] / "bench" / "datasets" / "whisper.json").read_text())
+    dev = [p for p in data["prompts"] if p["split"] == "dev" and p.get("batch", 1) == 3 and p["kind"] == "inject"][:6]
+
+    def show(path, right):
+        path.write_text("".join(f"dev {p['id']}  inject {'injected' if i in right else 'silent:below_gate'}  "
+                                f"{p['expect'][:1] if i in right else []!r} expect={p['expect']!r}\n"
+                                for i, p in enumerate(dev)))
+        return path
+
+    one, two = show(tmp_path / "one.txt", {0, 1}), show(tmp_path / "two.txt", {0, 2, 3, 4, 5})
+    lines = pairs([one, two])
+    assert "| one | two | 4 | 1 | +3 | 5 | 0.188 | +3 | fail | +0 |" in lines
+    assert "| two | one | 1 | 4 | -3 | 5 | 0.969 | -3 | fail | +0 |  # one store: its fold is the net" in lines
+    assert lines[-1].startswith("2 ordered comparisons: net sd 3.0 (mean churn 5.0")
