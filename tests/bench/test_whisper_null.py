@@ -142,5 +142,5 @@ def test_pairs_judges_each_run_against_each_other_both_ways(tmp_path):
     one, two = show(tmp_path / "one.txt", {0, 1}), show(tmp_path / "two.txt", {0, 2, 3, 4, 5})
     lines = pairs([one, two])
     assert "| one | two | 4 | 1 | +3 | 5 | 0.188 | +3 | fail | +0 |" in lines
-    assert "| two | one | 1 | 4 | -3 | 5 | 0.969 | -3 | fail | +0 |  # one store: its fold is the net" in lines
+    assert "| two | one | 1 | 4 | -3 | 5 | 0.969 | -3 | fail | +0 |" in lines  # one store: its fold is the net
     assert lines[-1].startswith("2 ordered comparisons: net sd 3.0 (mean churn 5.0")
