@@ -337,7 +337,7 @@ def main(argv: list[str]) -> int:
         print(f"{args.final} fitted on every dev batch, threshold by the rule on their left-out log-odds: {t:+.2f}"
               + (f"; {note}" if note and args.parts == "fit" else "")
               + f"\nORMAH_WHISPER_GATE_WEIGHTS=\"{' '.join(f'{v:.3f}' for v in w)}\" ORMAH_WHISPER_GATE_LOGIT={t}")
-        lg = lobo.as_dict(w[0] + x @ w[1:], where)
+        lg = lobo.as_dict(w[0] + x[:, :len(w) - 1] @ w[1:], where)  # today's weights read the nine alone
         print(f"replayed in sample: {figures(outcomes(dump, lg, t).sum(axis=0))}")
         return 0
     print("| gate | held out by | batches | hit / precision / silence; right | thresholds per fold |\n"

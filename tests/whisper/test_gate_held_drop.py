@@ -48,8 +48,8 @@ def test_each_fold_names_its_threshold_and_the_input_it_dropped():
     assert [n.split(":")[0] for n in notes] == ["9", "10", "11"] and all("/-" in n for n in notes)
     assert counts[:, COLUMNS.index("inject")].sum() + counts[:, COLUMNS.index("silent")].sum() == len(dump)
     parts = subsets(dump, "fit")
-    assert list(parts) == ["1-16", "15-16", "1-14"]  # session 26: batch 16 is fit data, 15-16 unseen by today's
-    assert parts["1-16"].all() and parts["1-14"].all() and not parts["15-16"].any()
+    assert list(parts) == ["1-17", "15-17", "1-14"]  # session 27: batch 17 is fit data, 15-17 unseen by today's
+    assert parts["1-17"].all() and parts["1-14"].all() and not parts["15-17"].any()
 
 
 def test_drop2_drops_the_first_input_then_chooses_a_second_among_the_rest():

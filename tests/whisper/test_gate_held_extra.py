@@ -71,3 +71,17 @@ def test_the_categories_line_counts_right_prompts_against_today_as_shipped():
     shipped = np.zeros_like(counts)
     shipped[:, -1] = 1  # every prompt right
     assert by_category(dump, counts, shipped) == "right by category: off_topic 30/30 (+0), project 0/60 (-60)"
+
+
+def test_final_today_with_an_extra_input_replays_the_nine(tmp_path, capsys):
+    """`--final today --extra NAME` replays today's weights on the nine columns and leaves the extra out (session 26's
+    review: the ten weights met the nine columns and the extra one, and the replay stopped on the shapes)."""
+    from bench import whisper_gate_held as held
+    from whisper.conf import GATE_WEIGHTS
+
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps(noise_but_the_cosine()))
+    assert held.main([str(dump), "--final", "today", "--extra", "cos_margin"]) == 0
+    out = capsys.readouterr().out
+    assert f"ORMAH_WHISPER_GATE_WEIGHTS=\"{' '.join(f'{v:.3f}' for v in GATE_WEIGHTS)}\"" in out
+    assert "replayed in sample: " in out
