@@ -12,6 +12,9 @@ Thread-safe (gunicorn's threads share a worker's caches): one lock around the or
 outside the lock, so two threads may compute the same entry at once and the second insert wins (as lru_cache).
 Positional arguments only, which must be hashable; the results are shared between callers, so they must be
 immutable (frozensets, strings) or copied by the caller.
+
+`LruDict` is the same bound for a cache that is not a function's memo: a mapping of at most `maxsize` entries
+(memory/store.py's per-file caches, session 27).
 """
 
 from __future__ import annotations
@@ -123,6 +126,58 @@ def byte_lru(*, max_bytes: int, cost: Callable[[tuple, Any], int], maxsize: int 
         return memoised
 
     return decorate
+
+
+class LruDict:
+    """A mapping that holds at most `maxsize` entries: setting one more drops the least recently set or read (`get`)
+    entry. For the per-file caches of memory/store.py, which are hints and shortcuts (a dropped entry is read again
+    from the file), so what they hold follows the files a process met lately, not every file it ever read. One lock
+    around each step (gunicorn's request threads and the watcher share a worker's caches)."""
+
+    __slots__ = ("_entries", "_lock", "maxsize")
+
+    def __init__(self, maxsize: int) -> None:
+        if maxsize <= 0:
+            raise ValueError(f"LruDict needs a positive maxsize, got {maxsize}")
+        self.maxsize = maxsize
+        self._entries: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        with self._lock:
+            value = self._entries.get(key, _MISSING)
+            if value is _MISSING:
+                return default
+            self._entries.move_to_end(key)
+            return value
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.maxsize:
+                self._entries.popitem(last=False)
+
+    def pop(self, key: Any, default: Any = None) -> Any:
+        with self._lock:
+            return self._entries.pop(key, default)
+
+    def __delitem__(self, key: Any) -> None:
+        with self._lock:
+            del self._entries[key]
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_MISSING = object()
 
 
 # The budgets of memory's ranking text caches (memory/ranking/features.py), estimated bytes per process (with

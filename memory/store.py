@@ -20,6 +20,7 @@ from pathlib import Path
 from memory.domain.markdown import render
 from memory.domain.node import Node
 from memory.errors import MalformedNodeFile, StorageError, ValidationFailed
+from memory.memo import LruDict
 from memory.node_bytes import parse_bytes
 
 logger = logging.getLogger(__name__)
@@ -50,15 +51,20 @@ _REASONS = {
     errno.EPERM: "permission denied",
 }
 
+# The per-file caches below hold the FILE_CACHE_ENTRIES files a process read or wrote most recently, each: a dropped
+# entry is read again from its file. Unbounded, they held ~0.9 KiB for every file a process ever met, deleted ones
+# included (~90 MiB at 100,000 memories in the web worker whose watcher syncs every file; docs/benchmarks.md,
+# "Served tails and memory, session 27").
+FILE_CACHE_ENTRIES = 8_192
 # Which node id a file holds, keyed by absolute path and trusted only while (inode, mtime_ns, size) still match.
 _Signature = tuple[int, int, int]
-_ID_CACHE: dict[str, tuple[_Signature, str | None]] = {}
+_ID_CACHE: LruDict = LruDict(FILE_CACHE_ENTRIES)  # str -> (_Signature, str | None)
 # Where each node id was last read or written: a lookup hint, and the file a guarded write is checked against
 # even after a hand edit broke it.
-_LAST_PATH: dict[str, Path] = {}
+_LAST_PATH: LruDict = LruDict(FILE_CACHE_ENTRIES)  # str -> Path
 # Files that failed to parse, keyed by absolute path: (lstat signature, reason). An unchanged malformed file is
 # reported from here without being opened again, so logs name it once per change and a watcher sees no events.
-_MALFORMED: dict[str, tuple[_Signature, str]] = {}
+_MALFORMED: LruDict = LruDict(FILE_CACHE_ENTRIES)  # str -> (_Signature, str)
 
 
 def content_hash(data: bytes) -> str:

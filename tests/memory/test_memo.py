@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from memory import memo
-from memory.memo import ByteLRU, args_cost, byte_lru
+from memory.memo import ByteLRU, LruDict, args_cost, byte_lru
 from memory.ranking import features
 
 
@@ -157,3 +157,26 @@ def test_a_thousand_distinct_titles_are_held_by_the_title_cache():
     assert (info.currsize, info.misses) == (1000, 1000)
     assert info.nbytes <= memo.TITLE_STEMS_BYTES
     features._title_stems.cache_clear()
+
+
+def test_an_lru_dict_drops_the_least_recently_set_or_read_entry():
+    cache = LruDict(2)
+    cache["a"], cache["b"] = 1, 2
+    cache.get("a")
+    cache["c"] = 3
+    assert (len(cache), "a" in cache, "b" in cache, cache.get("c")) == (2, True, False, 3)
+
+
+def test_an_lru_dict_pops_deletes_and_clears():
+    cache = LruDict(3)
+    cache["a"], cache["b"] = 1, 2
+    del cache["a"]
+    assert (cache.pop("b"), cache.pop("b", "gone"), cache.get("a", "none"), len(cache)) == (2, "gone", "none", 0)
+    cache["c"] = 3
+    cache.clear()
+    assert len(cache) == 0
+
+
+def test_an_lru_dict_needs_a_positive_bound():
+    with pytest.raises(ValueError, match="positive maxsize"):
+        LruDict(0)
