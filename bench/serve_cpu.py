@@ -119,7 +119,8 @@ class Probe:
 
 
 def start_web(home: Path, repo: Path, *, watch: bool, profile: Path | None, log, skip: int = 0,
-              layout: str | None = None, split: Path | None = None) -> tuple[subprocess.Popen, int]:
+              layout: str | None = None, split: Path | None = None,
+              conf: tuple[str, dict[str, str]] | None = None) -> tuple[subprocess.Popen, int]:
     port = free_port()
     env = {**serve_env(home), **layout_env(layout)}
     described = subprocess.run([sys.executable, "-c", WEB_PART, str(port), "1" if watch else "0"], env=env,
@@ -133,6 +134,10 @@ def start_web(home: Path, repo: Path, *, watch: bool, profile: Path | None, log,
     elif split is not None:
         argv[argv.index("python:ormah_site.gunicorn_conf")] = SPLIT_CONF
         env["BENCH_SPLIT_OUT"] = str(split)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    elif conf is not None:  # another bench's gunicorn settings module ("python:bench.X") and its environment
+        argv[argv.index("python:ormah_site.gunicorn_conf")] = conf[0]
+        env.update(conf[1])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     server = subprocess.Popen(argv, env=env, cwd=repo, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 120

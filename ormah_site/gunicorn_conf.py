@@ -211,12 +211,40 @@ def pre_request(worker, req) -> None:
 
 
 def post_request(worker, req, environ, resp) -> None:
-    """Count the request out; the last one out wakes the idle trim."""
-    global _in_flight
+    """Count the request out; the last one out wakes the idle trim. Once the worker is warm, freeze its heap."""
+    global _in_flight, _served, _frozen
     with _in_flight_lock:
         _in_flight -= 1
+        _served += 1
         if _in_flight == 0:
             _went_idle.set()
+        freeze = not _frozen and _served >= WARM_REQUESTS and (_in_flight == 0 or _served >= 8 * WARM_REQUESTS)
+        if freeze:
+            _frozen = True
+    if freeze:
+        _freeze_warm_heap()
+
+
+# -- freezing the warmed heap -----------------------------------------------------------------------------------------
+# A full collection walks every object the collector tracks outside its frozen generation, holding the GIL (the
+# worker's other request threads wait): in a warmed worker that nothing froze, ~154,000 objects, 70-84 ms of CPU,
+# about once per 1,000-1,500 requests (docs/benchmarks.md, "Served CPU, session 26"). With more than one worker the
+# master froze what it preloaded before its forks (`preload`), but what a worker builds on its first requests (and
+# everything, with one worker, which preloads nothing) stayed in the walk. After its first WARM_REQUESTS requests, at
+# the first moment none is in flight (or at 8 x WARM_REQUESTS whatever), the worker collects once and freezes what
+# is left: the views, the model, the matrix and the caches it filled then are never walked again (docs/benchmarks.md,
+# "Served tails and memory, session 27"). A frozen object is still freed when nothing refers to it; only a cycle of
+# frozen objects that becomes garbage stays (the warm-up's, at most).
+WARM_REQUESTS = 64
+_served = 0
+_frozen = False
+
+
+def _freeze_warm_heap() -> None:
+    gc.collect()
+    gc.freeze()
+    logger.info("Web worker %d froze its warmed heap: %d objects the collector no longer walks", os.getpid(),
+                gc.get_freeze_count())
 
 
 def _trim_when_idle() -> None:
