@@ -1,5 +1,5 @@
 """Answer-type agreement on the labelled stores (session 27, atype17; issue 11): does the memory hold the KIND of
-answer the prompt asks for (whisper.answer_type)?
+answer the prompt asks for (bench.answer_type)?
 
     python -m bench.whisper_routes --split dev --json ROUTES   # one full dev run with every gate row recorded
     python -m bench.whisper_atype agree ROUTES                 # how often a kind is read, and held, right vs wrong
@@ -15,9 +15,10 @@ gate judged on them (each prompt's own call; the logistic gate and the identity 
 the right ones (expected or accepted) and among the wrong ones, split by whether the gate passed them.
 
 `screen` (design, not a decision: the full dev run decides): each prompt's injected memories less those this tree's
-focus check drops (`whisper.stages.focus.off_focus`, with the answer type on the subject,
-`whisper.answer_type.off_subject`); a follow-up's context is read from its labelled history (`context_of`). Made /
-broken / net by batch and by store as bench.whisper_near's screen.
+focus check (`whisper.stages.focus.off_focus`) or the answer type on the subject (`bench.answer_type.off_subject`,
+the candidate measured in session 27) drops; a follow-up's context is read from its labelled history
+(`context_of`). Made / broken / net by batch and by store as bench.whisper_near's screen. `expected`: the expected
+memories of the dev inject prompts asking a checked kind that `off_subject` drops, each checked directly.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def _text(m: dict) -> str:
 
 def agree(records: list[dict]) -> list[str]:
     from bench.whisper_silence import dev_prompts
-    from whisper.answer_type import KINDS, expected_kind, holds
+    from bench.answer_type import KINDS, expected_kind, holds
     from whisper.conf import WhisperConf
     from whisper.kinds import scan_chars
 
@@ -100,8 +101,10 @@ def context_of(p: dict) -> str:
 
 
 def replay(record: dict, p: dict, mems: dict[str, dict], limit: int) -> list[str]:
-    """One prompt's injected memories less those this tree's focus check drops (`whisper.stages.focus.off_focus`,
-    the answer type on the subject among its checks), a follow-up read with its context (`context_of`)."""
+    """One prompt's injected memories less those this tree's focus check or `off_subject` drops (a follow-up read
+    with its context, `context_of`)."""
+    from bench.answer_type import off_subject
+    from whisper.kinds import scan_chars
     from whisper.stages.focus import off_focus
 
     out = []
@@ -109,7 +112,10 @@ def replay(record: dict, p: dict, mems: dict[str, dict], limit: int) -> list[str
         m = mems[key]
         created = datetime.fromisoformat(m["created"].replace("Z", "+00:00")) if m.get("created") else None
         if off_focus(p["prompt"], title=m["title"], content=m["content"], tags=tuple(m.get("tags", ())),
-                     node_type=m["type"], content_max_chars=limit, created=created, context=context_of(p)) is None:
+                     node_type=m["type"], content_max_chars=limit, created=created) is not None:
+            continue
+        if off_subject(p["prompt"], title=m["title"], content=m["content"], context=context_of(p),
+                       limit=scan_chars(m["title"], limit)) is None:
             out.append(key)
     return out
 
@@ -145,7 +151,7 @@ def expected(prompts: dict[str, dict] | None = None) -> list[str]:
     """The expected memories of the dev inject prompts asking a checked kind that `off_subject` would drop (each
     checked directly, whether or not a run injects it): what the check costs the answers."""
     from bench.whisper_silence import dev_prompts
-    from whisper.answer_type import CHECKED, expected_kind, off_subject
+    from bench.answer_type import CHECKED, expected_kind, off_subject
     from whisper.conf import WhisperConf
     from whisper.kinds import scan_chars
 
@@ -169,7 +175,7 @@ def cpu() -> list[str]:
     """CPU per call (time.process_time) of expected_kind over the dev prompts, and of off_subject (the focus stage's
     new check: once per memory past the gate) over every dev prompt asking a checked kind and every memory."""
     from bench.whisper_silence import dev_prompts
-    from whisper.answer_type import CHECKED, expected_kind, off_subject
+    from bench.answer_type import CHECKED, expected_kind, off_subject
 
     prompts = [p["prompt"] for p in dev_prompts().values()]
     mems = list(_memories().values())

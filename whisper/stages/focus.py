@@ -31,7 +31,6 @@ import re
 from datetime import datetime
 
 from memory.domain.enums import NodeType
-from whisper.answer_type import off_subject
 from whisper.asked import asks
 from whisper.conf import WhisperConf
 from whisper.imperative import is_request
@@ -137,14 +136,13 @@ def goal_for_the_past(prompt: str, node_type: str) -> bool:
 
 def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
               node_type: str = NodeType.FACT, content_max_chars: int = 0,
-              created: datetime | None = None, context: str = "") -> str | None:
+              created: datetime | None = None) -> str | None:
     """Why a memory (its title, content and labels: tags, project; no check reads the labels since session 22
     removed the possessive chain) misses the question's focus ("kind: amount", "count of: mats", "goal: past asked", "version: none held", "year: 2023"), or None when it does
     not. The prompt is read as typed (`whisper.pasted.typed_text`: harness elements and fenced pastes cut out).
     `node_type` tells an event (one occurrence, which another year's note is not) from a standing rule
     (`other_year`); `created` is the memory's creation date (`other_year`); `content_max_chars` (the conf's) widens
-    the kind and count checks' reading to what whisper renders (`whisper.kinds.scan_chars`); `context` is what a
-    follow-up's query joined before it (the answer type's subject words, `whisper.answer_type.off_subject`)."""
+    the kind and count checks' reading to what whisper renders (`whisper.kinds.scan_chars`)."""
     prompt = typed_text(prompt)
     kind = missing_kind(prompt, f"{title}\n{content}", limit=scan_chars(title, content_max_chars))
     if kind is not None:
@@ -158,11 +156,7 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
     if no_version(prompt, f"{title}\n{content}"):
         return "version: none held"
     year = other_year(prompt, f"{title}\n{content}", created, node_type)
-    if year is not None:
-        return "year: " + year
-    kind = off_subject(prompt, title=title, content=content, context=context,
-                       limit=scan_chars(title, content_max_chars))
-    return None if kind is None else "answer type: " + kind
+    return None if year is None else "year: " + year
 
 
 def labels(cand: Candidate) -> tuple[str, ...]:
@@ -177,8 +171,7 @@ def focus_check(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         return None
     keep = [c for c in run.pool
             if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c), node_type=c.type,
-                         content_max_chars=conf.content_max_chars, created=c.created,
-                         context=run.query if run.follow_up else "") is None]
+                         content_max_chars=conf.content_max_chars, created=c.created) is None]
     if len(keep) == len(run.pool):
         return None
     run.drop(keep, STAGE_OFF_FOCUS)

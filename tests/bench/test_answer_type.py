@@ -1,10 +1,11 @@
-"""whisper.answer_type: the one kind of answer a question asks for, and the kinds a memory's text holds (session 27)."""
+"""bench.answer_type (session 27; measured, not kept in whisper): the one kind of answer a question asks for, the
+kinds a memory's text holds, and the kind held on the asked subject."""
 
 from __future__ import annotations
 
 import pytest
 
-from whisper.answer_type import expected_kind, holds, kinds_held, lacks_expected
+from bench.answer_type import expected_kind, holds, kinds_held, lacks_expected, off_subject
 
 
 @pytest.mark.parametrize(("question", "kind"), [
@@ -63,3 +64,29 @@ def test_lacks_expected_names_the_kind_a_memory_misses_and_none_when_held():
     assert lacks_expected("what's the dentist's phone number?", "Dentist: Dr. Jansen, very friendly") == "contact"
     assert lacks_expected("what's the dentist's phone number?", "Dentist Jansen: 020 123 4567") is None
     assert lacks_expected("tell me about the dentist", "Dentist: Dr. Jansen") is None
+
+
+def test_a_count_in_a_sentence_off_the_subject_does_not_answer():
+    note = {"title": "Public beta", "content": "Opened the beta on 1 March. 41 sign-ups in the first week."}
+    assert off_subject("how many beta bakers dropped off after a month?", **note) == "count"
+
+
+def test_a_count_in_a_sentence_naming_the_subject_answers():
+    note = {"title": "Public beta", "content": "Opened the beta on 1 March. Six bakers dropped off in April."}
+    assert off_subject("how many beta bakers dropped off after a month?", **note) is None
+
+
+def test_a_paraphrase_sharing_no_topic_word_needs_the_kind_anywhere():
+    note = {"title": "Dentist filling", "content": "Dr. Visser replaced an old filling on 11 April 2025."}
+    assert off_subject("when did someone patch up my back teeth?", **note) is None
+    assert off_subject("when is the next checkup for my back teeth?", title="Teeth", content="no date yet") == "time"
+
+
+def test_a_follow_up_reads_its_subject_from_the_earlier_prompt():
+    note = {"title": "Bouldering nights", "content": "I go bouldering with Bram every Tuesday from 19:30."}
+    assert off_subject("and when do we usually climb with him?", context="who is Bram again?", **note) is None
+
+
+def test_a_person_is_read_but_never_checked():
+    assert expected_kind("who fixed the boiler?") == "person"
+    assert off_subject("who fixed the boiler?", title="Boiler", content="the boiler was fixed by the students") is None

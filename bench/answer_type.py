@@ -1,5 +1,10 @@
 """The kind of answer a question asks for, and the kinds a memory's text holds (issue 11, session 27: atype17).
 
+Measured, not kept in whisper (docs/benchmarks.md, "Whisper answer type, session 27"): as a focus check
+(`off_subject`, the kind held on the asked subject) it made 4 dev 1-17 prompts fully right and broke none, below
+the +5 a whisper change needs; so it lives here, read by bench/whisper_atype.py, and whisper.kinds stays the one
+table of kinds the product reads.
+
 "What's my dentist's phone number?" asks for a phone number; a memory naming the dentist holds none, however close
 it scores. `expected_kind` reads the one kind a question's closed-class form names (the first of KINDS it asks):
 
@@ -10,14 +15,14 @@ it scores. `expected_kind` reads the one kind a question's closed-class form nam
 * "person": "who / whom / whose" opening a clause ("who fixed the boiler?"; not "the plumber who came");
 * "place": "where" opening a clause before an auxiliary or a verb ("where is the spare key?", "where do we meet").
 
-`kinds_held` reads which of them a memory's title and text hold (its first `limit` characters, as whisper.kinds):
-a contact's shape (a run of eight digits or more with spaces or dashes between groups, "+31 …", an e-mail address,
-"http(s)://", "www.", a host with a top-level domain and a path, a street word of English or Dutch before a house
-number, a Dutch postcode "1234 AB"); a person (a capitalised word inside a sentence that is not a month, weekday or
-a word every sentence may capitalise, a title before a name, an "@handle"); a place (a preposition of place before a
-determiner or a capitalised word, "at home", "upstairs", a path, a host); money, counts, numbers and times by
-whisper.kinds' `holds_kind`. All of it closed classes of English (and Dutch street words) and regular shapes: no
-store's words. Pure: no Django, no I/O; a call reads two short regular expressions per kind.
+`holds` and `kinds_held` read which of them a memory's title and text hold (its first `limit` characters, as
+whisper.kinds): a contact's shape (a run of digits in groups, "+31 …", an e-mail address, "http(s)://", "www.", a
+host with a top-level domain, a street word of English or Dutch before a house number, a Dutch postcode "1234 AB");
+a person (a capitalised word inside a sentence that is not a month, weekday or a word every sentence may
+capitalise, a title before a name, an "@handle"); a place (a preposition of place before a determiner or a
+capitalised word, "at home", "upstairs", a path, a host); money, counts, numbers and times by whisper.kinds'
+`holds_kind`. All of it closed classes of English (and Dutch street words) and regular shapes: no store's words.
+Pure: no Django, no I/O.
 """
 
 from __future__ import annotations
