@@ -51,7 +51,7 @@ _CONTACT_NOUN = (r"(?:(?:phone|mobile|cell|telephone|tel|whatsapp)(?:\s+(?:numbe
 _ASKS_CONTACT = re.compile(
     rf"\b(?:what|which)(?:'s|\u2019s| is| was| are| were)? (?:the |our |its |their |your |my |his |her )?"
     rf"(?:[\w'\u2019-]+ ){{0,3}}?{_CONTACT_NOUN}\b"
-    rf"|\b(?:his|her|their|its|the|my|our|your)\s+(?:[\w'\u2019-]+\s+){{0,2}}?{_CONTACT_NOUN}\s*\?"
+    rf"|\b{_CONTACT_NOUN}(?:\s+(?:or|and|/)\s+{_CONTACT_NOUN})?\s*\?"
     rf"|\b(?:his|her|their|its)\s+{_CONTACT_NOUN}\b"
     rf"|\bhow (?:do|can|could|should) (?:i|we) (?:reach|contact|call|phone|ring|email|mail)\b",
     re.IGNORECASE)
@@ -165,8 +165,16 @@ def off_subject(question: str, *, title: str, content: str, context: str = "",
     if not holds(text, kind, limit=limit):
         return kind
     subject = topic_tokens(f"{context}\n{typed_text(question)}")
-    if not topic_tokens(text) & subject:
+    if not _shares(topic_tokens(text), subject):
         return None
-    if any(topic_tokens(s) & subject and holds(s, kind, limit=limit) for s in _SENTENCES.split(text)):
+    if any(_shares(topic_tokens(s), subject) and holds(s, kind, limit=limit) for s in _SENTENCES.split(text)):
         return None
     return kind
+
+
+def _shares(words: set[str], subject: set[str]) -> bool:
+    """Whether a text's topic words meet the subject's: the same folded word, or one the start of the other
+    ("roof" and "roofer", "climb" and "climbing"), the shorter of four letters or more."""
+    if words & subject:
+        return True
+    return any(len(a) >= 4 and len(b) >= 4 and (a.startswith(b) or b.startswith(a)) for a in words for b in subject)

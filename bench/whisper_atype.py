@@ -6,6 +6,7 @@ answer the prompt asks for (bench.answer_type)?
     python -m bench.whisper_atype screen ROUTES                # this tree's focus check on the run's injections
     python -m bench.whisper_atype expected                     # the dev answers the check would drop
     python -m bench.whisper_atype cpu                          # CPU per call of expected_kind and off_subject
+    python -m bench.whisper_atype show [--batch N] > RUN.txt   # a full dev --show run with the candidate installed
 
 Only the dev prompts a fit may read (bench.whisper_silence.dev_prompts: the held-out batch,
 bench.whisper_gate_fit.FRESH_BATCHES, and the sealed ones are left out before anything is read).
@@ -192,11 +193,63 @@ def cpu() -> list[str]:
             f"{(t2 - t1) / calls * 1e6:.0f} us CPU a call"]
 
 
+def candidate_focus(run, conf, deps) -> str | None:
+    """The focus stage with the candidate: today's focus check, then `off_subject` over what it keeps (a follow-up
+    read with the query whisper joined); silence when nothing is left."""
+    from bench.answer_type import off_subject
+    from whisper.kinds import scan_chars
+    from whisper.stages.focus import focus_check
+    from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS
+
+    decision = focus_check(run, conf, deps)
+    if decision is not None or not run.pool:
+        return decision
+    context = run.query if run.follow_up else ""
+    keep = [c for c in run.pool
+            if off_subject(run.prompt, title=c.title or "", content=c.content, context=context,
+                           limit=scan_chars(c.title or "", conf.content_max_chars)) is None]
+    if len(keep) == len(run.pool):
+        return None
+    run.drop(keep, STAGE_OFF_FOCUS)
+    return None if run.pool else SILENT_OFF_FOCUS
+
+
+def install() -> None:
+    """Put `candidate_focus` in place of the focus stage in this process, once the bench has set Django up (whisper's
+    services cannot be imported before)."""
+    import bench.whisper_quality as quality
+    import bench.whisper_stores as stores
+
+    real_setup = quality.setup_django
+
+    def setup_django(*args, **kwargs):
+        real_setup(*args, **kwargs)
+        import whisper.pipeline as pipeline
+        import whisper.services.respond as respond
+        from whisper.stages.focus import focus_check
+
+        stages = tuple(candidate_focus if s is focus_check else s for s in pipeline.STAGES)
+        original = respond.run_stages
+        respond.run_stages = lambda run, conf, deps, _stages=stages: original(run, conf, deps, _stages)
+
+    quality.setup_django = stores.setup_django = setup_django
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("agree", "screen", "expected", "cpu"))
+    parser.add_argument("what", choices=("agree", "screen", "expected", "cpu", "show"))
+    parser.add_argument("--batch", type=int, help="show: only this batch")
     parser.add_argument("routes", type=Path, nargs="?", help="the --json output of bench.whisper_routes (dev)")
     args = parser.parse_args(argv)
+    if args.what == "show":
+        from bench.whisper_ret import count_cpu, cpu_line
+        from bench.whisper_stores import main as stores_main
+
+        install()
+        spent = count_cpu()
+        code = stores_main(["--split", "dev", "--show", *(["--batch", str(args.batch)] if args.batch else [])])
+        print(cpu_line(spent), file=sys.stderr)
+        return code
     if args.what in ("cpu", "expected"):
         print("\n".join(cpu() if args.what == "cpu" else expected()))
         return 0
