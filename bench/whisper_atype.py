@@ -1,12 +1,11 @@
 """Answer-type agreement on the labelled stores (session 27, atype17; issue 11): does the memory hold the KIND of
-answer the prompt asks for (bench.answer_type)?
+answer the prompt asks for (whisper.answer_type)?
 
     python -m bench.whisper_routes --split dev --json ROUTES   # one full dev run with every gate row recorded
     python -m bench.whisper_atype agree ROUTES                 # how often a kind is read, and held, right vs wrong
     python -m bench.whisper_atype screen ROUTES                # this tree's focus check on the run's injections
     python -m bench.whisper_atype expected                     # the dev answers the check would drop
     python -m bench.whisper_atype cpu                          # CPU per call of expected_kind and off_subject
-    python -m bench.whisper_atype show [--batch N] > RUN.txt   # a full dev --show run with the candidate installed
 
 Only the dev prompts a fit may read (bench.whisper_silence.dev_prompts: the held-out batch,
 bench.whisper_gate_fit.FRESH_BATCHES, and the sealed ones are left out before anything is read).
@@ -16,9 +15,8 @@ gate judged on them (each prompt's own call; the logistic gate and the identity 
 the right ones (expected or accepted) and among the wrong ones, split by whether the gate passed them.
 
 `screen` (design, not a decision: the full dev run decides): each prompt's injected memories less those this tree's
-focus check (`whisper.stages.focus.off_focus`) or the answer type on the subject (`bench.answer_type.off_subject`,
-the candidate measured in session 27) drops; a follow-up's context is read from its labelled history
-(`context_of`). Made / broken / net by batch and by store as bench.whisper_near's screen. `expected`: the expected
+focus check drops (`whisper.stages.focus.off_focus`, the answer type on the subject among its checks since session
+27); a follow-up's context is read from its labelled history (`context_of`). Made / broken / net by batch and by store as bench.whisper_near's screen. `expected`: the expected
 memories of the dev inject prompts asking a checked kind that `off_subject` drops, each checked directly.
 """
 
@@ -47,7 +45,7 @@ def _text(m: dict) -> str:
 
 def agree(records: list[dict]) -> list[str]:
     from bench.whisper_silence import dev_prompts
-    from bench.answer_type import KINDS, expected_kind, holds
+    from whisper.answer_type import KINDS, expected_kind, holds
     from whisper.conf import WhisperConf
     from whisper.kinds import scan_chars
 
@@ -102,10 +100,8 @@ def context_of(p: dict) -> str:
 
 
 def replay(record: dict, p: dict, mems: dict[str, dict], limit: int) -> list[str]:
-    """One prompt's injected memories less those this tree's focus check or `off_subject` drops (a follow-up read
-    with its context, `context_of`)."""
-    from bench.answer_type import off_subject
-    from whisper.kinds import scan_chars
+    """One prompt's injected memories less those this tree's focus check drops (a follow-up read with its context,
+    `context_of`)."""
     from whisper.stages.focus import off_focus
 
     out = []
@@ -113,10 +109,7 @@ def replay(record: dict, p: dict, mems: dict[str, dict], limit: int) -> list[str
         m = mems[key]
         created = datetime.fromisoformat(m["created"].replace("Z", "+00:00")) if m.get("created") else None
         if off_focus(p["prompt"], title=m["title"], content=m["content"], tags=tuple(m.get("tags", ())),
-                     node_type=m["type"], content_max_chars=limit, created=created) is not None:
-            continue
-        if off_subject(p["prompt"], title=m["title"], content=m["content"], context=context_of(p),
-                       limit=scan_chars(m["title"], limit)) is None:
+                     node_type=m["type"], content_max_chars=limit, created=created, context=context_of(p)) is None:
             out.append(key)
     return out
 
@@ -152,7 +145,7 @@ def expected(prompts: dict[str, dict] | None = None) -> list[str]:
     """The expected memories of the dev inject prompts asking a checked kind that `off_subject` would drop (each
     checked directly, whether or not a run injects it): what the check costs the answers."""
     from bench.whisper_silence import dev_prompts
-    from bench.answer_type import CHECKED, expected_kind, off_subject
+    from whisper.answer_type import CHECKED, expected_kind, off_subject
     from whisper.conf import WhisperConf
     from whisper.kinds import scan_chars
 
@@ -176,7 +169,7 @@ def cpu() -> list[str]:
     """CPU per call (time.process_time) of expected_kind over the dev prompts, and of off_subject (the focus stage's
     new check: once per memory past the gate) over every dev prompt asking a checked kind and every memory."""
     from bench.whisper_silence import dev_prompts
-    from bench.answer_type import CHECKED, expected_kind, off_subject
+    from whisper.answer_type import CHECKED, expected_kind, off_subject
 
     prompts = [p["prompt"] for p in dev_prompts().values()]
     mems = list(_memories().values())
@@ -193,63 +186,11 @@ def cpu() -> list[str]:
             f"{(t2 - t1) / calls * 1e6:.0f} us CPU a call"]
 
 
-def candidate_focus(run, conf, deps) -> str | None:
-    """The focus stage with the candidate: today's focus check, then `off_subject` over what it keeps (a follow-up
-    read with the query whisper joined); silence when nothing is left."""
-    from bench.answer_type import off_subject
-    from whisper.kinds import scan_chars
-    from whisper.stages.focus import focus_check
-    from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS
-
-    decision = focus_check(run, conf, deps)
-    if decision is not None or not run.pool:
-        return decision
-    context = run.query if run.follow_up else ""
-    keep = [c for c in run.pool
-            if off_subject(run.prompt, title=c.title or "", content=c.content, context=context,
-                           limit=scan_chars(c.title or "", conf.content_max_chars)) is None]
-    if len(keep) == len(run.pool):
-        return None
-    run.drop(keep, STAGE_OFF_FOCUS)
-    return None if run.pool else SILENT_OFF_FOCUS
-
-
-def install() -> None:
-    """Put `candidate_focus` in place of the focus stage in this process, once the bench has set Django up (whisper's
-    services cannot be imported before)."""
-    import bench.whisper_quality as quality
-    import bench.whisper_stores as stores
-
-    real_setup = quality.setup_django
-
-    def setup_django(*args, **kwargs):
-        real_setup(*args, **kwargs)
-        import whisper.pipeline as pipeline
-        import whisper.services.respond as respond
-        from whisper.stages.focus import focus_check
-
-        stages = tuple(candidate_focus if s is focus_check else s for s in pipeline.STAGES)
-        original = respond.run_stages
-        respond.run_stages = lambda run, conf, deps, _stages=stages: original(run, conf, deps, _stages)
-
-    quality.setup_django = stores.setup_django = setup_django
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("agree", "screen", "expected", "cpu", "show"))
-    parser.add_argument("--batch", type=int, help="show: only this batch")
+    parser.add_argument("what", choices=("agree", "screen", "expected", "cpu"))
     parser.add_argument("routes", type=Path, nargs="?", help="the --json output of bench.whisper_routes (dev)")
     args = parser.parse_args(argv)
-    if args.what == "show":
-        from bench.whisper_ret import count_cpu, cpu_line
-        from bench.whisper_stores import main as stores_main
-
-        install()
-        spent = count_cpu()
-        code = stores_main(["--split", "dev", "--show", *(["--batch", str(args.batch)] if args.batch else [])])
-        print(cpu_line(spent), file=sys.stderr)
-        return code
     if args.what in ("cpu", "expected"):
         print("\n".join(cpu() if args.what == "cpu" else expected()))
         return 0

@@ -12,6 +12,9 @@ store's words in them:
 * **the thing counted** (session 15, whisper.kinds): "how many crash mats are there?" is not answered by a note whose
   only counts count other things ("the two highest top-outs").
 * **the version asked** (session 18): "which version of lxml do we pin?" is not answered by a note naming none.
+* **the answer type on the asked subject** (session 27, whisper.answer_type): "how many beta bakers dropped off?" is
+  not answered by a note whose only count ("41 sign-ups") sits in a sentence naming neither bakers nor dropping off;
+  nor "aunt rania's phone number?" by a note holding no phone number, e-mail or address.
 * **another year** (session 15, whisper.when): "what was the contribution back in 2023?" is not answered by a note on
   the contribution from July 2026 on, nor "what did the grant give us in 2024?" by the event note of 2025's grant;
   since session 16 nor "who audited the 2024 accounts?" by a fact on "the 2026 accounts" (a year that labels).
@@ -31,6 +34,7 @@ import re
 from datetime import datetime
 
 from memory.domain.enums import NodeType
+from whisper.answer_type import off_subject
 from whisper.asked import asks
 from whisper.conf import WhisperConf
 from whisper.imperative import is_request
@@ -136,13 +140,14 @@ def goal_for_the_past(prompt: str, node_type: str) -> bool:
 
 def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
               node_type: str = NodeType.FACT, content_max_chars: int = 0,
-              created: datetime | None = None) -> str | None:
+              created: datetime | None = None, context: str = "") -> str | None:
     """Why a memory (its title, content and labels: tags, project; no check reads the labels since session 22
-    removed the possessive chain) misses the question's focus ("kind: amount", "count of: mats", "goal: past asked", "version: none held", "year: 2023"), or None when it does
-    not. The prompt is read as typed (`whisper.pasted.typed_text`: harness elements and fenced pastes cut out).
+    removed the possessive chain) misses the question's focus ("kind: amount", "count of: mats", "goal: past asked",
+    "version: none held", "year: 2023", "answer type: count"), or None when it does not. The prompt is read as typed (`whisper.pasted.typed_text`: harness elements and fenced pastes cut out).
     `node_type` tells an event (one occurrence, which another year's note is not) from a standing rule
     (`other_year`); `created` is the memory's creation date (`other_year`); `content_max_chars` (the conf's) widens
-    the kind and count checks' reading to what whisper renders (`whisper.kinds.scan_chars`)."""
+    the kind and count checks' reading to what whisper renders (`whisper.kinds.scan_chars`); `context` is what a
+    follow-up's query joined before it, read for the asked subject (`whisper.answer_type.off_subject`)."""
     prompt = typed_text(prompt)
     kind = missing_kind(prompt, f"{title}\n{content}", limit=scan_chars(title, content_max_chars))
     if kind is not None:
@@ -156,7 +161,11 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
     if no_version(prompt, f"{title}\n{content}"):
         return "version: none held"
     year = other_year(prompt, f"{title}\n{content}", created, node_type)
-    return None if year is None else "year: " + year
+    if year is not None:
+        return "year: " + year
+    kind = off_subject(prompt, title=title or "", content=content, context=context,
+                       limit=scan_chars(title or "", content_max_chars))
+    return None if kind is None else "answer type: " + kind
 
 
 def labels(cand: Candidate) -> tuple[str, ...]:
@@ -171,7 +180,8 @@ def focus_check(run: WhisperRun, conf: WhisperConf, deps: Deps) -> str | None:
         return None
     keep = [c for c in run.pool
             if off_focus(run.prompt, title=c.title, content=c.content, tags=labels(c), node_type=c.type,
-                         content_max_chars=conf.content_max_chars, created=c.created) is None]
+                         content_max_chars=conf.content_max_chars, created=c.created,
+                         context=run.query if run.follow_up else "") is None]
     if len(keep) == len(run.pool):
         return None
     run.drop(keep, STAGE_OFF_FOCUS)

@@ -1,9 +1,6 @@
-"""The kind of answer a question asks for, and the kinds a memory's text holds (issue 11, session 27: atype17).
-
-Measured, not kept in whisper (docs/benchmarks.md, "Whisper answer type, session 27"): as a focus check
-(`off_subject`, the kind held on the asked subject) it made 4 dev 1-17 prompts fully right and broke none, below
-the +5 a whisper change needs; so it lives here, read by bench/whisper_atype.py, and whisper.kinds stays the one
-table of kinds the product reads.
+"""The kind of answer a question asks for, and whether a memory holds it on the asked subject (issue 11, session 27:
+atype17; docs/whisper.md, "The answer type on the asked subject"; docs/benchmarks.md, "Whisper answer type, session
+27": +6 fully right on dev 1-17, none broken).
 
 "What's my dentist's phone number?" asks for a phone number; a memory naming the dentist holds none, however close
 it scores. `expected_kind` reads the one kind a question's closed-class form names (the first of KINDS it asks):
@@ -22,7 +19,8 @@ a person (a capitalised word inside a sentence that is not a month, weekday or a
 capitalise, a title before a name, an "@handle"); a place (a preposition of place before a determiner or a
 capitalised word, "at home", "upstairs", a path, a host); money, counts, numbers and times by whisper.kinds'
 `holds_kind`. All of it closed classes of English (and Dutch street words) and regular shapes: no store's words.
-Pure: no Django, no I/O.
+The focus stage (whisper/stages/focus.py) calls `off_subject` last: a question asking a CHECKED kind keeps a memory
+only if a sentence of it holding that kind names the subject (a topic word of the prompt). Pure: no Django, no I/O.
 """
 
 from __future__ import annotations
@@ -35,9 +33,10 @@ from whisper.pasted import typed_text
 from whisper.text import topic_tokens
 
 KINDS = ("contact", "amount", "count", "number", "time", "person", "place")
-# The kinds the focus stage checks on the subject (`off_subject`): a person is read (bench/whisper_atype.py counts
-# it) but not checked, since "who" is answered by a role or a group ("the GP", "students") as often as by a name.
-CHECKED = frozenset(KINDS) - {"person"}
+# The kinds the focus stage checks on the subject (`off_subject`): a person and a place are read (bench/whisper_atype.py
+# counts them) but not checked, since "who" is answered by a role or a group ("the GP", "students") and "where" by an
+# organisation ("where do I work?" and "Employed by the county council") as often as by a name or a place.
+CHECKED = frozenset(KINDS) - {"person", "place"}
 
 # ---- what a question asks for
 

@@ -1,11 +1,11 @@
-"""bench.answer_type (session 27; measured, not kept in whisper): the one kind of answer a question asks for, the
-kinds a memory's text holds, and the kind held on the asked subject."""
+"""whisper.answer_type (session 27): the one kind of answer a question asks for, the kinds a memory's text holds,
+and the kind held on the asked subject."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.answer_type import expected_kind, holds, kinds_held, lacks_expected, off_subject
+from whisper.answer_type import expected_kind, holds, kinds_held, lacks_expected, off_subject
 
 
 @pytest.mark.parametrize(("question", "kind"), [
@@ -90,3 +90,20 @@ def test_a_follow_up_reads_its_subject_from_the_earlier_prompt():
 def test_a_person_is_read_but_never_checked():
     assert expected_kind("who fixed the boiler?") == "person"
     assert off_subject("who fixed the boiler?", title="Boiler", content="the boiler was fixed by the students") is None
+
+
+def test_a_place_is_read_but_never_checked():
+    # "where" is answered by an organisation as often as by a place (tests/whisper/test_fact_lexicon.py's employer)
+    assert expected_kind("where do I work?") == "place"
+    note = {"title": "Work", "content": "Employed by the county council as a planning officer since 2015."}
+    assert off_subject("where do I work?", **note) is None
+
+
+def test_a_contact_noun_ending_the_question_asks_for_a_contact():
+    assert expected_kind("aunt rania's phone number?") == "contact"
+    assert expected_kind("rik at the gym: mobile number or email?") == "contact"
+
+
+def test_a_topic_word_meets_the_word_it_starts():
+    note = {"title": "Roof quote", "content": "Roofer's quote: €1,900 for the tiles."}
+    assert off_subject("how much did the roof repair cost?", **note) is None
