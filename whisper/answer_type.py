@@ -12,7 +12,7 @@ it scores. `expected_kind` reads the one kind a question's closed-class form nam
 * "person": "who / whom / whose" opening a clause ("who fixed the boiler?"; not "the plumber who came");
 * "place": "where" opening a clause before an auxiliary or a verb ("where is the spare key?", "where do we meet").
 
-`holds` and `kinds_held` read which of them a memory's title and text hold (its first `limit` characters, as
+`holds` reads which of them a memory's title and text hold (its first `limit` characters, as
 whisper.kinds): a contact's shape (a run of digits in groups, "+31 …", an e-mail address, "http(s)://", "www.", a
 host with a top-level domain, a street word of English or Dutch before a house number, a Dutch postcode "1234 AB");
 a person (a capitalised word inside a sentence that is not a month, weekday or a word every sentence may
@@ -130,17 +130,6 @@ def holds(text: str, kind: str, *, limit: int = SCAN_CHARS) -> bool:
         return bool(_PLACE_PREP.search(text) or _PLACE_NAMED.search(text) or _STREET.search(text)
                     or _WEB.search(text) or _named(text))
     return holds_kind(text, kind, limit=limit)
-
-
-def kinds_held(text: str, *, limit: int = SCAN_CHARS) -> frozenset[str]:
-    """Every kind of KINDS a memory's text holds (its first `limit` characters)."""
-    return frozenset(kind for kind in KINDS if holds(text, kind, limit=limit))
-
-
-def lacks_expected(question: str, text: str, *, limit: int = SCAN_CHARS) -> str | None:
-    """The kind the question asks for when the memory's text holds none of it, else None."""
-    kind = expected_kind(question)
-    return kind if kind is not None and not holds(text, kind, limit=limit) else None
 
 
 # ---- the kind held on the asked subject
