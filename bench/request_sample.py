@@ -17,8 +17,9 @@ Per route it prints the process CPU per request (time.process_time around each c
            included;
   inside   the share of samples with a function of that name anywhere on the stack (inclusive), for the names
            given with `--inside` (a function name, or path:function as printed).
-Also the garbage collector's CPU a request (gc.callbacks around each collection), by generation, and a full
-collection's CPU after the warm-up (`--gc-freeze`: then gc.freeze(), and the mix runs with those objects frozen).
+Also the garbage collector's CPU a request (gc.callbacks around each collection) and its longest pass, by generation,
+and a full collection's CPU after the warm-up (`--gc-freeze`: then gc.freeze(), and the mix runs with those objects
+frozen; `--gc-threshold N`: the young generation's threshold for the mix, Python's 700 by default).
 A sample is taken when the interpreter next checks for the signal, on the Python frame running then: a share of a
 few samples says little (time such a function in a loop instead). The kernel's timer ticks at its own rate (on
 this box ~4 ms of CPU a sample whatever the interval asked); the handler costs ~20 us a sample.
@@ -144,6 +145,8 @@ def run(args: argparse.Namespace, agent: Agent) -> dict:
         gc.collect()
         print(f"{label}: {1000 * (time.process_time() - started):.1f} ms of CPU, {len(gc.get_objects())} objects "
               f"tracked, {gc.get_freeze_count()} frozen")
+    if args.gc_threshold:  # the young generation's threshold (Python's 700): fewer collections, each walking more
+        gc.set_threshold(args.gc_threshold, *gc.get_threshold()[1:])
     if args.gc_freeze:  # what a worker's post-fork gc.freeze() would leave the collector to walk
         gc.freeze()
         started = time.process_time()
@@ -156,14 +159,17 @@ def run(args: argparse.Namespace, agent: Agent) -> dict:
     cpu: dict[str, list[float]] = {}
     load_before = os.getloadavg()[0]
     collected = {0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]}
+    longest = {0: 0.0, 1: 0.0, 2: 0.0}
     began = [0.0]
 
     def on_gc(phase: str, info: dict) -> None:
         if phase == "start":
             began[0] = time.process_time()
         else:
+            spent = time.process_time() - began[0]
             collected[info["generation"]][0] += 1
-            collected[info["generation"]][1] += time.process_time() - began[0]
+            collected[info["generation"]][1] += spent
+            longest[info["generation"]] = max(longest[info["generation"]], spent)
 
     gc.callbacks.append(on_gc)
     sampler.start()
@@ -183,10 +189,12 @@ def run(args: argparse.Namespace, agent: Agent) -> dict:
     print(f"{args.requests} requests of the soak's mix, a sample every {args.interval_ms} ms of CPU; load average "
           f"{load_before:.2f} -> {load_after:.2f}")
     print(f"CPU a request over the mix: mean {statistics.mean(every):.2f} ms, p50 {statistics.median(every):.2f} ms")
-    print("garbage collections: " + "; ".join(
-        f"generation {g} {k} x, {1000 * spent / args.requests:.3f} ms a request" for g, (k, spent) in collected.items()))
+    print(f"garbage collections (thresholds {gc.get_threshold()}): " + "; ".join(
+        f"generation {g} {k} x, {1000 * spent / args.requests:.3f} ms a request, longest {1000 * longest[g]:.1f} ms"
+        for g, (k, spent) in collected.items()))
     out: dict = {"requests": args.requests, "load": [load_before, load_after], "routes": {},
-                 "gc": {g: {"collections": k, "cpu_s": spent} for g, (k, spent) in collected.items()}}
+                 "gc": {g: {"collections": k, "cpu_s": spent, "longest_s": longest[g]} for g, (k, spent) in
+                        collected.items()}}
     for route in routes:
         values = cpu.get(route, [])
         if not values:
@@ -228,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the counts here")
     parser.add_argument("--gc-freeze", action="store_true",
                         help="gc.freeze() after the warm-up: the objects made so far are never walked again")
+    parser.add_argument("--gc-threshold", type=int, default=0,
+                        help="the young generation's collection threshold for the mix (default: Python's, 700)")
     args = parser.parse_args(argv)
     args.inside = args.inside or list(DEFAULT_INSIDE)
     home, stored, fresh = setup(args.memories, args.home)
