@@ -1284,7 +1284,7 @@ def test_whisper_batch_nineteen_is_cut_among_itself_and_repeats_no_earlier_promp
     memories = {m["key"]: (name, m) for name in data["stores"] for m in raw_store(name)["memories"]}
     expected_stores = Counter(memories[k][0] for p in nineteenth for k in p.get("expect", []))
     assert expected_stores == {"allotment": 46, "choir": 10, "course": 7, "docs": 5, "home": 1}
-    assert sum(1 for p in nineteenth if p.get("accept")) == 57  # label19: +wi224, wl329, wl333 (t001, t028)
+    assert sum(1 for p in nineteenth if p.get("accept")) == 58  # label19: +wi224, wl329, wl333; label19b: +wd146
     about_allotment = [p for p in nineteenth if p["space"] == "moestuin"
                        or any(memories[k][0] == "allotment" for k in [*p.get("expect", []), *p.get("accept", [])])]
     assert len(about_allotment) >= 60
@@ -1343,4 +1343,30 @@ def test_batch_nineteen_and_allotment_second_reading():
         "wp426": ["t013", "t036", "t038"],  # garlic and broad beans already in 31a; the seed potatoes for two beds
         "wp429": ["t006", "t001"], "wp436": ["t009", "t001"], "wx153": ["t001", "t011"],  # the tool shed's key
         "wi224": ["t001"], "wl329": ["t028"], "wl333": ["t001"], "wq322": ["t018", "t001"]}
-    assert sum(1 for p in nineteenth.values() if p.get("accept")) == 57
+    assert sum(1 for p in nineteenth.values() if p.get("accept")) == 58  # 57 here; the third reading's net +1
+
+
+def test_batch_nineteen_and_allotment_third_reading():
+    # label19b's third reading of batch 19 and the allotment store (both sealed; labels, one query, one prompt and one
+    # memory text, no whisper, recall or search run): t031's blighted plants went where t034 sends anything diseased
+    # (the park's green-waste bay, not the green bin at home); tq21 asked how much lettuce to sow 'this weekend', the
+    # last weekend of November with the beds under leaves (t037); wi224's pest on broad bean tips is blackfly; fair
+    # extras, one of them (wd146) on a prompt that had none.
+    from bench.datasets.loader import raw_whisper
+
+    allotment = raw_store("allotment")
+    text = {m["key"]: m["content"] for m in allotment["memories"]}
+    assert "green bin at home" not in text["t031"] and "the park's green-waste bay" in text["t031"]
+    assert "anything diseased goes to the park's green-waste bay" in text["t034"]
+    tq21 = {q["id"]: q for q in allotment["queries"]}["tq21"]
+    assert "this weekend" not in tq21["query"] and "next spring" in tq21["query"]
+    assert (tq21["relevant"], tq21["accept"], tq21["split"], tq21["category"]) == (
+        ["t027"], ["t024"], "dev", "preference")
+    nineteenth = {p["id"]: p for p in raw_whisper()["prompts"] if p.get("batch") == 19}
+    wi224 = nineteenth["wi224"]
+    assert "blackfly" in wi224["prompt"] and "greenfly" not in wi224["prompt"] and wi224["expect"] == ["t025"]
+    assert {i: nineteenth[i]["accept"] for i in ("wp430", "wx154", "wd146")} == {
+        "wp430": ["t045", "t042"],  # she kneels on a foam pad at the plot: one for the packing list
+        "wx154": ["t001", "t013", "g045", "t003"],  # why she wanted a plot, for the hobby story
+        "wd146": ["d025"]}  # Requests honours .netrc, as the prompt takes for granted
+    assert sum(1 for p in nineteenth.values() if p.get("accept")) == 58
