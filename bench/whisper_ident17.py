@@ -172,14 +172,14 @@ def route_precision(records: list[dict]) -> tuple[int, int]:
 def routes(variant: str, z: float | None, stores: list[str], skip: list[str], out: Path | None) -> list[str]:
     """Dev 1-17's prompts (minus those touching `skip`) through the route recorder, the variant installed and the
     `stores`' identity memories plain; the identity route's right / passed."""
+    plain(stores)
+    install(variant, z)
     from bench.whisper_identity import _dev_prompts
     from bench.whisper_null import touches
-    from bench.whisper_quality import setup_django
+    from bench.whisper_quality import setup_django  # after install: the variant goes in right after this setup
     from bench.whisper_routes import run_split
     from bench.whisper_stores import EMBEDDER, seed_stores
 
-    plain(stores)
-    install(variant, z)
     wanted = {p["id"] for p in _dev_prompts() if not any(touches(p, s) for s in skip)}
     os.environ.setdefault("ORMAH_EMBEDDER", EMBEDDER)
     with tempfile.TemporaryDirectory(prefix="ormah-ident17-") as tmp:
