@@ -13,6 +13,11 @@ the same formula as fts5_aux.c's bm25 instead:
   (each occurrence is a cover of one position, worth its weight), and for a phrase (a token holding punctuation,
   "boat_length") the phrase's occurrences, as FTS5 counts them; its weights are tenths of these, times 10 here;
 - |D| the row's `fts_len` (migration 0012: its tokens over all columns, stop words counted) and avgdl their mean.
+N and the sum of `fts_len` are read from the `fts_stats` row of the table, kept by triggers in each writing
+transaction (migration 0013, session 27): no scan of the whole table per query. ts_rank_cd runs only for the tokens
+a row matches (`@@`, cheaper; a token it does not match weighs 0 either way), so an OR query over many tokens pays
+one rank per token present, not per token asked. The scores are session 26's to the bit (tests/postgres/
+test_fts_stats.py; bench/pg_keyword.py compares both statements).
 Differences left: the English stemmer and stop words are PostgreSQL's (a stop word finds nothing), and PostgreSQL
 keeps at most 256 positions of a word in a row.
 """
@@ -29,6 +34,7 @@ IDF_MIN = 1e-6
 # content B 1, tags C 3; evidence text D 1
 RANK_WEIGHTS = "'{0.1, 0.3, 0.1, 1.0}'"
 SCALE = 10
+STATS_TABLE = "fts_stats"  # (tbl, n, total_len) per full-text table, kept by triggers (migration 0013)
 
 
 def ranked_sql(table: str, alias: str, columns: Sequence[str], where: str) -> str:
@@ -41,7 +47,8 @@ def ranked_sql(table: str, alias: str, columns: Sequence[str], where: str) -> st
         WITH q AS MATERIALIZED (
             SELECT websearch_to_tsquery('{CONFIG}', t) AS tq FROM unnest(%s::text[]) AS t
         ), total AS MATERIALIZED (
-            SELECT count(*)::float8 AS n, greatest(coalesce(avg(fts_len), 0)::float8, 1e-9) AS avgdl FROM {table}
+            SELECT n::float8 AS n, greatest(coalesce((total_len::numeric / nullif(n, 0))::float8, 0), 1e-9) AS avgdl
+            FROM {STATS_TABLE} WHERE tbl = '{table}'
         ), s AS MATERIALIZED (
             SELECT q.tq, greatest(ln((total.n - d.df + 0.5) / (d.df + 0.5)), {IDF_MIN}) AS idf
             FROM q CROSS JOIN total
@@ -55,5 +62,6 @@ def ranked_sql(table: str, alias: str, columns: Sequence[str], where: str) -> st
         )
         SELECT {", ".join(f"m.{c}" for c in columns)},
                (SELECT coalesce(sum(s.idf * t.f * {K1 + 1.0} / (t.f + m.k)), 0) FROM s CROSS JOIN LATERAL
-                (SELECT round({SCALE} * ts_rank_cd({RANK_WEIGHTS}, m.fts, s.tq, 0)) AS f) t) AS score
+                (SELECT CASE WHEN m.fts @@ s.tq THEN round({SCALE} * ts_rank_cd({RANK_WEIGHTS}, m.fts, s.tq, 0))
+                             ELSE 0 END AS f) t) AS score
         FROM m ORDER BY score DESC, m.id LIMIT %s"""

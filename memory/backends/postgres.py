@@ -6,7 +6,8 @@ stemmer: "cafe" finds "café", as FTS5's remove_diacritics does), and `fts_len` 
 tokens each become a `websearch_to_tsquery`; the rows matching all tokens (or any) are ranked by FTS5's own BM25
 (k1 1.2, b 0.75, title 10 : content 1 : tags 3, read from the tsvector's weighted positions;
 memory/backends/pg_bm25.py), so the keyword score relative to the query's best, which the recall scorer and the
-whisper gate read, is on FTS5's scale. The token statistics run once per query in MATERIALIZED CTEs.
+whisper gate read, is on FTS5's scale. The token statistics run once per query in MATERIALIZED CTEs; the table's
+row count and total length come from `fts_stats` (migration 0013), kept by triggers.
 
 Vectors: `node_vec(id, embedding vector(dim), type, tier, space)` with an HNSW cosine index. A KNN among given row
 ids, or over a table small enough (EXACT_MAX rows), is an exact scan; a larger table uses HNSW with pgvector's
