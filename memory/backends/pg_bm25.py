@@ -15,9 +15,13 @@ the same formula as fts5_aux.c's bm25 instead:
 - |D| the row's `fts_len` (migration 0012: its tokens over all columns, stop words counted) and avgdl their mean.
 N and the sum of `fts_len` are read from the `fts_stats` row of the table, kept by triggers in each writing
 transaction (migration 0013, session 27): no scan of the whole table per query. ts_rank_cd runs only for the tokens
-a row matches (`@@`, cheaper; a token it does not match weighs 0 either way), so an OR query over many tokens pays
-one rank per token present, not per token asked. The scores are session 26's to the bit (tests/postgres/
-test_fts_stats.py; bench/pg_keyword.py compares both statements).
+a row matches (`@@`, cheaper; a token it does not match weighs 0 either way). And only rows that can reach the
+LIMIT are ranked: a token adds idf x f (k1 + 1) / (f + k) < idf x (k1 + 1) to a row's score, so each matching row
+has a ceiling, (k1 + 1) x the idf of the tokens it holds; the `limit` rows with the highest ceilings are ranked
+first, and the last of their scores is a bar that `limit` rows already reach: a row whose ceiling is below it
+cannot be among the best and is never ranked (the bar is -infinity when fewer rows match). The answer is the full
+ranking's, row for row and score for score: session 26's statement to the bit (tests/postgres/test_fts_stats.py;
+bench/pg_keyword.py runs both on every query).
 Differences left: the English stemmer and stop words are PostgreSQL's (a stop word finds nothing), and PostgreSQL
 keeps at most 256 positions of a word in a row.
 """
@@ -35,6 +39,13 @@ IDF_MIN = 1e-6
 RANK_WEIGHTS = "'{0.1, 0.3, 0.1, 1.0}'"
 SCALE = 10
 STATS_TABLE = "fts_stats"  # (tbl, n, total_len) per full-text table, kept by triggers (migration 0013)
+
+
+def _score(row: str) -> str:
+    """The BM25 score of the CTE row `row` (its `fts` and `k`) over the query's tokens `s` (their `tq` and `idf`)."""
+    return f"""(SELECT coalesce(sum(s.idf * t.f * {K1 + 1.0} / (t.f + {row}.k)), 0) FROM s CROSS JOIN LATERAL
+                (SELECT CASE WHEN {row}.fts @@ s.tq THEN round({SCALE} * ts_rank_cd({RANK_WEIGHTS}, {row}.fts, s.tq, 0))
+                             ELSE 0 END AS f) t)"""
 
 
 def ranked_sql(table: str, alias: str, columns: Sequence[str], where: str) -> str:
@@ -56,12 +67,17 @@ def ranked_sql(table: str, alias: str, columns: Sequence[str], where: str) -> st
             WHERE numnode(q.tq) > 0
         ), m AS MATERIALIZED (
             SELECT {selected}, {alias}.fts,
-                   {K1} * ({1.0 - B} + {B} * {alias}.fts_len / (SELECT avgdl FROM total)) AS k
+                   {K1} * ({1.0 - B} + {B} * {alias}.fts_len / (SELECT avgdl FROM total)) AS k,
+                   (SELECT coalesce(sum(s.idf), 0) FROM s WHERE {alias}.fts @@ s.tq) * {K1 + 1.0} AS ceiling
             FROM {table} {alias}
             WHERE {alias}.fts @@ websearch_to_tsquery('{CONFIG}', %s){where}
+        ), lim AS MATERIALIZED (
+            SELECT %s::bigint AS n
+        ), top AS MATERIALIZED (
+            SELECT {_score("m")} AS score FROM m ORDER BY m.ceiling DESC, m.id LIMIT (SELECT n FROM lim)
+        ), bar AS MATERIALIZED (
+            SELECT CASE WHEN count(*) >= (SELECT n FROM lim) THEN min(score) ELSE '-infinity'::float8 END AS v
+            FROM top
         )
-        SELECT {", ".join(f"m.{c}" for c in columns)},
-               (SELECT coalesce(sum(s.idf * t.f * {K1 + 1.0} / (t.f + m.k)), 0) FROM s CROSS JOIN LATERAL
-                (SELECT CASE WHEN m.fts @@ s.tq THEN round({SCALE} * ts_rank_cd({RANK_WEIGHTS}, m.fts, s.tq, 0))
-                             ELSE 0 END AS f) t) AS score
-        FROM m ORDER BY score DESC, m.id LIMIT %s"""
+        SELECT {", ".join(f"m.{c}" for c in columns)}, {_score("m")} AS score
+        FROM m WHERE m.ceiling >= (SELECT v FROM bar) ORDER BY score DESC, m.id LIMIT (SELECT n FROM lim)"""
