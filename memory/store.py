@@ -191,9 +191,11 @@ class MarkdownStore:
         short = node_id[:8]
         if not _SHORT_ID.fullmatch(short):
             return None
-        candidates = [hint] if hint is not None else []
-        candidates += sorted(folder.glob(f"*_{short}.md"))
-        for candidate in candidates:
+        # The file this process last saw the node in, checked before any listing: a listing reads the whole folder
+        # (~90 ms of CPU at 100,000 files), one stat of a cached signature does not.
+        if hint is not None and _id_of(hint) == node_id:
+            return hint
+        for candidate in sorted(folder.glob(f"*_{short}.md")):
             if _id_of(candidate) == node_id:
                 return candidate
         # Files renamed by hand lose the `_<short_id>.md` tail; look inside those too (cached by signature).
