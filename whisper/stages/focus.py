@@ -15,9 +15,6 @@ store's words in them:
 * **the answer type on the asked subject** (session 27, whisper.answer_type): "how many beta bakers dropped off?" is
   not answered by a note whose only count ("41 sign-ups") sits in a sentence naming neither bakers nor dropping off;
   nor "aunt rania's phone number?" by a note holding no phone number, e-mail or address.
-* **the owner asked** (session 27, whisper.owner): "when is Jonas's mother's birthday?" is not answered by a note
-  naming no mother ("Jonas's birthday is 9 March"), nor "what's ter Horst's KvK number?" by a note never naming ter
-  Horst; a relation is met by any word for it, the user's relative also by a kin word or the label "family".
 * **another year** (session 15, whisper.when): "what was the contribution back in 2023?" is not answered by a note on
   the contribution from July 2026 on, nor "what did the grant give us in 2024?" by the event note of 2025's grant;
   since session 16 nor "who audited the 2024 accounts?" by a fact on "the 2026 accounts" (a year that labels).
@@ -45,7 +42,6 @@ from whisper.pasted import typed_text
 from whisper.kinds import (
     VERSION_ASKED, asked_kinds, counted_thing, holds_count_of, missing_kind, scan_chars,
 )
-from whisper.owner import missing_owner
 from whisper.state import SILENT_OFF_FOCUS, STAGE_OFF_FOCUS, Candidate, Deps, WhisperRun
 from whisper.text import topic_tokens
 from whisper.when import asked_points, may_name_a_year, other_time
@@ -145,9 +141,9 @@ def goal_for_the_past(prompt: str, node_type: str) -> bool:
 def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = (),
               node_type: str = NodeType.FACT, content_max_chars: int = 0,
               created: datetime | None = None, context: str = "") -> str | None:
-    """Why a memory (its title, content and labels: tags, project; the owner asked reads the labels, session 27)
-    misses the question's focus ("kind: amount", "count of: mats", "goal: past asked", "version: none held", "year:
-    2023", "answer type: count", "owner: mother"), or None when it does not. The prompt is read as typed (`whisper.pasted.typed_text`: harness elements and fenced pastes cut out).
+    """Why a memory (its title, content and labels: tags, project; no check reads the labels since session 22
+    removed the possessive chain) misses the question's focus ("kind: amount", "count of: mats", "goal: past asked",
+    "version: none held", "year: 2023", "answer type: count"), or None when it does not. The prompt is read as typed (`whisper.pasted.typed_text`: harness elements and fenced pastes cut out).
     `node_type` tells an event (one occurrence, which another year's note is not) from a standing rule
     (`other_year`); `created` is the memory's creation date (`other_year`); `content_max_chars` (the conf's) widens
     the kind and count checks' reading to what whisper renders (`whisper.kinds.scan_chars`); `context` is what a
@@ -169,10 +165,7 @@ def off_focus(prompt: str, *, title: str, content: str, tags: tuple[str, ...] = 
         return "year: " + year
     kind = off_subject(prompt, title=title or "", content=content, context=context,
                        limit=scan_chars(title or "", content_max_chars))
-    if kind is not None:
-        return "answer type: " + kind
-    owner = missing_owner(prompt, f"{title}\n{content}\n{' '.join(tags)}")
-    return None if owner is None else "owner: " + owner
+    return None if kind is None else "answer type: " + kind
 
 
 def labels(cand: Candidate) -> tuple[str, ...]:
