@@ -17,7 +17,8 @@ Three SQL statements per query, in turn, in the same run:
 For each: the server's execution time (EXPLAIN (ANALYZE, TIMING OFF), planning apart), p50 / p95; the client's CPU
 per query (process time around execute + fetch); the server process's CPU per query (its /proc utime + stime over
 the whole pass, divided by the queries). "before" and "after" must return the same rows with the same scores (the
-bench counts the queries where they differ).
+bench counts the queries where they differ). Then, at the largest size, what the stats triggers cost a write
+(`--writes`: single-row INSERT, UPDATE of the content, DELETE, each its own transaction, triggers on and off).
 """
 
 from __future__ import annotations
@@ -234,12 +235,50 @@ def report(size: int, stats: dict, load: tuple[float, float], cpu: float) -> lis
     return lines
 
 
+_INSERT_ONE = """
+    INSERT INTO memory_noderow (uid, short_id, type, tier, space, space_locked, title, content, tags_text, source,
+        connections_json, confidence, importance, access_count, stability, created, updated, last_accessed, is_self,
+        file_path, file_hash, file_mtime_ns, file_size, embed_hash, indexed_seq, pinned, authority, read_only,
+        trust_json)
+    VALUES (%s, 'w', 'fact', 'working', NULL, false, 'Write cost', %s, '', 'bench', '[]', 1.0, 0.5, 0, 1.0, now(),
+            now(), now(), false, %s, '', 0, 0, '', 0, false, 0, false, '{}')"""
+STATS_TRIGGERS = ("memory_noderow_stats_ai", "memory_noderow_stats_ad", "memory_noderow_stats_au")
+
+
+def write_cost(cur, clock, rounds: int) -> dict[str, dict[str, float]]:
+    """The stats triggers' cost on writes (migration 0013): `rounds` single-row INSERTs, content UPDATEs (the length
+    changes) and DELETEs, each its own transaction as a remember's is, with the triggers enabled and disabled in
+    turn; the server's CPU ms per statement. The rows are the bench's own and are gone afterwards."""
+    out: dict[str, dict[str, float]] = {}
+    for state in ("enabled", "disabled", "enabled again"):
+        verb = "DISABLE" if state == "disabled" else "ENABLE"
+        for name in STATS_TRIGGERS:
+            cur.execute(f"ALTER TABLE memory_noderow {verb} TRIGGER {name}")
+        row: dict[str, float] = {}
+        for step in ("insert", "update", "delete"):
+            start = clock()
+            for i in range(rounds):
+                uid = f"write-{i}"
+                if step == "insert":
+                    cur.execute(_INSERT_ONE, [uid, f"A note about the write cost, number {i}.", f"write/{i}.md"])
+                elif step == "update":
+                    cur.execute("UPDATE memory_noderow SET content = content || ' One more sentence.' WHERE uid = %s",
+                                [uid])
+                else:
+                    cur.execute("DELETE FROM memory_noderow WHERE uid = %s", [uid])
+            row[step] = (clock() - start) * 1000 / rounds
+        out[state] = row
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", help="a PostgreSQL server with pgvector (default: a throwaway cluster)")
     parser.add_argument("--sizes", default="10000,100000", help="row counts, ascending (default 10000,100000)")
     parser.add_argument("--prompts", type=int, default=300, help="whisper dev prompts to query (default 300)")
     parser.add_argument("--limit", type=int, default=38, help="rows per query (default 38: recall's 30 plus margin)")
+    parser.add_argument("--writes", type=int, default=500,
+                        help="single-row writes per step for the triggers' cost at the largest size (0: none)")
     args = parser.parse_args(argv)
     sizes = sorted(int(s) for s in args.sizes.split(","))
     server = args.database_url or _cluster_start()
@@ -265,6 +304,13 @@ def main(argv: list[str] | None = None) -> int:
                     stats = measure(cur, clock, queries, args.limit)
                     print("\n".join(report(size, stats, (load0, os.getloadavg()[0]),
                                            time.process_time() - cpu0)), flush=True)
+                if args.writes:
+                    load0 = os.getloadavg()[0]
+                    costs = write_cost(cur, clock, args.writes)
+                    print(f"Writes at {have:,} rows, {args.writes} single-row statements a step, server CPU ms per "
+                          f"statement, load {load0:.2f} -> {os.getloadavg()[0]:.2f}:", flush=True)
+                    for state, row in costs.items():
+                        print(f"  stats triggers {state}: " + ", ".join(f"{k} {v:.3f}" for k, v in row.items()))
     finally:
         if not args.database_url:
             _cluster_stop(server)
