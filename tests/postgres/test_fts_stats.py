@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 import psycopg
 import pytest
+from django.core.management import call_command
 from django.db import connection, transaction
 
 from bench.pg_keyword import BEFORE_SQL, fill
@@ -183,3 +184,23 @@ def test_scores_equal_the_full_scan_ranking(match_all, limit):
             assert cur.fetchall() == expected
             compared += len(expected)
     assert compared >= min(limit * 4, 25)
+
+
+def test_the_migration_counts_the_rows_already_there_and_goes_back_cleanly():
+    """Upgrading a store that has rows: 0013 fills the stats from them; unapplying it drops the table and triggers."""
+    texts = [("Boat storage", "The harbour keeps boats over winter in the big shed.", "harbour"),
+             ("Fees", "Fees are due in January.", "")]
+    try:
+        call_command("migrate", "memory", "0012", verbosity=0)
+        with connection.cursor() as cur:
+            cur.execute("SELECT to_regclass('fts_stats') IS NULL, count(*) FROM pg_trigger WHERE tgname LIKE %s",
+                        ["memory_%_stats_%"])
+            assert cur.fetchone() == (True, 0)
+            fill(cur, texts, 0, 6)
+            cur.execute(f"DELETE FROM {NODES} WHERE uid = 'bench-1-2'")  # one "Fees" copy of three
+        call_command("migrate", "memory", verbosity=0)
+    finally:
+        call_command("migrate", verbosity=0)
+
+    assert _kept(NODES) == (5, 3 * (2 + 10 + 1) + 2 * (1 + 5))
+    assert _kept(EVIDENCE) == (0, 0)
