@@ -77,6 +77,7 @@ def evidence_sync(*, full: bool = False) -> EvidenceSyncReport:
 
 
 def _explicit_event(request: NodeCreate, session_id: str | None, now: datetime) -> EvidenceEvent:
+    session_id = (session_id or "").strip() or None  # spaces name no session, as evidence's SessionId reads them
     scope = Scope(ScopeType.SESSION, session_id) if session_id else (
         Scope(ScopeType.PROJECT, request.space) if request.space else GLOBAL_SCOPE)
     return EvidenceEvent(
