@@ -21,12 +21,13 @@ os.environ.pop("ORMAH_DATABASE_URL", None)
 os.environ.pop("ORMAH_TEST_DATABASE_URL", None)
 
 # The test index on SQLite is one in-memory database whose connection pytest-django shares between a test and its
-# live server's thread (the browser tests). The driver's per-connection statement cache (pysqlite3's LRU, 128
-# statements by default, 5 at the least) is not safe when two threads miss the same statement at once: both insert
-# it, the list keeps a node the map no longer holds, and a later eviction raises KeyError naming that statement on
-# every query after it (session 26's final .ci/run on 858a8eb: every browser test after the first failed). The suite
-# prepares more distinct statements than 128, so statements were evicted and missed again all the time; a cache
-# larger than the suite's statements leaves only each statement's first use open to the race. Production opens a
-# connection per thread (ormah_site/sqlitevec) and keeps the default.
+# live server's threads (the browser tests). pysqlite3's statement cache breaks when two threads prepare the same
+# statement at once (session 26's final .ci/run on 858a8eb: a KeyError on every query once the cache evicted it, so
+# every browser test after the first failed): tests/support/sqlite_shared runs each statement of an in-memory
+# connection under one lock (tests/test_shared_test_connection.py). A cache of 8,192 statements (128 by default)
+# keeps most of the suite's statements prepared; it alone did not close the race, since the suite prepares more
+# distinct statements than that (each savepoint's name is new). Production opens a connection per thread
+# (ormah_site/sqlitevec) and keeps the default.
 if DATABASES["default"]["ENGINE"] == "ormah_site.sqlitevec":  # noqa: F405
+    DATABASES["default"]["ENGINE"] = "tests.support.sqlite_shared"  # noqa: F405
     DATABASES["default"]["OPTIONS"] = {**DATABASES["default"]["OPTIONS"], "cached_statements": 8192}  # noqa: F405
