@@ -204,3 +204,21 @@ def test_the_migration_counts_the_rows_already_there_and_goes_back_cleanly():
 
     assert _kept(NODES) == (5, 3 * (2 + 10 + 1) + 2 * (1 + 5))
     assert _kept(EVIDENCE) == (0, 0)
+
+
+@pytest.mark.parametrize("match_all", [True, False])
+def test_a_filtered_query_ranks_the_best_rows_that_pass_the_filter(match_all):
+    """With a `where` (the filters' joined query), the bar is set among the rows passing it: the best `limit` of
+    them, as the whole ranking with no bar orders them."""
+    texts = [("Boat storage", "The harbour keeps boats over winter in the big shed.", "harbour"),
+             ("Crane booking", "Book the crane a week ahead: the harbour master sets the slots for boats.", ""),
+             ("Mooring rules", "A boat longer than twelve metres needs a winter mooring.", "mooring boats")]
+    with connection.cursor() as cur:
+        fill(cur, texts, 0, 3 * 20)
+    query = fts_query("boats harbour winter")
+    everything = postgres.node_fulltext(query, match_all=match_all, limit=1000)
+    assert 20 <= len(everything) < 1000  # no bar: fewer rows match than the limit
+
+    for limit in (1, 3, 10):
+        found = postgres.node_fulltext(query, match_all=match_all, limit=limit, where="n.id %% 3 = %s", params=[1])
+        assert found == [(r, s) for r, s in everything if r % 3 == 1][:limit]
