@@ -13,7 +13,10 @@ import time
 
 from django.db import connections
 
+from tests.postgres import sqlite_only
 
+
+@sqlite_only(reason="the statement cache is the SQLite driver's; PostgreSQL's test connections are per thread")
 def test_two_threads_asking_for_one_new_statement_prepare_it_once(db):
     settings = connections["default"].settings_dict
     backend = importlib.import_module(f"{settings['ENGINE']}.base")
