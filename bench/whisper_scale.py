@@ -29,7 +29,7 @@ from pathlib import Path
 
 KEY_PREFIX = "x:"  # a distractor's key: no labelled store's prefix (bench.prompt_groups.STORE_OF_KEY)
 CPU = re.compile(r"whisper CPU: (\d+) calls, mean ([\d.]+) ms, median ([\d.]+) ms, p95 ([\d.]+) ms")
-HEADER = re.compile(r"^# distractors (\d+)")
+HEADER = re.compile(r"^# distractors (\d+)( outdated)?$")
 
 
 def pick(convs, n: int) -> list[tuple[str, object]]:
@@ -52,10 +52,14 @@ def is_distractor(key: str) -> bool:
     return key.startswith(KEY_PREFIX)
 
 
-def remember(picked: list[tuple[str, object]]) -> dict[str, str]:
-    """Write the picked turns into the current home, one nodes_remember per session date; returns key -> node id."""
-    from memory.domain.requests import NodeCreate
-    from memory.services import nodes_remember
+def remember(picked: list[tuple[str, object]], *, outdated: bool = False) -> dict[str, str]:
+    """Write the picked turns into the current home, one nodes_remember per session date; returns key -> node id.
+    `outdated`: each is then marked outdated a day after its session (valid_until), so recall leaves it out of its
+    hits (a prompt that asks for history aside) while it still counts in the store's statistics."""
+    from datetime import timedelta
+
+    from memory.domain.requests import NodeCreate, NodePatch
+    from memory.services import node_update, nodes_remember
 
     ids: dict[str, str] = {}
     ordered = sorted(picked, key=lambda kt: kt[1].created)
@@ -64,11 +68,16 @@ def remember(picked: list[tuple[str, object]]) -> dict[str, str]:
         items = [(NodeCreate(content=t.text, created=t.created, source="bench:scale"), None) for _, t in group]
         results = nodes_remember(items=items, now=created, auto_link=False)
         ids.update((key, r.node.id) for (key, _), r in zip(group, results))
+        if outdated:
+            until = created + timedelta(days=1)
+            for r in results:
+                node_update(ref=r.node.id, patch=NodePatch(valid_until=until), now=until)
     return ids
 
 
-def install(n: int) -> None:
-    """In this process: dev 1-17 only, and N distractors remembered after the labelled stores are seeded."""
+def install(n: int, *, outdated: bool = False) -> None:
+    """In this process: dev 1-17 only, and N distractors remembered after the labelled stores are seeded (marked
+    outdated with `outdated`: `remember`)."""
     import bench.whisper_stores as stores
     from bench.locomo_data import load_split
     from bench.whisper_ident17 import without_held_out
@@ -83,7 +92,7 @@ def install(n: int) -> None:
             late = [key for key, t in picked if t.created >= scenarios.now]
             if late:
                 raise ValueError(f"{len(late)} distractors are dated after the scenarios' clock")
-            ids = ids | remember(picked)
+            ids = ids | remember(picked, outdated=outdated)
         return ids, scenarios
 
     stores.seed_stores = seed_stores
@@ -94,9 +103,9 @@ def read_run(path: Path) -> dict:
     from bench.whisper_show_report import read_show
 
     text = path.read_text()
-    n = next((int(m.group(1)) for line in text.splitlines() if (m := HEADER.match(line))), None)
+    head = next((m for line in text.splitlines() if (m := HEADER.match(line))), None)
     cpu = CPU.search(text)
-    return {"n": n, "outcomes": read_show(path),
+    return {"n": head and int(head.group(1)), "outdated": bool(head and head.group(2)), "outcomes": read_show(path),
             "cpu": None if cpu is None else {"calls": int(cpu.group(1)), "p50": float(cpu.group(3)),
                                              "p95": float(cpu.group(4))}}
 
@@ -142,7 +151,8 @@ def table(paths: list[Path]) -> list[str]:
         r = row(prompts, run, runs[0])
         cpu = "-" if run["cpu"] is None else (f"{run['cpu']['p50']:.1f} / {run['cpu']['p95']:.1f} "
                                               f"({run['cpu']['calls']} calls)")
-        lines.append(f"| {run['n'] if run['n'] is not None else path.stem} | {r['prompts']} "
+        label = path.stem if run["n"] is None else f"{run['n']}{' outdated' if run['outdated'] else ''}"
+        lines.append(f"| {label} | {r['prompts']} "
                      f"| {_ratio(r['hits'], r['inject'])} | {_ratio(r['correct'], r['injected'])} "
                      f"| {_ratio(r['silent_ok'], r['silent'])} | {r['right']} | +{r['made']} / -{r['broken']} "
                      f"(net {r['made'] - r['broken']:+d}) | {r['distractors']} of {r['injected']} "
@@ -156,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("what", choices=("show", "table"))
     parser.add_argument("runs", nargs="*", type=Path, help="table: show files, the first the reference (N = 0)")
     parser.add_argument("--n", type=int, default=0, help="show: how many distractors")
+    parser.add_argument("--outdated", action="store_true",
+                        help="show: the distractors marked outdated (out of recall's hits, still in its statistics)")
     args = parser.parse_args(argv)
     if args.what == "table":
         if not args.runs:
@@ -165,9 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     from bench.whisper_ret import count_cpu, cpu_line
     from bench.whisper_stores import main as stores_main
 
-    install(args.n)
+    install(args.n, outdated=args.outdated)
     spent = count_cpu()
-    print(f"# distractors {args.n}")
+    print(f"# distractors {args.n}{' outdated' if args.outdated else ''}")
     code = stores_main(["--split", "dev", "--show"])
     line = cpu_line(spent)
     print(f"# {line}")

@@ -45,7 +45,7 @@ PROMPTS = [
 ]
 
 
-def _show(tmp_path, name: str, n: int | None, lines: list[str], cpu: bool = True):
+def _show(tmp_path, name: str, n: int | str | None, lines: list[str], cpu: bool = True):
     text = ([f"# distractors {n}"] if n is not None else []) + lines
     if cpu:
         text.append("# whisper CPU: 9 calls, mean 40.00 ms, median 35.50 ms, p95 80.25 ms (process time), load 1 1 1")
@@ -67,7 +67,7 @@ def test_row_counts_fully_right_made_broken_and_injected_distractors(tmp_path):
         "dev c     silent injected               ['x:conv-41:D2:1'] expect=[]",
         "dev d     silent injected               ['p9'] expect=[]",
     ]))
-    assert run["n"] == 500 and run["cpu"] == {"calls": 9, "p50": 35.5, "p95": 80.25}
+    assert run["n"] == 500 and not run["outdated"] and run["cpu"] == {"calls": 9, "p50": 35.5, "p95": 80.25}
     r = row(PROMPTS, run, base)
     assert (r["right"], r["made"], r["broken"]) == (1, 1, 2)  # b made; a and c broken by a distractor
     assert (r["distractors"], r["with_distractor"], r["injected"]) == (2, 2, 5)
@@ -78,12 +78,12 @@ def test_row_counts_fully_right_made_broken_and_injected_distractors(tmp_path):
 
 def test_a_run_without_its_header_or_cpu_line_reads_as_unknown(tmp_path):
     run = read_run(_show(tmp_path, "bare", None, ["dev c     silent silent:below_gate      [] expect=[]"], cpu=False))
-    assert run["n"] is None and run["cpu"] is None and set(run["outcomes"]) == {"c"}
+    assert run["n"] is None and not run["outdated"] and run["cpu"] is None and set(run["outcomes"]) == {"c"}
 
 
 def test_table_has_one_row_per_file_against_the_first(tmp_path):
     first = _show(tmp_path, "n0", 0, [])
-    lines = table([first, _show(tmp_path, "n2000", 2000, [], cpu=False)])
-    assert len(lines) == 4
+    lines = table([first, _show(tmp_path, "n2000", 2000, [], cpu=False), _show(tmp_path, "o", "500 outdated", [])])
+    assert len(lines) == 5 and lines[4].startswith("| 500 outdated | 0 |")
     assert lines[2].startswith("| 0 | 0 |") and "35.5 / 80.2" in lines[2]
     assert lines[3].startswith("| 2000 | 0 |") and lines[3].endswith("| - |")
