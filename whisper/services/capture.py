@@ -85,7 +85,7 @@ def _novel(candidates: list[Extracted], *, threshold: float) -> tuple[list[tuple
 def _turn_events(parsed: TranscriptResult, file: Path, *, session_id: str | None, space: str | None,
                  now: datetime) -> list[EvidenceEvent]:
     """One evidence event per turn read (user_message / assistant_message), in order (docs/trust.md)."""
-    session = parsed.session_id or session_id
+    session = (parsed.session_id or session_id or "").strip() or None  # spaces name no session, as evidence reads
     scope = Scope(ScopeType.SESSION, session) if session else (
         Scope(ScopeType.PROJECT, space) if space else GLOBAL_SCOPE)
     kinds = {"user": EvidenceKind.USER_MESSAGE, "assistant": EvidenceKind.ASSISTANT_MESSAGE}
