@@ -90,8 +90,16 @@ _PHONE = re.compile(r"(?<![\w+])\+?\(?\d{2,4}\)?(?:[ .-]?\d{2,4}){2,5}(?!\w)")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _WEB = re.compile(r"\bhttps?://|\bwww\.|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|nl|be|de|eu|uk|co|ai)"
                   r"(?:/[\w./?=&%-]*)?\b", re.IGNORECASE)
+# A developer's notes name hosts no public domain ends: localhost, an IP, a host with its port, a private suffix
+# (.internal, .lan, .local...) or three dotted labels (staging.example.internal): each is a web address as well.
+_HOST = re.compile(r"\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3})(?::\d{2,5})?\b|\b[a-z][\w-]*(?:\.[\w-]+)*:\d{2,5}\b"
+                   r"|\b[\w-]+\.(?:internal|local|lan|home|test|intranet|corp|localdomain)\b"
+                   r"|\b[a-z][\w-]*(?:\.[a-z][\w-]*){2,}\b", re.IGNORECASE)
 _STREET = re.compile(r"\b[\w'-]*(?:straat|laan|weg|plein|gracht|kade|dijk|singel|street|st\.|road|rd\.|lane|avenue|"
                      r"ave\.|drive|boulevard|square|way)\s+\d{1,4}[a-z]?\b|\b\d{4}\s?[A-Z]{2}\b", re.IGNORECASE)
+# A street named without its number ("Dr. Alvarez on Keizersgracht", "on Baker Street"): a postal address too.
+_STREET_NAMED = re.compile(r"\b[A-Z][\w'-]*(?:straat|laan|weg|plein|gracht|kade|dijk|singel)\b"
+                           r"|\b[A-Z][\w'-]*\s+(?:Street|Road|Avenue|Lane|Boulevard|Square)\b")
 _TITLE_NAME = re.compile(r"\b(?:dr|mr|mrs|ms|prof|mevrouw|meneer|dhr|mevr)\.?\s+[A-Z]")
 _HANDLE = re.compile(r"(?<![\w.])@[A-Za-z][\w-]{1,}")
 _WORD = re.compile(r"[A-Za-z][\w'\u2019-]*")
@@ -123,7 +131,8 @@ def holds(text: str, kind: str, *, limit: int = SCAN_CHARS) -> bool:
     """Whether a memory's text (its first `limit` characters) holds a thing of `kind` (one of KINDS)."""
     text = text[:limit]
     if kind == "contact":
-        return bool(_PHONE.search(text) or _EMAIL.search(text) or _WEB.search(text) or _STREET.search(text))
+        return bool(_PHONE.search(text) or _EMAIL.search(text) or _WEB.search(text) or _HOST.search(text)
+                    or _STREET.search(text) or _STREET_NAMED.search(text))
     if kind == "person":
         return bool(_TITLE_NAME.search(text) or _HANDLE.search(text) or _EMAIL.search(text) or _named(text))
     if kind == "place":
@@ -134,7 +143,8 @@ def holds(text: str, kind: str, *, limit: int = SCAN_CHARS) -> bool:
 
 # ---- the kind held on the asked subject
 
-_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+# A title's full stop ends no sentence ("My dentist is Dr. Alvarez on Keizersgracht").
+_SENTENCES = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bProf\.)(?<=[.!?;])\s+|\n+")
 
 
 def off_subject(question: str, *, title: str, content: str, context: str = "",

@@ -107,3 +107,24 @@ def test_a_contact_noun_ending_the_question_asks_for_a_contact():
 def test_a_topic_word_meets_the_word_it_starts():
     note = {"title": "Roof quote", "content": "Roofer's quote: €1,900 for the tiles."}
     assert off_subject("how much did the roof repair cost?", **note) is None
+
+
+@pytest.mark.parametrize(("question", "title", "content"), [
+    # review16's cases (session 27): hosts no public domain ends, and a street named without its number
+    ("what's the url of the staging server?", "Staging server",
+     "Staging runs at staging.example.internal behind the VPN."),
+    ("what's the link to the staging dashboard?", "Staging dashboard",
+     "The staging dashboard is at grafana.lan:3000/d/staging."),
+    ("what's the staging url?", "Staging", "Staging lives on localhost:8080 when the tunnel is up."),
+    ("what's the url of the build box?", "Build box", "The build box answers on 10.0.4.17:9000."),
+    ("what's my dentist's address?", "My dentist", "My dentist is Dr. Alvarez on Keizersgracht, above the bakery."),
+    ("what's the address of the shop?", "The shop", "The shop is on Baker Street, next to the station."),
+])
+def test_a_private_host_or_a_named_street_answers_a_contact_question(question, title, content):
+    assert holds(content, "contact")
+    assert off_subject(question, title=title, content=content) is None
+
+
+def test_a_clock_time_is_no_host_and_port():
+    # "20:00" is a time, not a host's port: the board's Jitsi link is still not in its note (wn317)
+    assert not holds("The board meets on the second Monday of the month at 20:00 on Jitsi.", "contact")
