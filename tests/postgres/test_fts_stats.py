@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
-import psycopg
 import pytest
 from django.core.management import call_command
 from django.db import connection, transaction
@@ -19,6 +19,9 @@ from memory.models import NodeRow
 from memory.search.fts import fts_query
 from memory.services import evidence_record, evidence_sync, node_forget, node_update
 from tests.postgres import postgres_only
+
+if TYPE_CHECKING:
+    import psycopg
 
 pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -44,6 +47,8 @@ def _kept(table: str) -> tuple[int, int]:
 
 
 def _other_connection() -> psycopg.Connection:
+    import psycopg  # here, not at the top: `make test` on SQLite collects this file without the postgres extra
+
     s = connection.settings_dict
     return psycopg.connect(dbname=s["NAME"], user=s["USER"], password=s["PASSWORD"] or None,
                            host=s["HOST"] or None, port=s["PORT"] or None)
